@@ -1,0 +1,78 @@
+package io.duraflow.api;
+
+import io.duraflow.api.functions.FilterFunction;
+import io.duraflow.api.functions.FlatMapFunction;
+import io.duraflow.api.functions.KeySelector;
+import io.duraflow.api.functions.MapFunction;
+import io.duraflow.api.sink.Sink;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.plan.Operation;
+import io.duraflow.plan.Plan;
+import io.duraflow.plan.PlanNode;
+import java.util.List;
+
+/** A flow of records of type T; each method adds an operator and returns its output. */
+public final class Flow<T> {
+    final Plan plan;
+    final PlanNode node;
+
+    Flow(Plan plan, PlanNode node) {
+        this.plan = plan;
+        this.node = node;
+    }
+
+    /** Renames the operator that produces this flow (shown in progress and logs). */
+    public Flow<T> name(String name) {
+        plan.rename(node, name);
+        return this;
+    }
+
+    /** Sets the parallelism of the operator that produces this flow, where it can have its own. */
+    public Flow<T> parallelism(int parallelism) {
+        plan.setParallelism(node, parallelism);
+        return this;
+    }
+
+    @SuppressWarnings("unchecked")
+    public <O> Flow<O> map(MapFunction<T, O> function, TypeSerializer<O> outputType) {
+        return add("Map", new Operation.MapOp((MapFunction<Object, Object>) function), outputType);
+    }
+
+    @SuppressWarnings("unchecked")
+    public <O> Flow<O> flatMap(FlatMapFunction<T, O> function, TypeSerializer<O> outputType) {
+        return add("FlatMap", new Operation.FlatMapOp((FlatMapFunction<Object, Object>) function), outputType);
+    }
+
+    @SuppressWarnings("unchecked")
+    public Flow<T> filter(FilterFunction<T> function) {
+        return add("Filter", new Operation.FilterOp((FilterFunction<Object>) function), node.outputType());
+    }
+
+    /** Spreads records round-robin over a new set of tasks. */
+    public Flow<T> rebalance() {
+        return add("Rebalance", new Operation.RebalanceOp(), node.outputType());
+    }
+
+    public <K> KeyedFlow<T, K> keyBy(KeySelector<T, K> keySelector, TypeSerializer<K> keyType) {
+        return new KeyedFlow<>(this, keySelector, keyType);
+    }
+
+    /** Sends the records back to the client, readable from the job result under this name. */
+    public void collect(String name) {
+        add(name, new Operation.CollectOp(), null);
+    }
+
+    @SuppressWarnings("unchecked")
+    public void sinkTo(String name, Sink<T> sink) {
+        add(name, new Operation.SinkOp((Sink<Object>) sink), null);
+    }
+
+    @SuppressWarnings("unchecked")
+    <O> Flow<O> add(String name, Operation operation, TypeSerializer<?> outputType) {
+        return (Flow<O>) new Flow<>(plan, plan.add(name, operation, List.of(node), outputType));
+    }
+
+    <O> Flow<O> addWithInputs(String name, Operation operation, List<PlanNode> inputs, TypeSerializer<O> type) {
+        return new Flow<>(plan, plan.add(name, operation, inputs, type));
+    }
+}

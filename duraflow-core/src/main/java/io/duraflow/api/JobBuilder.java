@@ -1,0 +1,30 @@
+package io.duraflow.api;
+
+import io.duraflow.api.source.Source;
+import io.duraflow.plan.Operation;
+import io.duraflow.plan.Plan;
+import io.duraflow.plan.PlanNode;
+import java.util.List;
+
+/** The entry point of the fluent API: a job's sources, from which flows are built. */
+public final class JobBuilder {
+    private final Plan plan;
+
+    public JobBuilder(String jobName) {
+        this.plan = new Plan(jobName);
+    }
+
+    public JobBuilder name(String jobName) {
+        plan.jobName(jobName);
+        return this;
+    }
+
+    public <T> Flow<T> fromSource(String name, Source<T, ?> source) {
+        PlanNode node = plan.add(name, new Operation.SourceOp(source), List.of(), source.producedType());
+        return new Flow<>(plan, node);
+    }
+
+    public Plan plan() {
+        return plan;
+    }
+}

@@ -1,0 +1,101 @@
+package io.duraflow.api;
+
+import io.duraflow.api.functions.AggregateFunction;
+import io.duraflow.api.functions.JoinFunction;
+import io.duraflow.api.functions.KeySelector;
+import io.duraflow.api.functions.ReduceFunction;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.plan.KeyedAggregation;
+import io.duraflow.plan.Operation;
+import java.util.List;
+
+/** A flow grouped by key: aggregate each group, or join with another flow on the key. */
+public final class KeyedFlow<T, K> {
+    private final Flow<T> input;
+    private final KeySelector<T, K> keySelector;
+    private final TypeSerializer<K> keyType;
+
+    KeyedFlow(Flow<T> input, KeySelector<T, K> keySelector, TypeSerializer<K> keyType) {
+        this.input = input;
+        this.keySelector = keySelector;
+        this.keyType = keyType;
+    }
+
+    /** Folds the records of each key into one with an associative, commutative function. */
+    public Flow<T> reduce(ReduceFunction<T> function) {
+        KeyedAggregation<T, K, T, T> aggregation = new KeyedAggregation<>() {
+            @Override
+            public T first(T value) {
+                return value;
+            }
+
+            @Override
+            public T add(T accumulator, T value) throws Exception {
+                return function.reduce(accumulator, value);
+            }
+
+            @Override
+            public T merge(T left, T right) throws Exception {
+                return function.reduce(left, right);
+            }
+
+            @Override
+            public T result(K key, T accumulator) {
+                return accumulator;
+            }
+        };
+        return aggregate("Reduce", aggregation, input.node.outputType(), input.node.outputType());
+    }
+
+    /** Aggregates the records of each key through an accumulator. */
+    public <A, O> Flow<O> aggregate(AggregateFunction<T, A, O> function, TypeSerializer<A> accumulatorType,
+            TypeSerializer<O> outputType) {
+        KeyedAggregation<T, K, A, O> aggregation = new KeyedAggregation<>() {
+            @Override
+            public A first(T value) throws Exception {
+                return function.add(function.createAccumulator(), value);
+            }
+
+            @Override
+            public A add(A accumulator, T value) throws Exception {
+                return function.add(accumulator, value);
+            }
+
+            @Override
+            public A merge(A left, A right) throws Exception {
+                return function.merge(left, right);
+            }
+
+            @Override
+            public O result(K key, A accumulator) throws Exception {
+                return function.getResult(accumulator);
+            }
+        };
+        return aggregate("Aggregate", aggregation, accumulatorType, outputType);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <A, O> Flow<O> aggregate(String name, KeyedAggregation<T, K, A, O> aggregation,
+            TypeSerializer<?> accumulatorType, TypeSerializer<?> outputType) {
+        Operation op = new Operation.KeyedAggregateOp((KeySelector<Object, Object>) keySelector,
+                (TypeSerializer<Object>) keyType, (KeyedAggregation<Object, Object, Object, Object>) aggregation,
+                (TypeSerializer<Object>) accumulatorType);
+        return input.add(name, op, outputType);
+    }
+
+    /**
+     * Inner equi-join: for every left record and right record with equal keys, emits
+     * {@code function.join(left, right)}.
+     */
+    @SuppressWarnings("unchecked")
+    public <R, O> Flow<O> join(KeyedFlow<R, K> right, JoinFunction<T, R, O> function, TypeSerializer<O> outputType) {
+        if (!right.keyType.description().equals(keyType.description())) {
+            throw new IllegalArgumentException("join keys differ in type: " + keyType.description() + " vs "
+                    + right.keyType.description());
+        }
+        Operation op = new Operation.JoinOp((KeySelector<Object, Object>) keySelector,
+                (KeySelector<Object, Object>) right.keySelector, (TypeSerializer<Object>) keyType,
+                (JoinFunction<Object, Object, Object>) function);
+        return input.addWithInputs("Join", op, List.of(input.node, right.input.node), outputType);
+    }
+}

@@ -1,0 +1,7 @@
+package io.duraflow.api.functions;
+
+/** Receives the records an operator emits. */
+@FunctionalInterface
+public interface Collector<T> {
+    void collect(T record);
+}

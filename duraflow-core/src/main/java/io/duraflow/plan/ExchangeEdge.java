@@ -1,0 +1,16 @@
+package io.duraflow.plan;
+
+/**
+ * A blocking exchange between two vertices. The producer writes {@code subpartitions} (the
+ * consumer's maximum parallelism) subpartitions; each consumer task reads a contiguous range.
+ *
+ * @param id            index of the edge in {@link JobGraph#edges()}
+ * @param producer      producing vertex id
+ * @param consumer      consuming vertex id
+ * @param producerNode  the node whose output enters the exchange
+ * @param consumerNode  the node that reads the exchange
+ * @param inputIndex    which input of the consumer node (0, or 1 for the right side of a join)
+ * @param combine       whether the producer pre-aggregates (keyed aggregations)
+ */
+public record ExchangeEdge(int id, int producer, int consumer, PlanNode producerNode, PlanNode consumerNode,
+        int inputIndex, ShipStrategy strategy, boolean combine) {}

@@ -1,0 +1,205 @@
+package io.duraflow.plan;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The plan cut into vertices (operator chains) and blocking exchange edges.
+ *
+ * <p>Chaining rule: a source, a rebalance, a keyed aggregation and a join start a new vertex;
+ * map, flatMap, filter and sinks run in the vertex of their input. A keyed aggregation
+ * pre-aggregates in the producing vertex (the combiner) and merges after the exchange.
+ *
+ * <p>The {@link #fingerprint()} hashes everything that must match between the JobManager and
+ * the TaskManagers for them to exchange data: vertices, operators, types, sources and sinks.
+ */
+public final class JobGraph {
+    private final String jobName;
+    private final List<JobVertex> vertices;
+    private final List<ExchangeEdge> edges;
+    private final Map<Integer, Integer> vertexOfNode;
+    private final Map<Integer, List<PlanNode>> consumersOfNode;
+    private final String fingerprint;
+
+    private JobGraph(String jobName, List<JobVertex> vertices, List<ExchangeEdge> edges,
+            Map<Integer, Integer> vertexOfNode, Map<Integer, List<PlanNode>> consumersOfNode) {
+        this.jobName = jobName;
+        this.vertices = List.copyOf(vertices);
+        this.edges = List.copyOf(edges);
+        this.vertexOfNode = Map.copyOf(vertexOfNode);
+        this.consumersOfNode = consumersOfNode;
+        this.fingerprint = computeFingerprint();
+    }
+
+    public String jobName() {
+        return jobName;
+    }
+
+    public List<JobVertex> vertices() {
+        return vertices;
+    }
+
+    public JobVertex vertex(int id) {
+        return vertices.get(id);
+    }
+
+    public List<ExchangeEdge> edges() {
+        return edges;
+    }
+
+    public ExchangeEdge edge(int id) {
+        return edges.get(id);
+    }
+
+    public int vertexOf(PlanNode node) {
+        return vertexOfNode.get(node.id());
+    }
+
+    /** The nodes that read a node's output within the same vertex (chained consumers). */
+    public List<PlanNode> chainedConsumers(PlanNode node) {
+        return consumersOfNode.getOrDefault(node.id(), List.of());
+    }
+
+    /** The edges leaving the vertex from a given node. */
+    public List<ExchangeEdge> outgoingEdges(PlanNode node) {
+        List<ExchangeEdge> result = new ArrayList<>();
+        for (ExchangeEdge edge : edges) {
+            if (edge.producerNode() == node) {
+                result.add(edge);
+            }
+        }
+        return result;
+    }
+
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    public static JobGraph compile(Plan plan, int defaultParallelism) {
+        if (defaultParallelism < 1) {
+            throw new IllegalArgumentException("default parallelism must be at least 1, got " + defaultParallelism);
+        }
+        List<VertexBuilder> builders = new ArrayList<>();
+        List<ExchangeEdge> edges = new ArrayList<>();
+        Map<Integer, Integer> vertexOfNode = new HashMap<>();
+        Map<Integer, List<PlanNode>> consumers = new HashMap<>();
+        int[] readers = new int[plan.nodes().size()];
+
+        for (PlanNode node : plan.nodes()) {
+            for (PlanNode input : node.inputs()) {
+                readers[input.id()]++;
+            }
+            Operation op = node.operation();
+            boolean startsVertex = op instanceof Operation.SourceOp || op instanceof Operation.RebalanceOp
+                    || op instanceof Operation.KeyedAggregateOp || op instanceof Operation.JoinOp;
+            if (!startsVertex) {
+                if (node.parallelism() > 0) {
+                    throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
+                            + " takes its parallelism; set parallelism on sources, rebalance(), keyed aggregations"
+                            + " and joins");
+                }
+                PlanNode input = node.inputs().get(0);
+                int vertex = vertexOfNode.get(input.id());
+                vertexOfNode.put(node.id(), vertex);
+                builders.get(vertex).nodes.add(node);
+                consumers.computeIfAbsent(input.id(), k -> new ArrayList<>()).add(node);
+                continue;
+            }
+            int vertexId = builders.size();
+            int parallelism = node.parallelism() > 0 ? node.parallelism()
+                    : op instanceof Operation.SourceOp ? defaultParallelism : -1;
+            VertexBuilder builder = new VertexBuilder(vertexId, node, parallelism);
+            builders.add(builder);
+            vertexOfNode.put(node.id(), vertexId);
+            for (int i = 0; i < node.inputs().size(); i++) {
+                PlanNode input = node.inputs().get(i);
+                int producer = vertexOfNode.get(input.id());
+                ShipStrategy strategy = op instanceof Operation.RebalanceOp ? ShipStrategy.REBALANCE : ShipStrategy.HASH;
+                ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, strategy,
+                        op instanceof Operation.KeyedAggregateOp);
+                edges.add(edge);
+                builders.get(producer).outputs.add(edge.id());
+                builder.inputs.add(edge.id());
+            }
+        }
+        for (PlanNode node : plan.nodes()) {
+            boolean terminal = node.operation() instanceof Operation.SinkOp
+                    || node.operation() instanceof Operation.CollectOp;
+            if (!terminal && readers[node.id()] == 0) {
+                throw new IllegalArgumentException("the output of operator '" + node.name() + "' goes nowhere;"
+                        + " end the flow with collect(...) or sinkTo(...)");
+            }
+        }
+        if (builders.isEmpty()) {
+            throw new IllegalArgumentException("the job has no source");
+        }
+        List<JobVertex> vertices = new ArrayList<>();
+        for (VertexBuilder b : builders) {
+            vertices.add(b.build());
+        }
+        return new JobGraph(plan.jobName(), vertices, edges, vertexOfNode, consumers);
+    }
+
+    private String computeFingerprint() {
+        StringBuilder text = new StringBuilder("duraflow-plan-v1\n");
+        for (JobVertex vertex : vertices) {
+            text.append("vertex ").append(vertex.id()).append(" p=").append(vertex.parallelism()).append('\n');
+            for (PlanNode node : vertex.nodes()) {
+                text.append(" node ").append(node.id()).append(' ').append(node.operation().kind())
+                        .append(" name=").append(node.name())
+                        .append(" out=").append(node.outputType() == null ? "-" : node.outputType().description())
+                        .append(" detail=").append(node.operation().detail())
+                        .append(" in=");
+                for (PlanNode input : node.inputs()) {
+                    text.append(input.id()).append(',');
+                }
+                text.append('\n');
+            }
+        }
+        for (ExchangeEdge edge : edges) {
+            text.append("edge ").append(edge.id()).append(' ').append(edge.producer()).append("->")
+                    .append(edge.consumer()).append(' ').append(edge.strategy()).append(" combine=")
+                    .append(edge.combine()).append(" in=").append(edge.inputIndex()).append('\n');
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static final class VertexBuilder {
+        final int id;
+        final PlanNode head;
+        final int parallelism;
+        final List<PlanNode> nodes = new ArrayList<>();
+        final List<Integer> inputs = new ArrayList<>();
+        final List<Integer> outputs = new ArrayList<>();
+
+        VertexBuilder(int id, PlanNode head, int parallelism) {
+            this.id = id;
+            this.head = head;
+            this.parallelism = parallelism;
+            nodes.add(head);
+        }
+
+        JobVertex build() {
+            StringBuilder name = new StringBuilder();
+            for (PlanNode node : nodes) {
+                if (name.length() > 0) {
+                    name.append(" -> ");
+                }
+                name.append(node.name());
+            }
+            return new JobVertex(id, name.toString(), head, List.copyOf(nodes), parallelism, List.copyOf(inputs),
+                    List.copyOf(outputs));
+        }
+    }
+}
