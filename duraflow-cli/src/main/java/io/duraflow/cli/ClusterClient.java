@@ -1,0 +1,80 @@
+package io.duraflow.cli;
+
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.ClusterOverview;
+import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
+import io.duraflow.rpc.proto.Empty;
+import io.duraflow.rpc.proto.JobIdRequest;
+import io.duraflow.rpc.proto.JobList;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/** The client's connection to a JobManager; turns gRPC errors into one-line CLI errors. */
+final class ClusterClient implements AutoCloseable {
+    private final String address;
+    private final ManagedChannel channel;
+    private final DispatcherGatewayGrpc.DispatcherGatewayBlockingStub stub;
+
+    ClusterClient(String address) {
+        this.address = address;
+        try {
+            this.channel = Rpc.channel(address);
+        } catch (IllegalArgumentException e) {
+            throw new CliException("invalid JobManager address: " + e.getMessage());
+        }
+        this.stub = DispatcherGatewayGrpc.newBlockingStub(channel);
+    }
+
+    String address() {
+        return address;
+    }
+
+    private <T> T call(Function<DispatcherGatewayGrpc.DispatcherGatewayBlockingStub, T> call) {
+        try {
+            return call.apply(stub.withDeadlineAfter(30, TimeUnit.SECONDS));
+        } catch (StatusRuntimeException e) {
+            Status.Code code = e.getStatus().getCode();
+            if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) {
+                throw new CliException("cannot reach the JobManager at " + address + "; is the cluster running?"
+                        + " Start one with 'duraflow local start' or pass --jobmanager host:port", 1, e);
+            }
+            throw new CliException(Rpc.message(e), 1, e);
+        }
+    }
+
+    SubmitJobResponse submit(SubmitJobRequest request) {
+        return call(s -> s.submitJob(request));
+    }
+
+    JobStatus status(String jobId) {
+        return call(s -> s.getJobStatus(JobIdRequest.newBuilder().setJobId(jobId).build()));
+    }
+
+    JobResult result(String jobId) {
+        return call(s -> s.getJobResult(JobIdRequest.newBuilder().setJobId(jobId).build()));
+    }
+
+    JobList list() {
+        return call(s -> s.listJobs(Empty.getDefaultInstance()));
+    }
+
+    void cancel(String jobId) {
+        call(s -> s.cancelJob(JobIdRequest.newBuilder().setJobId(jobId).build()));
+    }
+
+    ClusterOverview overview() {
+        return call(s -> s.getClusterOverview(Empty.getDefaultInstance()));
+    }
+
+    @Override
+    public void close() {
+        Rpc.shutdown(channel);
+    }
+}

@@ -1,0 +1,458 @@
+package io.duraflow.cli;
+
+import io.duraflow.config.ConfigLoader;
+import io.duraflow.config.ConfigRegistry;
+import io.duraflow.config.Configuration;
+import io.duraflow.config.JobManagerOptions;
+import io.duraflow.jobmanager.JobManagerRunner;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.ClusterOverview;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.rpc.proto.TaskManagerInfo;
+import io.duraflow.rpc.proto.VertexStatus;
+import io.duraflow.taskmanager.TaskManagerRunner;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ScopeType;
+
+/** The {@code duraflow} command line. */
+@Command(name = "duraflow", mixinStandardHelpOptions = true, version = "duraflow 0.1.0",
+        description = "A dataflow engine whose control plane survives failures.",
+        subcommands = {Duraflow.JobManagerCommand.class, Duraflow.TaskManagerCommand.class, Duraflow.Local.class,
+                Duraflow.Run.class, Duraflow.ListJobs.class, Duraflow.StatusCommand.class, Duraflow.Cancel.class,
+                Duraflow.Demo.class, Duraflow.ConfigCommand.class, CommandLine.HelpCommand.class})
+public final class Duraflow {
+    static final int EXIT_JOB_FAILED = 1;
+
+    @Option(names = "--config", scope = ScopeType.INHERIT, paramLabel = "FILE",
+            description = "YAML configuration file (default: conf/duraflow.yaml if it exists)")
+    Path configFile;
+
+    @Option(names = "-D", scope = ScopeType.INHERIT, paramLabel = "key=value",
+            description = "Overrides a configuration option, e.g. -D heartbeat.timeout=5s")
+    Map<String, String> overrides = new LinkedHashMap<>();
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces with errors")
+    boolean verbose;
+
+    @Option(names = "--work-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
+            description = "Local cluster directory (pids, logs, state); default: cluster.work-dir")
+    Path workDir;
+
+    @Option(names = "--jobmanager", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT",
+            description = "JobManager to talk to (default: the local cluster's, else jobmanager.rpc.address/port)")
+    String jobManager;
+
+    public static void main(String[] args) {
+        boolean server = args.length > 0 && (args[0].equals("jobmanager") || args[0].equals("taskmanager"));
+        if (!server && System.getProperty("duraflow.log.level") == null) {
+            System.setProperty("duraflow.log.level", "WARN");
+            System.setProperty("duraflow.log.target", "System.err");
+        }
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code (tests call this in-process). */
+    static int execute(String... args) {
+        Duraflow root = new Duraflow();
+        CommandLine commandLine = new CommandLine(root);
+        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            Throwable shown = e instanceof CommandLine.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            cmd.getErr().println("duraflow: " + oneLine(shown));
+            if (root.verbose) {
+                shown.printStackTrace(cmd.getErr());
+            }
+            return shown instanceof CliException cli ? cli.exitCode() : 1;
+        });
+        return commandLine.execute(args);
+    }
+
+    static String oneLine(Throwable t) {
+        String message = t.getMessage();
+        if (message == null || message.isBlank()) {
+            message = t.getClass().getSimpleName();
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    Configuration configuration() {
+        Path file = configFile;
+        if (file == null) {
+            Path defaultFile = Path.of("conf", "duraflow.yaml");
+            file = Files.exists(defaultFile) ? defaultFile : null;
+        }
+        return ConfigLoader.load(file, overrides);
+    }
+
+    Path workDirectory(Configuration config) {
+        return workDir != null ? workDir : Path.of(config.get(io.duraflow.config.ClusterOptions.WORK_DIR));
+    }
+
+    String jobManagerAddress(Configuration config) throws Exception {
+        if (jobManager != null) {
+            return jobManager;
+        }
+        Path addressFile = workDirectory(config).resolve(LocalCluster.ADDRESS_FILE);
+        if (Files.exists(addressFile)) {
+            return Files.readString(addressFile).trim();
+        }
+        return config.get(JobManagerOptions.RPC_ADDRESS) + ":" + config.get(JobManagerOptions.RPC_PORT);
+    }
+
+    static void awaitShutdown(AutoCloseable process) throws InterruptedException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                process.close();
+            } catch (Exception ignored) {
+                // exiting anyway
+            }
+            stopped.countDown();
+        }, "shutdown"));
+        stopped.await();
+    }
+
+    // ------------------------------------------------------------------ processes
+
+    @Command(name = "jobmanager", description = "Runs a JobManager in the foreground.")
+    static final class JobManagerCommand implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @Option(names = "--address-file", hidden = true, description = "Write host:port here once listening")
+        Path addressFile;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            JobManagerRunner runner = JobManagerRunner.start(config);
+            if (addressFile != null) {
+                Path tmp = addressFile.resolveSibling(addressFile.getFileName() + ".tmp");
+                Files.writeString(tmp, runner.address(), StandardCharsets.UTF_8);
+                Files.move(tmp, addressFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            }
+            awaitShutdown(runner);
+            return 0;
+        }
+    }
+
+    @Command(name = "taskmanager", description = "Runs a TaskManager in the foreground.")
+    static final class TaskManagerCommand implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @Option(names = "--registration-timeout", defaultValue = "60s", paramLabel = "DURATION",
+                description = "Give up when the JobManager cannot be reached this long (default: ${DEFAULT-VALUE})")
+        String registrationTimeout;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            String address = root.jobManagerAddress(config);
+            TaskManagerRunner runner = TaskManagerRunner.start(config, address,
+                    io.duraflow.config.Durations.parse(registrationTimeout).toMillis());
+            awaitShutdown(runner);
+            return 0;
+        }
+    }
+
+    @Command(name = "local", description = "Manages a cluster of local processes.",
+            subcommands = {Local.Start.class, Local.Stop.class, Local.Status.class})
+    static final class Local {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        LocalCluster cluster(Configuration config, PrintStream out) {
+            return new LocalCluster(root.workDirectory(config), root.overrides, out::println);
+        }
+
+        @Command(name = "start", description = "Starts a JobManager and TaskManagers in the background.")
+        static final class Start implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Local local;
+
+            @Option(names = "--taskmanagers", defaultValue = "2", description = "TaskManagers to start (default: 2)")
+            int taskManagers;
+
+            @Override
+            public Integer call() throws Exception {
+                Configuration config = local.root.configuration();
+                LocalCluster cluster = local.cluster(config, System.out);
+                String address = cluster.start(taskManagers, config.get(JobManagerOptions.RPC_PORT),
+                        Duration.ofSeconds(60));
+                System.out.println("Local cluster running at " + address + "; stop it with 'duraflow local stop'");
+                return 0;
+            }
+        }
+
+        @Command(name = "stop", description = "Stops the local cluster's processes.")
+        static final class Stop implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Local local;
+
+            @Override
+            public Integer call() throws Exception {
+                Configuration config = local.root.configuration();
+                int stopped = local.cluster(config, System.out).stop();
+                System.out.println(stopped == 0 ? "No local cluster was running in " + local.root.workDirectory(config)
+                        : "Stopped " + stopped + " processes");
+                return 0;
+            }
+        }
+
+        @Command(name = "status", description = "Shows the local cluster's processes and TaskManagers.")
+        static final class Status implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Local local;
+
+            @Override
+            public Integer call() throws Exception {
+                Configuration config = local.root.configuration();
+                LocalCluster cluster = local.cluster(config, System.out);
+                Map<String, Long> processes = cluster.processes();
+                if (processes.isEmpty()) {
+                    System.out.println("No local cluster in " + cluster.workDir());
+                    return 1;
+                }
+                List<Long> alive = cluster.alivePids();
+                for (Map.Entry<String, Long> p : processes.entrySet()) {
+                    System.out.printf("%-16s pid %-8d %-8s log %s%n", p.getKey(), p.getValue(),
+                            alive.contains(p.getValue()) ? "running" : "DEAD", cluster.log(p.getKey()));
+                }
+                var address = cluster.address();
+                if (address.isPresent() && !alive.isEmpty()) {
+                    try (ClusterClient client = new ClusterClient(address.get())) {
+                        ClusterOverview overview = client.overview();
+                        System.out.println("JobManager " + address.get() + ": " + overview.getTaskManagersCount()
+                                + " TaskManagers, " + overview.getRunningJobs() + " running jobs");
+                        for (TaskManagerInfo tm : overview.getTaskManagersList()) {
+                            System.out.printf("  %s at %s: %d/%d slots free, heap %d MiB%n", tm.getTmId(),
+                                    tm.getAddress(), tm.getFreeSlots(), tm.getSlots(), tm.getHeapUsedBytes() >> 20);
+                        }
+                    }
+                }
+                return alive.size() == processes.size() ? 0 : 1;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ jobs
+
+    /** Options shared by run and demo. */
+    static final class JobOptions {
+        @Parameters(index = "0", paramLabel = "JOB", description = "Job class, or an example: wordcount, tpch-q1, join")
+        String job;
+
+        @Option(names = "--param", paramLabel = "key=value", description = "A job parameter (repeatable)")
+        Map<String, String> params = new LinkedHashMap<>();
+
+        @Option(names = "--parallelism", paramLabel = "N", description = "Parallelism of sources, upper bound of"
+                + " the rest (default: parallelism.default)")
+        int parallelism;
+
+        @Option(names = "--job-id", paramLabel = "ID", description = "Job id to use (default: a random one)")
+        String jobId;
+
+        @Option(names = "--show", defaultValue = "20", paramLabel = "N",
+                description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
+        int show;
+
+        SubmitJobRequest request(Configuration config) {
+            if (parallelism < 0) {
+                throw new CliException("--parallelism must be at least 1");
+            }
+            return SubmitJobRequest.newBuilder().setJobId(jobId == null ? "" : jobId)
+                    .setJobClass(JobAliases.resolve(job)).putAllParams(params).setParallelism(parallelism).build();
+        }
+
+        /** Builds the plan here first, so a bad job or parameter fails before anything is sent. */
+        JobGraph plan(Configuration config) {
+            int p = parallelism > 0 ? parallelism : config.get(io.duraflow.config.ExecutionOptions.PARALLELISM_DEFAULT);
+            try {
+                return JobPlans.build(JobAliases.resolve(job), params, p);
+            } catch (JobPlans.UnknownJobException e) {
+                throw new CliException(e.getMessage() + " (examples: " + JobAliases.list() + ")");
+            }
+        }
+    }
+
+    static int runJob(ClusterClient client, JobOptions options, Configuration config, boolean detached)
+            throws InterruptedException {
+        JobGraph graph = options.plan(config);
+        SubmitJobResponse submitted = client.submit(options.request(config));
+        System.out.println("Submitted job " + submitted.getJobId() + " (" + graph.jobName() + ", plan "
+                + submitted.getFingerprint() + ") to " + client.address());
+        if (detached) {
+            System.out.println("Follow it with 'duraflow status " + submitted.getJobId() + "'");
+            return 0;
+        }
+        JobRunner runner = new JobRunner(client, System.out);
+        runner.follow(submitted.getJobId());
+        JobResult result = client.result(submitted.getJobId());
+        runner.printResult(result, graph, options.show);
+        return result.getStatus().getState() == JobState.JOB_FINISHED ? 0 : EXIT_JOB_FAILED;
+    }
+
+    @Command(name = "run", description = "Submits a job and follows it to the end (exit code 0 if it finished).")
+    static final class Run implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @CommandLine.Mixin
+        JobOptions options = new JobOptions();
+
+        @Option(names = "--detached", description = "Return after submission")
+        boolean detached;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+                return runJob(client, options, config, detached);
+            }
+        }
+    }
+
+    @Command(name = "demo", description = "Starts a local cluster (1 JobManager, 2 TaskManagers), runs a job on it"
+            + " (default: wordcount), prints the result and stops the cluster.")
+    static final class Demo implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @CommandLine.Mixin
+        JobOptions options = new JobOptions();
+
+        @Option(names = "--taskmanagers", defaultValue = "2", description = "TaskManagers to start (default: 2)")
+        int taskManagers;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            options.plan(config);
+            Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
+            LocalCluster cluster = new LocalCluster(dir, root.overrides, System.out::println);
+            Thread cleanup = new Thread(() -> {
+                try {
+                    cluster.stop();
+                } catch (Exception ignored) {
+                    // exiting anyway
+                }
+            });
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            long start = System.nanoTime();
+            try {
+                String address = cluster.start(taskManagers, 0, Duration.ofSeconds(60));
+                System.out.printf("Cluster up in %.2f s%n", (System.nanoTime() - start) / 1e9);
+                try (ClusterClient client = new ClusterClient(address)) {
+                    return runJob(client, options, config, false);
+                }
+            } finally {
+                int stopped = cluster.stop();
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+                System.out.printf("Stopped %d processes; total %.2f s (logs in %s)%n", stopped,
+                        (System.nanoTime() - start) / 1e9, cluster.workDir().resolve("log"));
+            }
+        }
+    }
+
+    @Command(name = "list", description = "Lists the jobs the JobManager knows.")
+    static final class ListJobs implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+                List<JobStatus> jobs = client.list().getJobsList();
+                if (jobs.isEmpty()) {
+                    System.out.println("No jobs");
+                }
+                System.out.printf("%-20s %-10s %-20s %-24s %s%n", "JOB ID", "STATE", "NAME", "SUBMITTED", "DURATION");
+                for (JobStatus job : jobs) {
+                    long end = job.getEndedAtMs() > 0 ? job.getEndedAtMs() : System.currentTimeMillis();
+                    System.out.printf("%-20s %-10s %-20s %-24s %.1f s%n", job.getJobId(),
+                            JobRunner.stateName(job.getState()), job.getJobName(),
+                            Instant.ofEpochMilli(job.getSubmittedAtMs()), (end - job.getSubmittedAtMs()) / 1000.0);
+                }
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "status", description = "Shows a job's state and its vertices.")
+    static final class StatusCommand implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @Parameters(index = "0", paramLabel = "JOB_ID")
+        String jobId;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+                JobStatus status = client.status(jobId);
+                System.out.println("Job " + status.getJobId() + " (" + status.getJobName() + "): "
+                        + JobRunner.stateName(status.getState()) + ", " + status.getRestarts() + " restarts");
+                if (!status.getFailure().isEmpty()) {
+                    System.out.println("  cause: " + status.getFailure());
+                }
+                for (VertexStatus v : status.getVerticesList()) {
+                    System.out.printf("  %-50s %3d/%-3s finished, %d running, %,d records in, %,d out%n", v.getName(),
+                            v.getFinished(), v.getParallelism() == 0 ? "?" : Integer.toString(v.getParallelism()),
+                            v.getRunning(), v.getRecordsIn(), v.getRecordsOut());
+                }
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "cancel", description = "Cancels a running job.")
+    static final class Cancel implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @Parameters(index = "0", paramLabel = "JOB_ID")
+        String jobId;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+                client.cancel(jobId);
+                System.out.println("Cancelling job " + jobId);
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "config", description = "Lists every configuration option with its default.")
+    static final class ConfigCommand implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            System.out.println(ConfigRegistry.global().renderTable());
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.duraflow.cli;
+
+import io.duraflow.examples.OrdersJoin;
+import io.duraflow.examples.TpchQ1;
+import io.duraflow.examples.WordCount;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Short names for the bundled example jobs. */
+final class JobAliases {
+    static final Map<String, String> ALIASES = new LinkedHashMap<>();
+
+    static {
+        ALIASES.put("wordcount", WordCount.class.getName());
+        ALIASES.put("tpch-q1", TpchQ1.class.getName());
+        ALIASES.put("join", OrdersJoin.class.getName());
+    }
+
+    private JobAliases() {}
+
+    static String resolve(String job) {
+        return ALIASES.getOrDefault(job.toLowerCase(), job);
+    }
+
+    static String list() {
+        return String.join(", ", ALIASES.keySet());
+    }
+}

@@ -1,0 +1,143 @@
+package io.duraflow.cli;
+
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.Operation;
+import io.duraflow.plan.PlanNode;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.VertexStatus;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Follows a submitted job until it ends, showing progress, then prints its result. */
+final class JobRunner {
+    private final ClusterClient client;
+    private final PrintStream out;
+
+    JobRunner(ClusterClient client, PrintStream out) {
+        this.client = client;
+        this.out = out;
+    }
+
+    /** Polls the job's status and prints a progress line whenever it changes. */
+    JobStatus follow(String jobId) throws InterruptedException {
+        long start = System.nanoTime();
+        String last = "";
+        while (true) {
+            JobStatus status = client.status(jobId);
+            String progress = progressLine(status);
+            if (!progress.equals(last)) {
+                out.printf("[%6.1fs] %s%n", (System.nanoTime() - start) / 1e9, progress);
+                last = progress;
+            }
+            if (isTerminal(status.getState())) {
+                return status;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    static boolean isTerminal(JobState state) {
+        return state == JobState.JOB_FINISHED || state == JobState.JOB_FAILED || state == JobState.JOB_CANCELED;
+    }
+
+    static String stateName(JobState state) {
+        return state.name().replace("JOB_", "");
+    }
+
+    static String progressLine(JobStatus status) {
+        StringBuilder line = new StringBuilder(stateName(status.getState()));
+        for (VertexStatus vertex : status.getVerticesList()) {
+            line.append(" | ").append(shortName(vertex.getName())).append(' ').append(vertex.getFinished()).append('/')
+                    .append(vertex.getParallelism() == 0 ? "?" : Integer.toString(vertex.getParallelism()));
+        }
+        if (status.getRestarts() > 0) {
+            line.append(" | restarts ").append(status.getRestarts());
+        }
+        return line.toString();
+    }
+
+    private static String shortName(String vertexName) {
+        return vertexName.length() > 40 ? vertexName.substring(0, 37) + "..." : vertexName;
+    }
+
+    /** Prints status, collected records (up to {@code maxRecords} per result) and a summary. */
+    void printResult(JobResult result, JobGraph graph, int maxRecords) {
+        JobStatus status = result.getStatus();
+        double seconds = (status.getEndedAtMs() - status.getSubmittedAtMs()) / 1000.0;
+        out.printf("Job %s (%s) %s in %.2f s%n", status.getJobId(), status.getJobName(), stateName(status.getState()),
+                seconds);
+        if (!status.getFailure().isEmpty()) {
+            out.println("  cause: " + status.getFailure());
+        }
+        for (Map.Entry<String, List<Object>> entry : decode(result, graph).entrySet()) {
+            List<Object> records = entry.getValue();
+            List<String> lines = new ArrayList<>();
+            for (Object record : records) {
+                lines.add(String.valueOf(record));
+            }
+            lines.sort(null);
+            out.printf("  %s: %,d records%s%n", entry.getKey(), records.size(),
+                    records.size() > maxRecords ? " (first " + maxRecords + ", sorted)" : "");
+            for (int i = 0; i < Math.min(maxRecords, lines.size()); i++) {
+                out.println("    " + lines.get(i));
+            }
+        }
+        long sourceRecords = 0;
+        long tasks = 0;
+        for (VertexStatus vertex : status.getVerticesList()) {
+            tasks += vertex.getAttempts();
+        }
+        for (int i = 0; i < status.getVerticesCount() && graph != null; i++) {
+            if (graph.vertex(i).isSource()) {
+                sourceRecords += status.getVertices(i).getRecordsIn();
+            }
+        }
+        out.printf("  summary: %,d records read, %d vertices, %d tasks run (%d restarts), %.2f s, %s records/s%n",
+                sourceRecords, status.getVerticesCount(), tasks, status.getRestarts(), seconds,
+                seconds > 0 ? String.format("%,.0f", sourceRecords / seconds) : "-");
+    }
+
+    /** Decodes the collected bytes with the types of the plan's collect operators. */
+    @SuppressWarnings("unchecked")
+    static Map<String, List<Object>> decode(JobResult result, JobGraph graph) {
+        Map<String, TypeSerializer<Object>> types = new LinkedHashMap<>();
+        if (graph != null) {
+            for (var vertex : graph.vertices()) {
+                for (PlanNode node : vertex.nodes()) {
+                    if (node.operation() instanceof Operation.CollectOp) {
+                        types.put(node.name(), (TypeSerializer<Object>) node.inputs().get(0).outputType());
+                    }
+                }
+            }
+        }
+        Map<String, List<Object>> decoded = new LinkedHashMap<>();
+        for (String name : types.keySet()) {
+            decoded.put(name, new ArrayList<>());
+        }
+        for (CollectedResult collected : result.getCollectedList()) {
+            TypeSerializer<Object> type = types.get(collected.getName());
+            if (type == null) {
+                continue;
+            }
+            List<Object> records = decoded.get(collected.getName());
+            byte[] data = collected.getData().toByteArray();
+            DataReader reader = new DataReader(data);
+            DataReader record = new DataReader();
+            while (reader.hasRemaining()) {
+                int length = reader.readVarInt();
+                record.reset(data, reader.position(), length);
+                records.add(type.read(record));
+                reader.skip(length);
+            }
+        }
+        return decoded;
+    }
+}

@@ -1,0 +1,65 @@
+package io.duraflow.config;
+
+import java.time.Duration;
+
+/** Options for how jobs run: parallelism, key groups, adaptive batch parallelism and restarts. */
+public final class ExecutionOptions {
+    public static final ConfigOption<Integer> PARALLELISM_DEFAULT = ConfigOption.key("parallelism.default")
+            .intType()
+            .defaultValue(2)
+            .validator(ConfigValidator.intAtLeast(1))
+            .description("Parallelism of operators for which the job does not set one.");
+
+    public static final ConfigOption<Integer> BATCH_MAX_KEY_GROUPS = ConfigOption.key("execution.batch.max-key-groups")
+            .intType()
+            .defaultValue(128)
+            .validator(ConfigValidator.intAtLeast(1))
+            .description("Number of key groups that keyed data is hashed into,"
+                    + " which is the upper bound of a vertex's parallelism.");
+
+    public static final ConfigOption<Integer> ADAPTIVE_MIN_PARALLELISM =
+            ConfigOption.key("execution.batch.adaptive.min-parallelism")
+                    .intType()
+                    .defaultValue(1)
+                    .validator(ConfigValidator.intAtLeast(1))
+                    .description("Smallest parallelism that adaptive batch execution chooses for a vertex.");
+
+    public static final ConfigOption<Integer> ADAPTIVE_MAX_PARALLELISM =
+            ConfigOption.key("execution.batch.adaptive.max-parallelism")
+                    .intType()
+                    .defaultValue(0)
+                    .validator(ConfigValidator.intAtLeast(0))
+                    .description("Largest parallelism that adaptive batch execution chooses for a vertex;"
+                            + " 0 means the value of parallelism.default.");
+
+    public static final ConfigOption<MemorySize> ADAPTIVE_AVG_BYTES_PER_TASK =
+            ConfigOption.key("execution.batch.adaptive.avg-bytes-per-task")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(64))
+                    .validator(ConfigValidator.positiveMemory())
+                    .description("Amount of input data that adaptive batch execution aims to give each task"
+                            + " when it chooses a vertex's parallelism.");
+
+    public static final ConfigOption<RestartStrategyType> RESTART_STRATEGY_TYPE =
+            ConfigOption.key("restart-strategy.type")
+                    .enumType(RestartStrategyType.class)
+                    .defaultValue(RestartStrategyType.FIXED_DELAY)
+                    .description("How a job restarts after a failure: 'fixed-delay' retries a limited number"
+                            + " of times, 'none' fails the job on the first failure.");
+
+    public static final ConfigOption<Integer> FIXED_DELAY_ATTEMPTS =
+            ConfigOption.key("restart-strategy.fixed-delay.attempts")
+                    .intType()
+                    .defaultValue(10)
+                    .validator(ConfigValidator.intAtLeast(0))
+                    .description("Number of restarts the fixed-delay strategy attempts before the job fails.");
+
+    public static final ConfigOption<Duration> FIXED_DELAY_DELAY =
+            ConfigOption.key("restart-strategy.fixed-delay.delay")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .description("How long the fixed-delay strategy waits after a failure before it restarts the job.");
+
+    private ExecutionOptions() {
+    }
+}

@@ -1,0 +1,64 @@
+package io.duraflow.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/** Renders options as a plain-text table; long descriptions wrap within their column. */
+final class OptionTable {
+    private static final int DESCRIPTION_WIDTH = 64;
+    private static final String[] HEADER = {"KEY", "TYPE", "DEFAULT", "DESCRIPTION"};
+
+    private OptionTable() {
+    }
+
+    static String render(Collection<ConfigOption<?>> options) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(HEADER);
+        for (ConfigOption<?> option : options) {
+            rows.add(new String[] {option.key(), option.type().name(), defaultText(option), option.description()});
+        }
+        int[] widths = new int[3];
+        for (String[] row : rows) {
+            for (int c = 0; c < widths.length; c++) {
+                widths[c] = Math.max(widths[c], row[c].length());
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (String[] row : rows) {
+            List<String> lines = wrap(row[3], DESCRIPTION_WIDTH);
+            for (int l = 0; l < lines.size(); l++) {
+                StringBuilder line = new StringBuilder();
+                for (int c = 0; c < widths.length; c++) {
+                    String cell = l == 0 ? row[c] : "";
+                    line.append(cell).append(" ".repeat(widths[c] - cell.length() + 2));
+                }
+                line.append(lines.get(l));
+                out.append(line.toString().stripTrailing()).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static <T> String defaultText(ConfigOption<T> option) {
+        T value = option.defaultValue();
+        return value == null ? "(none)" : option.format(value);
+    }
+
+    private static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split("\\s+")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        lines.add(line.toString());
+        return lines;
+    }
+}

@@ -1,0 +1,47 @@
+package io.duraflow.config;
+
+/** Options of task manager processes: RPC endpoint, slots, local disk and memory budgets. */
+public final class TaskManagerOptions {
+    public static final ConfigOption<String> RPC_ADDRESS = ConfigOption.key("taskmanager.rpc.address")
+            .stringType()
+            .defaultValue("127.0.0.1")
+            .validator(ConfigValidator.nonBlank())
+            .description("Host name or IP address where the task manager's RPC server listens"
+                    + " and that it advertises to the job manager.");
+
+    public static final ConfigOption<Integer> RPC_PORT = ConfigOption.key("taskmanager.rpc.port")
+            .intType()
+            .defaultValue(0)
+            .validator(ConfigValidator.intRange(0, 65535))
+            .description("Port of the task manager's RPC server; 0 means any free port.");
+
+    public static final ConfigOption<Integer> SLOTS = ConfigOption.key("taskmanager.slots")
+            .intType()
+            .defaultValue(2)
+            .validator(ConfigValidator.intAtLeast(1))
+            .description("Number of task slots a task manager offers, that is how many tasks it runs at the same time.");
+
+    public static final ConfigOption<String> DATA_DIR = ConfigOption.key("taskmanager.data-dir")
+            .stringType()
+            .noDefaultValue()
+            .validator(ConfigValidator.nonBlank())
+            .description("Directory for partition files and spilled state;"
+                    + " when unset, a new directory under the system temp dir.");
+
+    public static final ConfigOption<MemorySize> AGGREGATION_BUDGET =
+            ConfigOption.key("taskmanager.memory.aggregation-budget")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(64))
+                    .validator(ConfigValidator.positiveMemory())
+                    .description("Memory for keyed aggregation and join state per task before it spills to disk.");
+
+    public static final ConfigOption<MemorySize> PARTITION_WRITE_BUFFER =
+            ConfigOption.key("taskmanager.partition.write-buffer")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(8))
+                    .validator(ConfigValidator.positiveMemory())
+                    .description("Size of the in-memory buffer a task fills before writing result partition data to disk.");
+
+    private TaskManagerOptions() {
+    }
+}

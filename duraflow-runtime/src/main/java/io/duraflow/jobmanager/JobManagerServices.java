@@ -1,0 +1,141 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.ClusterOverview;
+import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
+import io.duraflow.rpc.proto.Empty;
+import io.duraflow.rpc.proto.JobIdRequest;
+import io.duraflow.rpc.proto.JobList;
+import io.duraflow.rpc.proto.JobManagerGatewayGrpc;
+import io.duraflow.rpc.proto.JobManagerHeartbeat;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
+import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JobManager's gRPC endpoints. Every handler hops onto the main thread and answers from
+ * there; no state is touched on gRPC threads.
+ */
+final class JobManagerServices {
+    private static final Logger LOG = LoggerFactory.getLogger(JobManagerServices.class);
+
+    private JobManagerServices() {}
+
+    static <T> void answer(MainThread mainThread, StreamObserver<T> response, Callable<T> call) {
+        mainThread.call(call).whenComplete((value, error) -> {
+            if (error == null) {
+                response.onNext(value);
+                response.onCompleted();
+            } else if (error instanceof StatusRuntimeException status) {
+                response.onError(status);
+            } else {
+                LOG.error("Request failed on the main thread", error);
+                response.onError(Status.INTERNAL.withDescription(String.valueOf(error.getMessage()))
+                        .asRuntimeException());
+            }
+        });
+    }
+
+    /** What TaskManagers call. */
+    static final class TaskManagerFacing extends JobManagerGatewayGrpc.JobManagerGatewayImplBase {
+        private final JobManagerRunner runner;
+
+        TaskManagerFacing(JobManagerRunner runner) {
+            this.runner = runner;
+        }
+
+        @Override
+        public void registerTaskManager(RegisterTaskManagerRequest request,
+                StreamObserver<RegisterTaskManagerResponse> response) {
+            answer(runner.mainThread(), response, () -> {
+                runner.resourceManager().register(request.getTmId(), request.getAddress(), request.getSlots());
+                return RegisterTaskManagerResponse.newBuilder().setJmSessionId(runner.sessionId())
+                        .setHeartbeatIntervalMs(runner.heartbeatIntervalMs())
+                        .setHeartbeatTimeoutMs(runner.heartbeatTimeoutMs()).build();
+            });
+        }
+
+        @Override
+        public void heartbeat(TaskManagerHeartbeat request, StreamObserver<JobManagerHeartbeat> response) {
+            answer(runner.mainThread(), response, () -> {
+                boolean known = request.getJmSessionId().equals(runner.sessionId()) && runner.resourceManager()
+                        .heartbeat(request.getTmId(), request.getHeapUsedBytes(), request.getPeakHeapUsedBytes());
+                return JobManagerHeartbeat.newBuilder().setRegistered(known).build();
+            });
+        }
+
+        @Override
+        public void updateTaskState(TaskStateUpdate request, StreamObserver<Ack> response) {
+            answer(runner.mainThread(), response, () -> {
+                runner.dispatcher().onTaskStateUpdate(request);
+                return Ack.getDefaultInstance();
+            });
+        }
+
+        @Override
+        public void sendOperatorEvent(OperatorEventFromTask request, StreamObserver<Ack> response) {
+            answer(runner.mainThread(), response, () -> {
+                runner.dispatcher().onOperatorEvent(request);
+                return Ack.getDefaultInstance();
+            });
+        }
+    }
+
+    /** What clients call. */
+    static final class ClientFacing extends DispatcherGatewayGrpc.DispatcherGatewayImplBase {
+        private final JobManagerRunner runner;
+
+        ClientFacing(JobManagerRunner runner) {
+            this.runner = runner;
+        }
+
+        @Override
+        public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
+            answer(runner.mainThread(), response, () -> runner.dispatcher().submit(request));
+        }
+
+        @Override
+        public void getJobStatus(JobIdRequest request, StreamObserver<JobStatus> response) {
+            answer(runner.mainThread(), response, () -> runner.dispatcher().status(request.getJobId()));
+        }
+
+        @Override
+        public void listJobs(Empty request, StreamObserver<JobList> response) {
+            answer(runner.mainThread(), response,
+                    () -> JobList.newBuilder().addAllJobs(runner.dispatcher().list()).build());
+        }
+
+        @Override
+        public void cancelJob(JobIdRequest request, StreamObserver<Ack> response) {
+            answer(runner.mainThread(), response, () -> {
+                runner.dispatcher().cancel(request.getJobId());
+                return Ack.getDefaultInstance();
+            });
+        }
+
+        @Override
+        public void getJobResult(JobIdRequest request, StreamObserver<JobResult> response) {
+            answer(runner.mainThread(), response, () -> runner.dispatcher().result(request.getJobId()));
+        }
+
+        @Override
+        public void getClusterOverview(Empty request, StreamObserver<ClusterOverview> response) {
+            answer(runner.mainThread(), response, () -> ClusterOverview.newBuilder()
+                    .setJmSessionId(runner.sessionId())
+                    .addAllTaskManagers(runner.resourceManager().describe())
+                    .setRunningJobs(runner.dispatcher().runningJobs()).build());
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.duraflow.jobmanager;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JobManager's single main thread. The dispatcher, the resource manager and every job
+ * master keep their state here; other threads (gRPC handlers, RPC callbacks) only enqueue.
+ */
+public final class MainThread implements Scheduler, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MainThread.class);
+
+    private final ScheduledExecutorService executor;
+    private volatile Thread thread;
+
+    public MainThread() {
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "jobmanager-main");
+            t.setDaemon(true);
+            thread = t;
+            return t;
+        });
+    }
+
+    @Override
+    public void execute(Runnable action) {
+        executor.execute(guarded(action));
+    }
+
+    @Override
+    public Cancellable schedule(Runnable action, long delayMs) {
+        ScheduledFuture<?> future = executor.schedule(guarded(action), delayMs, TimeUnit.MILLISECONDS);
+        return () -> future.cancel(false);
+    }
+
+    public Cancellable scheduleAtFixedRate(Runnable action, long periodMs) {
+        ScheduledFuture<?> future = executor.scheduleWithFixedDelay(guarded(action), periodMs, periodMs,
+                TimeUnit.MILLISECONDS);
+        return () -> future.cancel(false);
+    }
+
+    /** Runs a call on the main thread and completes the future with its result. */
+    public <T> CompletableFuture<T> call(Callable<T> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                result.complete(call.call());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        return result;
+    }
+
+    public void assertRunningInMainThread() {
+        if (Thread.currentThread() != thread) {
+            throw new IllegalStateException("must run on the JobManager main thread, not " + Thread.currentThread().getName());
+        }
+    }
+
+    private static Runnable guarded(Runnable action) {
+        return () -> {
+            try {
+                action.run();
+            } catch (Throwable t) {
+                LOG.error("Unhandled error on the JobManager main thread", t);
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,241 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CancelTaskRequest;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OperatorEventToTask;
+import io.duraflow.rpc.proto.ReleasePartitionsRequest;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
+import io.duraflow.rpc.proto.TaskManagerInfo;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registered TaskManagers, their slots and heartbeats, and the gRPC calls to them. Main thread
+ * only; RPC callbacks come back through {@link MainThread#execute}.
+ */
+public final class ResourceManager implements SlotPool, TaskManagerGateways, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ResourceManager.class);
+
+    /** Told when a TaskManager is gone (heartbeat timeout, or it registered again as new). */
+    public interface LossListener {
+        void taskManagerLost(String tmId);
+    }
+
+    private static final class Registered {
+        final String tmId;
+        final String address;
+        final int slots;
+        final ManagedChannel channel;
+        final TaskManagerGatewayGrpc.TaskManagerGatewayStub stub;
+        int usedSlots;
+        long lastHeartbeatMs;
+        long heapUsed;
+        long peakHeapUsed;
+
+        Registered(String tmId, String address, int slots, long now) {
+            this.tmId = tmId;
+            this.address = address;
+            this.slots = slots;
+            this.channel = Rpc.channel(address);
+            this.stub = TaskManagerGatewayGrpc.newStub(channel);
+            this.lastHeartbeatMs = now;
+        }
+    }
+
+    private final String sessionId;
+    private final Scheduler mainThread;
+    private final LongSupplier clock;
+    private final long heartbeatTimeoutMs;
+    private final long rpcTimeoutMs;
+    private final Map<String, Registered> taskManagers = new LinkedHashMap<>();
+    private final List<LossListener> listeners = new ArrayList<>();
+    private final List<Runnable> slotListeners = new ArrayList<>();
+
+    public ResourceManager(String sessionId, Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+            long rpcTimeoutMs) {
+        this.sessionId = sessionId;
+        this.mainThread = mainThread;
+        this.clock = clock;
+        this.heartbeatTimeoutMs = heartbeatTimeoutMs;
+        this.rpcTimeoutMs = rpcTimeoutMs;
+    }
+
+    public void addLossListener(LossListener listener) {
+        listeners.add(listener);
+    }
+
+    /** Called when slots become available (a TaskManager registered). */
+    public void addSlotListener(Runnable listener) {
+        slotListeners.add(listener);
+    }
+
+    public void register(String tmId, String address, int slots) {
+        Registered previous = taskManagers.remove(tmId);
+        if (previous != null) {
+            Rpc.shutdown(previous.channel);
+            notifyLost(tmId);
+        }
+        taskManagers.put(tmId, new Registered(tmId, address, slots, clock.getAsLong()));
+        LOG.info("TaskManager {} at {} registered with {} slots ({} TaskManagers)", tmId, address, slots,
+                taskManagers.size());
+        slotListeners.forEach(Runnable::run);
+    }
+
+    /** Returns false when the TaskManager is unknown (it must register again). */
+    public boolean heartbeat(String tmId, long heapUsed, long peakHeapUsed) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm == null) {
+            return false;
+        }
+        tm.lastHeartbeatMs = clock.getAsLong();
+        tm.heapUsed = heapUsed;
+        tm.peakHeapUsed = peakHeapUsed;
+        return true;
+    }
+
+    /** Drops TaskManagers whose last heartbeat is older than the timeout. */
+    public void checkHeartbeats() {
+        long now = clock.getAsLong();
+        List<String> expired = new ArrayList<>();
+        for (Registered tm : taskManagers.values()) {
+            if (now - tm.lastHeartbeatMs > heartbeatTimeoutMs) {
+                expired.add(tm.tmId);
+            }
+        }
+        for (String tmId : expired) {
+            LOG.warn("TaskManager {} missed heartbeats for {} ms: removing it", tmId, heartbeatTimeoutMs);
+            Registered tm = taskManagers.remove(tmId);
+            Rpc.shutdown(tm.channel);
+            notifyLost(tmId);
+        }
+    }
+
+    private void notifyLost(String tmId) {
+        for (LossListener listener : listeners) {
+            listener.taskManagerLost(tmId);
+        }
+    }
+
+    public List<TaskManagerInfo> describe() {
+        List<TaskManagerInfo> infos = new ArrayList<>();
+        for (Registered tm : taskManagers.values()) {
+            infos.add(TaskManagerInfo.newBuilder().setTmId(tm.tmId).setAddress(tm.address).setSlots(tm.slots)
+                    .setFreeSlots(tm.slots - tm.usedSlots).setHeapUsedBytes(tm.heapUsed)
+                    .setPeakHeapUsedBytes(tm.peakHeapUsed).build());
+        }
+        return infos;
+    }
+
+    // ------------------------------------------------------------------ SlotPool
+
+    /** The TaskManager with the most free slots, so tasks spread over the cluster. */
+    @Override
+    public SlotOffer allocate() {
+        Registered best = null;
+        for (Registered tm : taskManagers.values()) {
+            if (tm.usedSlots < tm.slots && (best == null || tm.slots - tm.usedSlots > best.slots - best.usedSlots)) {
+                best = tm;
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        best.usedSlots++;
+        return new SlotOffer(best.tmId, best.address);
+    }
+
+    @Override
+    public void free(String tmId) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm != null && tm.usedSlots > 0) {
+            tm.usedSlots--;
+        }
+    }
+
+    @Override
+    public Collection<String> taskManagers() {
+        return List.copyOf(taskManagers.keySet());
+    }
+
+    // ------------------------------------------------------------------ TaskManagerGateways
+
+    @Override
+    public void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm == null) {
+            mainThread.execute(() -> onFailure.accept(new IllegalStateException("TaskManager " + tmId + " is gone")));
+            return;
+        }
+        tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).deployTask(deployment,
+                callback(error -> mainThread.execute(() -> onFailure.accept(error))));
+    }
+
+    @Override
+    public void cancel(String tmId, AttemptId attempt) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm != null) {
+            tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).cancelTask(CancelTaskRequest.newBuilder()
+                    .setJmSessionId(sessionId).setAttempt(attempt).build(), callback(logOnly("cancel " + attempt)));
+        }
+    }
+
+    @Override
+    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm != null) {
+            tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).sendOperatorEvent(
+                    OperatorEventToTask.newBuilder().setJmSessionId(sessionId).setAttempt(attempt).setNodeId(nodeId)
+                            .setEvent(event).build(), callback(logOnly("operator event to " + Rpc.describe(attempt))));
+        }
+    }
+
+    @Override
+    public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm != null) {
+            tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).releasePartitions(
+                    ReleasePartitionsRequest.newBuilder().setJmSessionId(sessionId).setJobId(jobId)
+                            .addAllPartitionIds(partitionIds).build(), callback(logOnly("release partitions")));
+        }
+    }
+
+    private static Consumer<Throwable> logOnly(String what) {
+        return error -> LOG.warn("RPC '{}' failed: {}", what, Rpc.message(error));
+    }
+
+    private static <T> StreamObserver<T> callback(Consumer<Throwable> onError) {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(T value) {}
+
+            @Override
+            public void onError(Throwable t) {
+                onError.accept(t);
+            }
+
+            @Override
+            public void onCompleted() {}
+        };
+    }
+
+    @Override
+    public void close() {
+        for (Registered tm : taskManagers.values()) {
+            Rpc.shutdown(tm.channel);
+        }
+        taskManagers.clear();
+    }
+}

@@ -1,0 +1,141 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.SubpartitionSizes;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One subtask of a vertex and its current attempt. Main thread only. */
+public final class Execution {
+    private static final Logger LOG = LoggerFactory.getLogger(Execution.class);
+
+    private final String jobId;
+    private final int vertex;
+    private final int subtask;
+    private int attempt;
+    private ExecutionState state = ExecutionState.CREATED;
+    private String tmId;
+    private String tmAddress;
+    private long notBeforeMs;
+    private final Map<Integer, SubpartitionSizes> outputs = new HashMap<>();
+    private List<CollectedResult> collected = List.of();
+    private long recordsIn;
+    private long recordsOut;
+    private int attemptsStarted;
+
+    Execution(String jobId, int vertex, int subtask) {
+        this.jobId = jobId;
+        this.vertex = vertex;
+        this.subtask = subtask;
+    }
+
+    /** The one place where the state changes: checks the move against {@link ExecutionState}. */
+    void transition(ExecutionState target, String reason) {
+        if (!state.canMoveTo(target)) {
+            throw new IllegalStateException("execution " + this + " cannot go from " + state + " to " + target
+                    + " (" + reason + ")");
+        }
+        LOG.debug("{}: {} -> {} ({})", this, state, target, reason);
+        if (target == ExecutionState.DEPLOYING) {
+            attemptsStarted++;
+        }
+        state = target;
+    }
+
+    /** Replaces the attempt with a new one in CREATED that may start at {@code notBeforeMs}. */
+    void reset(long notBeforeMs, String reason) {
+        if (state.isActive()) {
+            throw new IllegalStateException("execution " + this + " is still " + state + "; it cannot be reset ("
+                    + reason + ")");
+        }
+        LOG.info("{} ({}) will run again as attempt {}: {}", this, state, attempt + 1, reason);
+        attempt++;
+        state = ExecutionState.CREATED;
+        tmId = null;
+        tmAddress = null;
+        outputs.clear();
+        collected = List.of();
+        recordsIn = 0;
+        recordsOut = 0;
+        this.notBeforeMs = notBeforeMs;
+    }
+
+    void assign(String tmId, String tmAddress) {
+        this.tmId = tmId;
+        this.tmAddress = tmAddress;
+    }
+
+    void finished(List<SubpartitionSizes> outputSizes, List<CollectedResult> results, long in, long out) {
+        for (SubpartitionSizes sizes : outputSizes) {
+            outputs.put(sizes.getEdgeId(), sizes);
+        }
+        collected = List.copyOf(results);
+        recordsIn = in;
+        recordsOut = out;
+    }
+
+    public String partitionId(int edge) {
+        return jobId + "-v" + vertex + "-s" + subtask + "-a" + attempt + "-e" + edge;
+    }
+
+    public AttemptId attemptId() {
+        return AttemptId.newBuilder().setJobId(jobId).setVertex(vertex).setSubtask(subtask).setAttempt(attempt).build();
+    }
+
+    public int vertex() {
+        return vertex;
+    }
+
+    public int subtask() {
+        return subtask;
+    }
+
+    public int attempt() {
+        return attempt;
+    }
+
+    public ExecutionState state() {
+        return state;
+    }
+
+    public String tmId() {
+        return tmId;
+    }
+
+    public String tmAddress() {
+        return tmAddress;
+    }
+
+    public long notBeforeMs() {
+        return notBeforeMs;
+    }
+
+    public SubpartitionSizes output(int edge) {
+        return outputs.get(edge);
+    }
+
+    public List<CollectedResult> collected() {
+        return collected;
+    }
+
+    public long recordsIn() {
+        return recordsIn;
+    }
+
+    public long recordsOut() {
+        return recordsOut;
+    }
+
+    public int attemptsStarted() {
+        return attemptsStarted;
+    }
+
+    @Override
+    public String toString() {
+        return jobId + "/v" + vertex + "/" + subtask + "#" + attempt;
+    }
+}

@@ -1,0 +1,612 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.jobmanager.Scheduler;
+import io.duraflow.jobmanager.SlotPool;
+import io.duraflow.jobmanager.TaskManagerGateways;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.plan.Operation;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.InputGate;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.SubpartitionSizes;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.rpc.proto.VertexStatus;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one batch job: schedules each vertex when all its inputs are finished (deciding its
+ * parallelism from their bytes if the user did not), deploys tasks into free slots, and on a
+ * failure restarts only the failed task and the producers of partitions that are gone.
+ *
+ * <p>Main thread only. Time comes from the injected clock and delays from the injected
+ * scheduler, so tests drive it step by step.
+ */
+public final class JobMaster {
+    private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
+
+    /** Told once when the job reaches FINISHED, FAILED or CANCELED. */
+    public interface TerminationListener {
+        void jobTerminated(JobMaster job);
+    }
+
+    private final String jobId;
+    private final String jobClass;
+    private final Map<String, String> params;
+    private final Map<String, String> config;
+    private final JobGraph graph;
+    private final JobSettings settings;
+    private final String sessionId;
+    private final SlotPool slots;
+    private final TaskManagerGateways gateways;
+    private final Scheduler scheduler;
+    private final LongSupplier clock;
+    private final TerminationListener listener;
+    private final List<Execution[]> executions = new ArrayList<>();
+    /** Per vertex: task i reads subpartitions [ranges[i], ranges[i+1]); null until decided. */
+    private final List<int[]> ranges = new ArrayList<>();
+    private final Map<Integer, OperatorCoordinator> coordinators = new HashMap<>();
+    private final Map<String, Execution> producerOfPartition = new HashMap<>();
+    private JobState state = JobState.JOB_CREATED;
+    private final long submittedAtMs;
+    private long endedAtMs;
+    private String failure = "";
+    private int restarts;
+    private Scheduler.Cancellable wakeUp;
+
+    public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
+            JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
+            Scheduler scheduler, LongSupplier clock, TerminationListener listener) {
+        this.jobId = jobId;
+        this.jobClass = jobClass;
+        this.params = Map.copyOf(params);
+        this.config = Map.copyOf(config);
+        this.graph = graph;
+        this.settings = settings;
+        this.sessionId = sessionId;
+        this.slots = slots;
+        this.gateways = gateways;
+        this.scheduler = scheduler;
+        this.clock = clock;
+        this.listener = listener;
+        this.submittedAtMs = clock.getAsLong();
+        for (JobVertex vertex : graph.vertices()) {
+            executions.add(null);
+            ranges.add(null);
+            if (vertex.parallelism() > 0) {
+                initializeVertex(vertex.id(), vertex.parallelism());
+            }
+        }
+    }
+
+    /** Creates the coordinators (a source's enumerator lists its input here) and starts scheduling. */
+    public void start() throws Exception {
+        for (JobVertex vertex : graph.vertices()) {
+            if (vertex.head().operation() instanceof Operation.SourceOp op) {
+                int vertexId = vertex.id();
+                SourceCoordinator coordinator = new SourceCoordinator(vertex.head().name(), op.source(),
+                        vertex.parallelism(), (subtask, event) -> sendToSubtask(vertexId, subtask, event));
+                coordinator.start();
+                coordinators.put(vertex.head().id(), coordinator);
+            }
+        }
+        state = JobState.JOB_RUNNING;
+        LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
+                graph.fingerprint());
+        schedule();
+    }
+
+    private void initializeVertex(int vertexId, int parallelism) {
+        Execution[] subtasks = new Execution[parallelism];
+        for (int i = 0; i < parallelism; i++) {
+            subtasks[i] = new Execution(jobId, vertexId, i);
+        }
+        executions.set(vertexId, subtasks);
+    }
+
+    // ------------------------------------------------------------------ scheduling
+
+    /** Deploys every task whose inputs are ready, as long as there are free slots. */
+    public void schedule() {
+        if (state != JobState.JOB_RUNNING) {
+            return;
+        }
+        long now = clock.getAsLong();
+        long nextWakeUp = Long.MAX_VALUE;
+        for (JobVertex vertex : graph.vertices()) {
+            if (!inputsFinished(vertex)) {
+                continue;
+            }
+            if (ranges.get(vertex.id()) == null) {
+                decideParallelism(vertex);
+            }
+            for (Execution execution : executions.get(vertex.id())) {
+                if (execution.state() != ExecutionState.CREATED) {
+                    continue;
+                }
+                if (execution.notBeforeMs() > now) {
+                    nextWakeUp = Math.min(nextWakeUp, execution.notBeforeMs());
+                    continue;
+                }
+                SlotPool.SlotOffer slot = slots.allocate();
+                if (slot == null) {
+                    return;
+                }
+                deploy(vertex, execution, slot);
+            }
+        }
+        if (nextWakeUp != Long.MAX_VALUE) {
+            if (wakeUp != null) {
+                wakeUp.cancel();
+            }
+            wakeUp = scheduler.schedule(this::schedule, Math.max(1, nextWakeUp - now));
+        }
+    }
+
+    private boolean inputsFinished(JobVertex vertex) {
+        for (int edgeId : vertex.inputs()) {
+            Execution[] producers = executions.get(graph.edge(edgeId).producer());
+            if (producers == null) {
+                return false;
+            }
+            for (Execution producer : producers) {
+                if (producer.state() != ExecutionState.FINISHED) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void decideParallelism(JobVertex vertex) {
+        int keyGroups = settings.keyGroups();
+        if (vertex.inputs().isEmpty()) {
+            ranges.set(vertex.id(), new int[] {0, 1});
+            return;
+        }
+        long[] bytes = new long[keyGroups];
+        for (int edgeId : vertex.inputs()) {
+            for (Execution producer : executions.get(graph.edge(edgeId).producer())) {
+                SubpartitionSizes sizes = producer.output(edgeId);
+                for (int i = 0; i < sizes.getBytesCount() && i < keyGroups; i++) {
+                    bytes[i] += sizes.getBytes(i);
+                }
+            }
+        }
+        int parallelism;
+        if (executions.get(vertex.id()) != null) {
+            parallelism = executions.get(vertex.id()).length;
+        } else {
+            long total = 0;
+            for (long b : bytes) {
+                total += b;
+            }
+            parallelism = AdaptiveParallelism.decide(total, settings.bytesPerTask(), settings.minParallelism(),
+                    settings.maxParallelism(), keyGroups);
+            initializeVertex(vertex.id(), parallelism);
+            LOG.info("Job {}: vertex '{}' reads {} bytes; parallelism {}", jobId, vertex.name(), total, parallelism);
+        }
+        ranges.set(vertex.id(), vertex.parallelism() > 0 ? AdaptiveParallelism.evenRanges(keyGroups, parallelism)
+                : AdaptiveParallelism.ranges(bytes, parallelism));
+    }
+
+    private void deploy(JobVertex vertex, Execution execution, SlotPool.SlotOffer slot) {
+        execution.assign(slot.tmId(), slot.address());
+        execution.transition(ExecutionState.DEPLOYING, "slot on " + slot.tmId());
+        int[] bounds = ranges.get(vertex.id());
+        TaskDeployment.Builder deployment = TaskDeployment.newBuilder().setJmSessionId(sessionId)
+                .setAttempt(execution.attemptId()).setJobClass(jobClass).putAllParams(params).putAllConfig(config)
+                .setDefaultParallelism(settings.defaultParallelism()).setFingerprint(graph.fingerprint())
+                .setParallelism(executions.get(vertex.id()).length);
+        for (int edgeId : vertex.inputs()) {
+            InputGate.Builder gate = InputGate.newBuilder().setEdgeId(edgeId)
+                    .setSubpartitionFrom(bounds[execution.subtask()]).setSubpartitionTo(bounds[execution.subtask() + 1]);
+            for (Execution producer : executions.get(graph.edge(edgeId).producer())) {
+                gate.addProducers(PartitionLocation.newBuilder().setPartitionId(producer.partitionId(edgeId))
+                        .setTmId(producer.tmId()).setTmAddress(producer.tmAddress()));
+            }
+            deployment.addInputs(gate);
+        }
+        for (int edgeId : vertex.outputs()) {
+            deployment.addOutputs(OutputSpec.newBuilder().setEdgeId(edgeId).setPartitionId(execution.partitionId(edgeId))
+                    .setSubpartitions(settings.keyGroups()));
+        }
+        AttemptId attempt = execution.attemptId();
+        gateways.deploy(slot.tmId(), deployment.build(), error -> {
+            if (isCurrent(attempt) && execution.state().isActive()) {
+                taskFailed(execution, "deployment to " + slot.tmId() + " failed: " + error.getMessage(), null);
+            }
+        });
+    }
+
+    private void sendToSubtask(int vertexId, int subtask, OperatorEvent event) {
+        Execution execution = executions.get(vertexId)[subtask];
+        if (execution.state().isActive()) {
+            gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), graph.vertex(vertexId).head().id(),
+                    event);
+        }
+    }
+
+    // ------------------------------------------------------------------ events from TaskManagers
+
+    private boolean isCurrent(AttemptId attempt) {
+        if (attempt.getVertex() < 0 || attempt.getVertex() >= executions.size()) {
+            return false;
+        }
+        Execution[] subtasks = executions.get(attempt.getVertex());
+        return subtasks != null && attempt.getSubtask() >= 0 && attempt.getSubtask() < subtasks.length
+                && subtasks[attempt.getSubtask()].attempt() == attempt.getAttempt();
+    }
+
+    public void onTaskStateUpdate(TaskStateUpdate update) {
+        AttemptId attempt = update.getAttempt();
+        if (!isCurrent(attempt)) {
+            LOG.info("Job {}: ignoring {} of superseded attempt {}", jobId, update.getState(), attempt);
+            return;
+        }
+        Execution execution = executions.get(attempt.getVertex())[attempt.getSubtask()];
+        if (!execution.state().isActive()) {
+            LOG.info("Job {}: ignoring {} for {} in state {}", jobId, update.getState(), execution, execution.state());
+            return;
+        }
+        switch (update.getState()) {
+            case RUNNING -> {
+                if (execution.state() == ExecutionState.DEPLOYING) {
+                    execution.transition(ExecutionState.RUNNING, "TaskManager says running");
+                }
+            }
+            case FINISHED -> taskFinished(execution, update);
+            case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
+                    ? null : update.getMissingPartitionId());
+            case CANCELED -> {
+                execution.transition(ExecutionState.CANCELED, "TaskManager says cancelled");
+                slots.free(execution.tmId());
+                if (state == JobState.JOB_CANCELLING) {
+                    completeCancellationIfIdle();
+                } else if (state == JobState.JOB_RUNNING) {
+                    taskFailed(execution, "task was cancelled by its TaskManager", null);
+                }
+            }
+            default -> LOG.warn("Job {}: unexpected task state {} from {}", jobId, update.getState(), execution);
+        }
+    }
+
+    private void taskFinished(Execution execution, TaskStateUpdate update) {
+        execution.transition(ExecutionState.FINISHED, "TaskManager says finished");
+        execution.finished(update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
+                update.getRecordsOut());
+        for (SubpartitionSizes output : update.getOutputsList()) {
+            producerOfPartition.put(output.getPartitionId(), execution);
+        }
+        slots.free(execution.tmId());
+        if (state == JobState.JOB_CANCELLING) {
+            completeCancellationIfIdle();
+            return;
+        }
+        if (allFinished()) {
+            terminate(JobState.JOB_FINISHED, "");
+            return;
+        }
+        schedule();
+    }
+
+    private void taskFailed(Execution execution, String cause, String missingPartitionId) {
+        if (execution.state().isActive()) {
+            execution.transition(ExecutionState.FAILED, cause);
+            slots.free(execution.tmId());
+        }
+        if (state == JobState.JOB_CANCELLING) {
+            completeCancellationIfIdle();
+            return;
+        }
+        if (state != JobState.JOB_RUNNING) {
+            return;
+        }
+        LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
+        if (!tryRestart(cause)) {
+            return;
+        }
+        resetExecution(execution, "it failed: " + cause);
+        if (missingPartitionId != null) {
+            Execution producer = producerOfPartition.get(missingPartitionId);
+            if (producer != null && producer.state() == ExecutionState.FINISHED
+                    && producer.attemptId().getAttempt() == attemptOf(missingPartitionId, producer)) {
+                resetExecution(producer, "its partition " + missingPartitionId + " is lost");
+            }
+        }
+        schedule();
+    }
+
+    private static int attemptOf(String partitionId, Execution producer) {
+        return producer.partitionId(0).equals(partitionId.replaceAll("-e\\d+$", "-e0")) ? producer.attempt() : -1;
+    }
+
+    /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
+    public void onTaskManagerLost(String tmId) {
+        if (state != JobState.JOB_RUNNING && state != JobState.JOB_CANCELLING) {
+            return;
+        }
+        List<Execution> running = new ArrayList<>();
+        List<Execution> lostOutput = new ArrayList<>();
+        for (Execution[] subtasks : executions) {
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                if (!tmId.equals(execution.tmId())) {
+                    continue;
+                }
+                if (execution.state().isActive()) {
+                    running.add(execution);
+                } else if (execution.state() == ExecutionState.FINISHED && outputStillNeeded(execution)) {
+                    lostOutput.add(execution);
+                }
+            }
+        }
+        if (running.isEmpty() && lostOutput.isEmpty()) {
+            return;
+        }
+        for (Execution execution : running) {
+            execution.transition(ExecutionState.FAILED, "TaskManager " + tmId + " lost");
+        }
+        if (state == JobState.JOB_CANCELLING) {
+            completeCancellationIfIdle();
+            return;
+        }
+        String cause = "TaskManager " + tmId + " was lost";
+        LOG.warn("Job {}: {} with {} running tasks and {} finished tasks whose output is still needed", jobId, cause,
+                running.size(), lostOutput.size());
+        if (!tryRestart(cause)) {
+            return;
+        }
+        for (Execution execution : running) {
+            resetExecution(execution, cause);
+        }
+        for (Execution execution : lostOutput) {
+            resetExecution(execution, cause + " with its output");
+        }
+        schedule();
+    }
+
+    private boolean outputStillNeeded(Execution execution) {
+        for (int edgeId : graph.vertex(execution.vertex()).outputs()) {
+            Execution[] consumers = executions.get(graph.edge(edgeId).consumer());
+            if (consumers == null) {
+                return true;
+            }
+            for (Execution consumer : consumers) {
+                if (consumer.state() != ExecutionState.FINISHED) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean tryRestart(String cause) {
+        if (restarts >= settings.maxRestarts()) {
+            terminate(JobState.JOB_FAILED, cause + " (no restarts left: restart-strategy allowed "
+                    + settings.maxRestarts() + ")");
+            return false;
+        }
+        restarts++;
+        return true;
+    }
+
+    private void resetExecution(Execution execution, String reason) {
+        for (int edgeId : graph.vertex(execution.vertex()).outputs()) {
+            String partitionId = execution.partitionId(edgeId);
+            producerOfPartition.remove(partitionId);
+            if (execution.tmId() != null && execution.state() == ExecutionState.FINISHED) {
+                gateways.releasePartitions(execution.tmId(), jobId, List.of(partitionId));
+            }
+        }
+        OperatorCoordinator coordinator = coordinators.get(graph.vertex(execution.vertex()).head().id());
+        if (coordinator != null) {
+            try {
+                coordinator.subtaskReset(execution.subtask());
+            } catch (Exception e) {
+                terminate(JobState.JOB_FAILED, "source coordinator failed to take splits back: " + e.getMessage());
+                return;
+            }
+        }
+        execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
+    }
+
+    public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {
+        if (state != JobState.JOB_RUNNING || !isCurrent(attempt)) {
+            return;
+        }
+        OperatorCoordinator coordinator = coordinators.get(nodeId);
+        if (coordinator == null) {
+            LOG.warn("Job {}: operator event for node {} which has no coordinator", jobId, nodeId);
+            return;
+        }
+        try {
+            coordinator.handleEventFromOperator(attempt.getSubtask(), event);
+        } catch (Exception e) {
+            terminate(JobState.JOB_FAILED, "operator coordinator of node " + nodeId + " failed: " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ cancellation and the end
+
+    public void cancel() {
+        if (state == JobState.JOB_RUNNING || state == JobState.JOB_CREATED) {
+            state = JobState.JOB_CANCELLING;
+            for (Execution[] subtasks : executions) {
+                if (subtasks == null) {
+                    continue;
+                }
+                for (Execution execution : subtasks) {
+                    if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
+                        execution.transition(ExecutionState.CANCELING, "job cancelled");
+                        gateways.cancel(execution.tmId(), execution.attemptId());
+                    }
+                }
+            }
+            completeCancellationIfIdle();
+        }
+    }
+
+    /** Forces cancellation to end even if a TaskManager never confirms. */
+    public void forceCancelled() {
+        if (state == JobState.JOB_CANCELLING) {
+            terminate(JobState.JOB_CANCELED, "cancelled by the user");
+        }
+    }
+
+    private void completeCancellationIfIdle() {
+        for (Execution[] subtasks : executions) {
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                if (execution.state().isActive()) {
+                    return;
+                }
+            }
+        }
+        terminate(JobState.JOB_CANCELED, "cancelled by the user");
+    }
+
+    private boolean allFinished() {
+        for (Execution[] subtasks : executions) {
+            if (subtasks == null) {
+                return false;
+            }
+            for (Execution execution : subtasks) {
+                if (execution.state() != ExecutionState.FINISHED) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void terminate(JobState terminal, String cause) {
+        if (isTerminal()) {
+            return;
+        }
+        state = terminal;
+        failure = cause;
+        endedAtMs = clock.getAsLong();
+        if (wakeUp != null) {
+            wakeUp.cancel();
+        }
+        for (Execution[] subtasks : executions) {
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                if (execution.state().isActive()) {
+                    gateways.cancel(execution.tmId(), execution.attemptId());
+                    slots.free(execution.tmId());
+                }
+            }
+        }
+        for (String tmId : slots.taskManagers()) {
+            gateways.releasePartitions(tmId, jobId, List.of());
+        }
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            try {
+                coordinator.close();
+            } catch (Exception e) {
+                LOG.warn("Job {}: closing a coordinator failed", jobId, e);
+            }
+        }
+        if (terminal == JobState.JOB_FAILED) {
+            LOG.error("Job {} failed: {}", jobId, cause);
+        } else {
+            LOG.info("Job {} {} after {} ms, {} restarts", jobId, terminal, endedAtMs - submittedAtMs, restarts);
+        }
+        listener.jobTerminated(this);
+    }
+
+    // ------------------------------------------------------------------ views
+
+    public boolean isTerminal() {
+        return state == JobState.JOB_FINISHED || state == JobState.JOB_FAILED || state == JobState.JOB_CANCELED;
+    }
+
+    public String jobId() {
+        return jobId;
+    }
+
+    public JobState state() {
+        return state;
+    }
+
+    public JobGraph graph() {
+        return graph;
+    }
+
+    public Map<String, String> params() {
+        return params;
+    }
+
+    public String jobClass() {
+        return jobClass;
+    }
+
+    /** The subtasks of a vertex, or null while its parallelism is not decided. */
+    public Execution[] executions(int vertexId) {
+        return executions.get(vertexId);
+    }
+
+    public int restarts() {
+        return restarts;
+    }
+
+    public JobStatus status() {
+        JobStatus.Builder status = JobStatus.newBuilder().setJobId(jobId).setJobName(graph.jobName()).setState(state)
+                .setSubmittedAtMs(submittedAtMs).setEndedAtMs(endedAtMs).setFailure(failure).setRestarts(restarts)
+                .setJobClass(jobClass);
+        for (JobVertex vertex : graph.vertices()) {
+            VertexStatus.Builder v = VertexStatus.newBuilder().setId(vertex.id()).setName(vertex.name());
+            Execution[] subtasks = executions.get(vertex.id());
+            if (subtasks != null) {
+                v.setParallelism(subtasks.length);
+                for (Execution execution : subtasks) {
+                    if (execution.state() == ExecutionState.FINISHED) {
+                        v.setFinished(v.getFinished() + 1);
+                        v.setRecordsIn(v.getRecordsIn() + execution.recordsIn());
+                        v.setRecordsOut(v.getRecordsOut() + execution.recordsOut());
+                    } else if (execution.state().isActive()) {
+                        v.setRunning(v.getRunning() + 1);
+                    }
+                    v.setAttempts(v.getAttempts() + execution.attemptsStarted());
+                }
+            }
+            status.addVertices(v);
+        }
+        return status.build();
+    }
+
+    /** Collected results of finished sinks, by subtask order. */
+    public List<CollectedResult> collected() {
+        List<CollectedResult> results = new ArrayList<>();
+        for (Execution[] subtasks : executions) {
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                results.addAll(execution.collected());
+            }
+        }
+        return results;
+    }
+}

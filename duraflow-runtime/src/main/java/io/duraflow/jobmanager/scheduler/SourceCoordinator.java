@@ -1,0 +1,125 @@
+package io.duraflow.jobmanager.scheduler;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.api.source.Source;
+import io.duraflow.api.source.SourceSplit;
+import io.duraflow.api.source.SplitEnumerator;
+import io.duraflow.api.source.SplitEnumeratorContext;
+import io.duraflow.api.source.SplitSerializer;
+import io.duraflow.rpc.proto.AddSplits;
+import io.duraflow.rpc.proto.NoMoreSplits;
+import io.duraflow.rpc.proto.OperatorEvent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator coordinator of a source: runs the split enumerator on the JobManager's main
+ * thread, answers readers' split requests, and gives the splits of a reset subtask back.
+ *
+ * <p>It remembers which splits each subtask's current attempt was given. When that attempt is
+ * reset (it failed, or its finished output was lost), those splits go back to the enumerator,
+ * so every split is read by exactly one finished attempt.
+ */
+public final class SourceCoordinator implements OperatorCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);
+
+    /** Delivers an event to the current attempt of a subtask. */
+    public interface EventSender {
+        void send(int subtask, OperatorEvent event);
+    }
+
+    private final String name;
+    private final Source<?, SourceSplit> source;
+    private final SplitSerializer<SourceSplit> serializer;
+    private final int parallelism;
+    private final EventSender sender;
+    private final Map<Integer, List<SourceSplit>> assigned = new HashMap<>();
+    private SplitEnumerator<SourceSplit> enumerator;
+
+    @SuppressWarnings("unchecked")
+    public SourceCoordinator(String name, Source<?, ?> source, int parallelism, EventSender sender) {
+        this.name = name;
+        this.source = (Source<?, SourceSplit>) source;
+        this.serializer = this.source.splitSerializer();
+        this.parallelism = parallelism;
+        this.sender = sender;
+    }
+
+    @Override
+    public void start() throws Exception {
+        enumerator = source.createEnumerator(context());
+        enumerator.start();
+    }
+
+    private SplitEnumeratorContext<SourceSplit> context() {
+        return new SplitEnumeratorContext<>() {
+            @Override
+            public int parallelism() {
+                return parallelism;
+            }
+
+            @Override
+            public void assignSplit(SourceSplit split, int subtask) {
+                assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
+                LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
+                sender.send(subtask, OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
+                        .addSplits(ByteString.copyFrom(serializer.toBytes(split)))).build());
+            }
+
+            @Override
+            public void signalNoMoreSplits(int subtask) {
+                sender.send(subtask, OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance())
+                        .build());
+            }
+        };
+    }
+
+    @Override
+    public void handleEventFromOperator(int subtask, OperatorEvent event) {
+        if (event.getEventCase() == OperatorEvent.EventCase.REQUEST_SPLIT) {
+            enumerator.handleSplitRequest(subtask);
+        } else {
+            throw new IllegalArgumentException("source coordinator " + name + " cannot handle " + event.getEventCase());
+        }
+    }
+
+    @Override
+    public void subtaskReset(int subtask) {
+        List<SourceSplit> splits = assigned.remove(subtask);
+        if (splits != null && !splits.isEmpty()) {
+            LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
+            enumerator.addSplitsBack(splits, subtask);
+        }
+    }
+
+    @Override
+    public byte[] snapshot(long checkpointId) throws Exception {
+        return enumerator.snapshotState(checkpointId);
+    }
+
+    @Override
+    public void resetToSnapshot(long checkpointId, byte[] state) throws Exception {
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        assigned.clear();
+        enumerator = source.restoreEnumerator(context(), state);
+        enumerator.start();
+    }
+
+    /** Splits given to a subtask's current attempt (for the job event log and tests). */
+    public List<SourceSplit> assignedTo(int subtask) {
+        return List.copyOf(assigned.getOrDefault(subtask, List.of()));
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (enumerator != null) {
+            enumerator.close();
+        }
+    }
+}

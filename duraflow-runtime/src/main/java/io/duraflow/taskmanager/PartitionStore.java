@@ -1,0 +1,103 @@
+package io.duraflow.taskmanager;
+
+import io.duraflow.shuffle.PartitionFileWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The result partitions this TaskManager holds on local disk, under
+ * {@code <data-dir>/partitions/<jobId>/<partitionId>.data|.index}. A partition is served only
+ * after its producer finished and published it.
+ */
+public final class PartitionStore {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionStore.class);
+
+    /** A published partition's files. */
+    public record StoredPartition(String jobId, String partitionId, Path dataFile, Path indexFile) {}
+
+    private final Path root;
+    private final Map<String, StoredPartition> published = new ConcurrentHashMap<>();
+
+    public PartitionStore(Path dataDirectory) throws IOException {
+        this.root = dataDirectory.resolve("partitions");
+        Files.createDirectories(root);
+    }
+
+    public PartitionFileWriter create(String jobId, String partitionId, int subpartitions, int writeBufferBytes)
+            throws IOException {
+        Path jobDirectory = root.resolve(jobId);
+        Files.createDirectories(jobDirectory);
+        return new PartitionFileWriter(dataFile(jobId, partitionId), indexFile(jobId, partitionId), subpartitions,
+                writeBufferBytes);
+    }
+
+    public void publish(String jobId, String partitionId) {
+        published.put(partitionId, new StoredPartition(jobId, partitionId, dataFile(jobId, partitionId),
+                indexFile(jobId, partitionId)));
+    }
+
+    public StoredPartition lookup(String partitionId) {
+        return published.get(partitionId);
+    }
+
+    public int size() {
+        return published.size();
+    }
+
+    public void release(String jobId, String partitionId) {
+        published.remove(partitionId);
+        deleteQuietly(dataFile(jobId, partitionId));
+        deleteQuietly(indexFile(jobId, partitionId));
+    }
+
+    /** Deletes every partition of a job. */
+    public void releaseJob(String jobId) {
+        published.values().removeIf(p -> p.jobId().equals(jobId));
+        deleteTree(root.resolve(jobId));
+    }
+
+    /** Deletes every partition: the JobManager that knew them is gone. */
+    public void releaseAll() {
+        published.clear();
+        try (Stream<Path> jobs = Files.list(root)) {
+            jobs.forEach(PartitionStore::deleteTree);
+        } catch (IOException e) {
+            LOG.warn("Could not list {} to release partitions", root, e);
+        }
+    }
+
+    private Path dataFile(String jobId, String partitionId) {
+        return root.resolve(jobId).resolve(partitionId + ".data");
+    }
+
+    private Path indexFile(String jobId, String partitionId) {
+        return root.resolve(jobId).resolve(partitionId + ".index");
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.warn("Could not delete {}", file, e);
+        }
+    }
+
+    static void deleteTree(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(PartitionStore::deleteQuietly);
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("Could not delete {}", directory, e);
+        }
+    }
+}

@@ -1,0 +1,370 @@
+package io.duraflow.taskmanager;
+
+import io.duraflow.config.ClusterOptions;
+import io.duraflow.config.Configuration;
+import io.duraflow.config.TaskManagerOptions;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.JobManagerGatewayGrpc;
+import io.duraflow.rpc.proto.JobManagerHeartbeat;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.OperatorEventToTask;
+import io.duraflow.rpc.proto.PartitionChunk;
+import io.duraflow.rpc.proto.FetchPartitionRequest;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
+import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
+import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.shuffle.PartitionFileReader;
+import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.PartitionNotFoundException;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskEnvironment;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TaskManager's state: its slots and running tasks, its partitions, and its connection to
+ * the JobManager (registration and heartbeats). RPC handlers call in from gRPC threads; the
+ * task and partition maps are concurrent, and a task's operators are touched only by its thread.
+ */
+public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
+
+    private final String tmId = "tm-" + UUID.randomUUID().toString().substring(0, 8);
+    private final Configuration config;
+    private final int slots;
+    private final PartitionStore partitions;
+    private final Path spillDirectory;
+    private final OperatorChain.Settings settings;
+    private final int writeBufferBytes;
+    private final Map<String, Task> tasks = new ConcurrentHashMap<>();
+    private final Map<String, JobGraph> plans = new ConcurrentHashMap<>();
+    private final Map<String, ManagedChannel> peers = new ConcurrentHashMap<>();
+    private final ExecutorService taskThreads;
+    private final ScheduledExecutorService heartbeats;
+    private final ManagedChannel jobManagerChannel;
+    private final JobManagerGatewayGrpc.JobManagerGatewayBlockingStub jobManager;
+    private final long heartbeatIntervalMs;
+    private final long heartbeatTimeoutMs;
+    private volatile String address;
+    private volatile String jmSessionId = "";
+    private volatile long lastJobManagerContactMs = System.currentTimeMillis();
+
+    public TaskExecutor(Configuration config, String jobManagerAddress, Path dataDirectory) throws Exception {
+        this.config = config;
+        this.slots = config.get(TaskManagerOptions.SLOTS);
+        this.partitions = new PartitionStore(dataDirectory);
+        this.spillDirectory = java.nio.file.Files.createDirectories(dataDirectory.resolve("spill"));
+        this.settings = new OperatorChain.Settings(config.get(TaskManagerOptions.AGGREGATION_BUDGET).bytes(),
+                config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(), spillDirectory);
+        this.writeBufferBytes = (int) Math.min(Integer.MAX_VALUE,
+                config.get(TaskManagerOptions.PARTITION_WRITE_BUFFER).bytes());
+        this.heartbeatIntervalMs = config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis();
+        this.heartbeatTimeoutMs = config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis();
+        AtomicInteger threadIds = new AtomicInteger();
+        this.taskThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "task-" + threadIds.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tm-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        this.jobManagerChannel = Rpc.channel(jobManagerAddress);
+        this.jobManager = JobManagerGatewayGrpc.newBlockingStub(jobManagerChannel);
+    }
+
+    public String taskManagerId() {
+        return tmId;
+    }
+
+    /**
+     * Registers with the JobManager, retrying until {@code timeoutMs} passed; then heartbeats.
+     *
+     * @throws IllegalStateException when the JobManager could not be reached in time
+     */
+    public void start(String ownAddress, long registrationTimeoutMs) throws InterruptedException {
+        this.address = ownAddress;
+        long deadline = System.currentTimeMillis() + registrationTimeoutMs;
+        while (!register()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("cannot reach the JobManager at " + jobManagerChannel.authority()
+                        + " within " + registrationTimeoutMs + " ms; is it running?");
+            }
+            Thread.sleep(Math.min(500, heartbeatIntervalMs));
+        }
+        heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatIntervalMs, heartbeatIntervalMs,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private boolean register() {
+        try {
+            RegisterTaskManagerResponse response = jobManager.withDeadlineAfter(5, TimeUnit.SECONDS)
+                    .registerTaskManager(RegisterTaskManagerRequest.newBuilder().setTmId(tmId).setAddress(address)
+                            .setSlots(slots).build());
+            jmSessionId = response.getJmSessionId();
+            lastJobManagerContactMs = System.currentTimeMillis();
+            LOG.info("Registered at JobManager {} (session {}) with {} slots", jobManagerChannel.authority(),
+                    jmSessionId, slots);
+            return true;
+        } catch (StatusRuntimeException e) {
+            LOG.debug("Registration failed: {}", e.getStatus());
+            return false;
+        }
+    }
+
+    private void heartbeat() {
+        try {
+            JobManagerHeartbeat answer = jobManager.withDeadlineAfter(heartbeatTimeoutMs, TimeUnit.MILLISECONDS)
+                    .heartbeat(TaskManagerHeartbeat.newBuilder().setTmId(tmId).setJmSessionId(jmSessionId)
+                            .setHeapUsedBytes(heapUsed()).setPeakHeapUsedBytes(peakHeapUsed()).build());
+            lastJobManagerContactMs = System.currentTimeMillis();
+            if (!answer.getRegistered()) {
+                LOG.warn("The JobManager does not know this TaskManager any more; registering again");
+                jobManagerLost("JobManager forgot this TaskManager");
+                register();
+            }
+        } catch (StatusRuntimeException e) {
+            if (System.currentTimeMillis() - lastJobManagerContactMs > heartbeatTimeoutMs && !jmSessionId.isEmpty()) {
+                jobManagerLost("no heartbeat answer for " + heartbeatTimeoutMs + " ms");
+                jmSessionId = "";
+            }
+            if (jmSessionId.isEmpty()) {
+                register();
+            }
+        } catch (RuntimeException e) {
+            LOG.error("Heartbeat failed", e);
+        }
+    }
+
+    /** The JobManager is gone: its tasks and partitions mean nothing to the next one. */
+    private void jobManagerLost(String reason) {
+        LOG.warn("Lost the JobManager ({}): cancelling {} tasks and releasing partitions", reason, tasks.size());
+        for (Task task : tasks.values()) {
+            task.cancel();
+        }
+        partitions.releaseAll();
+        plans.clear();
+    }
+
+    // ------------------------------------------------------------------ RPC handlers
+
+    void deploy(TaskDeployment deployment) {
+        checkSession(deployment.getJmSessionId());
+        if (tasks.size() >= slots) {
+            throw Status.RESOURCE_EXHAUSTED.withDescription("all " + slots + " slots of " + tmId + " are busy")
+                    .asRuntimeException();
+        }
+        JobGraph graph = plans.computeIfAbsent(deployment.getAttempt().getJobId(),
+                id -> JobPlans.build(deployment.getJobClass(), deployment.getParamsMap(),
+                        deployment.getDefaultParallelism()));
+        if (!graph.fingerprint().equals(deployment.getFingerprint())) {
+            throw Status.FAILED_PRECONDITION.withDescription("plan fingerprint mismatch for job "
+                    + deployment.getAttempt().getJobId() + ": JobManager has " + deployment.getFingerprint()
+                    + ", TaskManager " + tmId + " built " + graph.fingerprint()
+                    + "; make sure both run the same version of the job's jar").asRuntimeException();
+        }
+        Task task = new Task(deployment, graph, this);
+        String key = key(deployment.getAttempt());
+        tasks.put(key, task);
+        taskThreads.execute(() -> {
+            try {
+                task.run();
+            } finally {
+                tasks.remove(key);
+            }
+        });
+    }
+
+    void cancel(String sessionId, AttemptId attempt) {
+        checkSession(sessionId);
+        Task task = tasks.get(key(attempt));
+        if (task != null) {
+            task.cancel();
+        }
+    }
+
+    void deliver(OperatorEventToTask event) {
+        checkSession(event.getJmSessionId());
+        Task task = tasks.get(key(event.getAttempt()));
+        if (task != null) {
+            task.deliver(event.getEvent());
+        } else {
+            LOG.debug("Dropping an operator event for {}: the task is not running", Rpc.describe(event.getAttempt()));
+        }
+    }
+
+    void releasePartitions(String sessionId, String jobId, Iterable<String> partitionIds) {
+        checkSession(sessionId);
+        boolean any = false;
+        for (String partitionId : partitionIds) {
+            partitions.release(jobId, partitionId);
+            any = true;
+        }
+        if (!any) {
+            partitions.releaseJob(jobId);
+            plans.remove(jobId);
+        }
+    }
+
+    /** Streams whole frames of a published partition; called from gRPC threads. */
+    PartitionFileReader openPartition(String partitionId) throws java.io.IOException {
+        PartitionStore.StoredPartition stored = partitions.lookup(partitionId);
+        if (stored == null) {
+            return null;
+        }
+        return PartitionFileReader.open(stored.dataFile(), stored.indexFile());
+    }
+
+    private void checkSession(String sessionId) {
+        if (!sessionId.equals(jmSessionId)) {
+            throw Status.PERMISSION_DENIED.withDescription("request from JobManager session " + sessionId
+                    + ", but this TaskManager belongs to session " + jmSessionId).asRuntimeException();
+        }
+    }
+
+    private static String key(AttemptId attempt) {
+        return Rpc.describe(attempt);
+    }
+
+    // ------------------------------------------------------------------ TaskEnvironment
+
+    @Override
+    public OperatorChain.Settings settings() {
+        return settings;
+    }
+
+    @Override
+    public int partitionWriteBufferBytes() {
+        return writeBufferBytes;
+    }
+
+    @Override
+    public PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception {
+        return partitions.create(jobId, partitionId, subpartitions, writeBufferBytes);
+    }
+
+    @Override
+    public void publish(String jobId, String partitionId) {
+        partitions.publish(jobId, partitionId);
+    }
+
+    @Override
+    public void discard(String jobId, String partitionId) {
+        partitions.release(jobId, partitionId);
+    }
+
+    @Override
+    public void fetch(PartitionLocation location, int from, int to, Consumer<byte[]> frames) throws Exception {
+        if (location.getTmId().equals(tmId)) {
+            try (PartitionFileReader reader = openPartition(location.getPartitionId())) {
+                if (reader == null) {
+                    throw new PartitionNotFoundException(location.getPartitionId(), "not on this TaskManager");
+                }
+                TaskManagerService.forEachChunk(reader, from, to, frames);
+            }
+            return;
+        }
+        ManagedChannel channel = peers.computeIfAbsent(location.getTmAddress(), Rpc::channel);
+        try {
+            Iterator<PartitionChunk> chunks = TaskManagerGatewayGrpc.newBlockingStub(channel)
+                    .fetchPartition(FetchPartitionRequest.newBuilder().setPartitionId(location.getPartitionId())
+                            .setSubpartitionFrom(from).setSubpartitionTo(to).build());
+            while (chunks.hasNext()) {
+                frames.accept(chunks.next().getFrames().toByteArray());
+            }
+        } catch (StatusRuntimeException e) {
+            Status.Code code = e.getStatus().getCode();
+            if (code == Status.Code.NOT_FOUND || code == Status.Code.UNAVAILABLE
+                    || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED) {
+                throw new PartitionNotFoundException(location.getPartitionId(),
+                        "TaskManager " + location.getTmId() + " at " + location.getTmAddress() + ": " + Rpc.message(e));
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void sendOperatorEvent(OperatorEventFromTask event) {
+        try {
+            jobManager.withDeadlineAfter(10, TimeUnit.SECONDS).sendOperatorEvent(event);
+        } catch (StatusRuntimeException e) {
+            throw new IllegalStateException("cannot send an operator event to the JobManager: " + Rpc.message(e), e);
+        }
+    }
+
+    @Override
+    public void reportState(TaskStateUpdate update) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jobManager.withDeadlineAfter(10, TimeUnit.SECONDS).updateTaskState(update);
+                return;
+            } catch (StatusRuntimeException e) {
+                if (attempt >= 3 || !Rpc.isUnreachable(e)) {
+                    LOG.warn("Could not report {} of {} to the JobManager: {}", update.getState(),
+                            Rpc.describe(update.getAttempt()), Rpc.message(e));
+                    return;
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ metrics
+
+    private static long heapUsed() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    /** Sum of the peak usage of the heap pools since start: an upper bound of peak heap use. */
+    private static long peakHeapUsed() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
+                sum += pool.getPeakUsage().getUsed();
+            }
+        }
+        return sum;
+    }
+
+    public int runningTasks() {
+        return tasks.size();
+    }
+
+    @Override
+    public void close() {
+        heartbeats.shutdownNow();
+        for (Task task : tasks.values()) {
+            task.cancel();
+        }
+        taskThreads.shutdownNow();
+        partitions.releaseAll();
+        peers.values().forEach(Rpc::shutdown);
+        Rpc.shutdown(jobManagerChannel);
+    }
+}

@@ -1,0 +1,137 @@
+package io.duraflow.taskmanager;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.CancelTaskRequest;
+import io.duraflow.rpc.proto.FetchPartitionRequest;
+import io.duraflow.rpc.proto.OperatorEventToTask;
+import io.duraflow.rpc.proto.PartitionChunk;
+import io.duraflow.rpc.proto.ReleasePartitionsRequest;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
+import io.duraflow.shuffle.FrameCursor;
+import io.duraflow.shuffle.PartitionFileReader;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The TaskManager's gRPC endpoint: deployments and events from the JobManager, fetches from peers. */
+final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGatewayImplBase {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagerService.class);
+    static final int CHUNK_BYTES = 1 << 20;
+
+    private final TaskExecutor executor;
+
+    TaskManagerService(TaskExecutor executor) {
+        this.executor = executor;
+    }
+
+    @Override
+    public void deployTask(TaskDeployment request, StreamObserver<Ack> response) {
+        answer(response, () -> executor.deploy(request));
+    }
+
+    @Override
+    public void cancelTask(CancelTaskRequest request, StreamObserver<Ack> response) {
+        answer(response, () -> executor.cancel(request.getJmSessionId(), request.getAttempt()));
+    }
+
+    @Override
+    public void sendOperatorEvent(OperatorEventToTask request, StreamObserver<Ack> response) {
+        answer(response, () -> executor.deliver(request));
+    }
+
+    @Override
+    public void releasePartitions(ReleasePartitionsRequest request, StreamObserver<Ack> response) {
+        answer(response, () -> executor.releasePartitions(request.getJmSessionId(), request.getJobId(),
+                request.getPartitionIdsList()));
+    }
+
+    private static void answer(StreamObserver<Ack> response, Runnable action) {
+        try {
+            action.run();
+            response.onNext(Ack.getDefaultInstance());
+            response.onCompleted();
+        } catch (StatusRuntimeException e) {
+            response.onError(e);
+        } catch (RuntimeException e) {
+            LOG.warn("Request failed", e);
+            response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+        }
+    }
+
+    /** Sends whole frames in chunks of about 1 MiB, only as fast as the consumer takes them. */
+    @Override
+    public void fetchPartition(FetchPartitionRequest request, StreamObserver<PartitionChunk> response) {
+        PartitionFileReader reader;
+        FrameCursor cursor;
+        try {
+            reader = executor.openPartition(request.getPartitionId());
+            if (reader == null) {
+                response.onError(Status.NOT_FOUND.withDescription("partition " + request.getPartitionId()
+                        + " is not on this TaskManager").asRuntimeException());
+                return;
+            }
+            cursor = reader.frames(request.getSubpartitionFrom(), request.getSubpartitionTo());
+        } catch (IOException | RuntimeException e) {
+            response.onError(Status.NOT_FOUND.withDescription("partition " + request.getPartitionId()
+                    + " cannot be read: " + e.getMessage()).asRuntimeException());
+            return;
+        }
+        ServerCallStreamObserver<PartitionChunk> stream = (ServerCallStreamObserver<PartitionChunk>) response;
+        boolean[] done = {false};
+        Runnable pump = () -> {
+            synchronized (done) {
+                if (done[0]) {
+                    return;
+                }
+                try {
+                    while (stream.isReady()) {
+                        byte[] chunk = cursor.nextChunk(CHUNK_BYTES);
+                        if (chunk == null) {
+                            done[0] = true;
+                            reader.close();
+                            stream.onCompleted();
+                            return;
+                        }
+                        stream.onNext(PartitionChunk.newBuilder().setFrames(ByteString.copyFrom(chunk)).build());
+                    }
+                } catch (IOException | RuntimeException e) {
+                    done[0] = true;
+                    closeQuietly(reader);
+                    stream.onError(Status.DATA_LOSS.withDescription(e.getMessage()).asRuntimeException());
+                }
+            }
+        };
+        stream.setOnCancelHandler(() -> {
+            synchronized (done) {
+                done[0] = true;
+                closeQuietly(reader);
+            }
+        });
+        stream.setOnReadyHandler(pump);
+        pump.run();
+    }
+
+    static void forEachChunk(PartitionFileReader reader, int from, int to, Consumer<byte[]> consumer)
+            throws IOException {
+        FrameCursor cursor = reader.frames(from, to);
+        byte[] chunk;
+        while ((chunk = cursor.nextChunk(CHUNK_BYTES)) != null) {
+            consumer.accept(chunk);
+        }
+    }
+
+    private static void closeQuietly(PartitionFileReader reader) {
+        try {
+            reader.close();
+        } catch (IOException | RuntimeException ignored) {
+            // nothing to do
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.duraflow.taskmanager.task;
+
+import io.duraflow.api.functions.Collector;
+import io.duraflow.api.functions.FilterFunction;
+import io.duraflow.api.functions.FlatMapFunction;
+import io.duraflow.api.functions.MapFunction;
+import io.duraflow.api.sink.SinkWriter;
+import io.duraflow.api.types.DataWriter;
+import io.duraflow.api.types.TypeSerializer;
+
+/** The record-at-a-time operators that run chained to their input. */
+final class ChainedOperators {
+    private ChainedOperators() {}
+
+    static Downstream map(MapFunction<Object, Object> function, Downstream out) {
+        return record -> out.push(function.map(record));
+    }
+
+    static Downstream filter(FilterFunction<Object> function, Downstream out) {
+        return record -> {
+            if (function.filter(record)) {
+                out.push(record);
+            }
+        };
+    }
+
+    static Downstream flatMap(FlatMapFunction<Object, Object> function, Downstream out) {
+        return new Downstream() {
+            private final Collector<Object> collector = record -> {
+                try {
+                    out.push(record);
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new ChainException(e);
+                }
+            };
+
+            @Override
+            public void push(Object record) throws Exception {
+                try {
+                    function.flatMap(record, collector);
+                } catch (ChainException e) {
+                    throw (Exception) e.getCause();
+                }
+            }
+        };
+    }
+
+    /** Lets checked exceptions of downstream operators cross a user's Collector call. */
+    static final class ChainException extends RuntimeException {
+        ChainException(Exception cause) {
+            super(cause);
+        }
+    }
+
+    static Downstream sink(SinkWriter<Object> writer, TaskCounters counters) {
+        return new Downstream() {
+            @Override
+            public void push(Object record) throws Exception {
+                counters.recordsOut++;
+                writer.write(record);
+            }
+
+            @Override
+            public void finish() throws Exception {
+                writer.finish();
+            }
+        };
+    }
+
+    /** Buffers records for the client: varint length | bytes, up to a byte limit. */
+    static final class CollectOperator implements Downstream {
+        final String name;
+        private final TypeSerializer<Object> serializer;
+        private final long maxBytes;
+        private final TaskCounters counters;
+        final DataWriter buffer = new DataWriter(4096);
+        private final DataWriter scratch = new DataWriter(256);
+        long records;
+
+        CollectOperator(String name, TypeSerializer<Object> serializer, long maxBytes, TaskCounters counters) {
+            this.name = name;
+            this.serializer = serializer;
+            this.maxBytes = maxBytes;
+            this.counters = counters;
+        }
+
+        @Override
+        public void push(Object record) {
+            scratch.reset();
+            serializer.write(record, scratch);
+            buffer.writeVarInt(scratch.position());
+            buffer.writeBytes(scratch.buffer(), 0, scratch.position());
+            records++;
+            counters.recordsOut++;
+            if (buffer.position() > maxBytes) {
+                throw new IllegalStateException("the collected result '" + name + "' is larger than collect.max-bytes ("
+                        + maxBytes + " bytes); write large results to a file sink instead");
+            }
+        }
+    }
+}

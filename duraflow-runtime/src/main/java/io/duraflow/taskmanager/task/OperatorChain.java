@@ -1,0 +1,187 @@
+package io.duraflow.taskmanager.task;
+
+import io.duraflow.api.sink.SinkContext;
+import io.duraflow.api.sink.SinkWriter;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.types.Types;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.plan.Operation;
+import io.duraflow.plan.PlanNode;
+import io.duraflow.plan.ShipStrategy;
+import io.duraflow.shuffle.PartitionFileWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operators of one task, wired from the vertex's plan nodes. Built back to front: each
+ * node's output goes to its chained consumers and to the exchanges that leave from it.
+ */
+public final class OperatorChain implements AutoCloseable {
+    /** Settings a chain needs from its TaskManager. */
+    public record Settings(long memoryBudgetBytes, long collectMaxBytes, Path spillDirectory) {}
+
+    private final Map<Integer, Downstream> inputOfNode = new HashMap<>();
+    /** Downstreams to finish, in the order their nodes were built (topological). */
+    private final List<Downstream> finishOrder = new ArrayList<>();
+    private final List<SinkWriter<Object>> sinkWriters = new ArrayList<>();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    final List<ChainedOperators.CollectOperator> collects = new ArrayList<>();
+    private HeadOperator head;
+    private Downstream sourceOutput;
+
+    @SuppressWarnings("unchecked")
+    OperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
+            Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
+            TaskCounters counters) throws Exception {
+        List<PlanNode> nodes = vertex.nodes();
+        Map<Integer, Downstream> outputOfNode = new HashMap<>();
+        List<Downstream> reversedFinish = new ArrayList<>();
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            PlanNode node = nodes.get(i);
+            List<Downstream> targets = new ArrayList<>();
+            for (PlanNode consumer : graph.chainedConsumers(node)) {
+                targets.add(inputOfNode.get(consumer.id()));
+            }
+            for (ExchangeEdge edge : graph.outgoingEdges(node)) {
+                Downstream exchange = exchange(edge, writersByEdge.get(edge.id()), subpartitionsByEdge.get(edge.id()),
+                        sinkContext.subtaskIndex(), settings, counters);
+                targets.add(exchange);
+                reversedFinish.add(exchange);
+            }
+            Downstream out = targets.isEmpty() ? record -> {} : FanOut.of(targets);
+            outputOfNode.put(node.id(), out);
+            if (node == vertex.head()) {
+                buildHead(node, out, settings);
+                continue;
+            }
+            Downstream input = chained(node, out, sinkContext, settings, counters);
+            inputOfNode.put(node.id(), input);
+            reversedFinish.add(input);
+        }
+        for (int i = reversedFinish.size() - 1; i >= 0; i--) {
+            finishOrder.add(reversedFinish.get(i));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Downstream chained(PlanNode node, Downstream out, SinkContext sinkContext, Settings settings,
+            TaskCounters counters) throws Exception {
+        Operation operation = node.operation();
+        if (operation instanceof Operation.MapOp op) {
+            return ChainedOperators.map(op.function(), out);
+        } else if (operation instanceof Operation.FlatMapOp op) {
+            return ChainedOperators.flatMap(op.function(), out);
+        } else if (operation instanceof Operation.FilterOp op) {
+            return ChainedOperators.filter(op.function(), out);
+        } else if (operation instanceof Operation.SinkOp op) {
+            SinkWriter<Object> writer = op.sink().createWriter(sinkContext);
+            sinkWriters.add(writer);
+            return ChainedOperators.sink(writer, counters);
+        } else if (operation instanceof Operation.CollectOp) {
+            var collect = new ChainedOperators.CollectOperator(node.name(),
+                    (TypeSerializer<Object>) node.inputs().get(0).outputType(), settings.collectMaxBytes(), counters);
+            collects.add(collect);
+            return collect;
+        }
+        throw new IllegalStateException("operator " + node + " cannot run chained");
+    }
+
+    private void buildHead(PlanNode node, Downstream out, Settings settings) {
+        Operation operation = node.operation();
+        if (operation instanceof Operation.SourceOp) {
+            sourceOutput = out;
+        } else if (operation instanceof Operation.RebalanceOp) {
+            head = HeadOperators.passThrough(out);
+        } else if (operation instanceof Operation.KeyedAggregateOp op) {
+            var aggregate = new HeadOperators.Aggregate(op.keyType(), op.accumulatorType(), op.aggregation(),
+                    settings.memoryBudgetBytes(), settings.spillDirectory(), out);
+            closeables.add(aggregate);
+            head = aggregate;
+        } else if (operation instanceof Operation.JoinOp op) {
+            head = new HeadOperators.Join(op.leftKey(), op.rightKey(), op.function(), settings.memoryBudgetBytes(), out);
+        } else {
+            throw new IllegalStateException("operator " + node + " cannot start a chain");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Downstream exchange(ExchangeEdge edge, PartitionFileWriter writer, int subpartitions,
+            int subtaskIndex, Settings settings, TaskCounters counters) {
+        TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
+        if (edge.strategy() == ShipStrategy.REBALANCE) {
+            return ExchangeOutputs.rebalance(recordType, writer, subpartitions, subtaskIndex, counters);
+        }
+        Operation consumer = edge.consumerNode().operation();
+        if (consumer instanceof Operation.KeyedAggregateOp op) {
+            return new ExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(), op.aggregation(),
+                    writer, subpartitions, settings.memoryBudgetBytes(), counters);
+        }
+        if (consumer instanceof Operation.JoinOp op) {
+            return ExchangeOutputs.hash(edge.inputIndex() == 0 ? op.leftKey() : op.rightKey(), op.keyType(),
+                    recordType, writer, subpartitions, counters);
+        }
+        throw new IllegalStateException("no hash exchange into " + edge.consumerNode());
+    }
+
+    /** The type of the records on an edge: (key, accumulator) pairs after a combiner. */
+    @SuppressWarnings("unchecked")
+    static TypeSerializer<Object> wireType(ExchangeEdge edge) {
+        if (edge.combine()) {
+            Operation.KeyedAggregateOp op = (Operation.KeyedAggregateOp) edge.consumerNode().operation();
+            return (TypeSerializer<Object>) (TypeSerializer<?>) Types.tuple(op.keyType(), op.accumulatorType());
+        }
+        return (TypeSerializer<Object>) edge.producerNode().outputType();
+    }
+
+    HeadOperator head() {
+        return head;
+    }
+
+    Downstream sourceOutput() {
+        return sourceOutput;
+    }
+
+    /** All input has been pushed: finish operators front to back so each can emit its last records. */
+    void finish() throws Exception {
+        for (Downstream downstream : finishOrder) {
+            downstream.finish();
+        }
+    }
+
+    void abortSinks() {
+        for (SinkWriter<Object> writer : sinkWriters) {
+            try {
+                writer.abort();
+            } catch (Exception ignored) {
+                // best effort: the next attempt overwrites what is left
+            }
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        Exception first = null;
+        for (AutoCloseable closeable : closeables) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                first = first == null ? e : first;
+            }
+        }
+        for (SinkWriter<Object> writer : sinkWriters) {
+            try {
+                writer.close();
+            } catch (Exception e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

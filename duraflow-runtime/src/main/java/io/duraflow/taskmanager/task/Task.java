@@ -1,0 +1,328 @@
+package io.duraflow.taskmanager.task;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.api.sink.SinkContext;
+import io.duraflow.api.source.InputStatus;
+import io.duraflow.api.source.Source;
+import io.duraflow.api.source.SourceReader;
+import io.duraflow.api.source.SourceReaderContext;
+import io.duraflow.api.source.SourceSplit;
+import io.duraflow.api.source.SplitSerializer;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.plan.Operation;
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.InputGate;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.RequestSplit;
+import io.duraflow.rpc.proto.SubpartitionSizes;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskState;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.shuffle.FrameIterator;
+import io.duraflow.shuffle.Frames;
+import io.duraflow.shuffle.RecordIterator;
+import io.duraflow.api.types.DataReader;
+import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.shuffle.PartitionSummary;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt of one parallel instance of a vertex, run on its own thread: read the inputs (or
+ * the source), push records through the operator chain, write the output partitions, and tell
+ * the JobManager how it ended. Only the task thread touches the operators; other threads only
+ * enqueue operator events and set the cancel flag.
+ */
+public final class Task implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Task.class);
+
+    private final TaskDeployment deployment;
+    private final AttemptId attempt;
+    private final JobGraph graph;
+    private final JobVertex vertex;
+    private final TaskEnvironment environment;
+    private final LinkedBlockingQueue<OperatorEvent> events = new LinkedBlockingQueue<>();
+    private final TaskCounters counters = new TaskCounters();
+    private volatile boolean cancelled;
+    private volatile Thread thread;
+
+    public Task(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment) {
+        this.deployment = deployment;
+        this.attempt = deployment.getAttempt();
+        this.graph = graph;
+        this.vertex = graph.vertex(attempt.getVertex());
+        this.environment = environment;
+    }
+
+    public AttemptId attempt() {
+        return attempt;
+    }
+
+    /** Called from an RPC thread: the enumerator answered. */
+    public void deliver(OperatorEvent event) {
+        events.add(event);
+    }
+
+    public void cancel() {
+        cancelled = true;
+        Thread running = thread;
+        if (running != null) {
+            running.interrupt();
+        }
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        String name = Rpc.describe(attempt) + " " + vertex.name();
+        LOG.info("Task {} starting", name);
+        environment.reportState(update(TaskState.RUNNING).build());
+        Map<Integer, PartitionFileWriter> writers = new LinkedHashMap<>();
+        Map<Integer, Integer> subpartitions = new LinkedHashMap<>();
+        OperatorChain chain = null;
+        try {
+            for (OutputSpec output : deployment.getOutputsList()) {
+                writers.put(output.getEdgeId(), environment.createPartition(attempt.getJobId(), output.getPartitionId(),
+                        output.getSubpartitions()));
+                subpartitions.put(output.getEdgeId(), output.getSubpartitions());
+            }
+            chain = new OperatorChain(graph, vertex, writers, subpartitions, sinkContext(),
+                    environment.settings(), counters);
+            if (vertex.isSource()) {
+                runSource(chain.sourceOutput());
+            } else {
+                readInputs(chain.head());
+            }
+            checkCancelled();
+            chain.finish();
+            TaskStateUpdate.Builder finished = update(TaskState.FINISHED);
+            for (OutputSpec output : deployment.getOutputsList()) {
+                PartitionSummary summary = writers.remove(output.getEdgeId()).finish();
+                environment.publish(attempt.getJobId(), output.getPartitionId());
+                SubpartitionSizes.Builder sizes = SubpartitionSizes.newBuilder().setEdgeId(output.getEdgeId())
+                        .setPartitionId(output.getPartitionId()).setRecords(summary.totalRecords());
+                for (long bytes : summary.subpartitionBytes()) {
+                    sizes.addBytes(bytes);
+                }
+                finished.addOutputs(sizes);
+            }
+            for (ChainedOperators.CollectOperator collect : chain.collects) {
+                finished.addCollected(CollectedResult.newBuilder().setName(collect.name)
+                        .setSubtask(attempt.getSubtask()).setRecords(collect.records)
+                        .setData(ByteString.copyFrom(collect.buffer.buffer(), 0, collect.buffer.position())));
+            }
+            LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
+            environment.reportState(finished.build());
+        } catch (Throwable t) {
+            for (PartitionFileWriter writer : writers.values()) {
+                try {
+                    writer.abort();
+                } catch (Exception ignored) {
+                    // the files are deleted with the job's partitions
+                }
+            }
+            if (chain != null) {
+                chain.abortSinks();
+            }
+            reportFailure(name, t);
+        } finally {
+            if (chain != null) {
+                try {
+                    chain.close();
+                } catch (Exception e) {
+                    LOG.warn("Task {}: closing operators failed", name, e);
+                }
+            }
+            thread = null;
+        }
+    }
+
+    private void reportFailure(String name, Throwable t) {
+        Throwable cause = t instanceof ChainedOperators.ChainException && t.getCause() != null ? t.getCause() : t;
+        if (cancelled) {
+            LOG.info("Task {} cancelled", name);
+            environment.reportState(update(TaskState.CANCELED).build());
+            return;
+        }
+        TaskStateUpdate.Builder failed = update(TaskState.FAILED).setFailure(oneLine(cause))
+                .setFailureDetail(stackTrace(cause));
+        Throwable search = cause;
+        while (search != null) {
+            if (search instanceof PartitionNotFoundException missing) {
+                failed.setMissingPartitionId(missing.partitionId());
+                break;
+            }
+            search = search.getCause();
+        }
+        LOG.warn("Task {} failed: {}", name, oneLine(cause), cause);
+        environment.reportState(failed.build());
+    }
+
+    private TaskStateUpdate.Builder update(TaskState state) {
+        return TaskStateUpdate.newBuilder().setJmSessionId(deployment.getJmSessionId())
+                .setTmId(environment.taskManagerId()).setAttempt(attempt).setState(state)
+                .setRecordsIn(counters.recordsIn).setRecordsOut(counters.recordsOut);
+    }
+
+    private void checkCancelled() throws InterruptedException {
+        if (cancelled) {
+            throw new InterruptedException("task cancelled");
+        }
+    }
+
+    private SinkContext sinkContext() {
+        return new SinkContext() {
+            @Override
+            public String jobId() {
+                return attempt.getJobId();
+            }
+
+            @Override
+            public int subtaskIndex() {
+                return attempt.getSubtask();
+            }
+
+            @Override
+            public int parallelism() {
+                return deployment.getParallelism();
+            }
+
+            @Override
+            public int attemptNumber() {
+                return attempt.getAttempt();
+            }
+        };
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void runSource(Downstream out) throws Exception {
+        Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
+        Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
+        SplitSerializer<SourceSplit> splitSerializer = source.splitSerializer();
+        int nodeId = vertex.head().id();
+        SourceReaderContext readerContext = new SourceReaderContext() {
+            @Override
+            public int subtaskIndex() {
+                return attempt.getSubtask();
+            }
+
+            @Override
+            public int parallelism() {
+                return deployment.getParallelism();
+            }
+
+            @Override
+            public void sendSplitRequest() {
+                environment.sendOperatorEvent(OperatorEventFromTask.newBuilder().setAttempt(attempt).setNodeId(nodeId)
+                        .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build());
+            }
+        };
+        io.duraflow.api.functions.Collector<Object> collector = record -> {
+            counters.recordsIn++;
+            try {
+                out.push(record);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new ChainedOperators.ChainException(e);
+            }
+        };
+        try (SourceReader<Object, SourceSplit> reader = source.createReader(readerContext)) {
+            reader.start();
+            while (true) {
+                checkCancelled();
+                OperatorEvent pending;
+                while ((pending = events.poll()) != null) {
+                    apply(reader, splitSerializer, pending);
+                }
+                InputStatus status = reader.pollNext(collector);
+                if (status == InputStatus.END_OF_INPUT) {
+                    return;
+                }
+                if (status == InputStatus.NOTHING_AVAILABLE) {
+                    OperatorEvent event = events.poll(200, TimeUnit.MILLISECONDS);
+                    if (event != null) {
+                        apply(reader, splitSerializer, event);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void apply(SourceReader<Object, SourceSplit> reader, SplitSerializer<SourceSplit> serializer,
+            OperatorEvent event) {
+        switch (event.getEventCase()) {
+            case ADD_SPLITS -> {
+                List<SourceSplit> splits = new ArrayList<>();
+                for (var bytes : event.getAddSplits().getSplitsList()) {
+                    splits.add(serializer.fromBytes(bytes.toByteArray()));
+                }
+                reader.addSplits(splits);
+            }
+            case NO_MORE_SPLITS -> reader.notifyNoMoreSplits();
+            default -> throw new IllegalStateException("a source reader cannot handle operator event "
+                    + event.getEventCase());
+        }
+    }
+
+    private void readInputs(HeadOperator head) throws Exception {
+        for (InputGate gate : deployment.getInputsList()) {
+            ExchangeEdge edge = graph.edge(gate.getEdgeId());
+            TypeSerializer<Object> wireType = OperatorChain.wireType(edge);
+            int input = edge.inputIndex();
+            for (PartitionLocation producer : gate.getProducersList()) {
+                checkCancelled();
+                environment.fetch(producer, gate.getSubpartitionFrom(), gate.getSubpartitionTo(), frames -> {
+                    try {
+                        FrameIterator frameIterator = Frames.iterate(frames, producer.getPartitionId());
+                        while (frameIterator.next()) {
+                            RecordIterator records = frameIterator.records();
+                            while (records.hasNext()) {
+                                DataReader record = records.next();
+                                int length = record.remaining();
+                                counters.recordsIn++;
+                                head.process(input, wireType.read(record), length);
+                            }
+                        }
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new ChainedOperators.ChainException(e);
+                    }
+                });
+            }
+            head.endInput(input);
+        }
+    }
+
+    private static String oneLine(Throwable t) {
+        String message = t.getMessage();
+        String text = message == null || message.isBlank() ? t.getClass().getSimpleName()
+                : t.getClass().getSimpleName() + ": " + message;
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+
+    private static String stackTrace(Throwable t) {
+        StringWriter out = new StringWriter();
+        t.printStackTrace(new PrintWriter(out));
+        String trace = out.toString();
+        return trace.length() > 16_000 ? trace.substring(0, 16_000) : trace;
+    }
+}

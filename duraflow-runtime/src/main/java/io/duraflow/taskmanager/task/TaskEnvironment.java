@@ -1,0 +1,35 @@
+package io.duraflow.taskmanager.task;
+
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.shuffle.PartitionFileWriter;
+import java.util.function.Consumer;
+
+/** What a task needs from its TaskManager; lets tasks run in tests without processes. */
+public interface TaskEnvironment {
+    String taskManagerId();
+
+    OperatorChain.Settings settings();
+
+    int partitionWriteBufferBytes();
+
+    /** Creates the file writer of a partition this task produces; visible once {@link #publish}ed. */
+    PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception;
+
+    void publish(String jobId, String partitionId);
+
+    void discard(String jobId, String partitionId);
+
+    /**
+     * Streams the whole frames of a subpartition range of a producer's partition to the consumer.
+     *
+     * @throws PartitionNotFoundException when the partition or its TaskManager is gone
+     */
+    void fetch(PartitionLocation location, int fromSubpartition, int toSubpartition, Consumer<byte[]> frames)
+            throws Exception;
+
+    void sendOperatorEvent(OperatorEventFromTask event);
+
+    void reportState(TaskStateUpdate update);
+}
