@@ -1,7 +1,7 @@
 package io.duraflow.cli;
 
 /** An error the user can fix; printed as one line, with the stack trace only under --verbose. */
-final class CliException extends RuntimeException {
+public final class CliException extends RuntimeException {
     private final int exitCode;
 
     CliException(String message) {

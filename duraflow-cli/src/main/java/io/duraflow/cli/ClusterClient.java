@@ -17,12 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /** The client's connection to a JobManager; turns gRPC errors into one-line CLI errors. */
-final class ClusterClient implements AutoCloseable {
+public final class ClusterClient implements AutoCloseable {
     private final String address;
     private final ManagedChannel channel;
     private final DispatcherGatewayGrpc.DispatcherGatewayBlockingStub stub;
 
-    ClusterClient(String address) {
+    public ClusterClient(String address) {
         this.address = address;
         try {
             this.channel = Rpc.channel(address);
@@ -49,27 +49,27 @@ final class ClusterClient implements AutoCloseable {
         }
     }
 
-    SubmitJobResponse submit(SubmitJobRequest request) {
+    public SubmitJobResponse submit(SubmitJobRequest request) {
         return call(s -> s.submitJob(request));
     }
 
-    JobStatus status(String jobId) {
+    public JobStatus status(String jobId) {
         return call(s -> s.getJobStatus(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }
 
-    JobResult result(String jobId) {
+    public JobResult result(String jobId) {
         return call(s -> s.getJobResult(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }
 
-    JobList list() {
+    public JobList list() {
         return call(s -> s.listJobs(Empty.getDefaultInstance()));
     }
 
-    void cancel(String jobId) {
+    public void cancel(String jobId) {
         call(s -> s.cancelJob(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }
 
-    ClusterOverview overview() {
+    public ClusterOverview overview() {
         return call(s -> s.getClusterOverview(Empty.getDefaultInstance()));
     }
 

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Follows a submitted job until it ends, showing progress, then prints its result. */
-final class JobRunner {
+public final class JobRunner {
     private final ClusterClient client;
     private final PrintStream out;
 
@@ -44,7 +44,7 @@ final class JobRunner {
         }
     }
 
-    static boolean isTerminal(JobState state) {
+    public static boolean isTerminal(JobState state) {
         return state == JobState.JOB_FINISHED || state == JobState.JOB_FAILED || state == JobState.JOB_CANCELED;
     }
 
@@ -107,7 +107,7 @@ final class JobRunner {
 
     /** Decodes the collected bytes with the types of the plan's collect operators. */
     @SuppressWarnings("unchecked")
-    static Map<String, List<Object>> decode(JobResult result, JobGraph graph) {
+    public static Map<String, List<Object>> decode(JobResult result, JobGraph graph) {
         Map<String, TypeSerializer<Object>> types = new LinkedHashMap<>();
         if (graph != null) {
             for (var vertex : graph.vertices()) {

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  *     taskmanager-N/            each TaskManager's partitions and spill files
  * </pre>
  */
-final class LocalCluster {
+public final class LocalCluster {
     static final String ADDRESS_FILE = "jobmanager.address";
 
     private final Path workDir;
@@ -32,11 +32,11 @@ final class LocalCluster {
     private final PrintSink out;
 
     /** Where progress lines go. */
-    interface PrintSink {
+    public interface PrintSink {
         void line(String text);
     }
 
-    LocalCluster(Path workDir, Map<String, String> config, PrintSink out) {
+    public LocalCluster(Path workDir, Map<String, String> config, PrintSink out) {
         this.workDir = workDir.toAbsolutePath().normalize();
         this.config = config;
         this.out = out;
@@ -47,7 +47,7 @@ final class LocalCluster {
     }
 
     /** Starts a JobManager and {@code taskManagers} TaskManagers and waits until all registered. */
-    String start(int taskManagers, int jobManagerPort, Duration timeout) throws IOException, InterruptedException {
+    public String start(int taskManagers, int jobManagerPort, Duration timeout) throws IOException, InterruptedException {
         if (taskManagers < 1) {
             throw new CliException("--taskmanagers must be at least 1");
         }
@@ -61,18 +61,21 @@ final class LocalCluster {
         Files.deleteIfExists(workDir.resolve(ADDRESS_FILE));
         long deadline = System.nanoTime() + timeout.toNanos();
 
+        // The port is chosen up front so the TaskManagers start together with the JobManager
+        // (they retry registration until it listens) instead of after it.
+        int port = jobManagerPort == 0 ? freePort() : jobManagerPort;
+        String host = config.getOrDefault("jobmanager.rpc.address", "127.0.0.1");
         List<String> jmArgs = new ArrayList<>(List.of("jobmanager", "--address-file",
-                workDir.resolve(ADDRESS_FILE).toString(), "-D", "jobmanager.rpc.port=" + jobManagerPort));
+                workDir.resolve(ADDRESS_FILE).toString(), "-D", "jobmanager.rpc.port=" + port));
         Process jobManager = spawn("jobmanager", "-Xmx512m", jmArgs);
-        String address = awaitAddress(jobManager, deadline);
-        out.line("JobManager listening on " + address + " (log: " + log("jobmanager") + ")");
-
         List<Process> tms = new ArrayList<>();
         for (int i = 1; i <= taskManagers; i++) {
             String name = "taskmanager-" + i;
-            tms.add(spawn(name, "-Xmx1g", List.of("taskmanager", "--jobmanager", address, "-D",
+            tms.add(spawn(name, "-Xmx1g", List.of("taskmanager", "--jobmanager", host + ":" + port, "-D",
                     "taskmanager.data-dir=" + workDir.resolve(name))));
         }
+        String address = awaitAddress(jobManager, deadline);
+        out.line("JobManager listening on " + address + " (log: " + log("jobmanager") + ")");
         try (ClusterClient client = new ClusterClient(address)) {
             while (true) {
                 for (int i = 0; i < tms.size(); i++) {
@@ -96,6 +99,12 @@ final class LocalCluster {
                 }
                 Thread.sleep(50);
             }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         }
     }
 
@@ -162,7 +171,7 @@ final class LocalCluster {
     }
 
     /** Stops every process of the cluster: SIGTERM, then SIGKILL after 5 s. Returns how many ran. */
-    int stop() throws IOException, InterruptedException {
+    public int stop() throws IOException, InterruptedException {
         Path pids = workDir.resolve("pids");
         if (!Files.isDirectory(pids)) {
             return 0;

@@ -117,7 +117,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 throw new IllegalStateException("cannot reach the JobManager at " + jobManagerChannel.authority()
                         + " within " + registrationTimeoutMs + " ms; is it running?");
             }
-            Thread.sleep(Math.min(500, heartbeatIntervalMs));
+            Thread.sleep(Math.min(100, heartbeatIntervalMs));
         }
         heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatIntervalMs, heartbeatIntervalMs,
                 TimeUnit.MILLISECONDS);

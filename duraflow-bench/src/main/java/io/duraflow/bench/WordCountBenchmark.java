@@ -1,0 +1,141 @@
+package io.duraflow.bench;
+
+import io.duraflow.cli.ClusterClient;
+import io.duraflow.cli.JobRunner;
+import io.duraflow.cli.LocalCluster;
+import io.duraflow.examples.WordCount;
+import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.TaskManagerInfo;
+import io.duraflow.api.types.Tuple2;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * WordCount over generated words (word i = "w" + (i * 7919 % 100000)) at parallelism 2, on a
+ * local cluster of separate processes (1 JobManager, 2 TaskManagers), and, when built with the
+ * {@code flink} profile, the same job on Apache Flink's MiniCluster in the same run.
+ *
+ * <p>Prints: total wall time (cluster start, job, cluster stop), the job alone on a running
+ * cluster (submission to result in the client; first run and median of the repeats), records/s,
+ * peak TaskManager heap, the checksum, and the Duraflow/Flink ratios.
+ *
+ * <pre>
+ *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package
+ *   (arguments: -Dbench.words=10000000 -Dbench.repeats=3)
+ * </pre>
+ */
+public final class WordCountBenchmark {
+    private static final int PARALLELISM = 2;
+
+    record Run(long totalMs, long firstJobMs, long medianJobMs, long peakHeapBytes, long distinct, long sum) {}
+
+    public static void main(String[] args) throws Exception {
+        long words = Long.getLong("bench.words", 10_000_000L);
+        int repeats = Integer.getInteger("bench.repeats", 3);
+        System.out.printf("WordCount benchmark: %,d words, parallelism %d, %d cores%n", words, PARALLELISM,
+                Runtime.getRuntime().availableProcessors());
+        Run duraflow = runDuraflow(words, repeats);
+        double rate = words / (duraflow.firstJobMs() / 1000.0);
+        System.out.printf("duraflow: total %,d ms | job %,d ms (first), %,d ms (median of %d) | %,.0f records/s"
+                        + " | peak TaskManager heap %,d MiB | checksum %,d words, %,d counted%n",
+                duraflow.totalMs(), duraflow.firstJobMs(), duraflow.medianJobMs(), repeats, rate,
+                duraflow.peakHeapBytes() >> 20, duraflow.distinct(), duraflow.sum());
+        check(duraflow.distinct() == 100_000 || words < 100_000, "wrong number of distinct words");
+        check(duraflow.sum() == words, "counts do not sum to the number of words");
+
+        Class<?> flink;
+        try {
+            flink = Class.forName("io.duraflow.bench.flink.FlinkWordCount");
+        } catch (ClassNotFoundException e) {
+            System.out.println("flink: not measured (build with -Pflink to compare with Apache Flink 2.3.0)");
+            return;
+        }
+        Method run = flink.getMethod("run", long.class, int.class);
+        Object result = run.invoke(null, words, PARALLELISM);
+        long flinkTotal = (long) result.getClass().getMethod("totalWallMillis").invoke(result);
+        long flinkJob = (long) result.getClass().getMethod("jobMillis").invoke(result);
+        System.out.printf("flink 2.3.0 MiniCluster: total %,d ms | job %,d ms | %s%n", flinkTotal, flinkJob, result);
+        System.out.printf("ratio duraflow/flink: total %.2f (target <= 0.50) | job %.2f first run, %.2f median"
+                        + " (target <= 0.80)%n", (double) duraflow.totalMs() / flinkTotal,
+                (double) duraflow.firstJobMs() / flinkJob, (double) duraflow.medianJobMs() / flinkJob);
+    }
+
+    private static Run runDuraflow(long words, int repeats) throws Exception {
+        Path workDir = Files.createTempDirectory("duraflow-bench-");
+        LocalCluster cluster = new LocalCluster(workDir, Map.of(), line -> {});
+        long start = System.nanoTime();
+        List<Long> jobTimes = new ArrayList<>();
+        long distinct = 0;
+        long sum = 0;
+        long peakHeap = 0;
+        long totalMs;
+        try {
+            String address = cluster.start(2, 0, Duration.ofSeconds(60));
+            try (ClusterClient client = new ClusterClient(address)) {
+                for (int i = 0; i < Math.max(1, repeats); i++) {
+                    long jobStart = System.nanoTime();
+                    Map<String, String> params = Map.of("words", Long.toString(words));
+                    String jobId = client.submit(SubmitJobRequest.newBuilder().setJobClass(WordCount.class.getName())
+                            .putAllParams(params).setParallelism(PARALLELISM).build()).getJobId();
+                    JobStatus status = awaitEnd(client, jobId);
+                    JobResult result = client.result(jobId);
+                    jobTimes.add((System.nanoTime() - jobStart) / 1_000_000);
+                    check(status.getState() == JobState.JOB_FINISHED, "job ended " + status.getState() + ": "
+                            + status.getFailure());
+                    if (i == 0) {
+                        totalMs = (System.nanoTime() - start) / 1_000_000;
+                        var records = JobRunner.decode(result, JobPlans.build(WordCount.class.getName(), params,
+                                PARALLELISM)).get(WordCount.RESULT);
+                        distinct = records.size();
+                        for (Object record : records) {
+                            @SuppressWarnings("unchecked")
+                            Tuple2<String, Long> count = (Tuple2<String, Long>) record;
+                            sum += count.f1();
+                        }
+                        for (TaskManagerInfo tm : client.overview().getTaskManagersList()) {
+                            peakHeap = Math.max(peakHeap, tm.getPeakHeapUsedBytes());
+                        }
+                    }
+                }
+            }
+        } finally {
+            cluster.stop();
+        }
+        // Total = cluster start + first job + stop, like the Flink MiniCluster figure.
+        long stopDone = (System.nanoTime() - start) / 1_000_000;
+        long repeatsTime = 0;
+        for (int i = 1; i < jobTimes.size(); i++) {
+            repeatsTime += jobTimes.get(i);
+        }
+        totalMs = stopDone - repeatsTime;
+        List<Long> sorted = new ArrayList<>(jobTimes);
+        Collections.sort(sorted);
+        return new Run(totalMs, jobTimes.get(0), sorted.get(sorted.size() / 2), peakHeap, distinct, sum);
+    }
+
+    private static JobStatus awaitEnd(ClusterClient client, String jobId) throws InterruptedException {
+        while (true) {
+            JobStatus status = client.status(jobId);
+            if (JobRunner.isTerminal(status.getState())) {
+                return status;
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static void check(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalStateException("benchmark result is wrong: " + message);
+        }
+    }
+}

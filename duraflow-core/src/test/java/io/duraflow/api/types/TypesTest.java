@@ -1,0 +1,87 @@
+package io.duraflow.api.types;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class TypesTest {
+    enum Color { RED, GREEN }
+
+    public record Inner(String name, Color color) {}
+
+    public record Row(long id, int count, double price, boolean flag, String text, Long boxed, Inner inner) {}
+
+    private static <T> T roundTrip(TypeSerializer<T> serializer, T value) {
+        DataWriter out = new DataWriter(1);
+        serializer.write(value, out);
+        DataReader in = new DataReader(out.toByteArray());
+        T read = serializer.read(in);
+        assertThat(in.hasRemaining()).as("all bytes consumed").isFalse();
+        return read;
+    }
+
+    @Test
+    void primitivesRoundTrip() {
+        Random random = new Random(42);
+        for (int i = 0; i < 1000; i++) {
+            long l = random.nextLong() >> random.nextInt(64);
+            assertThat(roundTrip(Types.LONG, l)).isEqualTo(l);
+            int n = random.nextInt() >> random.nextInt(32);
+            assertThat(roundTrip(Types.INT, n)).isEqualTo(n);
+            double d = random.nextGaussian() * 1e6;
+            assertThat(roundTrip(Types.DOUBLE, d)).isEqualTo(d);
+        }
+        assertThat(roundTrip(Types.LONG, Long.MIN_VALUE)).isEqualTo(Long.MIN_VALUE);
+        assertThat(roundTrip(Types.BOOLEAN, true)).isTrue();
+    }
+
+    @Test
+    void stringsRoundTripIncludingNonAsciiAndLong() {
+        for (String s : List.of("", "w123", "héllo wörld", "日本語", "x".repeat(127), "y".repeat(128),
+                "z".repeat(100_000), "\uD83D\uDE00 emoji")) {
+            assertThat(roundTrip(Types.STRING, s)).isEqualTo(s);
+        }
+    }
+
+    @Test
+    void tuplesListsAndNullables() {
+        var pair = Types.tuple(Types.STRING, Types.LONG);
+        assertThat(roundTrip(pair, Tuple2.of("a", 5L))).isEqualTo(Tuple2.of("a", 5L));
+        var triple = Types.tuple(Types.INT, Types.STRING, Types.DOUBLE);
+        assertThat(roundTrip(triple, Tuple3.of(1, "b", 2.5))).isEqualTo(Tuple3.of(1, "b", 2.5));
+        assertThat(roundTrip(Types.list(Types.STRING), List.of("a", "b"))).containsExactly("a", "b");
+        assertThat(roundTrip(Types.nullable(Types.STRING), null)).isNull();
+        assertThat(pair.description()).isEqualTo("tuple2(string,long)");
+    }
+
+    @Test
+    void recordsRoundTripWithNullsAndNesting() {
+        var serializer = Types.record(Row.class);
+        Row row = new Row(1, 2, 3.5, true, "text", null, new Inner("n", Color.GREEN));
+        assertThat(roundTrip(serializer, row)).isEqualTo(row);
+        Row nulls = new Row(-1, 0, 0, false, null, 7L, null);
+        assertThat(roundTrip(serializer, nulls)).isEqualTo(nulls);
+        assertThat(serializer.description()).contains(Row.class.getName()).contains("text:java.lang.String");
+    }
+
+    public record Unsupported(java.util.Date when) {}
+
+    @Test
+    void recordWithUnsupportedComponentIsRejectedClearly() {
+        assertThatThrownBy(() -> Types.record(Unsupported.class))
+                .hasMessageContaining("java.util.Date").hasMessageContaining("TypeSerializer");
+    }
+
+    @Test
+    void truncatedDataIsReportedNotMisread() {
+        DataWriter out = new DataWriter();
+        Types.STRING.write("hello", out);
+        byte[] bytes = out.toByteArray();
+        DataReader in = new DataReader(bytes, 0, bytes.length - 1);
+        assertThatThrownBy(() -> Types.STRING.read(in)).isInstanceOf(CorruptDataException.class)
+                .hasMessageContaining("ends early");
+    }
+}

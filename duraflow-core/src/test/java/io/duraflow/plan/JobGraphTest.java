@@ -1,0 +1,80 @@
+package io.duraflow.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.duraflow.api.Flow;
+import io.duraflow.api.JobBuilder;
+import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.types.Tuple2;
+import io.duraflow.api.types.Types;
+import org.junit.jupiter.api.Test;
+
+class JobGraphTest {
+    private static Plan wordCountLike(long to) {
+        JobBuilder job = new JobBuilder("test");
+        job.fromSource("numbers", new SequenceSource(0, to, 4))
+                .map(n -> Tuple2.of("k" + (n % 10), n), Types.tuple(Types.STRING, Types.LONG))
+                .filter(t -> t.f1() >= 0)
+                .keyBy(Tuple2::f0, Types.STRING)
+                .reduce((a, b) -> Tuple2.of(a.f0(), a.f1() + b.f1()))
+                .collect("out");
+        return job.plan();
+    }
+
+    @Test
+    void chainsForwardOperatorsAndCutsAtKeyBy() {
+        JobGraph graph = JobGraph.compile(wordCountLike(100), 3);
+        assertThat(graph.vertices()).hasSize(2);
+        JobVertex source = graph.vertex(0);
+        assertThat(source.name()).isEqualTo("numbers -> Map -> Filter");
+        assertThat(source.parallelism()).isEqualTo(3);
+        JobVertex reduce = graph.vertex(1);
+        assertThat(reduce.name()).isEqualTo("Reduce -> out");
+        assertThat(reduce.parallelismDecidedAtRuntime()).isTrue();
+        assertThat(graph.edges()).singleElement().satisfies(edge -> {
+            assertThat(edge.producer()).isEqualTo(0);
+            assertThat(edge.consumer()).isEqualTo(1);
+            assertThat(edge.strategy()).isEqualTo(ShipStrategy.HASH);
+            assertThat(edge.combine()).isTrue();
+        });
+    }
+
+    @Test
+    void fingerprintIsStableAndSensitiveToThePlan() {
+        String first = JobGraph.compile(wordCountLike(100), 2).fingerprint();
+        assertThat(JobGraph.compile(wordCountLike(100), 2).fingerprint()).isEqualTo(first);
+        assertThat(JobGraph.compile(wordCountLike(101), 2).fingerprint()).isNotEqualTo(first);
+        assertThat(JobGraph.compile(wordCountLike(100), 3).fingerprint()).isNotEqualTo(first);
+    }
+
+    @Test
+    void joinHasTwoHashInputs() {
+        JobBuilder job = new JobBuilder("join");
+        var left = job.fromSource("left", new SequenceSource(0, 10, 1)).keyBy(n -> n, Types.LONG);
+        var right = job.fromSource("right", new SequenceSource(0, 10, 1)).keyBy(n -> n, Types.LONG);
+        left.join(right, (a, b) -> a + b, Types.LONG).collect("sums");
+        JobGraph graph = JobGraph.compile(job.plan(), 1);
+        assertThat(graph.vertices()).hasSize(3);
+        assertThat(graph.vertex(2).inputs()).hasSize(2);
+        assertThat(graph.edge(0).inputIndex()).isEqualTo(0);
+        assertThat(graph.edge(1).inputIndex()).isEqualTo(1);
+        assertThat(graph.edge(1).combine()).isFalse();
+    }
+
+    @Test
+    void danglingOutputIsAnError() {
+        JobBuilder job = new JobBuilder("dangling");
+        Flow<Long> numbers = job.fromSource("numbers", new SequenceSource(0, 10, 1));
+        numbers.map(n -> n + 1, Types.LONG).name("lonely");
+        numbers.collect("out");
+        assertThatThrownBy(() -> JobGraph.compile(job.plan(), 1)).hasMessageContaining("'lonely' goes nowhere");
+    }
+
+    @Test
+    void parallelismOnAChainedOperatorIsAnError() {
+        JobBuilder job = new JobBuilder("p");
+        job.fromSource("numbers", new SequenceSource(0, 10, 1)).map(n -> n, Types.LONG).parallelism(4).collect("x");
+        assertThatThrownBy(() -> JobGraph.compile(job.plan(), 1)).hasMessageContaining("runs chained");
+    }
+}
