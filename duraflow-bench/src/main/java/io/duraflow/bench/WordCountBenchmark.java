@@ -80,7 +80,7 @@ public final class WordCountBenchmark {
         long peakHeap = 0;
         long totalMs;
         try {
-            String address = cluster.start(2, 0, Duration.ofSeconds(60));
+            String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
             try (ClusterClient client = new ClusterClient(address)) {
                 for (int i = 0; i < Math.max(1, repeats); i++) {
                     long jobStart = System.nanoTime();

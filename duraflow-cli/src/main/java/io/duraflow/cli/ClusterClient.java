@@ -1,5 +1,9 @@
 package io.duraflow.cli;
 
+import io.duraflow.config.Configuration;
+import io.duraflow.ha.HighAvailabilityServices;
+import io.duraflow.ha.LeaderInfo;
+import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.ClusterOverview;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
@@ -13,39 +17,99 @@ import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-/** The client's connection to a JobManager; turns gRPC errors into one-line CLI errors. */
+/**
+ * The client's connection to the leading JobManager. With high availability it finds the
+ * leader in ZooKeeper and, when a call finds no leader (failover in progress), looks again and
+ * retries for up to {@code failoverTimeout}. gRPC errors become one-line CLI errors.
+ */
 public final class ClusterClient implements AutoCloseable {
-    private final String address;
-    private final ManagedChannel channel;
-    private final DispatcherGatewayGrpc.DispatcherGatewayBlockingStub stub;
+    private final String staticAddress;
+    private final HighAvailabilityServices ha;
+    private final LeaderRetrieval retrieval;
+    private final Duration failoverTimeout;
+    private String address;
+    private ManagedChannel channel;
+    private DispatcherGatewayGrpc.DispatcherGatewayBlockingStub stub;
 
+    /** A client of the JobManager at a fixed address. */
     public ClusterClient(String address) {
-        this.address = address;
+        this.staticAddress = address;
+        this.ha = null;
+        this.retrieval = null;
+        this.failoverTimeout = Duration.ZERO;
+        connect(address);
+    }
+
+    /** A client that finds the leader as the configuration says (ZooKeeper, else {@code staticAddress}). */
+    public ClusterClient(Configuration config, String staticAddress, Duration failoverTimeout) throws Exception {
+        this.staticAddress = staticAddress;
+        this.ha = HighAvailabilityServices.create(config);
+        this.failoverTimeout = ha.isZooKeeper() ? failoverTimeout : Duration.ZERO;
+        this.retrieval = ha.createLeaderRetrieval(staticAddress);
+        LeaderInfo leader = retrieval.awaitLeader(ha.isZooKeeper() ? failoverTimeout : Duration.ZERO);
+        if (leader == null) {
+            close();
+            throw new CliException("no leading JobManager found in ZooKeeper within " + failoverTimeout.toSeconds()
+                    + " s; is the cluster running?");
+        }
+        connect(leader.address());
+    }
+
+    private void connect(String target) {
+        if (channel != null) {
+            Rpc.shutdown(channel);
+        }
+        this.address = target;
         try {
-            this.channel = Rpc.channel(address);
+            this.channel = Rpc.channel(target);
         } catch (IllegalArgumentException e) {
             throw new CliException("invalid JobManager address: " + e.getMessage());
         }
         this.stub = DispatcherGatewayGrpc.newBlockingStub(channel);
     }
 
-    String address() {
+    public String address() {
         return address;
     }
 
     private <T> T call(Function<DispatcherGatewayGrpc.DispatcherGatewayBlockingStub, T> call) {
-        try {
-            return call.apply(stub.withDeadlineAfter(30, TimeUnit.SECONDS));
-        } catch (StatusRuntimeException e) {
-            Status.Code code = e.getStatus().getCode();
-            if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) {
-                throw new CliException("cannot reach the JobManager at " + address + "; is the cluster running?"
-                        + " Start one with 'duraflow local start' or pass --jobmanager host:port", 1, e);
+        long deadline = System.nanoTime() + failoverTimeout.toNanos();
+        while (true) {
+            try {
+                return call.apply(stub.withDeadlineAfter(30, TimeUnit.SECONDS));
+            } catch (StatusRuntimeException e) {
+                Status.Code code = e.getStatus().getCode();
+                // A leader that dies mid-call shows up as UNAVAILABLE, or as a cancelled or unknown call
+                // when its connection closes; every call here may be repeated (submissions carry their id).
+                boolean noLeader = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+                        || code == Status.Code.CANCELLED || code == Status.Code.UNKNOWN;
+                if (noLeader && retrieval != null && System.nanoTime() < deadline) {
+                    lookAgain(deadline);
+                    continue;
+                }
+                if (noLeader) {
+                    throw new CliException("cannot reach the JobManager at " + address + "; is the cluster running?"
+                            + " Start one with 'duraflow local start' or pass --jobmanager host:port", 1, e);
+                }
+                throw new CliException(Rpc.message(e), 1, e);
             }
-            throw new CliException(Rpc.message(e), 1, e);
+        }
+    }
+
+    private void lookAgain(long deadline) {
+        try {
+            Thread.sleep(200);
+            LeaderInfo leader = retrieval.awaitLeader(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            if (leader != null && !leader.address().equals(address)) {
+                connect(leader.address());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted while looking for the leading JobManager");
         }
     }
 
@@ -73,8 +137,24 @@ public final class ClusterClient implements AutoCloseable {
         return call(s -> s.getClusterOverview(Empty.getDefaultInstance()));
     }
 
+    String staticAddress() {
+        return staticAddress;
+    }
+
     @Override
     public void close() {
-        Rpc.shutdown(channel);
+        if (channel != null) {
+            Rpc.shutdown(channel);
+        }
+        try {
+            if (retrieval != null) {
+                retrieval.close();
+            }
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+        if (ha != null) {
+            ha.close();
+        }
     }
 }

@@ -39,7 +39,8 @@ import picocli.CommandLine.ScopeType;
         description = "A dataflow engine whose control plane survives failures.",
         subcommands = {Duraflow.JobManagerCommand.class, Duraflow.TaskManagerCommand.class, Duraflow.Local.class,
                 Duraflow.Run.class, Duraflow.ListJobs.class, Duraflow.StatusCommand.class, Duraflow.Cancel.class,
-                Duraflow.Demo.class, Duraflow.ConfigCommand.class, CommandLine.HelpCommand.class})
+                Duraflow.Demo.class, ResultCommand.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Duraflow {
     static final int EXIT_JOB_FAILED = 1;
 
@@ -95,13 +96,28 @@ public final class Duraflow {
         return newline < 0 ? message : message.substring(0, newline);
     }
 
-    Configuration configuration() {
+    /**
+     * The configuration file (or conf/duraflow.yaml), then the settings a local cluster in the
+     * work directory left for its clients (cluster.conf: how to find its leader), then -D.
+     */
+    Configuration configuration() throws java.io.IOException {
         Path file = configFile;
         if (file == null) {
             Path defaultFile = Path.of("conf", "duraflow.yaml");
             file = Files.exists(defaultFile) ? defaultFile : null;
         }
-        return ConfigLoader.load(file, overrides);
+        Map<String, String> merged = new LinkedHashMap<>();
+        Path clusterFile = (workDir != null ? workDir : Path.of(".duraflow")).resolve(LocalCluster.CLIENT_CONFIG);
+        if (Files.exists(clusterFile)) {
+            merged.putAll(LocalCluster.readClientConfig(clusterFile));
+        }
+        merged.putAll(overrides);
+        return ConfigLoader.load(file, merged);
+    }
+
+    /** A client of the leading JobManager; follows failovers for up to a minute. */
+    ClusterClient client(Configuration config) throws Exception {
+        return new ClusterClient(config, jobManagerAddress(config), Duration.ofSeconds(60));
     }
 
     Path workDirectory(Configuration config) {
@@ -194,11 +210,15 @@ public final class Duraflow {
             @Option(names = "--taskmanagers", defaultValue = "2", description = "TaskManagers to start (default: 2)")
             int taskManagers;
 
+            @Option(names = "--jobmanagers", defaultValue = "1", description = "JobManagers to start (default: 1);"
+                    + " more than one starts a ZooKeeper server too and runs with high availability")
+            int jobManagers;
+
             @Override
             public Integer call() throws Exception {
                 Configuration config = local.root.configuration();
                 LocalCluster cluster = local.cluster(config, System.out);
-                String address = cluster.start(taskManagers, config.get(JobManagerOptions.RPC_PORT),
+                String address = cluster.start(taskManagers, jobManagers, config.get(JobManagerOptions.RPC_PORT),
                         Duration.ofSeconds(60));
                 System.out.println("Local cluster running at " + address + "; stop it with 'duraflow local stop'");
                 return 0;
@@ -239,12 +259,12 @@ public final class Duraflow {
                     System.out.printf("%-16s pid %-8d %-8s log %s%n", p.getKey(), p.getValue(),
                             alive.contains(p.getValue()) ? "running" : "DEAD", cluster.log(p.getKey()));
                 }
-                var address = cluster.address();
-                if (address.isPresent() && !alive.isEmpty()) {
-                    try (ClusterClient client = new ClusterClient(address.get())) {
+                if (!alive.isEmpty()) {
+                    try (ClusterClient client = local.root.client(config)) {
                         ClusterOverview overview = client.overview();
-                        System.out.println("JobManager " + address.get() + ": " + overview.getTaskManagersCount()
-                                + " TaskManagers, " + overview.getRunningJobs() + " running jobs");
+                        System.out.println("Leading JobManager " + client.address() + ": "
+                                + overview.getTaskManagersCount() + " TaskManagers, " + overview.getRunningJobs()
+                                + " running jobs");
                         for (TaskManagerInfo tm : overview.getTaskManagersList()) {
                             System.out.printf("  %s at %s: %d/%d slots free, heap %d MiB%n", tm.getTmId(),
                                     tm.getAddress(), tm.getFreeSlots(), tm.getSlots(), tm.getHeapUsedBytes() >> 20);
@@ -281,7 +301,9 @@ public final class Duraflow {
             if (parallelism < 0) {
                 throw new CliException("--parallelism must be at least 1");
             }
-            return SubmitJobRequest.newBuilder().setJobId(jobId == null ? "" : jobId)
+            // The id is chosen here, so a submission retried during a failover cannot start the job twice.
+            String id = jobId != null ? jobId : java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+            return SubmitJobRequest.newBuilder().setJobId(id)
                     .setJobClass(JobAliases.resolve(job)).putAllParams(params).setParallelism(parallelism).build();
         }
 
@@ -299,7 +321,22 @@ public final class Duraflow {
     static int runJob(ClusterClient client, JobOptions options, Configuration config, boolean detached)
             throws InterruptedException {
         JobGraph graph = options.plan(config);
-        SubmitJobResponse submitted = client.submit(options.request(config));
+        SubmitJobRequest request = options.request(config);
+        SubmitJobResponse submitted;
+        try {
+            submitted = client.submit(request);
+        } catch (CliException e) {
+            if (!(e.getCause() instanceof io.grpc.StatusRuntimeException status)
+                    || status.getStatus().getCode() != io.grpc.Status.Code.ALREADY_EXISTS
+                    || !String.valueOf(e.getMessage()).contains("already ended")) {
+                throw e;
+            }
+            // The job ran before: say so, show that result, and exit as that run ended.
+            System.out.println("duraflow: " + e.getMessage());
+            JobResult previous = client.result(request.getJobId());
+            new JobRunner(client, System.out).printResult(previous, graph, options.show);
+            return previous.getStatus().getState() == JobState.JOB_FINISHED ? 0 : EXIT_JOB_FAILED;
+        }
         System.out.println("Submitted job " + submitted.getJobId() + " (" + graph.jobName() + ", plan "
                 + submitted.getFingerprint() + ") to " + client.address());
         if (detached) {
@@ -327,7 +364,7 @@ public final class Duraflow {
         @Override
         public Integer call() throws Exception {
             Configuration config = root.configuration();
-            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+            try (ClusterClient client = root.client(config)) {
                 return runJob(client, options, config, detached);
             }
         }
@@ -361,7 +398,7 @@ public final class Duraflow {
             Runtime.getRuntime().addShutdownHook(cleanup);
             long start = System.nanoTime();
             try {
-                String address = cluster.start(taskManagers, 0, Duration.ofSeconds(60));
+                String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
                 System.out.printf("Cluster up in %.2f s%n", (System.nanoTime() - start) / 1e9);
                 try (ClusterClient client = new ClusterClient(address)) {
                     return runJob(client, options, config, false);
@@ -383,7 +420,7 @@ public final class Duraflow {
         @Override
         public Integer call() throws Exception {
             Configuration config = root.configuration();
-            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+            try (ClusterClient client = root.client(config)) {
                 List<JobStatus> jobs = client.list().getJobsList();
                 if (jobs.isEmpty()) {
                     System.out.println("No jobs");
@@ -411,7 +448,7 @@ public final class Duraflow {
         @Override
         public Integer call() throws Exception {
             Configuration config = root.configuration();
-            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+            try (ClusterClient client = root.client(config)) {
                 JobStatus status = client.status(jobId);
                 System.out.println("Job " + status.getJobId() + " (" + status.getJobName() + "): "
                         + JobRunner.stateName(status.getState()) + ", " + status.getRestarts() + " restarts");
@@ -439,7 +476,7 @@ public final class Duraflow {
         @Override
         public Integer call() throws Exception {
             Configuration config = root.configuration();
-            try (ClusterClient client = new ClusterClient(root.jobManagerAddress(config))) {
+            try (ClusterClient client = root.client(config)) {
                 client.cancel(jobId);
                 System.out.println("Cancelling job " + jobId);
                 return 0;

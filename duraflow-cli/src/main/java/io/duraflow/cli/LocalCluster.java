@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,10 +47,18 @@ public final class LocalCluster {
         return workDir;
     }
 
-    /** Starts a JobManager and {@code taskManagers} TaskManagers and waits until all registered. */
-    public String start(int taskManagers, int jobManagerPort, Duration timeout) throws IOException, InterruptedException {
+    /**
+     * Starts {@code jobManagers} JobManagers (more than one: with a ZooKeeper server and high
+     * availability) and {@code taskManagers} TaskManagers, and waits until a leader runs and
+     * every TaskManager registered with it. Returns the leader's address.
+     */
+    public String start(int taskManagers, int jobManagers, int jobManagerPort, Duration timeout)
+            throws IOException, InterruptedException {
         if (taskManagers < 1) {
             throw new CliException("--taskmanagers must be at least 1");
+        }
+        if (jobManagers < 1) {
+            throw new CliException("--jobmanagers must be at least 1");
         }
         List<Long> alive = alivePids();
         if (!alive.isEmpty()) {
@@ -59,47 +68,126 @@ public final class LocalCluster {
         Files.createDirectories(workDir.resolve("pids"));
         Files.createDirectories(workDir.resolve("log"));
         Files.deleteIfExists(workDir.resolve(ADDRESS_FILE));
+        Files.deleteIfExists(workDir.resolve(CLIENT_CONFIG));
         long deadline = System.nanoTime() + timeout.toNanos();
+        String host = config.getOrDefault("jobmanager.rpc.address", "127.0.0.1");
+
+        Map<String, String> clusterSettings = new LinkedHashMap<>();
+        clusterSettings.put("cluster.work-dir", workDir.toString());
+        boolean ha = jobManagers > 1;
+        if (ha) {
+            int zkPort = freePort();
+            Process zk = spawn("zookeeper", "-Xmx256m", List.of("zookeeper", "--port", Integer.toString(zkPort),
+                    "--data-dir", workDir.resolve("zookeeper").toString()), Map.of());
+            awaitPort(zk, "zookeeper", zkPort, deadline);
+            out.line("ZooKeeper listening on 127.0.0.1:" + zkPort + " (log: " + log("zookeeper") + ")");
+            clusterSettings.put("high-availability.type", "zookeeper");
+            clusterSettings.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zkPort);
+            clusterSettings.putIfAbsent("high-availability.storage-dir", workDir.resolve("ha").toString());
+            writeClientConfig(clusterSettings);
+        }
 
         // The port is chosen up front so the TaskManagers start together with the JobManager
         // (they retry registration until it listens) instead of after it.
-        int port = jobManagerPort == 0 ? freePort() : jobManagerPort;
-        String host = config.getOrDefault("jobmanager.rpc.address", "127.0.0.1");
-        List<String> jmArgs = new ArrayList<>(List.of("jobmanager", "--address-file",
-                workDir.resolve(ADDRESS_FILE).toString(), "-D", "jobmanager.rpc.port=" + port));
-        Process jobManager = spawn("jobmanager", "-Xmx512m", jmArgs);
+        int port = jobManagerPort == 0 || ha ? freePort() : jobManagerPort;
+        List<Process> jms = new ArrayList<>();
+        for (int i = 1; i <= jobManagers; i++) {
+            String name = ha ? "jobmanager-" + i : "jobmanager";
+            int jmPort = i == 1 ? port : freePort();
+            jms.add(spawn(name, "-Xmx512m", List.of("jobmanager", "--address-file",
+                    workDir.resolve(name + ".address").toString(), "-D", "jobmanager.rpc.port=" + jmPort),
+                    clusterSettings));
+        }
         List<Process> tms = new ArrayList<>();
         for (int i = 1; i <= taskManagers; i++) {
             String name = "taskmanager-" + i;
             tms.add(spawn(name, "-Xmx1g", List.of("taskmanager", "--jobmanager", host + ":" + port, "-D",
-                    "taskmanager.data-dir=" + workDir.resolve(name))));
+                    "taskmanager.data-dir=" + workDir.resolve(name)), clusterSettings));
         }
-        String address = awaitAddress(jobManager, deadline);
-        out.line("JobManager listening on " + address + " (log: " + log("jobmanager") + ")");
-        try (ClusterClient client = new ClusterClient(address)) {
+        String first = awaitAddress(jms.get(0), ha ? "jobmanager-1" : "jobmanager", deadline);
+        out.line((ha ? jobManagers + " JobManagers started, first" : "JobManager") + " listening on " + first
+                + " (log: " + workDir.resolve("log") + ")");
+        io.duraflow.config.Configuration clientConfig = io.duraflow.config.Configuration.fromMap(clusterSettings);
+        try (ClusterClient client = ha ? new ClusterClient(clientConfig, first, timeout) : new ClusterClient(first)) {
             while (true) {
-                for (int i = 0; i < tms.size(); i++) {
-                    if (!tms.get(i).isAlive()) {
-                        String name = "taskmanager-" + (i + 1);
-                        stop();
-                        throw new CliException(name + " exited during start-up: " + lastError(log(name)));
-                    }
+                checkAlive(tms, "taskmanager-");
+                checkAlive(jms, ha ? "jobmanager-" : "jobmanager");
+                ClusterOverview overview;
+                try {
+                    overview = client.overview();
+                } catch (CliException e) {
+                    overview = null;
                 }
-                ClusterOverview overview = client.overview();
-                if (overview.getTaskManagersCount() >= taskManagers) {
+                if (overview != null && overview.getTaskManagersCount() >= taskManagers) {
                     int slots = overview.getTaskManagersList().stream().mapToInt(t -> t.getSlots()).sum();
-                    out.line(taskManagers + " TaskManagers registered with " + slots + " slots (logs: "
-                            + workDir.resolve("log") + ")");
-                    return address;
+                    out.line(taskManagers + " TaskManagers registered with " + slots + " slots at the leader "
+                            + client.address() + " (logs: " + workDir.resolve("log") + ")");
+                    return client.address();
                 }
                 if (System.nanoTime() > deadline) {
                     stop();
-                    throw new CliException("TaskManagers did not register within " + timeout.toSeconds() + " s; see "
+                    throw new CliException("the cluster did not come up within " + timeout.toSeconds() + " s; see "
                             + workDir.resolve("log"));
                 }
                 Thread.sleep(50);
             }
+        } catch (Exception e) {
+            if (!(e instanceof CliException)) {
+                stop();
+            }
+            throw e instanceof CliException cli ? cli : new CliException(e.getMessage(), 1, e);
         }
+    }
+
+    private void checkAlive(List<Process> processes, String prefix) throws IOException, InterruptedException {
+        for (int i = 0; i < processes.size(); i++) {
+            if (!processes.get(i).isAlive()) {
+                String name = prefix.endsWith("-") ? prefix + (i + 1) : prefix;
+                stop();
+                throw new CliException(name + " exited during start-up: " + lastError(log(name)));
+            }
+        }
+    }
+
+    private void awaitPort(Process process, String name, int port, long deadline)
+            throws IOException, InterruptedException {
+        while (true) {
+            try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+                return;
+            } catch (IOException notYet) {
+                if (!process.isAlive()) {
+                    stop();
+                    throw new CliException(name + " exited during start-up: " + lastError(log(name)));
+                }
+                if (System.nanoTime() > deadline) {
+                    stop();
+                    throw new CliException(name + " did not start in time; see " + log(name));
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /** The file in the work directory that tells clients how to find this cluster's leader. */
+    static final String CLIENT_CONFIG = "cluster.conf";
+
+    private void writeClientConfig(Map<String, String> settings) throws IOException {
+        StringBuilder text = new StringBuilder("# written by 'duraflow local start': how clients find the leader\n");
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            text.append(e.getKey()).append('=').append(e.getValue()).append('\n');
+        }
+        Files.writeString(workDir.resolve(CLIENT_CONFIG), text.toString(), StandardCharsets.UTF_8);
+    }
+
+    static Map<String, String> readClientConfig(Path file) throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            int eq = line.indexOf('=');
+            if (!line.startsWith("#") && eq > 0) {
+                settings.put(line.substring(0, eq).trim(), line.substring(eq + 1).trim());
+            }
+        }
+        return settings;
     }
 
     private static int freePort() throws IOException {
@@ -108,8 +196,9 @@ public final class LocalCluster {
         }
     }
 
-    private String awaitAddress(Process jobManager, long deadline) throws IOException, InterruptedException {
-        Path file = workDir.resolve(ADDRESS_FILE);
+    private String awaitAddress(Process jobManager, String name, long deadline)
+            throws IOException, InterruptedException {
+        Path file = workDir.resolve(name + ".address");
         while (true) {
             if (Files.exists(file)) {
                 String address = Files.readString(file, StandardCharsets.UTF_8).trim();
@@ -119,22 +208,25 @@ public final class LocalCluster {
             }
             if (!jobManager.isAlive()) {
                 stop();
-                throw new CliException("the JobManager exited during start-up: " + lastError(log("jobmanager")));
+                throw new CliException(name + " exited during start-up: " + lastError(log(name)));
             }
             if (System.nanoTime() > deadline) {
                 stop();
-                throw new CliException("the JobManager did not start in time; see " + log("jobmanager"));
+                throw new CliException(name + " did not start in time; see " + log(name));
             }
             Thread.sleep(20);
         }
     }
 
-    private Process spawn(String name, String heap, List<String> args) throws IOException {
+    private Process spawn(String name, String heap, List<String> args, Map<String, String> settings)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, heap, "-XX:+UseParallelGC",
                 "-cp", System.getProperty("java.class.path"), Duraflow.class.getName()));
         command.addAll(args);
-        for (Map.Entry<String, String> option : config.entrySet()) {
+        Map<String, String> options = new LinkedHashMap<>(settings);
+        options.putAll(config);
+        for (Map.Entry<String, String> option : options.entrySet()) {
             command.add("-D");
             command.add(option.getKey() + "=" + option.getValue());
         }
@@ -197,7 +289,12 @@ public final class LocalCluster {
         for (Path file : files) {
             Files.deleteIfExists(file);
         }
-        Files.deleteIfExists(workDir.resolve(ADDRESS_FILE));
+        try (Stream<Path> list = Files.list(workDir)) {
+            for (Path file : list.filter(f -> f.getFileName().toString().endsWith(".address")).toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+        Files.deleteIfExists(workDir.resolve(CLIENT_CONFIG));
         return running.size();
     }
 

@@ -6,7 +6,10 @@ import java.util.List;
 
 /** Renders options as a plain-text table; long descriptions wrap within their column. */
 final class OptionTable {
-    private static final int DESCRIPTION_WIDTH = 64;
+    /** Lines stay within this width; the description column gets what the other columns leave, up to 64. */
+    private static final int MAX_LINE_WIDTH = 150;
+    private static final int MAX_DESCRIPTION_WIDTH = 64;
+    private static final int MIN_DESCRIPTION_WIDTH = 32;
     private static final String[] HEADER = {"KEY", "TYPE", "DEFAULT", "DESCRIPTION"};
 
     private OptionTable() {
@@ -24,9 +27,11 @@ final class OptionTable {
                 widths[c] = Math.max(widths[c], row[c].length());
             }
         }
+        int descriptionWidth = Math.max(MIN_DESCRIPTION_WIDTH,
+                Math.min(MAX_DESCRIPTION_WIDTH, MAX_LINE_WIDTH - (widths[0] + widths[1] + widths[2] + 6)));
         StringBuilder out = new StringBuilder();
         for (String[] row : rows) {
-            List<String> lines = wrap(row[3], DESCRIPTION_WIDTH);
+            List<String> lines = wrap(row[3], descriptionWidth);
             for (int l = 0; l < lines.size(); l++) {
                 StringBuilder line = new StringBuilder();
                 for (int c = 0; c < widths.length; c++) {

@@ -5,6 +5,12 @@ import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.RestartStrategyType;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobSettings;
+import io.duraflow.jobmanager.store.CleanupRetryPolicy;
+import io.duraflow.jobmanager.store.JobGraphStore;
+import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobmanager.store.JobResultEntryExistsException;
+import io.duraflow.jobmanager.store.JobResultStore;
+import io.duraflow.jobmanager.store.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.JobResult;
@@ -15,93 +21,246 @@ import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Accepts jobs, runs one {@link JobMaster} per job, and answers status and result queries.
- * Main thread only.
+ * Accepts jobs, runs one {@link JobMaster} per job, and owns their durable life cycle for one
+ * leadership session:
+ * <pre>
+ *   submit:     no job result entry for the id -> job graph stored -> JobMaster runs
+ *   terminal:   DIRTY job result written (failure: give up leadership) -> result visible
+ *               -> cleanup (partitions, job graph, job directory), retried -> entry CLEAN
+ *   leadership: DIRTY entries are cleaned up, stored job graphs without a result run again
+ * </pre>
+ * State lives on the main thread; store I/O runs on {@code io} and every durable write first
+ * checks with the election that this session still leads.
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+    /** What a dispatcher needs around it. */
+    public record Services(JobResultStore results, JobGraphStore jobGraphs, Function<String, Path> jobDirectory,
+            CleanupRetryPolicy cleanupPolicy, Executor io, Runnable giveUpLeadership,
+            java.util.function.Predicate<String> stillLeads) {}
 
     private final Configuration clusterConfig;
     private final String sessionId;
     private final ResourceManager resourceManager;
     private final Scheduler mainThread;
     private final LongSupplier clock;
+    private final Services services;
     private final Map<String, JobMaster> jobs = new LinkedHashMap<>();
-    private final Map<String, Long> cancelDeadlines = new HashMap<>();
+    /** Results this dispatcher persisted or recovered, by job id. */
+    private final Map<String, JobResultEntry> results = new LinkedHashMap<>();
+    private final Set<String> pendingSubmissions = new HashSet<>();
+    private final Map<String, String> cleanupState = new HashMap<>();
+    private boolean closed;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
-            Scheduler mainThread, LongSupplier clock) {
+            Scheduler mainThread, LongSupplier clock, Services services) {
         this.clusterConfig = clusterConfig;
         this.sessionId = sessionId;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.clock = clock;
+        this.services = services;
         resourceManager.addLossListener(this::taskManagerLost);
         resourceManager.addSlotListener(this::scheduleAll);
     }
 
-    public SubmitJobResponse submit(SubmitJobRequest request) {
+    // ------------------------------------------------------------------ recovery
+
+    private record Recovered(List<JobResultEntry> dirty, List<SubmittedJob> toRun) {}
+
+    /** Finishes the cleanup of DIRTY jobs and runs stored jobs that have no result yet. */
+    public CompletableFuture<Void> recover() {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                List<JobResultEntry> dirty = services.results().getDirtyResults();
+                List<SubmittedJob> toRun = new ArrayList<>();
+                for (String jobId : services.jobGraphs().jobIds()) {
+                    if (services.results().hasJobResultEntry(jobId)) {
+                        continue;
+                    }
+                    services.jobGraphs().get(jobId).ifPresent(toRun::add);
+                }
+                return new Recovered(dirty, toRun);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, services.io()).thenAcceptAsync(recovered -> {
+            if (closed) {
+                return;
+            }
+            for (JobResultEntry entry : recovered.dirty()) {
+                LOG.info("Job {} ended ({}) under an earlier leader; finishing its cleanup, not running it again",
+                        entry.jobId(), entry.state());
+                results.put(entry.jobId(), entry);
+                runCleanup(entry.jobId(), 0);
+            }
+            for (SubmittedJob job : recovered.toRun()) {
+                LOG.info("Recovering job {} ({}): it runs again from the start", job.jobId(), job.jobClass());
+                recoverJob(job);
+            }
+        }, mainThread);
+    }
+
+    private void recoverJob(SubmittedJob submitted) {
+        JobMaster job;
+        try {
+            job = createJobMaster(submitted.jobId(), submitted.jobClass(), submitted.params(), submitted.config(),
+                    submitted.parallelism(), submitted.submittedAtMs());
+        } catch (StatusRuntimeException e) {
+            LOG.error("Stored job {} cannot be rebuilt: {}", submitted.jobId(), e.getStatus().getDescription());
+            return;
+        }
+        jobs.put(submitted.jobId(), job);
+        try {
+            job.prepare();
+            job.start();
+        } catch (Exception e) {
+            job.failBeforeStart("the recovered job cannot start: " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ submission
+
+    public CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
         String jobId = request.getJobId().isEmpty() ? UUID.randomUUID().toString().replace("-", "").substring(0, 16)
                 : request.getJobId();
         if (!JOB_ID.matcher(jobId).matches()) {
             throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId
                     + "': use 1-64 letters, digits, '.', '_' or '-'").asRuntimeException();
         }
-        JobMaster existing = jobs.get(jobId);
-        if (existing != null) {
-            JobStatus status = existing.status();
-            String what = existing.isTerminal()
-                    ? "already ended as " + stateName(status.getState()) + " at "
-                            + Instant.ofEpochMilli(status.getEndedAtMs()) + "; see 'duraflow result " + jobId + "'"
-                    : "is already running; see 'duraflow status " + jobId + "'";
-            throw Status.ALREADY_EXISTS.withDescription("job " + jobId + " " + what).asRuntimeException();
-        }
+        rejectKnown(jobId);
+        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
+        merged.putAll(request.getConfigMap());
         Configuration jobConfig;
         try {
-            Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
-            merged.putAll(request.getConfigMap());
             jobConfig = Configuration.fromMap(merged);
         } catch (IllegalArgumentException e) {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
         }
         int parallelism = request.getParallelism() > 0 ? request.getParallelism()
                 : jobConfig.get(ExecutionOptions.PARALLELISM_DEFAULT);
-        JobGraph graph;
+        long submittedAt = clock.getAsLong();
+        JobMaster job = createJobMaster(jobId, request.getJobClass(), request.getParamsMap(), request.getConfigMap(),
+                parallelism, submittedAt);
         try {
-            graph = JobPlans.build(request.getJobClass(), request.getParamsMap(), parallelism);
-        } catch (IllegalArgumentException e) {
-            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
-        } catch (RuntimeException | LinkageError e) {
-            throw Status.INVALID_ARGUMENT.withDescription("job " + request.getJobClass() + " failed to build its plan: "
-                    + e).asRuntimeException();
-        }
-        JobMaster job = new JobMaster(jobId, request.getJobClass(), request.getParamsMap(), request.getConfigMap(),
-                graph, settings(jobConfig, parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
-                this::jobTerminated);
-        try {
-            job.start();
+            job.prepare();
         } catch (Exception e) {
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
             throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " cannot start: " + message)
                     .asRuntimeException();
         }
-        jobs.put(jobId, job);
-        LOG.info("Job {} submitted: {} {}", jobId, request.getJobClass(), request.getParamsMap());
-        return SubmitJobResponse.newBuilder().setJobId(jobId).setFingerprint(graph.fingerprint()).build();
+        pendingSubmissions.add(jobId);
+        SubmittedJob record = new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(),
+                request.getConfigMap(), parallelism, submittedAt);
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                requireLeadership();
+                Optional<JobResultEntry> existing = services.results().hasJobResultEntry(jobId)
+                        ? services.results().getResult(jobId) : Optional.empty();
+                if (existing.isEmpty()) {
+                    requireLeadership();
+                    services.jobGraphs().put(record);
+                }
+                return existing;
+            } catch (IOException e) {
+                throw new CompletionException(Status.UNAVAILABLE.withDescription("cannot store job " + jobId + ": "
+                        + e.getMessage()).asRuntimeException());
+            }
+        }, services.io()).handleAsync((existing, error) -> {
+            pendingSubmissions.remove(jobId);
+            if (error != null) {
+                job.suspend();
+                throw error instanceof CompletionException ? (CompletionException) error : new CompletionException(error);
+            }
+            if (existing.isPresent()) {
+                job.suspend();
+                results.put(jobId, existing.get());
+                throw alreadyEnded(jobId, existing.get().state().name(), existing.get().endedAtMs());
+            }
+            if (closed) {
+                job.suspend();
+                throw Status.UNAVAILABLE.withDescription("this JobManager lost its leadership; submit again")
+                        .asRuntimeException();
+            }
+            jobs.put(jobId, job);
+            job.start();
+            LOG.info("Job {} submitted: {} {}", jobId, request.getJobClass(), request.getParamsMap());
+            return SubmitJobResponse.newBuilder().setJobId(jobId).setFingerprint(job.graph().fingerprint()).build();
+        }, mainThread);
+    }
+
+    private void rejectKnown(String jobId) {
+        if (pendingSubmissions.contains(jobId)) {
+            throw Status.ALREADY_EXISTS.withDescription("job " + jobId + " is being submitted right now")
+                    .asRuntimeException();
+        }
+        JobResultEntry result = results.get(jobId);
+        if (result != null) {
+            throw alreadyEnded(jobId, result.state().name(), result.endedAtMs());
+        }
+        JobMaster existing = jobs.get(jobId);
+        if (existing != null) {
+            if (existing.isTerminal()) {
+                JobStatus status = existing.status();
+                throw alreadyEnded(jobId, stateName(status.getState()), status.getEndedAtMs());
+            }
+            throw Status.ALREADY_EXISTS.withDescription("job " + jobId + " is already running; see 'duraflow status "
+                    + jobId + "'").asRuntimeException();
+        }
+    }
+
+    private static StatusRuntimeException alreadyEnded(String jobId, String state, long endedAtMs) {
+        return Status.ALREADY_EXISTS.withDescription("job " + jobId + " already ended as " + state + " at "
+                + Instant.ofEpochMilli(endedAtMs) + "; it is not run again (see 'duraflow result " + jobId + "')")
+                .asRuntimeException();
+    }
+
+    private JobMaster createJobMaster(String jobId, String jobClass, Map<String, String> params,
+            Map<String, String> jobConfigOverrides, int parallelism, long submittedAt) {
+        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
+        merged.putAll(jobConfigOverrides);
+        Configuration jobConfig;
+        JobGraph graph;
+        try {
+            jobConfig = Configuration.fromMap(merged);
+            graph = JobPlans.build(jobClass, params, parallelism);
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        } catch (RuntimeException | LinkageError e) {
+            throw Status.INVALID_ARGUMENT.withDescription("job " + jobClass + " failed to build its plan: " + e)
+                    .asRuntimeException();
+        }
+        return new JobMaster(jobId, jobClass, params, jobConfigOverrides, graph, settings(jobConfig, parallelism),
+                sessionId, resourceManager, resourceManager, mainThread, clock, this::jobTerminated, submittedAt);
     }
 
     static JobSettings settings(Configuration config, int parallelism) {
@@ -114,14 +273,107 @@ public final class Dispatcher {
                 config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis());
     }
 
+    private void requireLeadership() {
+        if (!services.stillLeads().test(sessionId)) {
+            throw new CompletionException(Status.UNAVAILABLE.withDescription(
+                    "this JobManager is no longer the leader").asRuntimeException());
+        }
+    }
+
     private static String stateName(JobState state) {
         return state.name().replace("JOB_", "");
     }
 
+    // ------------------------------------------------------------------ the end of a job
+
+    /** A job reached a terminal state: its result must be durable before anyone sees it. */
     private void jobTerminated(JobMaster job) {
-        cancelDeadlines.remove(job.jobId());
         scheduleAll();
+        JobResultEntry entry = JobResults.toEntry(job.status(), job.collected(), job.params());
+        CompletableFuture.runAsync(() -> {
+            requireLeadership();
+            try {
+                services.results().createDirtyResult(entry);
+            } catch (JobResultEntryExistsException e) {
+                LOG.info("Job {} already has a result entry", entry.jobId());
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, services.io()).whenCompleteAsync((ignored, error) -> {
+            if (closed) {
+                return;
+            }
+            if (error != null) {
+                LOG.error("Cannot write the result of job {} ({}); giving up leadership so that another JobManager"
+                        + " decides", entry.jobId(), error.getMessage());
+                services.giveUpLeadership().run();
+                return;
+            }
+            results.put(entry.jobId(), entry);
+            LOG.info("Job {} ended as {}; result stored", entry.jobId(), entry.state());
+            runCleanup(entry.jobId(), 0);
+        }, mainThread);
     }
+
+    /** Deletes everything the job owns, retried per the cleanup strategy, then marks its result clean. */
+    private void runCleanup(String jobId, int failedAttempts) {
+        cleanupState.put(jobId, "running (attempt " + (failedAttempts + 1) + ")");
+        for (String tmId : resourceManager.taskManagers()) {
+            resourceManager.releasePartitions(tmId, jobId, List.of());
+        }
+        CompletableFuture.runAsync(() -> {
+            try {
+                requireLeadership();
+                services.jobGraphs().remove(jobId);
+                deleteTree(services.jobDirectory().apply(jobId));
+                requireLeadership();
+                services.results().markResultAsClean(jobId);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, services.io()).whenCompleteAsync((ignored, error) -> {
+            if (closed) {
+                return;
+            }
+            if (error == null) {
+                cleanupState.put(jobId, "done");
+                LOG.info("Job {} cleaned up", jobId);
+                return;
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            OptionalLong delay = services.cleanupPolicy().delayBeforeAttempt(failedAttempts + 1);
+            if (delay.isEmpty()) {
+                cleanupState.put(jobId, "failed: " + cause.getMessage());
+                LOG.error("Cleanup of job {} failed after {} attempts ({}); its result stays DIRTY and the next leader"
+                        + " completes it", jobId, failedAttempts + 1, cause.getMessage());
+                return;
+            }
+            LOG.warn("Cleanup of job {} failed ({}); retrying in {} ms", jobId, cause.getMessage(), delay.getAsLong());
+            mainThread.schedule(() -> {
+                if (!closed) {
+                    runCleanup(jobId, failedAttempts + 1);
+                }
+            }, delay.getAsLong());
+        }, mainThread);
+    }
+
+    private static void deleteTree(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /** The cleanup progress of a job ("running", "done", "failed: ..."), for tests and status. */
+    public String cleanupState(String jobId) {
+        return cleanupState.get(jobId);
+    }
+
+    // ------------------------------------------------------------------ events and queries
 
     private void scheduleAll() {
         for (JobMaster job : jobs.values()) {
@@ -153,29 +405,83 @@ public final class Dispatcher {
         }
     }
 
-    private JobMaster job(String jobId) {
-        JobMaster job = jobs.get(jobId);
-        if (job == null) {
-            throw Status.NOT_FOUND.withDescription("no job with id '" + jobId + "'; 'duraflow list' shows the jobs")
-                    .asRuntimeException();
-        }
-        return job;
+    /** A job's status: terminal only once its result is durable. */
+    public CompletableFuture<JobStatus> status(String jobId) {
+        return lookup(jobId).thenApply(found -> {
+            if (found.job() != null) {
+                JobStatus status = found.job().status();
+                if (found.job().isTerminal() && !results.containsKey(jobId)) {
+                    return status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build();
+                }
+                return status;
+            }
+            return JobResults.toStatus(found.result());
+        });
     }
 
-    public JobStatus status(String jobId) {
-        return job(jobId).status();
+    public CompletableFuture<JobResult> result(String jobId) {
+        return lookup(jobId).thenApply(found -> {
+            JobResultEntry entry = results.get(jobId);
+            if (entry != null) {
+                return JobResults.toResult(entry);
+            }
+            if (found.result() != null) {
+                return JobResults.toResult(found.result());
+            }
+            JobStatus status = found.job().status();
+            return JobResult.newBuilder().setStatus(status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0))
+                    .putAllParams(found.job().params()).build();
+        });
+    }
+
+    private record Found(JobMaster job, JobResultEntry result) {}
+
+    /** In memory first; else the job result store (a job that ended under an earlier leader). */
+    private CompletableFuture<Found> lookup(String jobId) {
+        JobMaster job = jobs.get(jobId);
+        if (job != null) {
+            return CompletableFuture.completedFuture(new Found(job, null));
+        }
+        JobResultEntry known = results.get(jobId);
+        if (known != null) {
+            return CompletableFuture.completedFuture(new Found(null, known));
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return services.results().getResult(jobId);
+            } catch (IOException e) {
+                throw new CompletionException(Status.UNAVAILABLE.withDescription("cannot read the job result store: "
+                        + e.getMessage()).asRuntimeException());
+            }
+        }, services.io()).thenApplyAsync(entry -> new Found(null, entry.orElseThrow(() -> Status.NOT_FOUND
+                .withDescription("no job with id '" + jobId + "'; 'duraflow list' shows the jobs")
+                .asRuntimeException())), mainThread);
     }
 
     public List<JobStatus> list() {
         List<JobStatus> statuses = new ArrayList<>();
         for (JobMaster job : jobs.values()) {
-            statuses.add(job.status());
+            statuses.add(results.containsKey(job.jobId()) || !job.isTerminal() ? job.status()
+                    : job.status().toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build());
+        }
+        for (JobResultEntry entry : results.values()) {
+            if (!jobs.containsKey(entry.jobId())) {
+                statuses.add(JobResults.toStatus(entry));
+            }
         }
         return statuses;
     }
 
     public void cancel(String jobId) {
-        JobMaster job = job(jobId);
+        JobMaster job = jobs.get(jobId);
+        if (job == null) {
+            JobResultEntry result = results.get(jobId);
+            if (result != null) {
+                throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as " + result.state())
+                        .asRuntimeException();
+            }
+            throw Status.NOT_FOUND.withDescription("no running job with id '" + jobId + "'").asRuntimeException();
+        }
         if (job.isTerminal()) {
             throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
                     + stateName(job.state())).asRuntimeException();
@@ -186,12 +492,6 @@ public final class Dispatcher {
         }
     }
 
-    public JobResult result(String jobId) {
-        JobMaster job = job(jobId);
-        return JobResult.newBuilder().setStatus(job.status()).addAllCollected(job.isTerminal() ? job.collected()
-                : List.of()).putAllParams(job.params()).build();
-    }
-
     public int runningJobs() {
         int running = 0;
         for (JobMaster job : jobs.values()) {
@@ -200,5 +500,13 @@ public final class Dispatcher {
             }
         }
         return running;
+    }
+
+    /** Leadership is gone: stop every job without a result; the next leader takes over. */
+    public void close() {
+        closed = true;
+        for (JobMaster job : jobs.values()) {
+            job.suspend();
+        }
     }
 }

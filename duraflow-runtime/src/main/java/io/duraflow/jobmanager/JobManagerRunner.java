@@ -3,47 +3,158 @@ package io.duraflow.jobmanager;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobManagerOptions;
+import io.duraflow.ha.HighAvailabilityServices;
+import io.duraflow.ha.LeaderContender;
+import io.duraflow.ha.LeaderElection;
+import io.duraflow.jobmanager.store.CleanupRetryPolicy;
 import io.duraflow.rpc.RpcServers;
 import io.grpc.Server;
+import io.grpc.Status;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A JobManager process: main thread, resource manager, dispatcher and the gRPC server. */
-public final class JobManagerRunner implements AutoCloseable {
+/**
+ * A JobManager process: its gRPC server, and, while it leads, a resource manager and a
+ * dispatcher for that leadership session. A standby answers requests with UNAVAILABLE so that
+ * clients and TaskManagers look for the leader.
+ */
+public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private static final Logger LOG = LoggerFactory.getLogger(JobManagerRunner.class);
 
-    private final String sessionId = UUID.randomUUID().toString();
+    private final Configuration config;
     private final MainThread mainThread = new MainThread();
-    private final ResourceManager resourceManager;
-    private final Dispatcher dispatcher;
+    private final ExecutorService io = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "jobmanager-io");
+        t.setDaemon(true);
+        return t;
+    });
+    private final HighAvailabilityServices ha;
+    private final LeaderElection election;
     private final long heartbeatIntervalMs;
     private final long heartbeatTimeoutMs;
     private final Server server;
     private final String address;
+    private final String participantId = "jm-" + UUID.randomUUID().toString().substring(0, 8);
+    /** The current leadership, or null while standing by. Main thread only. */
+    private Leadership leadership;
+    private volatile String leaderSessionForLogs = "";
 
-    private JobManagerRunner(Configuration config) {
+    /** What exists while this JobManager leads. */
+    private record Leadership(String sessionId, ResourceManager resourceManager, Dispatcher dispatcher,
+            Scheduler.Cancellable heartbeatCheck) {}
+
+    private JobManagerRunner(Configuration config) throws Exception {
+        this.config = config;
         this.heartbeatIntervalMs = config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis();
         this.heartbeatTimeoutMs = config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis();
-        this.resourceManager = new ResourceManager(sessionId, mainThread, System::currentTimeMillis,
-                heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
-        this.dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread, System::currentTimeMillis);
         String host = config.get(JobManagerOptions.RPC_ADDRESS);
         try {
             this.server = RpcServers.start(host, config.get(JobManagerOptions.RPC_PORT), JobManagerOptions.RPC_PORT.key(),
                     new JobManagerServices.TaskManagerFacing(this), new JobManagerServices.ClientFacing(this));
         } catch (RuntimeException e) {
             mainThread.close();
+            io.shutdownNow();
             throw e;
         }
         this.address = host + ":" + server.getPort();
-        mainThread.scheduleAtFixedRate(resourceManager::checkHeartbeats, heartbeatIntervalMs);
-        LOG.info("JobManager listening on {} (session {})", address, sessionId);
+        this.ha = HighAvailabilityServices.create(config);
+        this.election = ha.createLeaderElection(participantId);
+        LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
+                ha.isZooKeeper() ? "zookeeper" : "none");
+        election.start(this);
     }
 
-    public static JobManagerRunner start(Configuration config) {
+    public static JobManagerRunner start(Configuration config) throws Exception {
         return new JobManagerRunner(config);
+    }
+
+    @Override
+    public void grantLeadership(String sessionId) {
+        mainThread.execute(() -> becomeLeader(sessionId));
+    }
+
+    @Override
+    public void revokeLeadership() {
+        mainThread.execute(this::standBy);
+    }
+
+    private void becomeLeader(String sessionId) {
+        if (leadership != null) {
+            standBy();
+        }
+        ResourceManager resourceManager = new ResourceManager(sessionId, mainThread, System::currentTimeMillis,
+                heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
+        Dispatcher.Services services = new Dispatcher.Services(ha.jobResultStore(), ha.jobGraphStore(),
+                ha::jobDirectory, CleanupRetryPolicy.fromConfiguration(config), io, this::giveUpLeadership,
+                election::stillLeads);
+        Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
+                System::currentTimeMillis, services);
+        Scheduler.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(resourceManager::checkHeartbeats,
+                heartbeatIntervalMs);
+        leadership = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
+        leaderSessionForLogs = sessionId;
+        LOG.info("JobManager {} leads (session {})", participantId, sessionId);
+        dispatcher.recover().whenComplete((ignored, error) -> {
+            if (error != null) {
+                LOG.error("Recovering jobs failed; giving up leadership", error);
+                giveUpLeadership();
+            }
+        });
+        io.execute(() -> {
+            try {
+                election.publish(sessionId, address);
+            } catch (Exception e) {
+                LOG.error("Cannot publish the leader address; giving up leadership", e);
+                giveUpLeadership();
+            }
+        });
+    }
+
+    private void standBy() {
+        Leadership old = leadership;
+        if (old == null) {
+            return;
+        }
+        leadership = null;
+        old.heartbeatCheck().cancel();
+        old.dispatcher().close();
+        old.resourceManager().close();
+        LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId());
+    }
+
+    private void giveUpLeadership() {
+        io.execute(() -> {
+            try {
+                election.giveUpAndRejoin();
+            } catch (Exception e) {
+                LOG.error("Cannot leave the leader election cleanly; exiting", e);
+                Runtime.getRuntime().halt(70);
+            }
+        });
+    }
+
+    /** The current leadership, or an UNAVAILABLE error for a standby. Main thread only. */
+    Leadership leading() {
+        if (leadership == null) {
+            throw Status.UNAVAILABLE.withDescription("JobManager " + address + " is not the leader").asRuntimeException();
+        }
+        return leadership;
+    }
+
+    String sessionId() {
+        return leading().sessionId();
+    }
+
+    ResourceManager resourceManager() {
+        return leading().resourceManager();
+    }
+
+    Dispatcher dispatcher() {
+        return leading().dispatcher();
     }
 
     public String address() {
@@ -54,20 +165,8 @@ public final class JobManagerRunner implements AutoCloseable {
         return server.getPort();
     }
 
-    String sessionId() {
-        return sessionId;
-    }
-
     MainThread mainThread() {
         return mainThread;
-    }
-
-    ResourceManager resourceManager() {
-        return resourceManager;
-    }
-
-    Dispatcher dispatcher() {
-        return dispatcher;
     }
 
     long heartbeatIntervalMs() {
@@ -84,13 +183,20 @@ public final class JobManagerRunner implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            election.close();
+        } catch (Exception e) {
+            LOG.warn("Leaving the election failed", e);
+        }
         server.shutdownNow();
         try {
             server.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        mainThread.execute(resourceManager::close);
+        mainThread.execute(this::standBy);
         mainThread.close();
+        io.shutdownNow();
+        ha.close();
     }
 }

@@ -21,6 +21,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,16 @@ final class JobManagerServices {
     private JobManagerServices() {}
 
     static <T> void answer(MainThread mainThread, StreamObserver<T> response, Callable<T> call) {
-        mainThread.call(call).whenComplete((value, error) -> {
+        answerAsync(mainThread, response, () -> CompletableFuture.completedFuture(call.call()));
+    }
+
+    /** Runs {@code call} on the main thread and answers when the future it returns completes. */
+    static <T> void answerAsync(MainThread mainThread, StreamObserver<T> response,
+            Callable<CompletableFuture<T>> call) {
+        mainThread.call(call).thenCompose(future -> future).whenComplete((value, error) -> {
+            while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
+                error = error.getCause();
+            }
             if (error == null) {
                 response.onNext(value);
                 response.onCompleted();
@@ -103,12 +113,12 @@ final class JobManagerServices {
 
         @Override
         public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
-            answer(runner.mainThread(), response, () -> runner.dispatcher().submit(request));
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().submit(request));
         }
 
         @Override
         public void getJobStatus(JobIdRequest request, StreamObserver<JobStatus> response) {
-            answer(runner.mainThread(), response, () -> runner.dispatcher().status(request.getJobId()));
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().status(request.getJobId()));
         }
 
         @Override
@@ -127,7 +137,7 @@ final class JobManagerServices {
 
         @Override
         public void getJobResult(JobIdRequest request, StreamObserver<JobResult> response) {
-            answer(runner.mainThread(), response, () -> runner.dispatcher().result(request.getJobId()));
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().result(request.getJobId()));
         }
 
         @Override

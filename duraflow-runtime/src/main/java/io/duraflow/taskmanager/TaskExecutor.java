@@ -3,6 +3,8 @@ package io.duraflow.taskmanager;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.TaskManagerOptions;
+import io.duraflow.ha.LeaderInfo;
+import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.Rpc;
@@ -66,15 +68,18 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final Map<String, ManagedChannel> peers = new ConcurrentHashMap<>();
     private final ExecutorService taskThreads;
     private final ScheduledExecutorService heartbeats;
-    private final ManagedChannel jobManagerChannel;
-    private final JobManagerGatewayGrpc.JobManagerGatewayBlockingStub jobManager;
+    private final LeaderRetrieval leaderRetrieval;
+    /** The leader this TaskManager follows; changed only on the heartbeat thread. */
+    private volatile LeaderInfo leader;
+    private volatile ManagedChannel jobManagerChannel;
+    private volatile JobManagerGatewayGrpc.JobManagerGatewayBlockingStub jobManager;
     private final long heartbeatIntervalMs;
     private final long heartbeatTimeoutMs;
     private volatile String address;
     private volatile String jmSessionId = "";
     private volatile long lastJobManagerContactMs = System.currentTimeMillis();
 
-    public TaskExecutor(Configuration config, String jobManagerAddress, Path dataDirectory) throws Exception {
+    public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
         this.config = config;
         this.slots = config.get(TaskManagerOptions.SLOTS);
         this.partitions = new PartitionStore(dataDirectory);
@@ -96,8 +101,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.jobManagerChannel = Rpc.channel(jobManagerAddress);
-        this.jobManager = JobManagerGatewayGrpc.newBlockingStub(jobManagerChannel);
+        this.leaderRetrieval = leaderRetrieval;
     }
 
     public String taskManagerId() {
@@ -105,29 +109,70 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     /**
-     * Registers with the JobManager, retrying until {@code timeoutMs} passed; then heartbeats.
+     * Follows the leader JobManager and registers with it, waiting up to {@code timeoutMs} for
+     * the first registration; then heartbeats.
      *
-     * @throws IllegalStateException when the JobManager could not be reached in time
+     * @throws IllegalStateException when no JobManager could be reached in time
      */
-    public void start(String ownAddress, long registrationTimeoutMs) throws InterruptedException {
+    public void start(String ownAddress, long registrationTimeoutMs) throws Exception {
         this.address = ownAddress;
+        leaderRetrieval.start(info -> heartbeats.execute(() -> followLeader(info)));
         long deadline = System.currentTimeMillis() + registrationTimeoutMs;
-        while (!register()) {
+        while (jmSessionId.isEmpty()) {
             if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("cannot reach the JobManager at " + jobManagerChannel.authority()
-                        + " within " + registrationTimeoutMs + " ms; is it running?");
+                LeaderInfo known = leader;
+                throw new IllegalStateException(known == null
+                        ? "no leading JobManager appeared within " + registrationTimeoutMs + " ms; is it running?"
+                        : "cannot reach the JobManager at " + known.address() + " within " + registrationTimeoutMs
+                                + " ms; is it running?");
             }
-            Thread.sleep(Math.min(100, heartbeatIntervalMs));
+            heartbeats.submit(this::registerIfNeeded).get();
+            if (jmSessionId.isEmpty()) {
+                Thread.sleep(Math.min(100, heartbeatIntervalMs));
+            }
         }
         heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatIntervalMs, heartbeatIntervalMs,
                 TimeUnit.MILLISECONDS);
     }
 
+    /** Heartbeat thread: a new leader was announced (or none, while an election runs). */
+    private void followLeader(LeaderInfo info) {
+        if (info == null || info.equals(leader)) {
+            return;
+        }
+        LeaderInfo previous = leader;
+        leader = info;
+        if (previous != null && !jmSessionId.isEmpty()) {
+            jobManagerLost("the leader changed to " + info.address());
+        }
+        jmSessionId = "";
+        ManagedChannel old = jobManagerChannel;
+        jobManagerChannel = Rpc.channel(info.address());
+        jobManager = JobManagerGatewayGrpc.newBlockingStub(jobManagerChannel);
+        if (old != null) {
+            Rpc.shutdown(old);
+        }
+        registerIfNeeded();
+    }
+
+    private void registerIfNeeded() {
+        if (jmSessionId.isEmpty() && jobManager != null) {
+            register();
+        }
+    }
+
     private boolean register() {
+        LeaderInfo target = leader;
         try {
             RegisterTaskManagerResponse response = jobManager.withDeadlineAfter(5, TimeUnit.SECONDS)
                     .registerTaskManager(RegisterTaskManagerRequest.newBuilder().setTmId(tmId).setAddress(address)
                             .setSlots(slots).build());
+            if (target != null && !target.sessionId().isEmpty()
+                    && !target.sessionId().equals(response.getJmSessionId())) {
+                LOG.info("JobManager answered with session {} but the leader is {}; waiting",
+                        response.getJmSessionId(), target.sessionId());
+                return false;
+            }
             jmSessionId = response.getJmSessionId();
             lastJobManagerContactMs = System.currentTimeMillis();
             LOG.info("Registered at JobManager {} (session {}) with {} slots", jobManagerChannel.authority(),
@@ -140,6 +185,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     private void heartbeat() {
+        if (jobManager == null) {
+            return;
+        }
+        if (jmSessionId.isEmpty()) {
+            register();
+            return;
+        }
         try {
             JobManagerHeartbeat answer = jobManager.withDeadlineAfter(heartbeatTimeoutMs, TimeUnit.MILLISECONDS)
                     .heartbeat(TaskManagerHeartbeat.newBuilder().setTmId(tmId).setJmSessionId(jmSessionId)
@@ -148,14 +200,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             if (!answer.getRegistered()) {
                 LOG.warn("The JobManager does not know this TaskManager any more; registering again");
                 jobManagerLost("JobManager forgot this TaskManager");
+                jmSessionId = "";
                 register();
             }
         } catch (StatusRuntimeException e) {
-            if (System.currentTimeMillis() - lastJobManagerContactMs > heartbeatTimeoutMs && !jmSessionId.isEmpty()) {
+            if (System.currentTimeMillis() - lastJobManagerContactMs > heartbeatTimeoutMs) {
                 jobManagerLost("no heartbeat answer for " + heartbeatTimeoutMs + " ms");
                 jmSessionId = "";
-            }
-            if (jmSessionId.isEmpty()) {
                 register();
             }
         } catch (RuntimeException e) {
@@ -365,6 +416,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         taskThreads.shutdownNow();
         partitions.releaseAll();
         peers.values().forEach(Rpc::shutdown);
-        Rpc.shutdown(jobManagerChannel);
+        try {
+            leaderRetrieval.close();
+        } catch (Exception e) {
+            LOG.warn("Closing leader retrieval failed", e);
+        }
+        if (jobManagerChannel != null) {
+            Rpc.shutdown(jobManagerChannel);
+        }
     }
 }

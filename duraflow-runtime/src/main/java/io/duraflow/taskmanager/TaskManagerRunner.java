@@ -2,6 +2,7 @@ package io.duraflow.taskmanager;
 
 import io.duraflow.config.Configuration;
 import io.duraflow.config.TaskManagerOptions;
+import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.rpc.RpcServers;
 import io.grpc.Server;
 import java.nio.file.Files;
@@ -19,21 +20,29 @@ public final class TaskManagerRunner implements AutoCloseable {
     private final Path dataDirectory;
     private final boolean ownsDataDirectory;
 
-    private TaskManagerRunner(TaskExecutor executor, Server server, Path dataDirectory, boolean ownsDataDirectory) {
+    private final HighAvailabilityServices ha;
+
+    private TaskManagerRunner(TaskExecutor executor, Server server, Path dataDirectory, boolean ownsDataDirectory,
+            HighAvailabilityServices ha) {
+        this.ha = ha;
         this.executor = executor;
         this.server = server;
         this.dataDirectory = dataDirectory;
         this.ownsDataDirectory = ownsDataDirectory;
     }
 
-    /** Starts the server and registers with the JobManager at {@code jobManagerAddress} (host:port). */
+    /**
+     * Starts the server and registers with the leading JobManager: found through ZooKeeper with
+     * high availability, else at {@code jobManagerAddress} (host:port).
+     */
     public static TaskManagerRunner start(Configuration config, String jobManagerAddress, long registrationTimeoutMs)
             throws Exception {
+        HighAvailabilityServices ha = HighAvailabilityServices.create(config);
         String configured = config.get(TaskManagerOptions.DATA_DIR);
         boolean owns = configured == null || configured.isBlank();
         Path dataDirectory = owns ? Files.createTempDirectory("duraflow-tm-")
                 : Files.createDirectories(Path.of(configured));
-        TaskExecutor executor = new TaskExecutor(config, jobManagerAddress, dataDirectory);
+        TaskExecutor executor = new TaskExecutor(config, ha.createLeaderRetrieval(jobManagerAddress), dataDirectory);
         String host = config.get(TaskManagerOptions.RPC_ADDRESS);
         Server server;
         try {
@@ -41,10 +50,11 @@ public final class TaskManagerRunner implements AutoCloseable {
                     new TaskManagerService(executor));
         } catch (RuntimeException e) {
             executor.close();
+            ha.close();
             throw e;
         }
         String address = host + ":" + server.getPort();
-        TaskManagerRunner runner = new TaskManagerRunner(executor, server, dataDirectory, owns);
+        TaskManagerRunner runner = new TaskManagerRunner(executor, server, dataDirectory, owns, ha);
         try {
             executor.start(address, registrationTimeoutMs);
         } catch (Exception e) {
@@ -76,6 +86,7 @@ public final class TaskManagerRunner implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        ha.close();
         if (ownsDataDirectory) {
             PartitionStore.deleteTree(dataDirectory);
         }

@@ -69,7 +69,7 @@ public final class JobMaster {
 
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
-            Scheduler scheduler, LongSupplier clock, TerminationListener listener) {
+            Scheduler scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
         this.jobId = jobId;
         this.jobClass = jobClass;
         this.params = Map.copyOf(params);
@@ -82,7 +82,7 @@ public final class JobMaster {
         this.scheduler = scheduler;
         this.clock = clock;
         this.listener = listener;
-        this.submittedAtMs = clock.getAsLong();
+        this.submittedAtMs = submittedAtMs;
         for (JobVertex vertex : graph.vertices()) {
             executions.add(null);
             ranges.add(null);
@@ -92,8 +92,11 @@ public final class JobMaster {
         }
     }
 
-    /** Creates the coordinators (a source's enumerator lists its input here) and starts scheduling. */
-    public void start() throws Exception {
+    /**
+     * Creates the coordinators; a source's enumerator lists its input here, so a missing input
+     * file fails the submission before anything is stored or scheduled.
+     */
+    public void prepare() throws Exception {
         for (JobVertex vertex : graph.vertices()) {
             if (vertex.head().operation() instanceof Operation.SourceOp op) {
                 int vertexId = vertex.id();
@@ -103,10 +106,56 @@ public final class JobMaster {
                 coordinators.put(vertex.head().id(), coordinator);
             }
         }
+    }
+
+    /** Starts scheduling; {@link #prepare} must have succeeded. */
+    public void start() {
         state = JobState.JOB_RUNNING;
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
                 graph.fingerprint());
         schedule();
+    }
+
+    /** The job cannot even start (e.g. its input vanished before a recovery): it fails. */
+    public void failBeforeStart(String cause) {
+        terminate(JobState.JOB_FAILED, cause);
+    }
+
+    /**
+     * This JobManager lost its leadership: stop the tasks and coordinators without a result,
+     * the next leader recovers the job.
+     */
+    public void suspend() {
+        if (isTerminal()) {
+            return;
+        }
+        if (wakeUp != null) {
+            wakeUp.cancel();
+        }
+        for (Execution[] subtasks : executions) {
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                if (execution.state().isActive()) {
+                    gateways.cancel(execution.tmId(), execution.attemptId());
+                }
+            }
+        }
+        closeCoordinators();
+        state = JobState.JOB_CREATED;
+        LOG.info("Job {} suspended: this JobManager no longer leads", jobId);
+    }
+
+    private void closeCoordinators() {
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            try {
+                coordinator.close();
+            } catch (Exception e) {
+                LOG.warn("Job {}: closing a coordinator failed", jobId, e);
+            }
+        }
+        coordinators.clear();
     }
 
     private void initializeVertex(int vertexId, int parallelism) {
@@ -521,13 +570,7 @@ public final class JobMaster {
         for (String tmId : slots.taskManagers()) {
             gateways.releasePartitions(tmId, jobId, List.of());
         }
-        for (OperatorCoordinator coordinator : coordinators.values()) {
-            try {
-                coordinator.close();
-            } catch (Exception e) {
-                LOG.warn("Job {}: closing a coordinator failed", jobId, e);
-            }
-        }
+        closeCoordinators();
         if (terminal == JobState.JOB_FAILED) {
             LOG.error("Job {} failed: {}", jobId, cause);
         } else {

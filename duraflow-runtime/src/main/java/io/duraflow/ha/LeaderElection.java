@@ -1,0 +1,22 @@
+package io.duraflow.ha;
+
+/** Leader election among JobManagers. */
+public interface LeaderElection extends AutoCloseable {
+    void start(LeaderContender contender) throws Exception;
+
+    /** Publishes the leader's address so TaskManagers and clients find it. */
+    void publish(String sessionId, String address) throws Exception;
+
+    /**
+     * Checks with the coordination service (not a cached flag) that {@code sessionId} still
+     * leads. Called right before every durable write, so a leader that was paused and lost its
+     * leadership cannot write.
+     */
+    boolean stillLeads(String sessionId);
+
+    /** Leaves the election (for example after a failed durable write) and joins it again. */
+    void giveUpAndRejoin() throws Exception;
+
+    @Override
+    void close() throws Exception;
+}

@@ -1,0 +1,34 @@
+package io.duraflow.ha;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.config.HighAvailabilityOptions;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * Curator clients namespaced by {@code high-availability.zookeeper.root} and
+ * {@code high-availability.cluster-id}: the znodes of a cluster are
+ * <pre>
+ *   /root/cluster-id/leader/latch/...   Curator LeaderLatch participants (ephemeral sequential)
+ *   /root/cluster-id/leader/info        the leader's address and session id (ephemeral, JSON)
+ * </pre>
+ */
+public final class ZooKeeperClients {
+    private ZooKeeperClients() {}
+
+    public static CuratorFramework start(Configuration config) {
+        String root = config.get(HighAvailabilityOptions.ZOOKEEPER_ROOT);
+        String namespace = (root + "/" + config.get(HighAvailabilityOptions.CLUSTER_ID)).replaceAll("^/+", "")
+                .replaceAll("/+", "/");
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(config.get(HighAvailabilityOptions.ZOOKEEPER_QUORUM))
+                .sessionTimeoutMs((int) config.get(HighAvailabilityOptions.ZOOKEEPER_SESSION_TIMEOUT).toMillis())
+                .connectionTimeoutMs((int) config.get(HighAvailabilityOptions.ZOOKEEPER_CONNECTION_TIMEOUT).toMillis())
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .namespace(namespace)
+                .build();
+        client.start();
+        return client;
+    }
+}

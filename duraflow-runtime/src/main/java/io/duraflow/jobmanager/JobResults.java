@@ -1,0 +1,77 @@
+package io.duraflow.jobmanager;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.jobmanager.store.CollectedData;
+import io.duraflow.jobmanager.store.JobOutcome;
+import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobmanager.store.VertexSummary;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.VertexStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Converts between the wire form of a job's result and its job result store entry. */
+final class JobResults {
+    private JobResults() {}
+
+    static JobResultEntry toEntry(JobStatus status, List<CollectedResult> collected, Map<String, String> params) {
+        List<VertexSummary> vertices = new ArrayList<>();
+        for (VertexStatus v : status.getVerticesList()) {
+            vertices.add(new VertexSummary(v.getId(), v.getName(), v.getParallelism(), v.getRecordsIn(),
+                    v.getRecordsOut(), v.getAttempts()));
+        }
+        List<CollectedData> data = new ArrayList<>();
+        for (CollectedResult c : collected) {
+            data.add(new CollectedData(c.getName(), c.getSubtask(), c.getRecords(), c.getData().toByteArray()));
+        }
+        return new JobResultEntry(status.getJobId(), status.getJobName(), status.getJobClass(), outcome(status.getState()),
+                status.getSubmittedAtMs(), status.getEndedAtMs(), status.getFailure(), status.getRestarts(), params,
+                Map.of(), vertices, data);
+    }
+
+    static JobOutcome outcome(JobState state) {
+        return switch (state) {
+            case JOB_FINISHED -> JobOutcome.FINISHED;
+            case JOB_FAILED -> JobOutcome.FAILED;
+            case JOB_CANCELED -> JobOutcome.CANCELED;
+            default -> throw new IllegalArgumentException("job state " + state + " is not terminal");
+        };
+    }
+
+    static JobState state(JobOutcome outcome) {
+        return switch (outcome) {
+            case FINISHED -> JobState.JOB_FINISHED;
+            case FAILED -> JobState.JOB_FAILED;
+            case CANCELED -> JobState.JOB_CANCELED;
+            case UNKNOWN -> JobState.JOB_FAILED;
+        };
+    }
+
+    static JobStatus toStatus(JobResultEntry entry) {
+        JobStatus.Builder status = JobStatus.newBuilder().setJobId(entry.jobId()).setJobName(entry.jobName())
+                .setJobClass(entry.jobClass()).setState(state(entry.state())).setSubmittedAtMs(entry.submittedAtMs())
+                .setEndedAtMs(entry.endedAtMs()).setRestarts(entry.restarts())
+                .setFailure(entry.state() == JobOutcome.UNKNOWN && entry.failure().isEmpty()
+                        ? "the job ended, but its result is unknown" : entry.failure());
+        for (VertexSummary v : entry.vertices()) {
+            status.addVertices(VertexStatus.newBuilder().setId(v.id()).setName(v.name()).setParallelism(v.parallelism())
+                    .setFinished(entry.state() == JobOutcome.FINISHED ? v.parallelism() : 0)
+                    .setRecordsIn(v.recordsIn()).setRecordsOut(v.recordsOut()).setAttempts(v.attempts()));
+        }
+        return status.build();
+    }
+
+    static JobResult toResult(JobResultEntry entry) {
+        JobResult.Builder result = JobResult.newBuilder().setStatus(toStatus(entry)).putAllParams(entry.params())
+                .putAllCounters(entry.counters());
+        for (CollectedData c : entry.collected()) {
+            result.addCollected(CollectedResult.newBuilder().setName(c.name()).setSubtask(c.subtask())
+                    .setRecords(c.records()).setData(ByteString.copyFrom(c.data())));
+        }
+        return result.build();
+    }
+}

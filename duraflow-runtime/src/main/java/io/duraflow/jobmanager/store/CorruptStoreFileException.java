@@ -1,0 +1,29 @@
+package io.duraflow.jobmanager.store;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A store file that cannot be read: not JSON, truncated, a checksum mismatch, an unknown format
+ * version or missing fields. The message names the file and the reason, e.g. {@code corrupt job
+ * graph file /ha/default/job-graphs/j1.json: checksum mismatch: ...}.
+ */
+public final class CorruptStoreFileException extends IOException {
+    private final Path file;
+    private final String reason;
+
+    public CorruptStoreFileException(String kind, Path file, String reason) {
+        super("corrupt " + kind + " file " + file + ": " + reason);
+        this.file = file;
+        this.reason = reason;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** Why the file cannot be read, without the file name. */
+    public String reason() {
+        return reason;
+    }
+}
