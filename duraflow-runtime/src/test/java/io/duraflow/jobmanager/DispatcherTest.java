@@ -1,0 +1,219 @@
+package io.duraflow.jobmanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.examples.WordCount;
+import io.duraflow.jobmanager.store.CleanupRetryPolicy;
+import io.duraflow.jobmanager.store.InMemoryJobGraphStore;
+import io.duraflow.jobmanager.store.InMemoryJobResultStore;
+import io.duraflow.jobmanager.store.JobGraphStore;
+import io.duraflow.jobmanager.store.JobOutcome;
+import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The dispatcher's durable life cycle of a job, step by step: a manual main thread and clock,
+ * in-memory stores (one that fails on purpose), and store I/O run inline.
+ */
+class DispatcherTest {
+    @TempDir
+    Path tempDir;
+
+    private final ManualScheduler main = new ManualScheduler();
+    private final InMemoryJobResultStore results = new InMemoryJobResultStore();
+    private final FlakyJobGraphStore jobGraphs = new FlakyJobGraphStore();
+    private final AtomicBoolean leads = new AtomicBoolean(true);
+    private final AtomicInteger gaveUp = new AtomicInteger();
+
+    /** A job graph store whose remove fails the first {@code failures} times. */
+    static final class FlakyJobGraphStore implements JobGraphStore {
+        final InMemoryJobGraphStore delegate = new InMemoryJobGraphStore();
+        int failures;
+        int removeCalls;
+
+        @Override
+        public void put(SubmittedJob job) throws IOException {
+            delegate.put(job);
+        }
+
+        @Override
+        public Optional<SubmittedJob> get(String jobId) throws IOException {
+            return delegate.get(jobId);
+        }
+
+        @Override
+        public void remove(String jobId) throws IOException {
+            removeCalls++;
+            if (failures > 0) {
+                failures--;
+                throw new IOException("disk unavailable (injected)");
+            }
+            delegate.remove(jobId);
+        }
+
+        @Override
+        public List<String> jobIds() throws IOException {
+            return delegate.jobIds();
+        }
+    }
+
+    private Dispatcher dispatcher(String session, CleanupRetryPolicy policy) {
+        ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
+        Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
+                jobId -> tempDir.resolve("jobs").resolve(jobId), policy, Runnable::run, gaveUp::incrementAndGet,
+                s -> leads.get());
+        return new Dispatcher(new Configuration(), session, resourceManager, main, main::now, services);
+    }
+
+    private static SubmitJobRequest wordCount(String jobId) {
+        return SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(WordCount.class.getName())
+                .putAllParams(Map.of("words", "100")).setParallelism(1).build();
+    }
+
+    private <T> T await(CompletableFuture<T> future) {
+        main.runDue();
+        assertThat(future).isDone();
+        return future.join();
+    }
+
+    private JobState state(Dispatcher dispatcher, String jobId) {
+        CompletableFuture<JobStatus> status = dispatcher.status(jobId);
+        main.runDue();
+        return status.join().getState();
+    }
+
+    @Test
+    void aCancelledJobIsStoredDirtyThenCleanedAndNeverRunsAgain() throws Exception {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        Files.createDirectories(tempDir.resolve("jobs").resolve("job-1"));
+        await(dispatcher.submit(wordCount("job-1")));
+        assertThat(jobGraphs.get("job-1")).isPresent();
+        assertThat(state(dispatcher, "job-1")).isEqualTo(JobState.JOB_RUNNING);
+
+        dispatcher.cancel("job-1");
+        main.runDue();
+
+        assertThat(state(dispatcher, "job-1")).isEqualTo(JobState.JOB_CANCELED);
+        assertThat(results.hasCleanJobResultEntry("job-1")).isTrue();
+        assertThat(results.getResult("job-1").orElseThrow().state()).isEqualTo(JobOutcome.CANCELED);
+        assertThat(jobGraphs.get("job-1")).isEmpty();
+        assertThat(tempDir.resolve("jobs").resolve("job-1")).doesNotExist();
+        assertThat(dispatcher.cleanupState("job-1")).isEqualTo("done");
+
+        assertThatThrownBy(() -> dispatcher.submit(wordCount("job-1"))).isInstanceOf(StatusRuntimeException.class)
+                .hasMessageContaining("already ended as CANCELED");
+    }
+
+    @Test
+    void cleanupIsRetriedWithBackoffUntilItSucceeds() throws Exception {
+        jobGraphs.failures = 3;
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.exponentialDelay(Duration.ofSeconds(1),
+                Duration.ofMinutes(1), 0));
+        await(dispatcher.submit(wordCount("job-2")));
+        dispatcher.cancel("job-2");
+        main.runDue();
+        assertThat(results.hasDirtyJobResultEntry("job-2")).as("first attempt failed").isTrue();
+        assertThat(jobGraphs.removeCalls).isEqualTo(1);
+
+        main.advance(999);
+        assertThat(jobGraphs.removeCalls).as("no retry before the backoff").isEqualTo(1);
+        main.advance(1);
+        assertThat(jobGraphs.removeCalls).isEqualTo(2);
+        main.advance(2_000);
+        assertThat(jobGraphs.removeCalls).isEqualTo(3);
+        main.advance(4_000);
+        assertThat(jobGraphs.removeCalls).isEqualTo(4);
+        assertThat(results.hasCleanJobResultEntry("job-2")).isTrue();
+        assertThat(dispatcher.cleanupState("job-2")).isEqualTo("done");
+        assertThat(gaveUp).hasValue(0);
+    }
+
+    @Test
+    void withStrategyNoneAFailedCleanupStaysDirtyAndTheNextLeaderCompletesIt() throws Exception {
+        jobGraphs.failures = 1;
+        Dispatcher first = dispatcher("s1", CleanupRetryPolicy.none());
+        await(first.submit(wordCount("job-3")));
+        first.cancel("job-3");
+        main.runDue();
+        assertThat(results.hasDirtyJobResultEntry("job-3")).isTrue();
+        assertThat(first.cleanupState("job-3")).startsWith("failed");
+
+        first.close();
+        Dispatcher second = dispatcher("s2", CleanupRetryPolicy.none());
+        await(second.recover());
+
+        assertThat(results.hasCleanJobResultEntry("job-3")).isTrue();
+        assertThat(jobGraphs.get("job-3")).isEmpty();
+        assertThat(second.runningJobs()).as("a job with a result is never run again").isZero();
+        assertThat(state(second, "job-3")).isEqualTo(JobState.JOB_CANCELED);
+    }
+
+    @Test
+    void aStoredJobWithoutResultRunsAgainOnTheNextLeader() throws Exception {
+        Dispatcher first = dispatcher("s1", CleanupRetryPolicy.none());
+        await(first.submit(wordCount("job-4")));
+        first.close();
+
+        Dispatcher second = dispatcher("s2", CleanupRetryPolicy.none());
+        await(second.recover());
+        assertThat(second.runningJobs()).isEqualTo(1);
+        assertThat(state(second, "job-4")).isEqualTo(JobState.JOB_RUNNING);
+    }
+
+    @Test
+    void failingToWriteTheDirtyResultGivesUpLeadershipAndReportsNoResult() throws Exception {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        await(dispatcher.submit(wordCount("job-5")));
+        leads.set(false);
+        dispatcher.cancel("job-5");
+        main.runDue();
+
+        assertThat(gaveUp).hasValue(1);
+        assertThat(results.hasJobResultEntry("job-5")).isFalse();
+        assertThat(state(dispatcher, "job-5")).as("never a result that is not durable").isEqualTo(JobState.JOB_RUNNING);
+        assertThat(jobGraphs.get("job-5")).as("the next leader finds the job").isPresent();
+    }
+
+    @Test
+    void aDeposedLeaderCannotStoreASubmission() throws Exception {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        leads.set(false);
+        CompletableFuture<?> submitted = dispatcher.submit(wordCount("job-6"));
+        main.runDue();
+        assertThat(submitted).isCompletedExceptionally();
+        assertThatThrownBy(submitted::join).rootCause().isInstanceOf(StatusRuntimeException.class)
+                .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode())
+                        .isEqualTo(Status.Code.UNAVAILABLE));
+        assertThat(jobGraphs.jobIds()).isEmpty();
+        assertThat(dispatcher.runningJobs()).isZero();
+    }
+
+    @Test
+    void twoSimultaneousSubmissionsOfOneIdRunItOnce() {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        CompletableFuture<?> first = dispatcher.submit(wordCount("job-7"));
+        assertThatThrownBy(() -> dispatcher.submit(wordCount("job-7"))).isInstanceOf(StatusRuntimeException.class)
+                .hasMessageContaining("being submitted");
+        main.runDue();
+        assertThat(first).isCompleted();
+        assertThat(dispatcher.runningJobs()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,97 @@
+package io.duraflow.jobmanager;
+
+import java.util.OptionalLong;
+import java.util.PriorityQueue;
+
+/**
+ * A {@link Scheduler} and clock for tests: nothing runs until the test says so, and time moves
+ * only through {@link #advance}. Actions given to {@link #execute} are due now and run on the
+ * next {@link #runDue()} or {@link #advance}; actions due at the same time run in the order
+ * they were submitted.
+ */
+public final class ManualScheduler implements Scheduler {
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+    private long nowMs;
+    private long submitted;
+
+    private final class Timer implements Comparable<Timer>, Cancellable {
+        final long dueMs;
+        final long order;
+        final Runnable action;
+        boolean cancelled;
+
+        Timer(long dueMs, Runnable action) {
+            this.dueMs = dueMs;
+            this.order = submitted++;
+            this.action = action;
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+        }
+
+        @Override
+        public int compareTo(Timer other) {
+            return dueMs != other.dueMs ? Long.compare(dueMs, other.dueMs) : Long.compare(order, other.order);
+        }
+    }
+
+    /** The manual clock, in milliseconds; pass {@code scheduler::now} where a LongSupplier is wanted. */
+    public long now() {
+        return nowMs;
+    }
+
+    @Override
+    public void execute(Runnable action) {
+        timers.add(new Timer(nowMs, action));
+    }
+
+    @Override
+    public Cancellable schedule(Runnable action, long delayMs) {
+        if (delayMs < 0) {
+            throw new IllegalArgumentException("negative delay " + delayMs + " ms");
+        }
+        Timer timer = new Timer(nowMs + delayMs, action);
+        timers.add(timer);
+        return timer;
+    }
+
+    /** Runs every action due by now, including those that running actions submit for now. */
+    public int runDue() {
+        return runUntil(nowMs);
+    }
+
+    /** Moves the clock forward by {@code ms}, running each action at its due time, in order. */
+    public int advance(long ms) {
+        if (ms < 0) {
+            throw new IllegalArgumentException("time does not go back: " + ms + " ms");
+        }
+        return runUntil(nowMs + ms);
+    }
+
+    private int runUntil(long targetMs) {
+        int ran = 0;
+        while (!timers.isEmpty() && timers.peek().dueMs <= targetMs) {
+            Timer timer = timers.poll();
+            if (timer.cancelled) {
+                continue;
+            }
+            nowMs = Math.max(nowMs, timer.dueMs);
+            timer.action.run();
+            ran++;
+        }
+        nowMs = targetMs;
+        return ran;
+    }
+
+    /** When the next action that was not called off is due, if any. */
+    public OptionalLong nextDueMs() {
+        return timers.stream().filter(t -> !t.cancelled).mapToLong(t -> t.dueMs).min();
+    }
+
+    /** Actions waiting to run that were not called off. */
+    public long pending() {
+        return timers.stream().filter(t -> !t.cancelled).count();
+    }
+}
