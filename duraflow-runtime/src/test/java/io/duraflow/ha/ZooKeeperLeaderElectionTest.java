@@ -1,0 +1,128 @@
+package io.duraflow.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.config.HighAvailabilityOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Leader election, publication and retrieval against a real ZooKeeper server. */
+class ZooKeeperLeaderElectionTest {
+    @TempDir
+    static Path tempDir;
+
+    static ZooKeeperServerExtension zooKeeper;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zooKeeper = new ZooKeeperServerExtension(tempDir.resolve("zk"));
+    }
+
+    @AfterAll
+    static void stopZooKeeper() {
+        zooKeeper.close();
+    }
+
+    /** Records what the election told it. */
+    static final class Contender implements LeaderContender {
+        final AtomicReference<String> session = new AtomicReference<>();
+        final CopyOnWriteArrayList<String> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void grantLeadership(String sessionId) {
+            session.set(sessionId);
+            events.add("granted " + sessionId);
+        }
+
+        @Override
+        public void revokeLeadership() {
+            session.set(null);
+            events.add("revoked");
+        }
+    }
+
+    private static Configuration config(String clusterId) {
+        return new Configuration()
+                .set(HighAvailabilityOptions.ZOOKEEPER_QUORUM, zooKeeper.connectString())
+                .set(HighAvailabilityOptions.CLUSTER_ID, clusterId)
+                .set(HighAvailabilityOptions.ZOOKEEPER_SESSION_TIMEOUT, Duration.ofSeconds(2))
+                .set(HighAvailabilityOptions.ZOOKEEPER_CONNECTION_TIMEOUT, Duration.ofSeconds(2));
+    }
+
+    @Test
+    void oneLeaderAtATimeAndTheStandbyTakesOverWithANewSession() throws Exception {
+        Configuration config = config("takeover");
+        CuratorFramework clientA = ZooKeeperClients.start(config);
+        CuratorFramework clientB = ZooKeeperClients.start(config);
+        CuratorFramework clientR = ZooKeeperClients.start(config);
+        ZooKeeperLeaderElection a = new ZooKeeperLeaderElection(clientA, "a");
+        ZooKeeperLeaderElection b = new ZooKeeperLeaderElection(clientB, "b");
+        ZooKeeperLeaderRetrieval retrieval = new ZooKeeperLeaderRetrieval(clientR);
+        Contender contenderA = new Contender();
+        Contender contenderB = new Contender();
+        CopyOnWriteArrayList<LeaderInfo> seen = new CopyOnWriteArrayList<>();
+        try {
+            retrieval.start(seen::add);
+            a.start(contenderA);
+            await().atMost(Duration.ofSeconds(10)).until(() -> contenderA.session.get() != null);
+            b.start(contenderB);
+            String first = contenderA.session.get();
+            a.publish(first, "127.0.0.1:1111");
+            assertThat(retrieval.awaitLeader(Duration.ofSeconds(10))).isEqualTo(new LeaderInfo("127.0.0.1:1111", first));
+            assertThat(a.stillLeads(first)).isTrue();
+            assertThat(b.stillLeads(first)).isFalse();
+            assertThat(contenderB.session.get()).as("only one leader").isNull();
+
+            // The leader's ZooKeeper session ends, as when its process dies.
+            clientA.close();
+            await().atMost(Duration.ofSeconds(15)).until(() -> contenderB.session.get() != null);
+            String second = contenderB.session.get();
+            assertThat(second).isNotEqualTo(first);
+            assertThat(a.stillLeads(first)).as("the deposed leader knows it").isFalse();
+            b.publish(second, "127.0.0.1:2222");
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> new LeaderInfo("127.0.0.1:2222", second).equals(seen.isEmpty() ? null
+                            : seen.get(seen.size() - 1)));
+        } finally {
+            retrieval.close();
+            b.close();
+            clientB.close();
+            clientR.close();
+        }
+    }
+
+    @Test
+    void givingUpLeadershipHandsItToTheOtherContender() throws Exception {
+        Configuration config = config("give-up");
+        CuratorFramework clientA = ZooKeeperClients.start(config);
+        CuratorFramework clientB = ZooKeeperClients.start(config);
+        ZooKeeperLeaderElection a = new ZooKeeperLeaderElection(clientA, "a");
+        ZooKeeperLeaderElection b = new ZooKeeperLeaderElection(clientB, "b");
+        Contender contenderA = new Contender();
+        Contender contenderB = new Contender();
+        try {
+            a.start(contenderA);
+            await().atMost(Duration.ofSeconds(10)).until(() -> contenderA.session.get() != null);
+            b.start(contenderB);
+            String first = contenderA.session.get();
+            a.giveUpAndRejoin();
+            await().atMost(Duration.ofSeconds(10)).until(() -> contenderB.session.get() != null);
+            assertThat(a.stillLeads(first)).isFalse();
+            assertThat(contenderA.events).contains("revoked");
+        } finally {
+            a.close();
+            b.close();
+            clientA.close();
+            clientB.close();
+        }
+    }
+}
