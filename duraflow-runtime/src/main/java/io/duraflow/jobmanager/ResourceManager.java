@@ -162,6 +162,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         Registered tm = taskManagers.get(tmId);
         if (tm != null && tm.usedSlots > 0) {
             tm.usedSlots--;
+            // Other jobs may be waiting for this slot; they schedule after the current event.
+            mainThread.execute(() -> slotListeners.forEach(Runnable::run));
         }
     }
 

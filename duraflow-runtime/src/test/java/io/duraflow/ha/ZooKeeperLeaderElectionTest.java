@@ -115,7 +115,7 @@ class ZooKeeperLeaderElectionTest {
             b.start(contenderB);
             String first = contenderA.session.get();
             a.giveUpAndRejoin();
-            await().atMost(Duration.ofSeconds(10)).until(() -> contenderB.session.get() != null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> contenderB.session.get() != null);
             assertThat(a.stillLeads(first)).isFalse();
             assertThat(contenderA.events).contains("revoked");
         } finally {

@@ -11,7 +11,8 @@ public final class AdaptiveParallelism {
      * ceil(total / bytesPerTask), clamped to [min, max] and to the number of subpartitions.
      */
     public static int decide(long totalBytes, long bytesPerTask, int min, int max, int subpartitions) {
-        long wanted = bytesPerTask <= 0 ? max : (totalBytes + bytesPerTask - 1) / bytesPerTask;
+        long wanted = bytesPerTask <= 0 ? max
+                : totalBytes / bytesPerTask + (totalBytes % bytesPerTask == 0 ? 0 : 1);
         int upper = Math.max(1, Math.min(max, subpartitions));
         int lower = Math.max(1, Math.min(min, upper));
         return (int) Math.max(lower, Math.min(upper, wanted));

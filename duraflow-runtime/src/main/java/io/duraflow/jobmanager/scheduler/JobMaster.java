@@ -390,18 +390,30 @@ public final class JobMaster {
         }
         List<Execution> running = new ArrayList<>();
         List<Execution> lostOutput = new ArrayList<>();
+        java.util.Set<Execution> resetting = new java.util.HashSet<>();
         for (Execution[] subtasks : executions) {
             if (subtasks == null) {
                 continue;
             }
             for (Execution execution : subtasks) {
-                if (!tmId.equals(execution.tmId())) {
-                    continue;
-                }
-                if (execution.state().isActive()) {
+                if (tmId.equals(execution.tmId()) && execution.state().isActive()) {
                     running.add(execution);
-                } else if (execution.state() == ExecutionState.FINISHED && outputStillNeeded(execution)) {
+                    resetting.add(execution);
+                }
+            }
+        }
+        // Consumers before producers: a finished task whose consumer is about to run again is
+        // needed again too, even if that consumer had finished.
+        for (int vertex = executions.size() - 1; vertex >= 0; vertex--) {
+            Execution[] subtasks = executions.get(vertex);
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                if (tmId.equals(execution.tmId()) && execution.state() == ExecutionState.FINISHED
+                        && outputStillNeeded(execution, resetting)) {
                     lostOutput.add(execution);
+                    resetting.add(execution);
                 }
             }
         }
@@ -430,14 +442,14 @@ public final class JobMaster {
         schedule();
     }
 
-    private boolean outputStillNeeded(Execution execution) {
+    private boolean outputStillNeeded(Execution execution, java.util.Set<Execution> resetting) {
         for (int edgeId : graph.vertex(execution.vertex()).outputs()) {
             Execution[] consumers = executions.get(graph.edge(edgeId).consumer());
             if (consumers == null) {
                 return true;
             }
             for (Execution consumer : consumers) {
-                if (consumer.state() != ExecutionState.FINISHED) {
+                if (consumer.state() != ExecutionState.FINISHED || resetting.contains(consumer)) {
                     return true;
                 }
             }
@@ -564,6 +576,8 @@ public final class JobMaster {
                 if (execution.state().isActive()) {
                     gateways.cancel(execution.tmId(), execution.attemptId());
                     slots.free(execution.tmId());
+                    // Marked stopped now, so a late confirmation cannot free the slot a second time.
+                    execution.transition(ExecutionState.CANCELED, "job ended as " + terminal);
                 }
             }
         }

@@ -1,0 +1,124 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.TaskDeployment;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Records what a job master tells the TaskManagers. A deployment can be made to fail: its
+ * failure callback then runs through the scheduler, as the real gateways do it from the RPC
+ * callback thread via the main thread.
+ */
+public final class RecordingGateways implements TaskManagerGateways {
+    public record Deployment(String tmId, TaskDeployment task) {
+        public AttemptId attempt() {
+            return task.getAttempt();
+        }
+
+        public int vertex() {
+            return task.getAttempt().getVertex();
+        }
+
+        public int subtask() {
+            return task.getAttempt().getSubtask();
+        }
+
+        public int attemptNumber() {
+            return task.getAttempt().getAttempt();
+        }
+    }
+
+    public record Cancel(String tmId, AttemptId attempt) {}
+
+    public record Event(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {}
+
+    public record Release(String tmId, String jobId, List<String> partitionIds) {}
+
+    private final Scheduler mainThread;
+    private final Deque<String> deployErrors = new ArrayDeque<>();
+    private final Deque<String> lateDeployErrors = new ArrayDeque<>();
+    private final List<Deployment> deployments = new ArrayList<>();
+    private final List<Deployment> refused = new ArrayList<>();
+    private final List<Cancel> cancels = new ArrayList<>();
+    private final List<Event> events = new ArrayList<>();
+    private final List<Release> releases = new ArrayList<>();
+
+    public RecordingGateways(Scheduler mainThread) {
+        this.mainThread = mainThread;
+    }
+
+    /** The next deployment is refused with this error (reported on the next scheduler step). */
+    public void refuseNextDeploy(String error) {
+        deployErrors.add(error);
+    }
+
+    /**
+     * The next deployment reaches its TaskManager, but the call still reports this error (say,
+     * its deadline passed), on the next scheduler step.
+     */
+    public void failNextDeployAfterDelivery(String error) {
+        lateDeployErrors.add(error);
+    }
+
+    @Override
+    public void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure) {
+        String error = deployErrors.poll();
+        if (error != null) {
+            refused.add(new Deployment(tmId, deployment));
+            mainThread.execute(() -> onFailure.accept(new IOException(error)));
+            return;
+        }
+        deployments.add(new Deployment(tmId, deployment));
+        String lateError = lateDeployErrors.poll();
+        if (lateError != null) {
+            mainThread.execute(() -> onFailure.accept(new IOException(lateError)));
+        }
+    }
+
+    @Override
+    public void cancel(String tmId, AttemptId attempt) {
+        cancels.add(new Cancel(tmId, attempt));
+    }
+
+    @Override
+    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
+        events.add(new Event(tmId, attempt, nodeId, event));
+    }
+
+    @Override
+    public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
+        releases.add(new Release(tmId, jobId, List.copyOf(partitionIds)));
+    }
+
+    /** Deployments that reached a TaskManager, in order. */
+    public List<Deployment> deployments() {
+        return List.copyOf(deployments);
+    }
+
+    /** Deployments that were refused by {@link #refuseNextDeploy}. */
+    public List<Deployment> refused() {
+        return List.copyOf(refused);
+    }
+
+    public List<Cancel> cancels() {
+        return List.copyOf(cancels);
+    }
+
+    public List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    public List<Event> eventsTo(AttemptId attempt) {
+        return events.stream().filter(e -> e.attempt().equals(attempt)).toList();
+    }
+
+    public List<Release> releases() {
+        return List.copyOf(releases);
+    }
+}

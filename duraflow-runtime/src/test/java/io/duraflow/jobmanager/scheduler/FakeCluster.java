@@ -1,0 +1,263 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.api.connectors.RangeSplit;
+import io.duraflow.jobmanager.FakeSlotPool;
+import io.duraflow.jobmanager.ManualScheduler;
+import io.duraflow.jobmanager.RecordingGateways;
+import io.duraflow.jobmanager.RecordingGateways.Deployment;
+import io.duraflow.jobmanager.RecordingGateways.Event;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.RequestSplit;
+import io.duraflow.rpc.proto.SubpartitionSizes;
+import io.duraflow.rpc.proto.TaskState;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One {@link JobMaster} wired to a manual clock, fake slots and recording gateways, and a
+ * driver that plays the TaskManagers: it answers recorded deployments with task state updates
+ * and lets source tasks ask the coordinator for splits. Nothing runs on its own: the test
+ * calls the driver and moves the clock.
+ */
+final class FakeCluster {
+    static final String JOB_ID = "job-1";
+    static final String SESSION = "session-1";
+    /** Bytes a task reports per subpartition when a test does not choose. */
+    static final long DEFAULT_BYTES = 10;
+
+    /**
+     * 8 key groups; adaptive parallelism between 1 and 4 at 100 bytes per task; 3 restarts,
+     * 1 s apart.
+     */
+    static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000);
+
+    final ManualScheduler scheduler = new ManualScheduler();
+    final FakeSlotPool slots;
+    final RecordingGateways gateways = new RecordingGateways(scheduler);
+    final JobGraph graph;
+    final JobSettings settings;
+    final JobMaster job;
+    final List<JobState> terminations = new ArrayList<>();
+
+    FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots) {
+        this.graph = graph;
+        this.settings = settings;
+        this.slots = slots;
+        this.job = new JobMaster(JOB_ID, "test.Job", Map.of("input", "numbers"), Map.of(), graph, settings, SESSION,
+                slots, gateways, scheduler, scheduler::now, terminated -> terminations.add(terminated.state()),
+                scheduler.now());
+    }
+
+    static FakeCluster started(JobGraph graph, JobSettings settings, FakeSlotPool slots) {
+        FakeCluster cluster = new FakeCluster(graph, settings, slots);
+        cluster.start();
+        return cluster;
+    }
+
+    static FakeCluster started(JobGraph graph, FakeSlotPool slots) {
+        return started(graph, SETTINGS, slots);
+    }
+
+    void start() {
+        try {
+            job.prepare();
+        } catch (Exception e) {
+            throw new AssertionError("job could not be prepared", e);
+        }
+        job.start();
+    }
+
+    static JobSettings withRestarts(int maxRestarts) {
+        return new JobSettings(SETTINGS.defaultParallelism(), SETTINGS.keyGroups(), SETTINGS.minParallelism(),
+                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), maxRestarts, SETTINGS.restartDelayMs());
+    }
+
+    // ------------------------------------------------------------------ what the job master did
+
+    Execution execution(int vertex, int subtask) {
+        Execution[] subtasks = job.executions(vertex);
+        if (subtasks == null) {
+            throw new AssertionError("vertex " + vertex + " has no parallelism yet");
+        }
+        return subtasks[subtask];
+    }
+
+    List<Deployment> deploymentsOf(int vertex) {
+        return gateways.deployments().stream().filter(d -> d.vertex() == vertex).toList();
+    }
+
+    List<Deployment> deploymentsOf(int vertex, int subtask) {
+        return deploymentsOf(vertex).stream().filter(d -> d.subtask() == subtask).toList();
+    }
+
+    /** The deployment of the subtask's current attempt. */
+    Deployment current(int vertex, int subtask) {
+        Execution execution = execution(vertex, subtask);
+        return deploymentsOf(vertex, subtask).stream().filter(d -> d.attemptNumber() == execution.attempt())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(execution + " (" + execution.state() + ") is not deployed"));
+    }
+
+    /** Deployments of current attempts that the job master thinks are deploying or running. */
+    List<Deployment> live() {
+        return gateways.deployments().stream().filter(this::isLive).toList();
+    }
+
+    List<Deployment> live(int vertex) {
+        return live().stream().filter(d -> d.vertex() == vertex).toList();
+    }
+
+    private boolean isLive(Deployment d) {
+        Execution[] subtasks = job.executions(d.vertex());
+        Execution execution = subtasks[d.subtask()];
+        return execution.attempt() == d.attemptNumber() && execution.state().isActive();
+    }
+
+    /** The partition the deployed task was told to write (the vertex has exactly one output). */
+    static String outputPartition(Deployment d) {
+        if (d.task().getOutputsCount() != 1) {
+            throw new AssertionError(describe(d.attempt()) + " has " + d.task().getOutputsCount() + " outputs");
+        }
+        return d.task().getOutputs(0).getPartitionId();
+    }
+
+    /** The splits sent to one attempt in AddSplits events. */
+    List<RangeSplit> splitsSentTo(AttemptId attempt) {
+        List<RangeSplit> splits = new ArrayList<>();
+        for (Event event : gateways.eventsTo(attempt)) {
+            if (event.event().hasAddSplits()) {
+                event.event().getAddSplits().getSplitsList()
+                        .forEach(bytes -> splits.add(RangeSplit.SERIALIZER.fromBytes(bytes.toByteArray())));
+            }
+        }
+        return splits;
+    }
+
+    /** "v1/0#2" for vertex 1, subtask 0, attempt 2. */
+    static String describe(AttemptId attempt) {
+        return "v" + attempt.getVertex() + "/" + attempt.getSubtask() + "#" + attempt.getAttempt();
+    }
+
+    /**
+     * The splits read by the attempts of a source vertex that finished (the current attempt of
+     * each subtask, which must be FINISHED), in the order of their ranges.
+     */
+    List<RangeSplit> splitsReadByFinishedAttempts(int vertex) {
+        List<RangeSplit> read = new ArrayList<>();
+        for (Execution execution : job.executions(vertex)) {
+            if (execution.state() != ExecutionState.FINISHED) {
+                throw new AssertionError(execution + " is " + execution.state() + ", not FINISHED");
+            }
+            read.addAll(splitsSentTo(execution.attemptId()));
+        }
+        read.sort(Comparator.comparingLong(RangeSplit::from));
+        return read;
+    }
+
+    // ------------------------------------------------------------------ playing the TaskManagers
+
+    void running(Deployment d) {
+        send(update(d, TaskState.RUNNING));
+    }
+
+    /**
+     * Reports the task finished. Each output gets the given bytes per subpartition (one value
+     * per subpartition), or {@link #DEFAULT_BYTES} each when none are given.
+     */
+    void finish(Deployment d, long... bytesPerSubpartition) {
+        TaskStateUpdate.Builder update = update(d, TaskState.FINISHED).setRecordsIn(1).setRecordsOut(1);
+        for (OutputSpec spec : d.task().getOutputsList()) {
+            long[] bytes = bytesPerSubpartition;
+            if (bytes.length == 0) {
+                bytes = new long[spec.getSubpartitions()];
+                Arrays.fill(bytes, DEFAULT_BYTES);
+            } else if (bytes.length != spec.getSubpartitions()) {
+                throw new AssertionError("edge " + spec.getEdgeId() + " has " + spec.getSubpartitions()
+                        + " subpartitions, the test gave " + bytes.length + " sizes");
+            }
+            SubpartitionSizes.Builder sizes = SubpartitionSizes.newBuilder().setEdgeId(spec.getEdgeId())
+                    .setPartitionId(spec.getPartitionId()).setRecords(1);
+            Arrays.stream(bytes).forEach(sizes::addBytes);
+            update.addOutputs(sizes);
+        }
+        send(update);
+    }
+
+    /** RUNNING, then (for a source) every split until NoMoreSplits, then FINISHED. */
+    void run(Deployment d, long... bytesPerSubpartition) {
+        running(d);
+        if (graph.vertex(d.vertex()).isSource()) {
+            readAllSplits(d);
+        }
+        finish(d, bytesPerSubpartition);
+    }
+
+    /** Runs every live task of a vertex to its end, each reporting the same bytes. */
+    void runLive(int vertex, long... bytesPerSubpartition) {
+        for (Deployment d : live(vertex)) {
+            run(d, bytesPerSubpartition);
+        }
+    }
+
+    void fail(Deployment d, String cause) {
+        send(update(d, TaskState.FAILED).setFailure(cause));
+    }
+
+    void failMissingPartition(Deployment d, String partitionId) {
+        send(update(d, TaskState.FAILED).setFailure("partition " + partitionId + " not found")
+                .setMissingPartitionId(partitionId));
+    }
+
+    void canceled(Deployment d) {
+        send(update(d, TaskState.CANCELED));
+    }
+
+    void send(TaskStateUpdate.Builder update) {
+        job.onTaskStateUpdate(update.build());
+    }
+
+    static TaskStateUpdate.Builder update(Deployment d, TaskState state) {
+        return TaskStateUpdate.newBuilder().setJmSessionId(SESSION).setTmId(d.tmId()).setAttempt(d.attempt())
+                .setState(state);
+    }
+
+    /** A source task asks for a split: the split it got, or empty when told there are no more. */
+    Optional<RangeSplit> requestSplit(Deployment d) {
+        int answered = gateways.eventsTo(d.attempt()).size();
+        job.onOperatorEvent(d.attempt(), graph.vertex(d.vertex()).head().id(),
+                OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance()).build());
+        List<Event> events = gateways.eventsTo(d.attempt());
+        if (events.size() != answered + 1) {
+            throw new AssertionError(describe(d.attempt()) + " asked for a split and got " + (events.size() - answered)
+                    + " answers");
+        }
+        OperatorEvent answer = events.get(answered).event();
+        if (answer.hasNoMoreSplits()) {
+            return Optional.empty();
+        }
+        List<RangeSplit> splits = new ArrayList<>();
+        answer.getAddSplits().getSplitsList()
+                .forEach(bytes -> splits.add(RangeSplit.SERIALIZER.fromBytes(bytes.toByteArray())));
+        if (splits.size() != 1) {
+            throw new AssertionError("one request got " + splits);
+        }
+        return Optional.of(splits.get(0));
+    }
+
+    List<RangeSplit> readAllSplits(Deployment d) {
+        List<RangeSplit> read = new ArrayList<>();
+        for (Optional<RangeSplit> split = requestSplit(d); split.isPresent(); split = requestSplit(d)) {
+            read.add(split.get());
+        }
+        return read;
+    }
+}
