@@ -20,6 +20,7 @@ import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.util.Failpoints;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -291,6 +292,7 @@ public final class Dispatcher {
         scheduleAll();
         JobResultEntry entry = JobResults.toEntry(job.status(), job.collected(), job.params());
         CompletableFuture.runAsync(() -> {
+            Failpoints.hit("dispatcher.before-dirty-result");
             requireLeadership();
             try {
                 services.results().createDirtyResult(entry);
@@ -322,6 +324,7 @@ public final class Dispatcher {
             resourceManager.releasePartitions(tmId, jobId, List.of());
         }
         CompletableFuture.runAsync(() -> {
+            Failpoints.hit("dispatcher.before-cleanup");
             try {
                 requireLeadership();
                 services.jobGraphs().remove(jobId);
@@ -338,6 +341,7 @@ public final class Dispatcher {
             if (error == null) {
                 cleanupState.put(jobId, "done");
                 LOG.info("Job {} cleaned up", jobId);
+                services.io().execute(() -> Failpoints.hit("dispatcher.after-clean"));
                 return;
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -366,6 +370,22 @@ public final class Dispatcher {
                 Files.deleteIfExists(file);
             }
         }
+    }
+
+    /** Deletes clean results older than job-result-store.clean-result-ttl (a no-op without a TTL). */
+    public void expireCleanResults() {
+        services.io().execute(() -> {
+            try {
+                if (services.stillLeads().test(sessionId)) {
+                    int expired = services.results().expireCleanResults();
+                    if (expired > 0) {
+                        LOG.info("Deleted {} expired job results", expired);
+                    }
+                }
+            } catch (IOException e) {
+                LOG.warn("Expiring old job results failed: {}", e.getMessage());
+            }
+        });
     }
 
     /** The cleanup progress of a job ("running", "done", "failed: ..."), for tests and status. */

@@ -42,6 +42,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     /** The current leadership, or null while standing by. Main thread only. */
     private Leadership leadership;
     private volatile String leaderSessionForLogs = "";
+    /** When clean results older than their TTL were last looked for. Main thread only. */
+    private long lastExpiryMs;
 
     /** What exists while this JobManager leads. */
     private record Leadership(String sessionId, ResourceManager resourceManager, Dispatcher dispatcher,
@@ -93,8 +95,14 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
                 election::stillLeads);
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
-        Scheduler.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(resourceManager::checkHeartbeats,
-                heartbeatIntervalMs);
+        Scheduler.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {
+            resourceManager.checkHeartbeats();
+            long now = System.currentTimeMillis();
+            if (now - lastExpiryMs > 60_000) {
+                lastExpiryMs = now;
+                dispatcher.expireCleanResults();
+            }
+        }, heartbeatIntervalMs);
         leadership = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
         leaderSessionForLogs = sessionId;
         LOG.info("JobManager {} leads (session {})", participantId, sessionId);
