@@ -223,13 +223,16 @@ public final class LocalCluster {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, heap, "-XX:+UseParallelGC",
                 "-cp", System.getProperty("java.class.path"), Duraflow.class.getName()));
-        command.addAll(args);
+        // The subcommand, then the user's options, then ours: picocli keeps the last value of an
+        // option, so what the cluster must decide (ports, directories) wins.
+        command.add(args.get(0));
         Map<String, String> options = new LinkedHashMap<>(settings);
         options.putAll(config);
         for (Map.Entry<String, String> option : options.entrySet()) {
             command.add("-D");
             command.add(option.getKey() + "=" + option.getValue());
         }
+        command.addAll(args.subList(1, args.size()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(log(name).toFile());
         Process process = builder.start();

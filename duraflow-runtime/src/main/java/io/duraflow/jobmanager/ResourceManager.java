@@ -116,11 +116,19 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             }
         }
         for (String tmId : expired) {
-            LOG.warn("TaskManager {} missed heartbeats for {} ms: removing it", tmId, heartbeatTimeoutMs);
-            Registered tm = taskManagers.remove(tmId);
-            Rpc.shutdown(tm.channel);
-            notifyLost(tmId);
+            lose(tmId, "it missed heartbeats for " + heartbeatTimeoutMs + " ms");
         }
+    }
+
+    /** Forgets a TaskManager and tells the jobs; it registers again if it is still alive. */
+    private void lose(String tmId, String why) {
+        Registered tm = taskManagers.remove(tmId);
+        if (tm == null) {
+            return;
+        }
+        LOG.warn("TaskManager {} is lost: {}", tmId, why);
+        Rpc.shutdown(tm.channel);
+        notifyLost(tmId);
     }
 
     private void notifyLost(String tmId) {
@@ -182,7 +190,16 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             return;
         }
         tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).deployTask(deployment,
-                callback(error -> mainThread.execute(() -> onFailure.accept(error))));
+                callback(error -> mainThread.execute(() -> {
+                    if (error instanceof io.grpc.StatusRuntimeException status
+                            && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+                        // Nobody listens there any more: the TaskManager is gone, whatever its last
+                        // heartbeat said. Losing it resets the deployment with everything else it held.
+                        lose(tmId, "it refused a connection (" + Rpc.message(error) + ")");
+                    } else {
+                        onFailure.accept(error);
+                    }
+                })));
     }
 
     @Override

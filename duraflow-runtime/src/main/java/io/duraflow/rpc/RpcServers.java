@@ -28,7 +28,9 @@ public final class RpcServers {
             return builder.build().start();
         } catch (IOException e) {
             Throwable cause = e;
-            while (cause != null && !(cause instanceof BindException)) {
+            // Netty's native transport reports a taken port as its own IOException, not BindException.
+            while (cause != null && !(cause instanceof BindException)
+                    && !String.valueOf(cause.getMessage()).contains("Address already in use")) {
                 cause = cause.getCause();
             }
             if (cause != null) {

@@ -362,6 +362,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     @Override
+    public void releaseSlot(AttemptId attempt) {
+        tasks.remove(key(attempt));
+    }
+
+    @Override
     public void sendOperatorEvent(OperatorEventFromTask event) {
         try {
             jobManager.withDeadlineAfter(10, TimeUnit.SECONDS).sendOperatorEvent(event);

@@ -113,6 +113,9 @@ class ZooKeeperLeaderElectionTest {
             a.start(contenderA);
             await().atMost(Duration.ofSeconds(10)).until(() -> contenderA.session.get() != null);
             b.start(contenderB);
+            // b's latch node must exist before a steps back, or a could simply win again.
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> clientA.getChildren().forPath(ZooKeeperLeaderElection.LATCH_PATH).size() == 2);
             String first = contenderA.session.get();
             a.giveUpAndRejoin();
             await().atMost(Duration.ofSeconds(20)).until(() -> contenderB.session.get() != null);

@@ -365,7 +365,10 @@ public final class JobMaster {
             return;
         }
         LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
-        if (!tryRestart(cause)) {
+        // A consumer that could not read a partition whose producer is already running again (a
+        // failover that was counted when the partition was lost) is part of that failover.
+        boolean consequence = missingPartitionId != null && !producerOfPartition.containsKey(missingPartitionId);
+        if (!consequence && !tryRestart(cause)) {
             return;
         }
         resetExecution(execution, "it failed: " + cause);

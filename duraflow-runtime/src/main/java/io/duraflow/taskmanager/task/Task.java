@@ -128,6 +128,9 @@ public final class Task implements Runnable {
                         .setData(ByteString.copyFrom(collect.buffer.buffer(), 0, collect.buffer.position())));
             }
             LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
+            closeChain(chain, name);
+            chain = null;
+            environment.releaseSlot(attempt);
             environment.reportState(finished.build());
         } catch (Throwable t) {
             for (PartitionFileWriter writer : writers.values()) {
@@ -139,17 +142,24 @@ public final class Task implements Runnable {
             }
             if (chain != null) {
                 chain.abortSinks();
+                closeChain(chain, name);
+                chain = null;
             }
+            environment.releaseSlot(attempt);
             reportFailure(name, t);
         } finally {
             if (chain != null) {
-                try {
-                    chain.close();
-                } catch (Exception e) {
-                    LOG.warn("Task {}: closing operators failed", name, e);
-                }
+                closeChain(chain, name);
             }
             thread = null;
+        }
+    }
+
+    private static void closeChain(OperatorChain chain, String name) {
+        try {
+            chain.close();
+        } catch (Exception e) {
+            LOG.warn("Task {}: closing operators failed", name, e);
         }
     }
 

@@ -31,5 +31,11 @@ public interface TaskEnvironment {
 
     void sendOperatorEvent(OperatorEventFromTask event);
 
+    /**
+     * The task is done with its slot. Called before its final state is reported, because the
+     * JobManager may deploy the next task into the slot as soon as it hears of the end.
+     */
+    void releaseSlot(io.duraflow.rpc.proto.AttemptId attempt);
+
     void reportState(TaskStateUpdate update);
 }

@@ -243,7 +243,8 @@ class JobMasterFailoverTest {
         assertThat(cluster.execution(SOURCE, 1).attempt()).as("the replacement producer stays").isEqualTo(1);
         assertThat(cluster.execution(SOURCE, 1).state()).isEqualTo(ExecutionState.FINISHED);
         assertThat(cluster.gateways.releases()).hasSize(releases);
-        assertThat(cluster.job.restarts()).isEqualTo(2);
+        assertThat(cluster.job.restarts()).as("part of the failover already counted for the lost partition")
+                .isEqualTo(1);
 
         cluster.scheduler.advance(DELAY);
         cluster.runLive(REDUCE);

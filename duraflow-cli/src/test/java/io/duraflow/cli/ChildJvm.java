@@ -1,0 +1,89 @@
+package io.duraflow.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Starts {@code java -cp <test classpath> io.duraflow.cli.Duraflow <args>} as a child process:
+ * the same classes the test JVM runs, without depending on {@code target/lib} or {@code bin/}.
+ */
+final class ChildJvm {
+    /** Client commands: C1 only, for a quick start. */
+    static final List<String> CLIENT_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    /** The JobManager holds collected results (up to collect.max-bytes, 64 MiB, per job). */
+    static final List<String> JOBMANAGER_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    static final List<String> TASKMANAGER_OPTIONS = List.of("-Xmx768m", "-XX:+UseParallelGC");
+
+    private static final String CLASSPATH = resolveClasspath();
+    /** Children still to kill if the test JVM exits without closing them (e.g. a test timed out). */
+    private static final Set<Process> STARTED = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroyForcibly),
+                "kill-child-jvms"));
+    }
+
+    private ChildJvm() {}
+
+    /**
+     * Failsafe may start the test JVM from a manifest-only booter jar, whose java.class.path names
+     * only that jar; it publishes the real test classpath as {@code surefire.test.class.path}.
+     */
+    private static String resolveClasspath() {
+        String classpath = System.getProperty("surefire.test.class.path");
+        if (classpath == null || classpath.isBlank()) {
+            classpath = System.getProperty("java.class.path");
+        }
+        boolean hasDuraflow = Arrays.stream(classpath.split(File.pathSeparator)).map(Path::of)
+                .anyMatch(entry -> Files.isRegularFile(entry.resolve("io/duraflow/cli/Duraflow.class"))
+                        || entry.getFileName().toString().startsWith("duraflow-cli"));
+        if (!hasDuraflow) {
+            throw new IllegalStateException("the test classpath has no io.duraflow.cli.Duraflow (neither target/classes"
+                    + " nor the duraflow-cli jar), child processes could not start: " + classpath);
+        }
+        return classpath;
+    }
+
+    static List<String> command(List<String> jvmOptions, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(CLASSPATH);
+        command.add(Duraflow.class.getName());
+        command.addAll(args);
+        return command;
+    }
+
+    /** Starts the command in {@code workingDir} with stdout and stderr going to {@code log}. */
+    static Process start(List<String> jvmOptions, List<String> args, Path workingDir, Path log) throws IOException {
+        Files.createDirectories(log.getParent());
+        return track(new ProcessBuilder(command(jvmOptions, args)).directory(workingDir.toFile())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start());
+    }
+
+    /** Kills the process when the test JVM exits, unless it ended before. */
+    static Process track(Process process) {
+        STARTED.add(process);
+        process.onExit().thenRun(() -> STARTED.remove(process));
+        return process;
+    }
+
+    /** The last {@code lines} lines of a log, or a note that it is missing. */
+    static String tail(Path log, int lines) {
+        try {
+            List<String> all = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).lines().toList();
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e + ")";
+        }
+    }
+}

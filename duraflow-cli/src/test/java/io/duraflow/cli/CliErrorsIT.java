@@ -1,0 +1,263 @@
+package io.duraflow.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What a user sees when something is wrong: a non-zero exit code and one line on stderr,
+ * {@code duraflow: <what is wrong and what to do>}, with a stack trace only under --verbose.
+ * Also the life cycle of {@code duraflow local start / status / stop}.
+ */
+class CliErrorsIT {
+    private static final Duration CLI_TIMEOUT = Duration.ofSeconds(90);
+
+    @RegisterExtension
+    static final LogsOnFailure LOGS = new LogsOnFailure();
+
+    @TempDir
+    Path tempDir;
+
+    private Cli.Result duraflow(String... args) throws IOException, InterruptedException {
+        return Cli.run(LOGS.watch(tempDir), CLI_TIMEOUT, args);
+    }
+
+    /** A loopback port that nothing listens on (it was free a moment ago). */
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static String unreachable() throws IOException {
+        return "127.0.0.1:" + freePort();
+    }
+
+    /** Exit code != 0, stderr is exactly one "duraflow: " line with all the fragments, no stack trace anywhere. */
+    private static void assertOneLineError(Cli.Result result, String... fragments) {
+        assertThat(result.exitCode()).as("exit code of %s", result).isNotZero();
+        assertThat(result.stderrLines()).as("stderr of %s", result).hasSize(1);
+        String line = result.stderrLines().get(0);
+        assertThat(line).as("%s", result).startsWith("duraflow: ");
+        for (String fragment : fragments) {
+            assertThat(line).as("%s", result).contains(fragment);
+        }
+        assertThat(result.stdout() + result.stderr()).as("no stack trace in %s", result).doesNotContain("\tat ")
+                .doesNotContain("Exception:");
+    }
+
+    @Test
+    void unknownJobClass() throws Exception {
+        Cli.Result result = duraflow("run", "com.example.NoSuchJob", "--jobmanager", unreachable());
+
+        assertOneLineError(result, "unknown job class 'com.example.NoSuchJob'", "classpath", "wordcount");
+        assertThat(result.stdout()).isEmpty();
+    }
+
+    @Test
+    void invalidParameterValue() throws Exception {
+        Cli.Result result = duraflow("run", "wordcount", "--param", "words=abc", "--jobmanager", unreachable());
+
+        assertOneLineError(result, "'words'", "whole number", "'abc'");
+        assertThat(result.stdout()).isEmpty();
+    }
+
+    @Test
+    void unknownParameter() throws Exception {
+        Cli.Result result = duraflow("run", "wordcount", "--param", "wrods=5", "--jobmanager", unreachable());
+
+        assertOneLineError(result, "unknown parameter wrods", "words");
+        assertThat(result.stdout()).isEmpty();
+    }
+
+    @Test
+    void verboseAddsTheStackTrace() throws Exception {
+        Cli.Result result = duraflow("run", "wordcount", "--verbose", "--param", "words=abc", "--jobmanager",
+                unreachable());
+
+        assertThat(result.exitCode()).as("%s", result).isNotZero();
+        assertThat(result.stderrLines().get(0)).as("%s", result).startsWith("duraflow: ").contains("'words'");
+        assertThat(result.stderr()).as("%s", result).contains("\tat ");
+    }
+
+    @Test
+    void missingInputFile() throws Exception {
+        Path missing = tempDir.resolve("no-such-dir").resolve("words.txt");
+        try (TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 0, Map.of())) {
+            Cli.Result result = duraflow("run", "wordcount", "--jobmanager", cluster.address(), "--param",
+                    "input=" + missing);
+
+            assertOneLineError(result, "input path not found", missing.toString());
+            assertThat(cluster.overview().getRunningJobs()).as("running jobs").isZero();
+        }
+    }
+
+    @Test
+    void jobManagerPortInUse() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+
+            Cli.Result result = duraflow("jobmanager", "-D", "jobmanager.rpc.port=" + port);
+
+            assertOneLineError(result, "port " + port, "already in use", "-Djobmanager.rpc.port=");
+        }
+    }
+
+    @Test
+    void unreachableJobManager() throws Exception {
+        String address = unreachable();
+
+        Cli.Result run = duraflow("run", "wordcount", "--jobmanager", address);
+        Cli.Result list = duraflow("list", "--jobmanager", address);
+
+        for (Cli.Result result : List.of(run, list)) {
+            assertOneLineError(result, "cannot reach the JobManager at " + address, "duraflow local start",
+                    "--jobmanager");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"run", "jobmanager", "taskmanager"})
+    void unknownConfigKeySuggestsTheRightOne(String command) throws Exception {
+        List<String> args = new ArrayList<>(List.of(command));
+        if (command.equals("run")) {
+            args.add("wordcount");
+        }
+        if (!command.equals("jobmanager")) {
+            args.addAll(List.of("--jobmanager", unreachable()));
+        }
+        args.addAll(List.of("-D", "jobmanager.rpc.port=0", "-D", "heartbeat.intervall=1s"));
+
+        Cli.Result result = duraflow(args.toArray(String[]::new));
+
+        assertOneLineError(result, "'heartbeat.intervall'", "did you mean 'heartbeat.interval'");
+    }
+
+    // ------------------------------------------------------------------ local start / status / stop
+
+    /** With a port given, as a user who wants a known address would start it. */
+    @Test
+    void localStartStatusStop() throws Exception {
+        int port = freePort();
+        Path workDir = tempDir.resolve("local");
+        String[] config = {"-D", "jobmanager.rpc.port=" + port, "-D", "heartbeat.interval=500ms", "-D",
+                "heartbeat.timeout=3s"};
+        LOGS.watch(workDir);
+        Map<String, Long> pids = new TreeMap<>();
+        try {
+            Cli.Result start = duraflow(concat(new String[] {"local", "start", "--work-dir", workDir.toString(),
+                    "--taskmanagers", "2"}, config));
+            pids.putAll(pids(workDir));
+
+            assertThat(start.exitCode()).as("%s", start).isZero();
+            assertThat(start.stdout()).as("%s", start).contains("2 TaskManagers registered")
+                    .contains("Local cluster running at 127.0.0.1:" + port);
+            assertThat(pids).as("pid files").containsOnlyKeys("jobmanager", "taskmanager-1", "taskmanager-2");
+            assertThat(pids.values()).as("processes of %s", pids).allMatch(CliErrorsIT::alive);
+
+            Cli.Result status = duraflow("local", "status", "--work-dir", workDir.toString());
+            assertThat(status.exitCode()).as("%s", status).isZero();
+            for (Map.Entry<String, Long> process : pids.entrySet()) {
+                assertThat(status.stdout()).as("%s", status)
+                        .containsPattern(process.getKey() + "\\s+pid " + process.getValue() + "\\s+running");
+            }
+            assertThat(status.stdout()).as("%s", status).contains("2 TaskManagers, 0 running jobs");
+
+            Cli.Result again = duraflow(concat(new String[] {"local", "start", "--work-dir", workDir.toString()},
+                    config));
+            assertOneLineError(again, "already running in " + workDir, "duraflow local stop");
+
+            Cli.Result run = duraflow("run", "wordcount", "--work-dir", workDir.toString(), "--param", "words=10000",
+                    "--param", "distinct=100");
+            assertThat(run.exitCode()).as("%s", run).isZero();
+            assertThat(run.stdout()).as("%s", run).contains("counts: 100 records");
+
+            assertStopsEverything(workDir, pids);
+        } finally {
+            killLeftovers(workDir, pids);
+        }
+    }
+
+    /** jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters side by side need it. */
+    @Test
+    void localStartOnAnyFreePort() throws Exception {
+        Path workDir = tempDir.resolve("local-any-port");
+        LOGS.watch(workDir);
+        Map<String, Long> pids = new TreeMap<>();
+        try {
+            Cli.Result start = duraflow("local", "start", "--work-dir", workDir.toString(), "--taskmanagers", "1",
+                    "-D", "jobmanager.rpc.port=0");
+            pids.putAll(pids(workDir));
+
+            assertThat(start.exitCode()).as("%s", start).isZero();
+            assertThat(start.stdout()).as("%s", start)
+                    .containsPattern("Local cluster running at 127\\.0\\.0\\.1:\\d+");
+            Cli.Result status = duraflow("local", "status", "--work-dir", workDir.toString());
+            assertThat(status.stdout()).as("%s", status).contains("1 TaskManagers, 0 running jobs");
+
+            assertStopsEverything(workDir, pids);
+        } finally {
+            killLeftovers(workDir, pids);
+        }
+    }
+
+    private void assertStopsEverything(Path workDir, Map<String, Long> pids) throws Exception {
+        Cli.Result stop = duraflow("local", "stop", "--work-dir", workDir.toString());
+        assertThat(stop.exitCode()).as("%s", stop).isZero();
+        assertThat(stop.stdout()).as("%s", stop).contains("Stopped " + pids.size() + " processes");
+        await("all local cluster processes gone").atMost(Duration.ofSeconds(10))
+                .until(() -> pids.values().stream().noneMatch(CliErrorsIT::alive));
+
+        Cli.Result stopped = duraflow("local", "status", "--work-dir", workDir.toString());
+        assertThat(stopped.exitCode()).as("%s", stopped).isNotZero();
+        assertThat(stopped.stdout()).as("%s", stopped).contains("No local cluster in " + workDir);
+    }
+
+    /** Whatever happened, no process of the local cluster outlives the test. */
+    private static void killLeftovers(Path workDir, Map<String, Long> pids) throws IOException {
+        pids.putAll(pids(workDir));
+        pids.values().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+    }
+
+    private static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /** name -> pid from the local cluster's pid files. */
+    private static Map<String, Long> pids(Path workDir) throws IOException {
+        Map<String, Long> pids = new TreeMap<>();
+        Path dir = workDir.resolve("pids");
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path file : files.toList()) {
+                    pids.put(file.getFileName().toString().replace(".pid", ""),
+                            Long.parseLong(Files.readString(file).trim()));
+                }
+            }
+        }
+        return pids;
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+}
