@@ -198,7 +198,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         }
         server.shutdownNow();
         try {
-            server.awaitTermination(2, TimeUnit.SECONDS);
+            server.awaitTermination(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -36,7 +36,7 @@ public final class Rpc {
     public static void shutdown(ManagedChannel channel) {
         channel.shutdownNow();
         try {
-            channel.awaitTermination(2, TimeUnit.SECONDS);
+            channel.awaitTermination(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

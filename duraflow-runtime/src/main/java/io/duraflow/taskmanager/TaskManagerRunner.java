@@ -82,7 +82,7 @@ public final class TaskManagerRunner implements AutoCloseable {
         executor.close();
         server.shutdownNow();
         try {
-            server.awaitTermination(2, TimeUnit.SECONDS);
+            server.awaitTermination(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

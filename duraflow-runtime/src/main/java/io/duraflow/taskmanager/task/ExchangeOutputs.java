@@ -62,7 +62,7 @@ final class ExchangeOutputs {
         private final int subpartitions;
         private final long budgetBytes;
         private final TaskCounters counters;
-        private final Map<Object, Object> groups = new HashMap<>();
+        private final Map<Object, Object[]> groups = new HashMap<>();
         private final DataWriter scratch = new DataWriter(256);
         private long estimatedBytes;
 
@@ -82,24 +82,25 @@ final class ExchangeOutputs {
         @Override
         public void push(Object record) throws Exception {
             Object key = keySelector.getKey(record);
-            Object accumulator = groups.get(key);
-            if (accumulator == null) {
-                groups.put(key, aggregation.first(record));
+            // One lookup per record: the accumulator lives in a one-element array updated in place.
+            Object[] slot = groups.get(key);
+            if (slot == null) {
+                groups.put(key, new Object[] {aggregation.first(record)});
                 estimatedBytes += ENTRY_OVERHEAD_BYTES;
                 if (estimatedBytes > budgetBytes) {
                     flush();
                 }
             } else {
-                groups.put(key, aggregation.add(accumulator, record));
+                slot[0] = aggregation.add(slot[0], record);
             }
         }
 
         private void flush() throws java.io.IOException {
-            for (Map.Entry<Object, Object> entry : groups.entrySet()) {
+            for (Map.Entry<Object, Object[]> entry : groups.entrySet()) {
                 scratch.reset();
                 keyType.write(entry.getKey(), scratch);
                 int group = Murmur.keyGroup(scratch.buffer(), 0, scratch.position(), subpartitions);
-                accType.write(entry.getValue(), scratch);
+                accType.write(entry.getValue()[0], scratch);
                 writer.write(group, scratch.buffer(), 0, scratch.position());
                 counters.recordsOut++;
             }
