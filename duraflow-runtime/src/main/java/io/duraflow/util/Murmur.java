@@ -2,36 +2,41 @@ package io.duraflow.util;
 
 /** Murmur3 32-bit hash of a byte range: spreads keys evenly over key groups. */
 public final class Murmur {
+    private static final int C1 = 0xcc9e2d51;
+    private static final int C2 = 0x1b873593;
+    /** The seed of {@link #hash(byte[], int, int)}; part of how records map to key groups. */
+    private static final int KEY_GROUP_SEED = 0x9747b28c;
+
     private Murmur() {}
 
     public static int hash(byte[] data, int offset, int length) {
-        int h = 0x9747b28c;
-        int end = offset + (length & ~3);
-        for (int i = offset; i < end; i += 4) {
-            int k = (data[i] & 0xFF) | ((data[i + 1] & 0xFF) << 8) | ((data[i + 2] & 0xFF) << 16) | (data[i + 3] << 24);
-            k *= 0xcc9e2d51;
-            k = Integer.rotateLeft(k, 15);
-            k *= 0x1b873593;
-            h ^= k;
-            h = Integer.rotateLeft(h, 13);
-            h = h * 5 + 0xe6546b64;
+        return hash(data, offset, length, KEY_GROUP_SEED);
+    }
+
+    /** MurmurHash3 x86 32-bit (Austin Appleby), little-endian blocks, as in SMHasher and Guava. */
+    public static int hash(byte[] data, int offset, int length, int seed) {
+        int h = seed;
+        int blocksEnd = offset + (length & ~3);
+        for (int i = offset; i < blocksEnd; i += 4) {
+            int k = (data[i] & 0xFF) | ((data[i + 1] & 0xFF) << 8)
+                    | ((data[i + 2] & 0xFF) << 16) | ((data[i + 3] & 0xFF) << 24);
+            h ^= mixK(k);
+            h = Integer.rotateLeft(h, 13) * 5 + 0xe6546b64;
         }
         int k = 0;
         switch (length & 3) {
             case 3:
-                k ^= (data[end + 2] & 0xFF) << 16;
-            // fall through
+                k ^= (data[blocksEnd + 2] & 0xFF) << 16;
+                // fall through
             case 2:
-                k ^= (data[end + 1] & 0xFF) << 8;
-            // fall through
+                k ^= (data[blocksEnd + 1] & 0xFF) << 8;
+                // fall through
             case 1:
-                k ^= data[end] & 0xFF;
-                k *= 0xcc9e2d51;
-                k = Integer.rotateLeft(k, 15);
-                k *= 0x1b873593;
-                h ^= k;
-            // fall through
+                k ^= data[blocksEnd] & 0xFF;
+                h ^= mixK(k);
+                break;
             default:
+                break;
         }
         h ^= length;
         h ^= h >>> 16;
@@ -40,6 +45,12 @@ public final class Murmur {
         h *= 0xc2b2ae35;
         h ^= h >>> 16;
         return h;
+    }
+
+    private static int mixK(int k) {
+        k *= C1;
+        k = Integer.rotateLeft(k, 15);
+        return k * C2;
     }
 
     /** The key group (0 .. groups-1) of serialized key bytes. */
