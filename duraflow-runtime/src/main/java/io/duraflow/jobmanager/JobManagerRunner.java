@@ -41,7 +41,6 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private final String participantId = "jm-" + UUID.randomUUID().toString().substring(0, 8);
     /** The current leadership, or null while standing by. Main thread only. */
     private Leadership leadership;
-    private volatile String leaderSessionForLogs = "";
     /** When clean results older than their TTL were last looked for. Main thread only. */
     private long lastExpiryMs;
 
@@ -104,22 +103,22 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             }
         }, heartbeatIntervalMs);
         leadership = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
-        leaderSessionForLogs = sessionId;
         LOG.info("JobManager {} leads (session {})", participantId, sessionId);
-        dispatcher.recover().whenComplete((ignored, error) -> {
+        // Published only once the stored jobs are back, so nobody asks this leader about a job
+        // it does not know yet.
+        dispatcher.recover().whenCompleteAsync((ignored, error) -> {
             if (error != null) {
                 LOG.error("Recovering jobs failed; giving up leadership", error);
                 giveUpLeadership();
+                return;
             }
-        });
-        io.execute(() -> {
             try {
                 election.publish(sessionId, address);
             } catch (Exception e) {
                 LOG.error("Cannot publish the leader address; giving up leadership", e);
                 giveUpLeadership();
             }
-        });
+        }, io);
     }
 
     private void standBy() {
