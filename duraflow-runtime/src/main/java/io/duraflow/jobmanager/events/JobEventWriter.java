@@ -1,0 +1,412 @@
+package io.duraflow.jobmanager.events;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.config.JobRecoveryOptions;
+import io.duraflow.jobmanager.Scheduler;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends a job's events to its job event log ({@link JobEventLogFormat}) without blocking the
+ * caller. One writer per job and JobManager leadership; it writes to a new file
+ * {@code events.<n>} that it creates with its first batch.
+ *
+ * <pre>
+ *   caller threads                        writer thread "job-event-writer"
+ *   --------------                        --------------------------------
+ *   append(e): encode, copy into  ---->   buffer >= bufferBytes, or flushInterval after the oldest
+ *              the pending buffer         unwritten event, or flush()/close():
+ *                                           swap the buffer, write it whole (one gathering write),
+ *                                           FileChannel.force
+ * </pre>
+ *
+ * <p>Records are complete in every write call, so a crash tears at most the last record of the
+ * file, which readers ignore. Event order in the file is the order of {@link #append} calls;
+ * the events of one calling thread keep their order.
+ *
+ * <p><b>Failure.</b> The log is an aid to recovery, not a condition of running: a failed write
+ * or file creation, an event over {@link JobEventLogFormat#MAX_PAYLOAD_BYTES}, or a writer that
+ * falls more than {@code bufferBytes} + 64 MiB behind disables the writer for the rest of the
+ * job. It logs one warning with the path and the cause; events not yet on disk and every later
+ * event are dropped and counted in {@link #droppedEvents()}; no method throws. What is on disk is
+ * then a prefix of the job's events, which recovers like a crash at that point (more work re-runs).
+ *
+ * <p>The caller fills in {@code timestamp_ms}. Thread-safe.
+ */
+public final class JobEventWriter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(JobEventWriter.class);
+    /** Name of the thread that writes, one per writer. */
+    public static final String THREAD_NAME = "job-event-writer";
+    private static final int MAX_CREATE_ATTEMPTS = 16;
+
+    /** Creates and opens a new log file for writing; tests replace it to inject failures. */
+    @FunctionalInterface
+    interface FileOpener {
+        FileChannel createNew(Path file) throws IOException;
+    }
+
+    private final Path dir;
+    private final long bufferBytes;
+    private final long flushIntervalMs;
+    private final long maxPendingBytes;
+    /** Runs every write, close and timer action, one at a time, in submission order. */
+    private final Scheduler writerThread;
+    private final Runnable stopWriterThread;
+    private final FileOpener opener;
+
+    private final Object lock = new Object();
+    /** Events appended and not yet taken by a flush. Guarded by lock. */
+    private RecordBuffer pending = new RecordBuffer();
+    /** The buffer a flush returns after writing; null while a flush writes it. Guarded by lock. */
+    private RecordBuffer spare = new RecordBuffer();
+    /** Flush due flushInterval after the oldest pending event; null while pending is empty. Guarded by lock. */
+    private Scheduler.Cancellable intervalFlush;
+    /** A flush for a full buffer is queued on the writer thread. Guarded by lock. */
+    private boolean sizeFlushQueued;
+    /** Completes when the writer has stopped; set by closeAsync()/abandon(). Guarded by lock. */
+    private CompletableFuture<Void> closed;
+
+    /** The open log file; writer thread only. */
+    private FileChannel channel;
+    private volatile Path file;
+
+    /** Why the writer is disabled; null while it records. */
+    private final AtomicReference<IOException> disabledCause = new AtomicReference<>();
+    private final AtomicLong droppedEvents = new AtomicLong();
+    private final AtomicLong writtenEvents = new AtomicLong();
+
+    /**
+     * A writer with its own writer thread.
+     *
+     * @param dir the job's log directory; created with the first batch
+     * @param bufferBytes a batch is written when this many bytes are buffered, 1 to 64 MiB
+     * @param flushInterval longest time an event waits in the buffer, counted from the oldest unwritten event
+     */
+    public JobEventWriter(Path dir, long bufferBytes, Duration flushInterval) {
+        this(dir, bufferBytes, flushInterval, ownThread(), JobEventWriter::createNew);
+    }
+
+    private JobEventWriter(Path dir, long bufferBytes, Duration flushInterval, ScheduledThreadPoolExecutor executor,
+            FileOpener opener) {
+        this(dir, bufferBytes, flushInterval, schedulerOf(executor), executor::shutdown, opener);
+    }
+
+    /** For tests: {@code writerThread} runs the writes (e.g. a manual scheduler); {@code opener} creates files. */
+    JobEventWriter(Path dir, long bufferBytes, Duration flushInterval, Scheduler writerThread, FileOpener opener) {
+        this(dir, bufferBytes, flushInterval, writerThread, () -> { }, opener);
+    }
+
+    private JobEventWriter(Path dir, long bufferBytes, Duration flushInterval, Scheduler writerThread,
+            Runnable stopWriterThread, FileOpener opener) {
+        if (bufferBytes < 1 || bufferBytes > JobEventLogFormat.MAX_PAYLOAD_BYTES) {
+            throw new IllegalArgumentException("write buffer of " + bufferBytes + " bytes; expected 1 to "
+                    + JobEventLogFormat.MAX_PAYLOAD_BYTES);
+        }
+        if (flushInterval.isNegative() || flushInterval.isZero()) {
+            throw new IllegalArgumentException("flush interval must be positive: " + flushInterval);
+        }
+        this.dir = Objects.requireNonNull(dir, "dir");
+        this.bufferBytes = bufferBytes;
+        this.flushIntervalMs = flushInterval.toMillis();
+        this.maxPendingBytes = bufferBytes + JobEventLogFormat.RECORD_HEADER_BYTES + JobEventLogFormat.MAX_PAYLOAD_BYTES;
+        this.writerThread = Objects.requireNonNull(writerThread, "writerThread");
+        this.stopWriterThread = stopWriterThread;
+        this.opener = Objects.requireNonNull(opener, "opener");
+    }
+
+    /** A writer for {@code dir} with the buffer size and flush interval of {@code job-event.store.write-buffer.*}. */
+    public static JobEventWriter create(Path dir, Configuration config) {
+        return new JobEventWriter(dir, config.get(JobRecoveryOptions.WRITE_BUFFER_SIZE).bytes(),
+                config.get(JobRecoveryOptions.WRITE_BUFFER_FLUSH_INTERVAL));
+    }
+
+    /**
+     * Buffers an event for writing. Never blocks on I/O and never throws; a disabled or closed
+     * writer drops the event and counts it.
+     */
+    public void append(JobEvent event) {
+        if (disabled()) {
+            droppedEvents.incrementAndGet();
+            return;
+        }
+        byte[] record;
+        try {
+            record = JobEventLogFormat.encodeRecord(event);
+        } catch (RuntimeException e) {
+            droppedEvents.incrementAndGet();
+            disable("cannot record an event", new IOException(e.getMessage(), e));
+            return;
+        }
+        boolean fellBehind = false;
+        synchronized (lock) {
+            if (closed != null || disabled()) {
+                droppedEvents.incrementAndGet();
+                return;
+            }
+            if (pending.size() + (long) record.length > maxPendingBytes) {
+                fellBehind = true;
+            } else {
+                pending.add(record);
+                if (intervalFlush == null) {
+                    intervalFlush = writerThread.schedule(this::flushBuffered, flushIntervalMs);
+                }
+                if (pending.size() >= bufferBytes && !sizeFlushQueued) {
+                    sizeFlushQueued = true;
+                    writerThread.execute(this::flushBuffered);
+                }
+            }
+        }
+        if (fellBehind) {
+            droppedEvents.incrementAndGet();
+            disable("the writer fell more than " + maxPendingBytes + " bytes behind",
+                    new IOException("writing to " + dir + " is too slow"));
+        }
+    }
+
+    /**
+     * Writes every event appended so far and forces it to disk.
+     *
+     * @return completes when those events are on disk; completes exceptionally with the cause if
+     *     the writer is (or becomes) disabled, so they may be lost
+     */
+    public CompletableFuture<Void> flush() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        synchronized (lock) {
+            if (closed != null) {
+                return closed;
+            }
+            writerThread.execute(() -> {
+                try {
+                    flushBuffered();
+                } finally {
+                    complete(done);
+                }
+            });
+        }
+        return done;
+    }
+
+    /**
+     * Writes what is buffered, closes the file and stops the writer thread. Later appends are
+     * dropped and counted. Idempotent.
+     *
+     * @return completes when the file is closed; exceptionally as {@link #flush()} does
+     */
+    public CompletableFuture<Void> closeAsync() {
+        synchronized (lock) {
+            if (closed != null) {
+                return closed;
+            }
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            closed = done;
+            writerThread.execute(() -> {
+                try {
+                    flushBuffered();
+                    closeChannel();
+                } finally {
+                    complete(done);
+                    stopWriterThread.run();
+                }
+            });
+            return done;
+        }
+    }
+
+    /**
+     * Stops without writing what is buffered (it is dropped and counted) and closes the file: for a
+     * JobManager that lost its leadership, whose successor may already be reading the log.
+     */
+    public CompletableFuture<Void> abandon() {
+        synchronized (lock) {
+            if (closed == null) {
+                droppedEvents.addAndGet(pending.events());
+                pending.clear(0);
+                cancelIntervalFlush();
+            }
+        }
+        return closeAsync();
+    }
+
+    /** {@link #closeAsync()} and waits for it; failures were already logged. Not for the JobManager main thread. */
+    @Override
+    public void close() {
+        closeAsync().exceptionally(e -> null).join();
+    }
+
+    /** Whether a failure stopped the recording of this job's events. */
+    public boolean disabled() {
+        return disabledCause.get() != null;
+    }
+
+    /** Events that were appended but are not (and will not be) in the log; a metric. */
+    public long droppedEvents() {
+        return droppedEvents.get();
+    }
+
+    /** Events written and forced to disk. */
+    public long writtenEvents() {
+        return writtenEvents.get();
+    }
+
+    /** The file this writer writes to, or null before its first batch. */
+    public Path file() {
+        return file;
+    }
+
+    /** Writer thread: writes the pending buffer, if any, as one batch. */
+    private void flushBuffered() {
+        RecordBuffer batch;
+        synchronized (lock) {
+            cancelIntervalFlush();
+            sizeFlushQueued = false;
+            if (disabled() || pending.isEmpty()) {
+                return;
+            }
+            batch = pending;
+            pending = spare;
+            spare = null;
+        }
+        try {
+            write(batch.contents());
+            writtenEvents.addAndGet(batch.events());
+        } catch (IOException | RuntimeException e) {
+            droppedEvents.addAndGet(batch.events());
+            disable("cannot write " + (file != null ? file : dir),
+                    e instanceof IOException io ? io : new IOException(e.toString(), e));
+            closeChannel();
+        } finally {
+            batch.clear((int) (2 * bufferBytes));
+            synchronized (lock) {
+                spare = batch;
+            }
+        }
+    }
+
+    /** Writer thread: one gathering write of whole records (after the file header for a new file), then force. */
+    private void write(ByteBuffer records) throws IOException {
+        ByteBuffer[] buffers = channel == null ? new ByteBuffer[] {openNewFile(), records} : new ByteBuffer[] {records};
+        while (buffers[buffers.length - 1].hasRemaining()) {
+            channel.write(buffers);
+        }
+        channel.force(false);
+    }
+
+    /** Writer thread: creates the next file; returns its header, to be written with the first records. */
+    private ByteBuffer openNewFile() throws IOException {
+        Files.createDirectories(dir);
+        int index = JobEventReader.nextFileIndex(dir);
+        for (int attempt = 1; ; attempt++, index++) {
+            Path candidate = dir.resolve(JobEventLogFormat.fileName(index));
+            try {
+                channel = opener.createNew(candidate);
+                file = candidate;
+                break;
+            } catch (FileAlreadyExistsException e) {
+                // Another session took this index between listing and creating; take the next.
+                if (attempt == MAX_CREATE_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+        syncDirectory();
+        LOG.info("Recording job events in {}", file);
+        return JobEventLogFormat.fileHeader();
+    }
+
+    /** Makes the new file's directory entry durable; not supported everywhere, so best effort. */
+    private void syncDirectory() {
+        try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+            directory.force(true);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("cannot sync directory {}", dir, e);
+        }
+    }
+
+    private void disable(String what, IOException cause) {
+        if (!disabledCause.compareAndSet(null, cause)) {
+            return;
+        }
+        synchronized (lock) {
+            droppedEvents.addAndGet(pending.events());
+            pending.clear(0);
+            cancelIntervalFlush();
+        }
+        LOG.warn("Stopped recording job events in {}: {}: {}. The job continues, but if its JobManager fails,"
+                + " recovery re-runs the work done after the last recorded event.", dir, what, cause.toString(), cause);
+    }
+
+    private void cancelIntervalFlush() {
+        if (intervalFlush != null) {
+            intervalFlush.cancel();
+            intervalFlush = null;
+        }
+    }
+
+    private void closeChannel() {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Everything written was forced before; a failing close loses nothing.
+            LOG.debug("cannot close job event log {}", file, e);
+        }
+        channel = null;
+    }
+
+    private void complete(CompletableFuture<Void> done) {
+        IOException cause = disabledCause.get();
+        if (cause != null) {
+            done.completeExceptionally(cause);
+        } else {
+            done.complete(null);
+        }
+    }
+
+    private static FileChannel createNew(Path file) throws IOException {
+        return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    }
+
+    private static ScheduledThreadPoolExecutor ownThread() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, THREAD_NAME);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return executor;
+    }
+
+    private static Scheduler schedulerOf(ScheduledThreadPoolExecutor executor) {
+        return new Scheduler() {
+            @Override
+            public void execute(Runnable action) {
+                executor.execute(action);
+            }
+
+            @Override
+            public Cancellable schedule(Runnable action, long delayMs) {
+                ScheduledFuture<?> future = executor.schedule(action, delayMs, TimeUnit.MILLISECONDS);
+                return () -> future.cancel(false);
+            }
+        };
+    }
+}
