@@ -39,7 +39,7 @@ import picocli.CommandLine.ScopeType;
         description = "A dataflow engine whose control plane survives failures.",
         subcommands = {Duraflow.JobManagerCommand.class, Duraflow.TaskManagerCommand.class, Duraflow.Local.class,
                 Duraflow.Run.class, Duraflow.ListJobs.class, Duraflow.StatusCommand.class, Duraflow.Cancel.class,
-                Duraflow.Demo.class, ResultCommand.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
+                Duraflow.Demo.class, ResultCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Duraflow {
     static final int EXIT_JOB_FAILED = 1;
@@ -460,6 +460,29 @@ public final class Duraflow {
                             v.getFinished(), v.getParallelism() == 0 ? "?" : Integer.toString(v.getParallelism()),
                             v.getRunning(), v.getRecordsIn(), v.getRecordsOut());
                 }
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "events", description = "Prints a job's event log (what batch job recovery replays).")
+    static final class Events implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        Duraflow root;
+
+        @Parameters(index = "0", paramLabel = "JOB_ID")
+        String jobId;
+
+        @Override
+        public Integer call() throws Exception {
+            Configuration config = root.configuration();
+            try (ClusterClient client = root.client(config)) {
+                var events = client.events(jobId);
+                for (String warning : events.getWarningsList()) {
+                    System.out.println("warning: " + warning);
+                }
+                events.getLinesList().forEach(System.out::println);
+                System.out.println(events.getLinesCount() + " events");
                 return 0;
             }
         }

@@ -2,7 +2,10 @@ package io.duraflow.jobmanager;
 
 import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
+import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RestartStrategyType;
+import io.duraflow.jobmanager.events.JobEventWriter;
+import io.duraflow.jobmanager.events.RecordingJobEventLog;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobSettings;
 import io.duraflow.jobmanager.store.CleanupRetryPolicy;
@@ -80,6 +83,8 @@ public final class Dispatcher {
     private final Map<String, JobResultEntry> results = new LinkedHashMap<>();
     private final Set<String> pendingSubmissions = new HashSet<>();
     private final Map<String, String> cleanupState = new HashMap<>();
+    /** The event log writers of this leadership's jobs. */
+    private final Map<String, JobEventWriter> eventWriters = new HashMap<>();
     private boolean closed;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
@@ -175,6 +180,7 @@ public final class Dispatcher {
         try {
             job.prepare();
         } catch (Exception e) {
+            discard(job);
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
             throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " cannot start: " + message)
                     .asRuntimeException();
@@ -199,16 +205,16 @@ public final class Dispatcher {
         }, services.io()).handleAsync((existing, error) -> {
             pendingSubmissions.remove(jobId);
             if (error != null) {
-                job.suspend();
+                discard(job);
                 throw error instanceof CompletionException ? (CompletionException) error : new CompletionException(error);
             }
             if (existing.isPresent()) {
-                job.suspend();
+                discard(job);
                 results.put(jobId, existing.get());
                 throw alreadyEnded(jobId, existing.get().state().name(), existing.get().endedAtMs());
             }
             if (closed) {
-                job.suspend();
+                discard(job);
                 throw Status.UNAVAILABLE.withDescription("this JobManager lost its leadership; submit again")
                         .asRuntimeException();
             }
@@ -217,6 +223,15 @@ public final class Dispatcher {
             LOG.info("Job {} submitted: {} {}", jobId, request.getJobClass(), request.getParamsMap());
             return SubmitJobResponse.newBuilder().setJobId(jobId).setFingerprint(job.graph().fingerprint()).build();
         }, mainThread);
+    }
+
+    /** A job master that will not run: stop it and drop its event log. */
+    private void discard(JobMaster job) {
+        job.suspend();
+        JobEventWriter writer = eventWriters.remove(job.jobId());
+        if (writer != null) {
+            writer.abandon();
+        }
     }
 
     private void rejectKnown(String jobId) {
@@ -260,9 +275,20 @@ public final class Dispatcher {
             throw Status.INVALID_ARGUMENT.withDescription("job " + jobClass + " failed to build its plan: " + e)
                     .asRuntimeException();
         }
-        return new JobMaster(jobId, jobClass, params, jobConfigOverrides, graph, settings(jobConfig, parallelism),
-                sessionId, resourceManager, resourceManager, mainThread, clock, this::jobTerminated, submittedAt);
+        JobMaster job = new JobMaster(jobId, jobClass, params, jobConfigOverrides, graph,
+                settings(jobConfig, parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
+                this::jobTerminated, submittedAt);
+        if (JobRecoveryOptions.isEnabled(jobConfig)) {
+            JobEventWriter writer = JobEventWriter.create(
+                    services.jobDirectory().apply(jobId).resolve(JOB_EVENTS_DIRECTORY), jobConfig);
+            eventWriters.put(jobId, writer);
+            job.eventLog(new RecordingJobEventLog(writer, clock));
+        }
+        return job;
     }
+
+    /** The job event log of a job, under its job directory. */
+    public static final String JOB_EVENTS_DIRECTORY = "job-events";
 
     static JobSettings settings(Configuration config, int parallelism) {
         int configuredMax = config.get(ExecutionOptions.ADAPTIVE_MAX_PARALLELISM);
@@ -291,7 +317,10 @@ public final class Dispatcher {
     private void jobTerminated(JobMaster job) {
         scheduleAll();
         JobResultEntry entry = JobResults.toEntry(job.status(), job.collected(), job.params());
-        CompletableFuture.runAsync(() -> {
+        JobEventWriter writer = eventWriters.remove(job.jobId());
+        CompletableFuture<Void> logClosed = writer == null ? CompletableFuture.completedFuture(null)
+                : writer.closeAsync().exceptionally(e -> null);
+        logClosed.thenRunAsync(() -> {
             Failpoints.hit("dispatcher.before-dirty-result");
             requireLeadership();
             try {
@@ -386,6 +415,30 @@ public final class Dispatcher {
                 LOG.warn("Expiring old job results failed: {}", e.getMessage());
             }
         });
+    }
+
+    /** The job's event log in readable form, read from storage. */
+    public CompletableFuture<io.duraflow.rpc.proto.JobEvents> events(String jobId) {
+        if (!JOB_ID.matcher(jobId).matches()) {
+            throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId + "'").asRuntimeException();
+        }
+        Path directory = services.jobDirectory().apply(jobId).resolve(JOB_EVENTS_DIRECTORY);
+        return CompletableFuture.supplyAsync(() -> {
+            if (!Files.isDirectory(directory)) {
+                throw new CompletionException(Status.NOT_FOUND.withDescription("no event log for job '" + jobId
+                        + "' (the job is unknown, job recovery is off, or its data was cleaned up)").asRuntimeException());
+            }
+            try {
+                var read = io.duraflow.jobmanager.events.JobEventReader.readAll(directory);
+                var events = io.duraflow.rpc.proto.JobEvents.newBuilder().addAllWarnings(read.warnings());
+                for (var event : read.events()) {
+                    events.addLines(io.duraflow.jobmanager.events.JobEventFormatter.format(event));
+                }
+                return events.build();
+            } catch (IOException e) {
+                throw new CompletionException(Status.DATA_LOSS.withDescription(e.getMessage()).asRuntimeException());
+            }
+        }, services.io());
     }
 
     /** The cleanup progress of a job ("running", "done", "failed: ..."), for tests and status. */
@@ -528,5 +581,9 @@ public final class Dispatcher {
         for (JobMaster job : jobs.values()) {
             job.suspend();
         }
+        for (JobEventWriter writer : eventWriters.values()) {
+            writer.abandon();
+        }
+        eventWriters.clear();
     }
 }

@@ -141,6 +141,11 @@ final class JobManagerServices {
         }
 
         @Override
+        public void getJobEvents(JobIdRequest request, StreamObserver<io.duraflow.rpc.proto.JobEvents> response) {
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().events(request.getJobId()));
+        }
+
+        @Override
         public void getClusterOverview(Empty request, StreamObserver<ClusterOverview> response) {
             answer(runner.mainThread(), response, () -> ClusterOverview.newBuilder()
                     .setJmSessionId(runner.sessionId())

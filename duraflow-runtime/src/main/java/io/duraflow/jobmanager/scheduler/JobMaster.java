@@ -66,6 +66,7 @@ public final class JobMaster {
     private String failure = "";
     private int restarts;
     private Scheduler.Cancellable wakeUp;
+    private JobEventLog eventLog = JobEventLog.NONE;
 
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
@@ -92,6 +93,11 @@ public final class JobMaster {
         }
     }
 
+    /** Where the job's progress is recorded for recovery; set before {@link #start}. */
+    public void eventLog(JobEventLog log) {
+        this.eventLog = log;
+    }
+
     /**
      * Creates the coordinators; a source's enumerator lists its input here, so a missing input
      * file fails the submission before anything is stored or scheduled.
@@ -100,8 +106,21 @@ public final class JobMaster {
         for (JobVertex vertex : graph.vertices()) {
             if (vertex.head().operation() instanceof Operation.SourceOp op) {
                 int vertexId = vertex.id();
+                int nodeId = vertex.head().id();
                 SourceCoordinator coordinator = new SourceCoordinator(vertex.head().name(), op.source(),
-                        vertex.parallelism(), (subtask, event) -> sendToSubtask(vertexId, subtask, event));
+                        vertex.parallelism(), (subtask, event) -> sendToSubtask(vertexId, subtask, event),
+                        new SourceCoordinator.AssignmentListener() {
+                            @Override
+                            public void assigned(int subtask, List<byte[]> splits, byte[] state) {
+                                eventLog.splitsAssigned(nodeId, subtask, executions.get(vertexId)[subtask].attempt(),
+                                        splits, state);
+                            }
+
+                            @Override
+                            public void returned(int subtask, int count, byte[] state) {
+                                eventLog.splitsReturned(nodeId, subtask, count, state);
+                            }
+                        });
                 coordinator.start();
                 coordinators.put(vertex.head().id(), coordinator);
             }
@@ -248,8 +267,10 @@ public final class JobMaster {
             initializeVertex(vertex.id(), parallelism);
             LOG.info("Job {}: vertex '{}' reads {} bytes; parallelism {}", jobId, vertex.name(), total, parallelism);
         }
-        ranges.set(vertex.id(), vertex.parallelism() > 0 ? AdaptiveParallelism.evenRanges(keyGroups, parallelism)
-                : AdaptiveParallelism.ranges(bytes, parallelism));
+        int[] bounds = vertex.parallelism() > 0 ? AdaptiveParallelism.evenRanges(keyGroups, parallelism)
+                : AdaptiveParallelism.ranges(bytes, parallelism);
+        ranges.set(vertex.id(), bounds);
+        eventLog.vertexInitialized(vertex.id(), parallelism, bounds);
     }
 
     private void deploy(JobVertex vertex, Execution execution, SlotPool.SlotOffer slot) {
@@ -340,6 +361,7 @@ public final class JobMaster {
         for (SubpartitionSizes output : update.getOutputsList()) {
             producerOfPartition.put(output.getPartitionId(), execution);
         }
+        eventLog.executionFinished(execution, update);
         slots.free(execution.tmId());
         if (state == JobState.JOB_CANCELLING) {
             completeCancellationIfIdle();
@@ -488,6 +510,7 @@ public final class JobMaster {
             }
         }
         execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
+        eventLog.executionsReset(List.of(execution), reason);
     }
 
     public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {

@@ -32,21 +32,45 @@ public final class SourceCoordinator implements OperatorCoordinator {
         void send(int subtask, OperatorEvent event);
     }
 
+    /** Hears of every change of who holds which split, with the enumerator's state after it. */
+    public interface AssignmentListener {
+        void assigned(int subtask, List<byte[]> splits, byte[] enumeratorState) throws Exception;
+
+        void returned(int subtask, int count, byte[] enumeratorState) throws Exception;
+
+        AssignmentListener NONE = new AssignmentListener() {
+            @Override
+            public void assigned(int subtask, List<byte[]> splits, byte[] enumeratorState) {}
+
+            @Override
+            public void returned(int subtask, int count, byte[] enumeratorState) {}
+        };
+    }
+
     private final String name;
     private final Source<?, SourceSplit> source;
     private final SplitSerializer<SourceSplit> serializer;
     private final int parallelism;
     private final EventSender sender;
+    private final AssignmentListener listener;
     private final Map<Integer, List<SourceSplit>> assigned = new HashMap<>();
+    /** Splits handed out while the enumerator handles one request; reported once it returns. */
+    private final Map<Integer, List<byte[]>> handedOut = new java.util.LinkedHashMap<>();
     private SplitEnumerator<SourceSplit> enumerator;
 
-    @SuppressWarnings("unchecked")
     public SourceCoordinator(String name, Source<?, ?> source, int parallelism, EventSender sender) {
+        this(name, source, parallelism, sender, AssignmentListener.NONE);
+    }
+
+    @SuppressWarnings("unchecked")
+    public SourceCoordinator(String name, Source<?, ?> source, int parallelism, EventSender sender,
+            AssignmentListener listener) {
         this.name = name;
         this.source = (Source<?, SourceSplit>) source;
         this.serializer = this.source.splitSerializer();
         this.parallelism = parallelism;
         this.sender = sender;
+        this.listener = listener;
     }
 
     @Override
@@ -66,8 +90,10 @@ public final class SourceCoordinator implements OperatorCoordinator {
             public void assignSplit(SourceSplit split, int subtask) {
                 assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
                 LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
+                byte[] bytes = serializer.toBytes(split);
+                handedOut.computeIfAbsent(subtask, k -> new ArrayList<>()).add(bytes);
                 sender.send(subtask, OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
-                        .addSplits(ByteString.copyFrom(serializer.toBytes(split)))).build());
+                        .addSplits(ByteString.copyFrom(bytes))).build());
             }
 
             @Override
@@ -79,20 +105,29 @@ public final class SourceCoordinator implements OperatorCoordinator {
     }
 
     @Override
-    public void handleEventFromOperator(int subtask, OperatorEvent event) {
+    public void handleEventFromOperator(int subtask, OperatorEvent event) throws Exception {
         if (event.getEventCase() == OperatorEvent.EventCase.REQUEST_SPLIT) {
+            handedOut.clear();
             enumerator.handleSplitRequest(subtask);
+            if (!handedOut.isEmpty()) {
+                byte[] state = enumerator.snapshotState(-1);
+                for (Map.Entry<Integer, List<byte[]>> entry : handedOut.entrySet()) {
+                    listener.assigned(entry.getKey(), entry.getValue(), state);
+                }
+                handedOut.clear();
+            }
         } else {
             throw new IllegalArgumentException("source coordinator " + name + " cannot handle " + event.getEventCase());
         }
     }
 
     @Override
-    public void subtaskReset(int subtask) {
+    public void subtaskReset(int subtask) throws Exception {
         List<SourceSplit> splits = assigned.remove(subtask);
         if (splits != null && !splits.isEmpty()) {
             LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
             enumerator.addSplitsBack(splits, subtask);
+            listener.returned(subtask, splits.size(), enumerator.snapshotState(-1));
         }
     }
 

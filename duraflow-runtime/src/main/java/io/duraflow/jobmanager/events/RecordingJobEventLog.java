@@ -1,0 +1,94 @@
+package io.duraflow.jobmanager.events;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.jobmanager.events.proto.Collected;
+import io.duraflow.jobmanager.events.proto.CoordinatorState;
+import io.duraflow.jobmanager.events.proto.ExecutionRef;
+import io.duraflow.jobmanager.events.proto.ExecutionsReset;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.jobmanager.events.proto.ProducedPartition;
+import io.duraflow.jobmanager.events.proto.SplitsAssigned;
+import io.duraflow.jobmanager.events.proto.SplitsReturned;
+import io.duraflow.jobmanager.events.proto.VertexInitialized;
+import io.duraflow.jobmanager.scheduler.Execution;
+import io.duraflow.jobmanager.scheduler.JobEventLog;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.SubpartitionSizes;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/** Turns a job master's happenings into {@link JobEvent}s for a {@link JobEventWriter}. */
+public final class RecordingJobEventLog implements JobEventLog {
+    private final JobEventWriter writer;
+    private final LongSupplier clock;
+
+    public RecordingJobEventLog(JobEventWriter writer, LongSupplier clock) {
+        this.writer = writer;
+        this.clock = clock;
+    }
+
+    private JobEvent.Builder event() {
+        return JobEvent.newBuilder().setTimestampMs(clock.getAsLong());
+    }
+
+    @Override
+    public void vertexInitialized(int vertex, int parallelism, int[] rangeBounds) {
+        VertexInitialized.Builder initialized = VertexInitialized.newBuilder().setVertex(vertex).setParallelism(parallelism);
+        for (int bound : rangeBounds) {
+            initialized.addRangeBounds(bound);
+        }
+        writer.append(event().setVertexInitialized(initialized).build());
+    }
+
+    @Override
+    public void executionFinished(Execution execution, TaskStateUpdate update) {
+        var finished = io.duraflow.jobmanager.events.proto.ExecutionFinished.newBuilder()
+                .setVertex(execution.vertex()).setSubtask(execution.subtask()).setAttempt(execution.attempt())
+                .setTmId(execution.tmId()).setTmAddress(execution.tmAddress()).setRecordsIn(update.getRecordsIn())
+                .setRecordsOut(update.getRecordsOut()).putAllCounters(update.getCountersMap());
+        for (SubpartitionSizes sizes : update.getOutputsList()) {
+            finished.addPartitions(ProducedPartition.newBuilder().setEdgeId(sizes.getEdgeId())
+                    .setPartitionId(sizes.getPartitionId()).addAllSubpartitionBytes(sizes.getBytesList())
+                    .setRecords(sizes.getRecords()));
+        }
+        for (CollectedResult collected : update.getCollectedList()) {
+            finished.addCollected(Collected.newBuilder().setName(collected.getName()).setSubtask(collected.getSubtask())
+                    .setRecords(collected.getRecords()).setData(collected.getData()));
+        }
+        writer.append(event().setExecutionFinished(finished).build());
+    }
+
+    @Override
+    public void executionsReset(List<Execution> executions, String reason) {
+        ExecutionsReset.Builder reset = ExecutionsReset.newBuilder().setReason(reason);
+        for (Execution execution : executions) {
+            reset.addExecutions(ExecutionRef.newBuilder().setVertex(execution.vertex()).setSubtask(execution.subtask())
+                    .setNewAttempt(execution.attempt()));
+        }
+        writer.append(event().setExecutionsReset(reset).build());
+    }
+
+    @Override
+    public void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits, byte[] enumeratorState) {
+        SplitsAssigned.Builder assigned = SplitsAssigned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
+                .setAttempt(attempt);
+        for (byte[] split : splits) {
+            assigned.addSplits(ByteString.copyFrom(split));
+        }
+        writer.append(event().setSplitsAssigned(assigned).build());
+        coordinatorState(nodeId, enumeratorState);
+    }
+
+    @Override
+    public void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState) {
+        writer.append(event().setSplitsReturned(SplitsReturned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
+                .setCount(count)).build());
+        coordinatorState(nodeId, enumeratorState);
+    }
+
+    private void coordinatorState(int nodeId, byte[] state) {
+        writer.append(event().setCoordinatorState(CoordinatorState.newBuilder().setNodeId(nodeId).setCheckpointId(-1)
+                .setState(ByteString.copyFrom(state))).build());
+    }
+}
