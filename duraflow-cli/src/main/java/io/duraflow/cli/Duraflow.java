@@ -370,8 +370,9 @@ public final class Duraflow {
         }
     }
 
-    @Command(name = "demo", description = "Starts a local cluster (1 JobManager, 2 TaskManagers), runs a job on it"
-            + " (default: wordcount), prints the result and stops the cluster.")
+    @Command(name = "demo", description = "Starts a local cluster (1 JobManager, 2 TaskManagers), runs a job on it,"
+            + " prints the result and stops the cluster. 'demo batch-failover' runs a batch job on a high-availability"
+            + " cluster, kills the leader JobManager half way and reports what it cost.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.ParentCommand
         Duraflow root;
@@ -384,6 +385,10 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
+            if (options.job.equals("batch-failover")) {
+                Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
+                return new BatchFailoverDemo(dir, root.overrides, options.params, System.out).run();
+            }
             Configuration config = root.configuration();
             options.plan(config);
             Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");

@@ -14,6 +14,7 @@ final class JobAliases {
         ALIASES.put("wordcount", WordCount.class.getName());
         ALIASES.put("tpch-q1", TpchQ1.class.getName());
         ALIASES.put("join", OrdersJoin.class.getName());
+        ALIASES.put("recovery-demo", io.duraflow.examples.RecoveryDemo.class.getName());
     }
 
     private JobAliases() {}

@@ -4,7 +4,11 @@ import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RestartStrategyType;
+import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.events.JobEventWriter;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.jobmanager.recovery.RecoveryPlan;
+import io.duraflow.jobmanager.recovery.RecoveryPlanner;
 import io.duraflow.jobmanager.events.RecordingJobEventLog;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobSettings;
@@ -97,23 +101,42 @@ public final class Dispatcher {
         this.services = services;
         resourceManager.addLossListener(this::taskManagerLost);
         resourceManager.addSlotListener(this::scheduleAll);
+        resourceManager.addRegistrationListener(this::taskManagerRegistered);
     }
 
     // ------------------------------------------------------------------ recovery
 
-    private record Recovered(List<JobResultEntry> dirty, List<SubmittedJob> toRun) {}
+    /** A stored job and its event log (empty: no log, or it could not be read). */
+    private record StoredJob(SubmittedJob job, List<JobEvent> events, String logProblem) {}
 
-    /** Finishes the cleanup of DIRTY jobs and runs stored jobs that have no result yet. */
+    private record Recovered(List<JobResultEntry> dirty, List<StoredJob> toRun) {}
+
+    /** A recovered job waiting for the TaskManagers that hold its finished partitions. */
+    private record PendingRecovery(JobMaster job, List<JobEvent> events, long deadlineMs) {}
+
+    private final Map<String, PendingRecovery> pendingRecoveries = new LinkedHashMap<>();
+    private Scheduler.Cancellable recoveryCheck;
+    /** Set once this leader is published: from then on recovered jobs may plan. */
+    private boolean recoveriesStarted;
+
+    /**
+     * Phase one of taking over, before this leader is published: finishes the cleanup of DIRTY
+     * jobs and re-creates the stored jobs that have no result. Jobs with a job event log wait
+     * (see {@link #startRecoveredJobs}); the others run again from the start.
+     */
     public CompletableFuture<Void> recover() {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 List<JobResultEntry> dirty = services.results().getDirtyResults();
-                List<SubmittedJob> toRun = new ArrayList<>();
+                List<StoredJob> toRun = new ArrayList<>();
                 for (String jobId : services.jobGraphs().jobIds()) {
                     if (services.results().hasJobResultEntry(jobId)) {
                         continue;
                     }
-                    services.jobGraphs().get(jobId).ifPresent(toRun::add);
+                    Optional<SubmittedJob> stored = services.jobGraphs().get(jobId);
+                    if (stored.isPresent()) {
+                        toRun.add(readEventLog(stored.get()));
+                    }
                 }
                 return new Recovered(dirty, toRun);
             } catch (IOException e) {
@@ -129,14 +152,29 @@ public final class Dispatcher {
                 results.put(entry.jobId(), entry);
                 runCleanup(entry.jobId(), 0);
             }
-            for (SubmittedJob job : recovered.toRun()) {
-                LOG.info("Recovering job {} ({}): it runs again from the start", job.jobId(), job.jobClass());
-                recoverJob(job);
+            for (StoredJob stored : recovered.toRun()) {
+                recoverJob(stored);
             }
         }, mainThread);
     }
 
-    private void recoverJob(SubmittedJob submitted) {
+    /** Reads a stored job's event log on an I/O thread; a damaged log means a full restart. */
+    private StoredJob readEventLog(SubmittedJob job) {
+        Path directory = services.jobDirectory().apply(job.jobId()).resolve(JOB_EVENTS_DIRECTORY);
+        if (!Files.isDirectory(directory)) {
+            return new StoredJob(job, List.of(), "");
+        }
+        try {
+            JobEventReader.ReadResult read = JobEventReader.readAll(directory);
+            read.warnings().forEach(w -> LOG.warn("Job {}: {}", job.jobId(), w));
+            return new StoredJob(job, read.events(), "");
+        } catch (IOException e) {
+            return new StoredJob(job, List.of(), e.getMessage());
+        }
+    }
+
+    private void recoverJob(StoredJob stored) {
+        SubmittedJob submitted = stored.job();
         JobMaster job;
         try {
             job = createJobMaster(submitted.jobId(), submitted.jobClass(), submitted.params(), submitted.config(),
@@ -148,10 +186,190 @@ public final class Dispatcher {
         jobs.put(submitted.jobId(), job);
         try {
             job.prepare();
-            job.start();
         } catch (Exception e) {
             job.failBeforeStart("the recovered job cannot start: " + e.getMessage());
+            return;
         }
+        boolean recoverable = !stored.events().isEmpty() && eventWriters.containsKey(submitted.jobId());
+        if (!recoverable) {
+            String why = !stored.logProblem().isEmpty() ? "its event log is damaged (" + stored.logProblem() + ")"
+                    : "it has no job event log";
+            LOG.info("Recovering job {} ({}): it runs again from the start, as {}", submitted.jobId(),
+                    submitted.jobClass(), why);
+            restartFromScratch(job);
+            return;
+        }
+        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
+        merged.putAll(submitted.config());
+        long waitMs = Configuration.fromMap(merged).get(JobRecoveryOptions.PREVIOUS_WORKER_RECOVERY_TIMEOUT).toMillis();
+        LOG.info("Recovering job {} from {} events; waiting up to {} ms for the TaskManagers holding its output",
+                submitted.jobId(), stored.events().size(), waitMs);
+        pendingRecoveries.put(submitted.jobId(), new PendingRecovery(job, stored.events(), waitMs));
+    }
+
+    /** Deletes the old event log (it describes a run that is abandoned) and starts the job anew. */
+    private void restartFromScratch(JobMaster job) {
+        Path directory = services.jobDirectory().apply(job.jobId()).resolve(JOB_EVENTS_DIRECTORY);
+        JobEventWriter writer = eventWriters.get(job.jobId());
+        Path current = writer == null ? null : writer.file();
+        services.io().execute(() -> {
+            try (Stream<Path> files = Files.exists(directory) ? Files.list(directory) : Stream.empty()) {
+                for (Path file : files.toList()) {
+                    if (!file.equals(current)) {
+                        Files.deleteIfExists(file);
+                    }
+                }
+            } catch (IOException e) {
+                LOG.warn("Cannot delete the old event log of job {}: {}", job.jobId(), e.getMessage());
+            }
+        });
+        job.start();
+    }
+
+    /**
+     * Phase two, once this leader is published and TaskManagers register: each recovered job
+     * waits until every partition it could use has been reported (or the previous-worker timeout
+     * passed), then keeps what survived and runs only the rest. Anything unexpected means a
+     * full restart of that job, never a wrong result.
+     */
+    public void startRecoveredJobs() {
+        recoveriesStarted = true;
+        long now = clock.getAsLong();
+        for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pendingRecoveries.entrySet())) {
+            PendingRecovery pending = entry.getValue();
+            pendingRecoveries.put(entry.getKey(), new PendingRecovery(pending.job(), pending.events(),
+                    now + pending.deadlineMs()));
+        }
+        checkPendingRecoveries();
+    }
+
+    private void checkPendingRecoveries() {
+        if (closed || pendingRecoveries.isEmpty() || !recoveriesStarted) {
+            return;
+        }
+        long now = clock.getAsLong();
+        Map<String, String> held = resourceManager.heldPartitions();
+        for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pendingRecoveries.entrySet())) {
+            PendingRecovery pending = entry.getValue();
+            JobMaster job = pending.job();
+            try {
+                Set<String> wanted = wantedPartitions(job.graph(), pending.events());
+                if (!held.keySet().containsAll(wanted) && now < pending.deadlineMs()) {
+                    continue;
+                }
+                pendingRecoveries.remove(entry.getKey());
+                RecoveryPlan plan = RecoveryPlanner.plan(job.graph(), pending.events(), held);
+                int restored = job.restore(plan);
+                plan.notes().forEach(note -> LOG.info("Job {}: {}", job.jobId(), note));
+                releaseUnused(job.jobId(), plan);
+                LOG.info("Job {} recovered: {} tasks kept their finished output, {} run again", job.jobId(), restored,
+                        plan.nextAttempts().size());
+                job.start();
+            } catch (Exception e) {
+                pendingRecoveries.remove(entry.getKey());
+                LOG.error("Recovering job {} failed ({}); it runs again from the start", job.jobId(), e.toString());
+                releaseAllHeld(job.jobId());
+                JobMaster fresh;
+                try {
+                    discard(job);
+                    fresh = createJobMaster(job.jobId(), job.jobClass(), job.params(), job.config(),
+                            job.settings().defaultParallelism(), job.status().getSubmittedAtMs());
+                    fresh.prepare();
+                } catch (Exception again) {
+                    job.failBeforeStart("recovery failed and the job cannot start again: " + again.getMessage());
+                    continue;
+                }
+                jobs.put(job.jobId(), fresh);
+                restartFromScratch(fresh);
+            }
+        }
+        if (!pendingRecoveries.isEmpty() && recoveryCheck == null) {
+            recoveryCheck = mainThread.schedule(() -> {
+                recoveryCheck = null;
+                checkPendingRecoveries();
+            }, 100);
+        }
+    }
+
+    /**
+     * The partitions worth waiting for: if every partition ever recorded were still there, the
+     * recovered job would keep these executions, and some consumer of each still has to read it.
+     */
+    static Set<String> wantedPartitions(JobGraph graph, List<JobEvent> events) {
+        Map<String, String> everything = new HashMap<>();
+        for (JobEvent event : events) {
+            if (event.hasExecutionFinished()) {
+                for (var partition : event.getExecutionFinished().getPartitionsList()) {
+                    everything.put(partition.getPartitionId(), event.getExecutionFinished().getTmId());
+                }
+            }
+        }
+        RecoveryPlan optimistic = RecoveryPlanner.plan(graph, events, everything);
+        Set<Integer> verticesWithWork = new HashSet<>();
+        for (var vertex : graph.vertices()) {
+            var plan = optimistic.vertices().get(vertex.id());
+            int parallelism = vertex.parallelism() > 0 ? vertex.parallelism() : plan == null ? -1 : plan.parallelism();
+            int kept = 0;
+            for (var key : optimistic.restored().keySet()) {
+                if (key.vertex() == vertex.id()) {
+                    kept++;
+                }
+            }
+            if (parallelism < 0 || kept < parallelism) {
+                verticesWithWork.add(vertex.id());
+            }
+        }
+        Set<String> wanted = new HashSet<>();
+        for (var restored : optimistic.restored().values()) {
+            for (var partition : restored.partitions()) {
+                int consumer = graph.edge(partition.getEdgeId()).consumer();
+                if (verticesWithWork.contains(consumer)) {
+                    wanted.add(partition.getPartitionId());
+                }
+            }
+        }
+        return wanted;
+    }
+
+    /** Partitions kept for a job that the recovered job does not use go now. */
+    private void releaseUnused(String jobId, RecoveryPlan plan) {
+        Set<String> used = new HashSet<>();
+        for (var restored : plan.restored().values()) {
+            for (var partition : restored.partitions()) {
+                used.add(partition.getPartitionId());
+            }
+        }
+        Map<String, List<String>> byTm = new HashMap<>();
+        for (Map.Entry<String, String> held : resourceManager.heldPartitions().entrySet()) {
+            if (held.getKey().startsWith(jobId + "-v") && !used.contains(held.getKey())) {
+                byTm.computeIfAbsent(held.getValue(), k -> new ArrayList<>()).add(held.getKey());
+            }
+        }
+        byTm.forEach((tm, ids) -> resourceManager.releasePartitions(tm, jobId, ids));
+    }
+
+    private void releaseAllHeld(String jobId) {
+        Set<String> tms = new HashSet<>();
+        for (Map.Entry<String, String> held : resourceManager.heldPartitions().entrySet()) {
+            if (held.getKey().startsWith(jobId + "-v")) {
+                tms.add(held.getValue());
+            }
+        }
+        tms.forEach(tm -> resourceManager.releasePartitions(tm, jobId, List.of()));
+    }
+
+    /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */
+    private void taskManagerRegistered(String tmId, List<io.duraflow.rpc.proto.HeldPartition> held) {
+        Set<String> releaseJobs = new HashSet<>();
+        for (io.duraflow.rpc.proto.HeldPartition partition : held) {
+            if (!pendingRecoveries.containsKey(partition.getJobId())) {
+                releaseJobs.add(partition.getJobId());
+            }
+        }
+        for (String jobId : releaseJobs) {
+            resourceManager.releasePartitions(tmId, jobId, List.of());
+        }
+        checkPendingRecoveries();
     }
 
     // ------------------------------------------------------------------ submission

@@ -117,7 +117,9 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             } catch (Exception e) {
                 LOG.error("Cannot publish the leader address; giving up leadership", e);
                 giveUpLeadership();
+                return;
             }
+            mainThread.execute(dispatcher::startRecoveredJobs);
         }, io);
     }
 

@@ -70,7 +70,8 @@ final class JobManagerServices {
         public void registerTaskManager(RegisterTaskManagerRequest request,
                 StreamObserver<RegisterTaskManagerResponse> response) {
             answer(runner.mainThread(), response, () -> {
-                runner.resourceManager().register(request.getTmId(), request.getAddress(), request.getSlots());
+                runner.resourceManager().register(request.getTmId(), request.getAddress(), request.getSlots(),
+                        request.getHeldPartitionsList());
                 return RegisterTaskManagerResponse.newBuilder().setJmSessionId(runner.sessionId())
                         .setHeartbeatIntervalMs(runner.heartbeatIntervalMs())
                         .setHeartbeatTimeoutMs(runner.heartbeatTimeoutMs()).build();

@@ -63,6 +63,10 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     private final Map<String, Registered> taskManagers = new LinkedHashMap<>();
     private final List<LossListener> listeners = new ArrayList<>();
     private final List<Runnable> slotListeners = new ArrayList<>();
+    private final List<java.util.function.BiConsumer<String, List<io.duraflow.rpc.proto.HeldPartition>>>
+            registrationListeners = new ArrayList<>();
+    /** partition id -> TaskManager, for partitions kept through a JobManager failover. */
+    private final Map<String, String> heldPartitions = new LinkedHashMap<>();
 
     public ResourceManager(String sessionId, Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             long rpcTimeoutMs) {
@@ -82,15 +86,35 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         slotListeners.add(listener);
     }
 
+    /** Called with each registration and the partitions the TaskManager kept from an earlier leader. */
+    public void addRegistrationListener(
+            java.util.function.BiConsumer<String, List<io.duraflow.rpc.proto.HeldPartition>> listener) {
+        registrationListeners.add(listener);
+    }
+
+    /** Partitions kept by registered TaskManagers from before this leadership: partition id -> TaskManager. */
+    public Map<String, String> heldPartitions() {
+        return java.util.Collections.unmodifiableMap(heldPartitions);
+    }
+
     public void register(String tmId, String address, int slots) {
+        register(tmId, address, slots, List.of());
+    }
+
+    public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held) {
         Registered previous = taskManagers.remove(tmId);
         if (previous != null) {
             Rpc.shutdown(previous.channel);
+            heldPartitions.values().removeIf(tmId::equals);
             notifyLost(tmId);
         }
         taskManagers.put(tmId, new Registered(tmId, address, slots, clock.getAsLong()));
-        LOG.info("TaskManager {} at {} registered with {} slots ({} TaskManagers)", tmId, address, slots,
-                taskManagers.size());
+        for (io.duraflow.rpc.proto.HeldPartition partition : held) {
+            heldPartitions.put(partition.getPartitionId(), tmId);
+        }
+        LOG.info("TaskManager {} at {} registered with {} slots and {} kept partitions ({} TaskManagers)", tmId,
+                address, slots, held.size(), taskManagers.size());
+        registrationListeners.forEach(listener -> listener.accept(tmId, held));
         slotListeners.forEach(Runnable::run);
     }
 
@@ -127,6 +151,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             return;
         }
         LOG.warn("TaskManager {} is lost: {}", tmId, why);
+        heldPartitions.values().removeIf(tmId::equals);
         Rpc.shutdown(tm.channel);
         notifyLost(tmId);
     }
@@ -223,6 +248,11 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
+        if (partitionIds.isEmpty()) {
+            heldPartitions.entrySet().removeIf(e -> e.getValue().equals(tmId) && e.getKey().startsWith(jobId + "-"));
+        } else {
+            partitionIds.forEach(heldPartitions::remove);
+        }
         Registered tm = taskManagers.get(tmId);
         if (tm != null) {
             tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).releasePartitions(

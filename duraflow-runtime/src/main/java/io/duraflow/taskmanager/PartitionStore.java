@@ -48,6 +48,11 @@ public final class PartitionStore {
         return published.get(partitionId);
     }
 
+    /** Every published partition. */
+    public java.util.List<StoredPartition> published() {
+        return java.util.List.copyOf(published.values());
+    }
+
     public int size() {
         return published.size();
     }

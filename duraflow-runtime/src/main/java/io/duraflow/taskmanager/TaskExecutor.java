@@ -78,6 +78,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private volatile String address;
     private volatile String jmSessionId = "";
     private volatile long lastJobManagerContactMs = System.currentTimeMillis();
+    /** Keep finished partitions through a JobManager failover (batch job recovery). */
+    private final boolean retainPartitions;
+    private final long retentionTimeoutMs;
+    /** Releases the kept partitions if no new leader took them over in time. Heartbeat thread only. */
+    private java.util.concurrent.ScheduledFuture<?> retentionExpiry;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
         this.config = config;
@@ -102,6 +107,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             return t;
         });
         this.leaderRetrieval = leaderRetrieval;
+        this.retainPartitions = io.duraflow.config.JobRecoveryOptions.isEnabled(config);
+        this.retentionTimeoutMs = config.get(io.duraflow.config.JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis();
     }
 
     public String taskManagerId() {
@@ -164,9 +171,14 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private boolean register() {
         LeaderInfo target = leader;
         try {
+            RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
+                    .setAddress(address).setSlots(slots);
+            for (PartitionStore.StoredPartition held : partitions.published()) {
+                request.addHeldPartitions(io.duraflow.rpc.proto.HeldPartition.newBuilder().setJobId(held.jobId())
+                        .setPartitionId(held.partitionId()));
+            }
             RegisterTaskManagerResponse response = jobManager.withDeadlineAfter(5, TimeUnit.SECONDS)
-                    .registerTaskManager(RegisterTaskManagerRequest.newBuilder().setTmId(tmId).setAddress(address)
-                            .setSlots(slots).build());
+                    .registerTaskManager(request.build());
             if (target != null && !target.sessionId().isEmpty()
                     && !target.sessionId().equals(response.getJmSessionId())) {
                 LOG.info("JobManager answered with session {} but the leader is {}; waiting",
@@ -175,8 +187,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
             jmSessionId = response.getJmSessionId();
             lastJobManagerContactMs = System.currentTimeMillis();
-            LOG.info("Registered at JobManager {} (session {}) with {} slots", jobManagerChannel.authority(),
-                    jmSessionId, slots);
+            if (retentionExpiry != null) {
+                // The new leader knows the kept partitions now and releases what it does not need.
+                retentionExpiry.cancel(false);
+                retentionExpiry = null;
+            }
+            LOG.info("Registered at JobManager {} (session {}) with {} slots and {} kept partitions",
+                    jobManagerChannel.authority(), jmSessionId, slots, request.getHeldPartitionsCount());
             return true;
         } catch (StatusRuntimeException e) {
             LOG.debug("Registration failed: {}", e.getStatus());
@@ -214,14 +231,32 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
     }
 
-    /** The JobManager is gone: its tasks and partitions mean nothing to the next one. */
+    /**
+     * The JobManager is gone. Its running tasks stop. With batch job recovery the finished
+     * partitions stay for {@code taskmanager.partition-retention.timeout}: the next leader is told
+     * about them when this TaskManager registers, and takes them over; otherwise they go now.
+     */
     private void jobManagerLost(String reason) {
-        LOG.warn("Lost the JobManager ({}): cancelling {} tasks and releasing partitions", reason, tasks.size());
         for (Task task : tasks.values()) {
             task.cancel();
         }
-        partitions.releaseAll();
         plans.clear();
+        if (!retainPartitions) {
+            LOG.warn("Lost the JobManager ({}): cancelled the tasks, released all partitions", reason);
+            partitions.releaseAll();
+            return;
+        }
+        LOG.warn("Lost the JobManager ({}): cancelled the tasks, keeping {} finished partitions for {} ms", reason,
+                partitions.size(), retentionTimeoutMs);
+        if (retentionExpiry != null) {
+            retentionExpiry.cancel(false);
+        }
+        retentionExpiry = heartbeats.schedule(() -> {
+            if (jmSessionId.isEmpty()) {
+                LOG.warn("No JobManager took over the kept partitions within {} ms; releasing them", retentionTimeoutMs);
+                partitions.releaseAll();
+            }
+        }, retentionTimeoutMs, TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------ RPC handlers

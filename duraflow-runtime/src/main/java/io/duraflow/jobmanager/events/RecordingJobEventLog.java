@@ -57,6 +57,8 @@ public final class RecordingJobEventLog implements JobEventLog {
                     .setRecords(collected.getRecords()).setData(collected.getData()));
         }
         writer.append(event().setExecutionFinished(finished).build());
+        // A finish is what recovery saves work with: write it now rather than at the next interval.
+        writer.flush();
     }
 
     @Override

@@ -64,6 +64,31 @@ public final class Execution {
         this.notBeforeMs = notBeforeMs;
     }
 
+    /**
+     * Recovery: this subtask's attempt {@code attempt} finished under an earlier leader and its
+     * output is still there, so it is FINISHED without running again.
+     */
+    void restoreFinished(int finishedAttempt, String onTmId, String onTmAddress, List<SubpartitionSizes> outputSizes,
+            List<CollectedResult> results, long in, long out) {
+        if (state != ExecutionState.CREATED || attempt != 0) {
+            throw new IllegalStateException("execution " + this + " is " + state + "; only a new one can be restored");
+        }
+        LOG.info("{} restored as finished attempt {} on {}", this, finishedAttempt, onTmId);
+        attempt = finishedAttempt;
+        tmId = onTmId;
+        tmAddress = onTmAddress;
+        state = ExecutionState.FINISHED;
+        finished(outputSizes, results, in, out);
+    }
+
+    /** Recovery: the subtask runs again with this attempt number (above every earlier one). */
+    void restoreAttempt(int nextAttempt) {
+        if (state != ExecutionState.CREATED) {
+            throw new IllegalStateException("execution " + this + " is " + state + "; cannot renumber it");
+        }
+        attempt = nextAttempt;
+    }
+
     void assign(String tmId, String tmAddress) {
         this.tmId = tmId;
         this.tmAddress = tmAddress;

@@ -67,6 +67,7 @@ public final class JobMaster {
     private int restarts;
     private Scheduler.Cancellable wakeUp;
     private JobEventLog eventLog = JobEventLog.NONE;
+    private int restoredTasks;
 
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
@@ -125,6 +126,84 @@ public final class JobMaster {
                 coordinators.put(vertex.head().id(), coordinator);
             }
         }
+    }
+
+    /**
+     * Batch job recovery: takes over what survived an earlier leader. Decided parallelism and
+     * ranges are kept, restored executions are FINISHED with their partitions where they are,
+     * the rest will run with attempt numbers above every earlier one, and the source enumerators
+     * continue from their logged state with the splits of re-run subtasks given back.
+     *
+     * @return how many executions were restored
+     */
+    public int restore(io.duraflow.jobmanager.recovery.RecoveryPlan plan) throws Exception {
+        for (var vertexPlan : plan.vertices().values()) {
+            if (executions.get(vertexPlan.vertex()) == null) {
+                initializeVertex(vertexPlan.vertex(), vertexPlan.parallelism());
+            }
+            ranges.set(vertexPlan.vertex(), vertexPlan.rangeBounds().clone());
+        }
+        int restoredCount = 0;
+        for (var restored : plan.restored().values()) {
+            Execution execution = executions.get(restored.key().vertex())[restored.key().subtask()];
+            List<SubpartitionSizes> outputs = new ArrayList<>();
+            for (var partition : restored.partitions()) {
+                outputs.add(SubpartitionSizes.newBuilder().setEdgeId(partition.getEdgeId())
+                        .setPartitionId(partition.getPartitionId()).addAllBytes(partition.getSubpartitionBytesList())
+                        .setRecords(partition.getRecords()).build());
+            }
+            List<CollectedResult> collected = new ArrayList<>();
+            for (var c : restored.collected()) {
+                collected.add(CollectedResult.newBuilder().setName(c.getName()).setSubtask(c.getSubtask())
+                        .setRecords(c.getRecords()).setData(c.getData()).build());
+            }
+            execution.restoreFinished(restored.attempt(), restored.tmId(), restored.tmAddress(), outputs, collected,
+                    restored.recordsIn(), restored.recordsOut());
+            for (SubpartitionSizes output : outputs) {
+                producerOfPartition.put(output.getPartitionId(), execution);
+            }
+            restoredCount++;
+        }
+        List<Execution> rerun = new ArrayList<>();
+        for (var entry : plan.nextAttempts().entrySet()) {
+            Execution[] subtasks = executions.get(entry.getKey().vertex());
+            if (subtasks != null) {
+                Execution execution = subtasks[entry.getKey().subtask()];
+                execution.restoreAttempt(entry.getValue());
+                rerun.add(execution);
+            }
+        }
+        for (var entry : plan.enumeratorStates().entrySet()) {
+            OperatorCoordinator coordinator = coordinators.get(entry.getKey());
+            if (coordinator != null) {
+                coordinator.resetToSnapshot(-1, entry.getValue());
+            }
+        }
+        for (var entry : plan.restoredSplits().entrySet()) {
+            if (coordinators.get(entry.getKey()) instanceof SourceCoordinator source) {
+                for (var perSubtask : entry.getValue().entrySet()) {
+                    source.markAssigned(perSubtask.getKey(), perSubtask.getValue());
+                }
+            }
+        }
+        for (var entry : plan.splitsToReturn().entrySet()) {
+            if (coordinators.get(entry.getKey()) instanceof SourceCoordinator source) {
+                for (var perSubtask : entry.getValue().entrySet()) {
+                    source.returnSplits(perSubtask.getKey(), perSubtask.getValue());
+                }
+            }
+        }
+        if (!rerun.isEmpty()) {
+            // Fences off late events of the old leader: older attempts of these never count again.
+            eventLog.executionsReset(rerun, "run again after a JobManager failover");
+        }
+        restoredTasks = restoredCount;
+        return restoredCount;
+    }
+
+    /** Executions taken over from an earlier leader without running again. */
+    public int restoredTasks() {
+        return restoredTasks;
     }
 
     /** Starts scheduling; {@link #prepare} must have succeeded. */
@@ -645,6 +724,15 @@ public final class JobMaster {
         return jobClass;
     }
 
+    /** The job's own configuration overrides. */
+    public Map<String, String> config() {
+        return config;
+    }
+
+    public JobSettings settings() {
+        return settings;
+    }
+
     /** The subtasks of a vertex, or null while its parallelism is not decided. */
     public Execution[] executions(int vertexId) {
         return executions.get(vertexId);
@@ -657,7 +745,7 @@ public final class JobMaster {
     public JobStatus status() {
         JobStatus.Builder status = JobStatus.newBuilder().setJobId(jobId).setJobName(graph.jobName()).setState(state)
                 .setSubmittedAtMs(submittedAtMs).setEndedAtMs(endedAtMs).setFailure(failure).setRestarts(restarts)
-                .setJobClass(jobClass);
+                .setJobClass(jobClass).setRestoredTasks(restoredTasks);
         for (JobVertex vertex : graph.vertices()) {
             VertexStatus.Builder v = VertexStatus.newBuilder().setId(vertex.id()).setName(vertex.name());
             Execution[] subtasks = executions.get(vertex.id());

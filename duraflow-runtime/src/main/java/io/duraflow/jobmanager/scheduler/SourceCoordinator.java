@@ -146,6 +146,29 @@ public final class SourceCoordinator implements OperatorCoordinator {
         enumerator.start();
     }
 
+    /** Recovery: splits a subtask held when the old leader died go back to the (restored) enumerator. */
+    public void returnSplits(int subtask, List<byte[]> splits) throws Exception {
+        List<SourceSplit> decoded = new ArrayList<>();
+        for (byte[] bytes : splits) {
+            decoded.add(serializer.fromBytes(bytes));
+        }
+        if (!decoded.isEmpty()) {
+            enumerator.addSplitsBack(decoded, subtask);
+            listener.returned(subtask, decoded.size(), enumerator.snapshotState(-1));
+        }
+    }
+
+    /**
+     * Recovery: a restored (finished) subtask read these splits; remembered so that they go back
+     * to the enumerator if its output is lost later.
+     */
+    public void markAssigned(int subtask, List<byte[]> splits) {
+        List<SourceSplit> held = assigned.computeIfAbsent(subtask, k -> new ArrayList<>());
+        for (byte[] bytes : splits) {
+            held.add(serializer.fromBytes(bytes));
+        }
+    }
+
     /** Splits given to a subtask's current attempt (for the job event log and tests). */
     public List<SourceSplit> assignedTo(int subtask) {
         return List.copyOf(assigned.getOrDefault(subtask, List.of()));

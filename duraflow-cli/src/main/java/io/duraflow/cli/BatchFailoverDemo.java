@@ -1,0 +1,202 @@
+package io.duraflow.cli;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.examples.RecoveryDemo;
+import io.duraflow.ha.HighAvailabilityServices;
+import io.duraflow.ha.LeaderInfo;
+import io.duraflow.ha.LeaderRetrieval;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.VertexStatus;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * 'duraflow demo batch-failover': a local high-availability cluster (ZooKeeper, two JobManagers,
+ * two TaskManagers with two slots each) runs a multi-stage batch job twice, once undisturbed and
+ * once with the leader JobManager killed (SIGKILL) after half of the source tasks finished, and
+ * reports what the crash cost.
+ */
+final class BatchFailoverDemo {
+    private final Path workDir;
+    private final Map<String, String> overrides;
+    private final Map<String, String> params;
+    private final PrintStream out;
+
+    BatchFailoverDemo(Path workDir, Map<String, String> overrides, Map<String, String> params, PrintStream out) {
+        this.workDir = workDir;
+        this.overrides = overrides;
+        this.params = params;
+        this.out = out;
+    }
+
+    int run() throws Exception {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("high-availability.zookeeper.session-timeout", "3s");
+        settings.put("heartbeat.interval", "500ms");
+        settings.put("heartbeat.timeout", "5s");
+        settings.put("taskmanager.slots", "2");
+        settings.putAll(overrides);
+        LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
+        try {
+            cluster.start(2, 2, 0, Duration.ofSeconds(60));
+            Map<String, String> clientSettings = new LinkedHashMap<>(LocalCluster.readClientConfig(
+                    workDir.resolve(LocalCluster.CLIENT_CONFIG)));
+            clientSettings.putAll(settings);
+            Configuration config = Configuration.fromMap(clientSettings);
+            Map<String, String> jobParams = new LinkedHashMap<>(Map.of("records", "300000000", "sources", "8"));
+            jobParams.putAll(params);
+            JobGraph graph = JobPlans.build(RecoveryDemo.class.getName(), jobParams, 4);
+            int sources = graph.vertex(0).parallelism();
+            try (HighAvailabilityServices ha = HighAvailabilityServices.create(config);
+                    ClusterClient client = new ClusterClient(config, "", Duration.ofSeconds(60))) {
+                LeaderRetrieval retrieval = ha.createLeaderRetrieval("");
+                retrieval.start(leader -> {});
+
+                out.println();
+                out.println("1. The job without a crash (" + jobParams + "):");
+                long baselineStart = System.nanoTime();
+                JobResult baseline = runToEnd(client, "demo-baseline", jobParams);
+                long baselineMs = (System.nanoTime() - baselineStart) / 1_000_000;
+                out.printf("   finished in %,d ms%n", baselineMs);
+
+                out.println("2. The same job; the leader JobManager is killed once " + sources / 2 + " of " + sources
+                        + " source tasks finished:");
+                long start = System.nanoTime();
+                String jobId = "demo-failover";
+                client.submit(request(jobId, jobParams));
+                JobStatus before;
+                while (true) {
+                    before = client.status(jobId);
+                    if (finished(before, 0) >= sources / 2 || JobRunner.isTerminal(before.getState())) {
+                        break;
+                    }
+                    Thread.sleep(20);
+                }
+                int finishedBefore = finished(before, -1);
+                LeaderInfo leader = retrieval.awaitLeader(Duration.ofSeconds(5));
+                ProcessHandle leaderProcess = processListeningOn(leader.address());
+                long killedAt = System.nanoTime();
+                leaderProcess.destroyForcibly();
+                out.printf("   SIGKILL of the leader %s (pid %d) with %d tasks finished%n", leader.address(),
+                        leaderProcess.pid(), finishedBefore);
+                LeaderInfo next;
+                while ((next = retrieval.awaitLeader(Duration.ofSeconds(30))) == null || next.equals(leader)) {
+                    Thread.sleep(5);
+                }
+                long leaderMs = (System.nanoTime() - killedAt) / 1_000_000;
+                out.printf("   new leader %s after %,d ms%n", next.address(), leaderMs);
+                long resumedMs;
+                while (true) {
+                    JobStatus status = client.status(jobId);
+                    if (running(status) > 0 || JobRunner.isTerminal(status.getState())) {
+                        resumedMs = (System.nanoTime() - killedAt) / 1_000_000;
+                        break;
+                    }
+                    Thread.sleep(10);
+                }
+                JobStatus end;
+                while (!JobRunner.isTerminal((end = client.status(jobId)).getState())) {
+                    Thread.sleep(50);
+                }
+                long totalMs = (System.nanoTime() - start) / 1_000_000;
+                JobResult result = client.result(jobId);
+                boolean same = JobRunner.decode(result, graph).equals(JobRunner.decode(baseline, graph))
+                        && matchesIndependentComputation(result, graph, jobParams);
+                int rerun = Math.max(0, finishedBefore - end.getRestoredTasks());
+                out.println();
+                out.printf("   job ended as %s with %s result as without the crash%n",
+                        JobRunner.stateName(end.getState()), same ? "the same" : "a DIFFERENT");
+                out.printf("   tasks finished before the crash:        %d%n", finishedBefore);
+                out.printf("   of those, run again after the crash:    %d (goal: 0)%n", rerun);
+                out.printf("   time to a new leader:                   %,d ms%n", leaderMs);
+                out.printf("   time until tasks were running again:    %,d ms after the kill%n", resumedMs);
+                out.printf("   total with the crash / without:          %,d ms / %,d ms (+%,d ms)%n", totalMs,
+                        baselineMs, totalMs - baselineMs);
+                retrieval.close();
+                return end.getState() == JobState.JOB_FINISHED && same && rerun == 0 ? 0 : 1;
+            }
+        } finally {
+            int stopped = cluster.stop();
+            out.printf("Stopped %d processes (logs in %s)%n", stopped, workDir.resolve("log"));
+        }
+    }
+
+    /** The result against plain loops over the same numbers. */
+    @SuppressWarnings("unchecked")
+    private static boolean matchesIndependentComputation(JobResult result, JobGraph graph, Map<String, String> params) {
+        long[] expected = RecoveryDemo.expected(Long.parseLong(params.get("records")),
+                Long.parseLong(params.getOrDefault("keys", "10000")));
+        Map<Long, Long> actual = new java.util.HashMap<>();
+        for (Object record : JobRunner.decode(result, graph).get(RecoveryDemo.RESULT)) {
+            var pair = (io.duraflow.api.types.Tuple2<Long, Long>) record;
+            actual.put(pair.f0(), pair.f1());
+        }
+        for (int bucket = 0; bucket < expected.length; bucket++) {
+            if (expected[bucket] != actual.getOrDefault((long) bucket, 0L)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static SubmitJobRequest request(String jobId, Map<String, String> params) {
+        return SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(RecoveryDemo.class.getName())
+                .putAllParams(params).setParallelism(4).build();
+    }
+
+    private static JobResult runToEnd(ClusterClient client, String jobId, Map<String, String> params)
+            throws InterruptedException {
+        client.submit(request(jobId, params));
+        while (!JobRunner.isTerminal(client.status(jobId).getState())) {
+            Thread.sleep(50);
+        }
+        return client.result(jobId);
+    }
+
+    /** Finished tasks of one vertex, or of all with vertex -1. */
+    private static int finished(JobStatus status, int vertex) {
+        int finished = 0;
+        for (VertexStatus v : status.getVerticesList()) {
+            if (vertex < 0 || v.getId() == vertex) {
+                finished += v.getFinished();
+            }
+        }
+        return finished;
+    }
+
+    private static int running(JobStatus status) {
+        int running = 0;
+        for (VertexStatus v : status.getVerticesList()) {
+            running += v.getRunning();
+        }
+        return running;
+    }
+
+    private ProcessHandle processListeningOn(String address) throws Exception {
+        try (Stream<Path> files = Files.list(workDir)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".address")).toList()) {
+                if (Files.readString(file).trim().equals(address)) {
+                    String name = file.getFileName().toString().replace(".address", "");
+                    long pid = Long.parseLong(Files.readString(workDir.resolve("pids").resolve(name + ".pid")).trim());
+                    return ProcessHandle.of(pid).orElseThrow();
+                }
+            }
+        }
+        throw new CliException("no JobManager of the demo cluster listens on " + address);
+    }
+
+    static List<String> names() {
+        return List.of("batch-failover");
+    }
+}

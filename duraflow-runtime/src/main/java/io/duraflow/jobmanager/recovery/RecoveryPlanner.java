@@ -1,0 +1,562 @@
+package io.duraflow.jobmanager.recovery;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.jobmanager.events.proto.CoordinatorState;
+import io.duraflow.jobmanager.events.proto.ExecutionFinished;
+import io.duraflow.jobmanager.events.proto.ExecutionRef;
+import io.duraflow.jobmanager.events.proto.ExecutionsReset;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.jobmanager.events.proto.ProducedPartition;
+import io.duraflow.jobmanager.events.proto.SplitsAssigned;
+import io.duraflow.jobmanager.events.proto.SplitsReturned;
+import io.duraflow.jobmanager.events.proto.VertexInitialized;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Batch job recovery, the decisions: from a job's graph, its replayed job event log and the
+ * partitions that live TaskManagers still hold, what a new leader takes over as finished and what
+ * runs again. Pure: no I/O, no clock, the same input always gives the same plan.
+ *
+ * <h2>1. Replay, in log order</h2>
+ * <ul>
+ *   <li>{@code VertexInitialized} sets the vertex's {@link VertexPlan}; a later one for the same
+ *       vertex replaces it. If the later one lays the vertex out differently (another parallelism,
+ *       or other ranges of a non-source vertex), the vertex's recorded finished attempts are
+ *       dropped: they read other key ranges. Because the JobMaster creates a vertex's executions
+ *       as attempt 0 and deploys them right after logging this event, it counts as having seen
+ *       attempt 0 of every subtask of the vertex (see rule 4).
+ *   <li>{@code ExecutionFinished} records the finished attempt of (vertex, subtask), replacing an
+ *       older one; one older than the recorded finished attempt, or older than the attempt the
+ *       subtask was last reset to, is ignored (a late event never revives an old attempt).
+ *   <li>{@code ExecutionsReset(new_attempt)} drops a recorded finished attempt below {@code
+ *       new_attempt} and raises the subtask's known attempt. On a source subtask it also drops
+ *       the splits held by attempts below {@code new_attempt}: they went back to the enumerator
+ *       (a {@code SplitsReturned} said so already, or a recovering leader gave them back).
+ *   <li>{@code SplitsAssigned(node, subtask, attempt, splits)} adds the splits to those held by
+ *       the source subtask; splits held by an older attempt are dropped first (same reason). An
+ *       assignment to an attempt older than one that already got splits, or than the subtask's
+ *       last reset, is malformed.
+ *   <li>{@code SplitsReturned(node, subtask)} clears the subtask's held splits.
+ *   <li>{@code CoordinatorState(node)} keeps the latest enumerator state per source node, and
+ *       fixes which splits the subtasks hold <em>as of that state</em>. Split bookkeeping is
+ *       always read as of the node's last state: an assignment or return logged after it (a torn
+ *       log tail) is not reflected in the state, so it is not reflected in the plan either.
+ * </ul>
+ *
+ * <h2>2. Availability</h2>
+ * A recorded finished execution is <em>available</em> if, for every output edge of its vertex,
+ * it recorded a partition and {@code availablePartitions} maps that partition id to the very
+ * TaskManager the execution recorded (consumers are told that location). An execution without
+ * output edges (a sink) is available.
+ *
+ * <h2>3. What is kept</h2>
+ * Vertices are walked from the last to the first (vertex ids are topological, so consumers are
+ * decided before their producers). A subtask is RESTORED (taken over as finished, not run again)
+ * iff
+ * <ul>
+ *   <li>it has a recorded finished attempt,
+ *   <li>its vertex has a {@link VertexPlan}, or is a source (fixed parallelism from the graph),
+ *   <li>for a source subtask: no split was assigned or returned after the node's last recorded
+ *       enumerator state (otherwise the state and the split it read disagree), and
+ *   <li>it is available, or every subtask of every consumer vertex of its output edges is
+ *       restored (a consumer vertex without a {@link VertexPlan} counts as not restored).
+ * </ul>
+ * So only unfinished executions and the producers of missing partitions that they still need run
+ * again; a producer whose consumers all finished is not re-run even if its partition is gone.
+ *
+ * <h2>4. Attempt numbers</h2>
+ * Every subtask of every vertex with known parallelism (a {@link VertexPlan}, or fixed in the
+ * graph) that is not restored runs as (highest attempt seen for it in any event) + 1, or as 0 if
+ * no event ever named it. A new attempt number never repeats an earlier one, so neither its
+ * partition ids nor its messages can be mistaken for those of an attempt of the dead leader.
+ * Vertices whose parallelism is still undecided get nothing: they are scheduled as usual.
+ *
+ * <h2>5. Sources</h2>
+ * For each source subtask (source node id = {@code JobVertex.head().id()}) that is not restored,
+ * the splits it held (rule 1) go to {@code splitsToReturn[node][subtask]}; the JobMaster gives
+ * them back to the enumerator restored from {@code enumeratorStates[node]}. A source without a
+ * recorded state starts a fresh enumerator and has nothing to give back. Splits of restored
+ * source subtasks were consumed; they are listed in {@code restoredSplits}, for the JobMaster to
+ * register as assigned, so that a later reset of such a subtask (its output lost after the
+ * recovery) gives them back. A recovering JobMaster should log the give-back as
+ * {@code SplitsReturned} followed by a {@code CoordinatorState}, or at least log an {@code
+ * ExecutionsReset} for the re-run subtasks (it drops their old splits, rule 1).
+ *
+ * <h2>6. Partitions to release</h2>
+ * Every partition in {@code availablePartitions} that is not a recorded output of a restored
+ * execution on the TaskManager it was recorded on: outputs of finished attempts that run again,
+ * and partitions that no recorded finished attempt produced (stale attempts, old resets).
+ *
+ * <h2>7. Notes</h2>
+ * Short lines for the log and the demo, in this order: a summary, what replay ignored or dropped,
+ * one line per subtask ("v0/3#0 restored on tm-x", "v1/0 runs again as #2: its partition ... on
+ * tm-y is lost"), splits given back, partitions released.
+ *
+ * <h2>8. Malformed logs</h2>
+ * An event that does not fit the graph (vertex, subtask, edge or source node out of range, a
+ * subtask of a vertex whose parallelism was never decided, a negative attempt, a plan that
+ * contradicts the graph, an event with no type) throws {@link IllegalStateException} naming the
+ * event; the caller then falls back to a full restart.
+ */
+public final class RecoveryPlanner {
+
+    private RecoveryPlanner() {}
+
+    /**
+     * Decides the recovery of a job.
+     *
+     * @param graph               the job's graph, compiled as when it was first submitted
+     * @param events              the job event log, in the order it was written
+     * @param availablePartitions partition id -> id of a live TaskManager that still holds it
+     * @throws IllegalStateException if an event does not fit the graph
+     */
+    public static RecoveryPlan plan(JobGraph graph, List<JobEvent> events, Map<String, String> availablePartitions) {
+        Objects.requireNonNull(graph, "graph");
+        Objects.requireNonNull(events, "events");
+        Objects.requireNonNull(availablePartitions, "availablePartitions");
+        Replay replay = new Replay(graph);
+        for (int i = 0; i < events.size(); i++) {
+            replay.apply(i, events.get(i));
+        }
+        return replay.decide(availablePartitions, events.size());
+    }
+
+    /** Splits a source subtask holds, and the attempt they were given to. */
+    private static final class Held {
+        final int attempt;
+        final List<byte[]> splits = new ArrayList<>();
+
+        Held(int attempt) {
+            this.attempt = attempt;
+        }
+    }
+
+    /** The state of the job as the events tell it, then the decisions. */
+    private static final class Replay {
+        private final JobGraph graph;
+        private final Map<Integer, Integer> sourceVertexOfNode = new HashMap<>();
+        private final Map<Integer, VertexPlan> plans = new TreeMap<>();
+        private final Map<ExecutionKey, ExecutionFinished> finished = new HashMap<>();
+        /** The attempt each subtask was last reset to. */
+        private final Map<ExecutionKey, Integer> resetTo = new HashMap<>();
+        private final Map<ExecutionKey, Integer> highestAttempt = new HashMap<>();
+        private final Map<Integer, byte[]> enumeratorStates = new TreeMap<>();
+        /** Splits held per source subtask, as of the last event. */
+        private final Map<ExecutionKey, Held> held = new HashMap<>();
+        /** Splits held per source subtask, as of its node's last CoordinatorState. */
+        private final Map<ExecutionKey, List<byte[]>> committed = new HashMap<>();
+        /** Source subtasks with split events after their node's last CoordinatorState. */
+        private final Set<ExecutionKey> uncommitted = new HashSet<>();
+        private final List<String> replayNotes = new ArrayList<>();
+
+        Replay(JobGraph graph) {
+            this.graph = graph;
+            for (JobVertex vertex : graph.vertices()) {
+                if (vertex.isSource()) {
+                    sourceVertexOfNode.put(vertex.head().id(), vertex.id());
+                }
+            }
+        }
+
+        // ------------------------------------------------------------------ replay
+
+        void apply(int index, JobEvent event) {
+            if (event == null) {
+                throw malformed(index, "is null");
+            }
+            switch (event.getEventCase()) {
+                case VERTEX_INITIALIZED -> vertexInitialized(index, event.getVertexInitialized());
+                case EXECUTION_FINISHED -> executionFinished(index, event.getExecutionFinished());
+                case EXECUTIONS_RESET -> executionsReset(index, event.getExecutionsReset());
+                case SPLITS_ASSIGNED -> splitsAssigned(index, event.getSplitsAssigned());
+                case SPLITS_RETURNED -> splitsReturned(index, event.getSplitsReturned());
+                case COORDINATOR_STATE -> coordinatorState(index, event.getCoordinatorState());
+                default -> throw malformed(index, "has no known type (" + event.getEventCase() + ")");
+            }
+        }
+
+        private void vertexInitialized(int index, VertexInitialized event) {
+            int vertexId = event.getVertex();
+            checkVertex(index, "VertexInitialized", vertexId);
+            JobVertex vertex = graph.vertex(vertexId);
+            int parallelism = event.getParallelism();
+            if (parallelism < 1) {
+                throw malformed(index, "(VertexInitialized) gives vertex " + vertexId + " parallelism " + parallelism);
+            }
+            if (vertex.parallelism() > 0 && parallelism != vertex.parallelism()) {
+                throw malformed(index, "(VertexInitialized) gives vertex " + vertexId + " parallelism " + parallelism
+                        + ", but the job graph fixes it at " + vertex.parallelism());
+            }
+            int[] bounds = event.getRangeBoundsList().stream().mapToInt(Integer::intValue).toArray();
+            if (!vertex.isSource()) {
+                if (bounds.length != parallelism + 1) {
+                    throw malformed(index, "(VertexInitialized) gives vertex " + vertexId + " parallelism " + parallelism
+                            + " with " + bounds.length + " range bounds (needs " + (parallelism + 1) + ")");
+                }
+                for (int i = 1; i < bounds.length; i++) {
+                    if (bounds[i] < bounds[i - 1] || bounds[0] < 0) {
+                        throw malformed(index, "(VertexInitialized) gives vertex " + vertexId
+                                + " range bounds that are not ascending: " + Arrays.toString(bounds));
+                    }
+                }
+            }
+            VertexPlan plan = new VertexPlan(vertexId, parallelism, bounds);
+            VertexPlan previous = plans.put(vertexId, plan);
+            if (previous != null && !sameLayout(previous, plan, vertex.isSource())) {
+                int dropped = 0;
+                for (var it = finished.keySet().iterator(); it.hasNext(); ) {
+                    if (it.next().vertex() == vertexId) {
+                        it.remove();
+                        dropped++;
+                    }
+                }
+                replayNotes.add("v" + vertexId + " was initialized again with parallelism " + parallelism + " (was "
+                        + previous.parallelism() + "): its " + dropped + " finished executions do not count");
+            }
+            for (int subtask = 0; subtask < parallelism; subtask++) {
+                seen(new ExecutionKey(vertexId, subtask), 0);
+            }
+        }
+
+        private static boolean sameLayout(VertexPlan a, VertexPlan b, boolean source) {
+            return a.parallelism() == b.parallelism() && (source || Arrays.equals(a.rangeBounds(), b.rangeBounds()));
+        }
+
+        private void executionFinished(int index, ExecutionFinished event) {
+            ExecutionKey key = checkKey(index, "ExecutionFinished", event.getVertex(), event.getSubtask());
+            int attempt = event.getAttempt();
+            checkAttempt(index, "ExecutionFinished", key, attempt);
+            List<Integer> outputs = graph.vertex(key.vertex()).outputs();
+            for (ProducedPartition partition : event.getPartitionsList()) {
+                if (!outputs.contains(partition.getEdgeId())) {
+                    throw malformed(index, "(ExecutionFinished) says " + key + "#" + attempt + " produced partition "
+                            + partition.getPartitionId() + " on edge " + partition.getEdgeId()
+                            + ", which vertex " + key.vertex() + " does not write (it writes " + outputs + ")");
+                }
+            }
+            seen(key, attempt);
+            int floor = resetTo.getOrDefault(key, 0);
+            if (attempt < floor) {
+                replayNotes.add("ignored a late finish of " + key + "#" + attempt + ": it was reset to #" + floor);
+                return;
+            }
+            ExecutionFinished current = finished.get(key);
+            if (current != null && current.getAttempt() > attempt) {
+                replayNotes.add("ignored a late finish of " + key + "#" + attempt + ": #" + current.getAttempt()
+                        + " finished already");
+                return;
+            }
+            finished.put(key, event);
+        }
+
+        private void executionsReset(int index, ExecutionsReset event) {
+            for (ExecutionRef ref : event.getExecutionsList()) {
+                ExecutionKey key = checkKey(index, "ExecutionsReset", ref.getVertex(), ref.getSubtask());
+                int attempt = ref.getNewAttempt();
+                checkAttempt(index, "ExecutionsReset", key, attempt);
+                seen(key, attempt);
+                resetTo.merge(key, attempt, Math::max);
+                ExecutionFinished current = finished.get(key);
+                if (current != null && current.getAttempt() < attempt) {
+                    finished.remove(key);
+                }
+                Held splits = held.get(key);
+                if (splits != null && splits.attempt < attempt) {
+                    held.remove(key);
+                    if (!splits.splits.isEmpty()) {
+                        uncommitted.add(key);
+                    }
+                }
+            }
+        }
+
+        private void splitsAssigned(int index, SplitsAssigned event) {
+            ExecutionKey key = checkKey(index, "SplitsAssigned", sourceVertex(index, "SplitsAssigned",
+                    event.getNodeId()), event.getSubtask());
+            int attempt = event.getAttempt();
+            checkAttempt(index, "SplitsAssigned", key, attempt);
+            int floor = resetTo.getOrDefault(key, 0);
+            if (attempt < floor) {
+                throw malformed(index, "(SplitsAssigned) gives splits to " + key + "#" + attempt
+                        + ", which was reset to #" + floor + " before");
+            }
+            Held splits = held.get(key);
+            if (splits != null && splits.attempt > attempt) {
+                throw malformed(index, "(SplitsAssigned) gives splits to " + key + "#" + attempt + " after #"
+                        + splits.attempt + " got splits");
+            }
+            seen(key, attempt);
+            if (splits == null || splits.attempt < attempt) {
+                splits = new Held(attempt);
+                held.put(key, splits);
+            }
+            for (ByteString split : event.getSplitsList()) {
+                splits.splits.add(split.toByteArray());
+            }
+            uncommitted.add(key);
+        }
+
+        private void splitsReturned(int index, SplitsReturned event) {
+            ExecutionKey key = checkKey(index, "SplitsReturned", sourceVertex(index, "SplitsReturned",
+                    event.getNodeId()), event.getSubtask());
+            Held splits = held.remove(key);
+            int count = splits == null ? 0 : splits.splits.size();
+            if (count != event.getCount()) {
+                replayNotes.add(key + " returned " + event.getCount() + " splits to the enumerator of node "
+                        + event.getNodeId() + ", the log had it hold " + count);
+            }
+            uncommitted.add(key);
+        }
+
+        private void coordinatorState(int index, CoordinatorState event) {
+            int node = event.getNodeId();
+            int vertexId = sourceVertex(index, "CoordinatorState", node);
+            enumeratorStates.put(node, event.getState().toByteArray());
+            for (int subtask = 0; subtask < parallelism(vertexId); subtask++) {
+                ExecutionKey key = new ExecutionKey(vertexId, subtask);
+                Held splits = held.get(key);
+                committed.put(key, splits == null ? List.of() : List.copyOf(splits.splits));
+                uncommitted.remove(key);
+            }
+        }
+
+        private void seen(ExecutionKey key, int attempt) {
+            highestAttempt.merge(key, attempt, Math::max);
+        }
+
+        /** Decided parallelism, fixed parallelism, or -1 while neither is known. */
+        private int parallelism(int vertexId) {
+            VertexPlan plan = plans.get(vertexId);
+            if (plan != null) {
+                return plan.parallelism();
+            }
+            int fixed = graph.vertex(vertexId).parallelism();
+            return fixed > 0 ? fixed : -1;
+        }
+
+        private void checkVertex(int index, String type, int vertexId) {
+            int count = graph.vertices().size();
+            if (vertexId < 0 || vertexId >= count) {
+                throw malformed(index, "(" + type + ") names vertex " + vertexId + ", but the job graph has " + count
+                        + " vertices");
+            }
+        }
+
+        private ExecutionKey checkKey(int index, String type, int vertexId, int subtask) {
+            checkVertex(index, type, vertexId);
+            int parallelism = parallelism(vertexId);
+            if (parallelism < 0) {
+                throw malformed(index, "(" + type + ") names v" + vertexId + "/" + subtask + ", but no earlier"
+                        + " VertexInitialized decided the parallelism of vertex " + vertexId);
+            }
+            if (subtask < 0 || subtask >= parallelism) {
+                throw malformed(index, "(" + type + ") names subtask " + subtask + " of vertex " + vertexId
+                        + ", which has " + parallelism + " subtasks");
+            }
+            return new ExecutionKey(vertexId, subtask);
+        }
+
+        private static void checkAttempt(int index, String type, ExecutionKey key, int attempt) {
+            if (attempt < 0) {
+                throw malformed(index, "(" + type + ") names attempt " + attempt + " of " + key);
+            }
+        }
+
+        private int sourceVertex(int index, String type, int node) {
+            Integer vertexId = sourceVertexOfNode.get(node);
+            if (vertexId == null) {
+                throw malformed(index, "(" + type + ") names plan node " + node + ", which is not a source (sources: "
+                        + new TreeSet<>(sourceVertexOfNode.keySet()) + ")");
+            }
+            return vertexId;
+        }
+
+        private static IllegalStateException malformed(int index, String what) {
+            return new IllegalStateException("job event #" + index + " " + what
+                    + "; the event log does not fit the job graph");
+        }
+
+        // ------------------------------------------------------------------ decisions
+
+        RecoveryPlan decide(Map<String, String> available, int eventCount) {
+            int vertexCount = graph.vertices().size();
+            boolean[][] restoredFlags = new boolean[vertexCount][];
+            Map<ExecutionKey, RestoredExecution> restored = new TreeMap<>();
+            Map<ExecutionKey, Integer> nextAttempts = new TreeMap<>();
+            Map<ExecutionKey, String> decisionNotes = new TreeMap<>();
+
+            for (int vertexId = vertexCount - 1; vertexId >= 0; vertexId--) {
+                JobVertex vertex = graph.vertex(vertexId);
+                int parallelism = parallelism(vertexId);
+                if (parallelism < 0) {
+                    continue;
+                }
+                boolean laidOut = plans.containsKey(vertexId) || vertex.isSource();
+                boolean[] flags = new boolean[parallelism];
+                Boolean consumersRestored = null;
+                for (int subtask = 0; subtask < parallelism; subtask++) {
+                    ExecutionKey key = new ExecutionKey(vertexId, subtask);
+                    ExecutionFinished done = finished.get(key);
+                    String why = null;
+                    String restoredNote = null;
+                    if (done == null) {
+                        why = highestAttempt.containsKey(key) ? "it did not finish" : "it never ran";
+                    } else if (!laidOut) {
+                        why = "the parallelism and ranges of v" + vertexId + " were not recorded";
+                    } else if (uncommitted.contains(key)) {
+                        why = "its splits changed after the last recorded enumerator state";
+                    } else {
+                        String lost = lostPartition(done, vertex, available);
+                        if (lost == null) {
+                            restoredNote = "";
+                        } else {
+                            if (consumersRestored == null) {
+                                consumersRestored = consumersRestored(vertex, restoredFlags);
+                            }
+                            if (consumersRestored) {
+                                restoredNote = " (its partition " + lost + " is lost, but every consumer finished)";
+                            } else {
+                                why = "its partition " + lost + " is lost";
+                            }
+                        }
+                    }
+                    if (why == null) {
+                        flags[subtask] = true;
+                        restored.put(key, new RestoredExecution(key, done.getAttempt(), done.getTmId(),
+                                done.getTmAddress(), done.getPartitionsList(), done.getCollectedList(),
+                                done.getRecordsIn(), done.getRecordsOut()));
+                        decisionNotes.put(key, key + "#" + done.getAttempt() + " restored on " + done.getTmId()
+                                + restoredNote);
+                    } else {
+                        Integer highest = highestAttempt.get(key);
+                        int attempt = highest == null ? 0 : highest + 1;
+                        nextAttempts.put(key, attempt);
+                        decisionNotes.put(key, key + (highest == null ? " runs as #" : " runs again as #") + attempt
+                                + ": " + why);
+                    }
+                }
+                restoredFlags[vertexId] = flags;
+            }
+
+            Map<Integer, Map<Integer, List<byte[]>>> splitsToReturn = new TreeMap<>();
+            Map<Integer, Map<Integer, List<byte[]>>> restoredSplits = new TreeMap<>();
+            List<String> splitNotes = new ArrayList<>();
+            int returnedSplits = 0;
+            for (JobVertex vertex : graph.vertices()) {
+                if (!vertex.isSource()) {
+                    continue;
+                }
+                int node = vertex.head().id();
+                boolean[] flags = restoredFlags[vertex.id()];
+                for (int subtask = 0; subtask < flags.length; subtask++) {
+                    List<byte[]> splits = committed.getOrDefault(new ExecutionKey(vertex.id(), subtask), List.of());
+                    if (flags[subtask] && !splits.isEmpty()) {
+                        restoredSplits.computeIfAbsent(node, k -> new TreeMap<>()).put(subtask, splits);
+                    } else if (!flags[subtask] && !splits.isEmpty()) {
+                        splitsToReturn.computeIfAbsent(node, k -> new TreeMap<>()).put(subtask, splits);
+                        returnedSplits += splits.size();
+                        splitNotes.add(splits.size() + " splits of v" + vertex.id() + "/" + subtask
+                                + " go back to the enumerator of '" + vertex.head().name() + "' (node " + node + ")");
+                    }
+                }
+            }
+
+            Set<String> kept = new HashSet<>();
+            for (RestoredExecution execution : restored.values()) {
+                for (ProducedPartition partition : execution.partitions()) {
+                    if (execution.tmId().equals(available.get(partition.getPartitionId()))) {
+                        kept.add(partition.getPartitionId());
+                    }
+                }
+            }
+            Map<String, ExecutionKey> producers = new HashMap<>();
+            for (Map.Entry<ExecutionKey, ExecutionFinished> entry : finished.entrySet()) {
+                for (ProducedPartition partition : entry.getValue().getPartitionsList()) {
+                    producers.put(partition.getPartitionId(), entry.getKey());
+                }
+            }
+            Set<String> release = new TreeSet<>();
+            List<String> releaseNotes = new ArrayList<>();
+            for (Map.Entry<String, String> entry : new TreeMap<>(available).entrySet()) {
+                String partitionId = entry.getKey();
+                if (kept.contains(partitionId)) {
+                    continue;
+                }
+                release.add(partitionId);
+                ExecutionKey producer = producers.get(partitionId);
+                String why;
+                if (producer == null) {
+                    why = "no recorded finished attempt produced it";
+                } else if (nextAttempts.containsKey(producer)) {
+                    why = producer + " runs again";
+                } else {
+                    why = "it is not where " + producer + " recorded it";
+                }
+                releaseNotes.add("partition " + partitionId + " on " + entry.getValue() + " released: " + why);
+            }
+
+            List<String> notes = new ArrayList<>();
+            notes.add("replayed " + eventCount + " events: " + restored.size() + " executions restored, "
+                    + nextAttempts.size() + " to run, " + returnedSplits + " splits go back, " + release.size()
+                    + " partitions released");
+            notes.addAll(replayNotes);
+            notes.addAll(decisionNotes.values());
+            notes.addAll(splitNotes);
+            notes.addAll(releaseNotes);
+            return new RecoveryPlan(plans, restored, nextAttempts, enumeratorStates, splitsToReturn, release, notes,
+                    restoredSplits);
+        }
+
+        /** The first missing output of a finished execution, described, or null if all are there. */
+        private static String lostPartition(ExecutionFinished done, JobVertex vertex, Map<String, String> available) {
+            for (int edgeId : vertex.outputs()) {
+                ProducedPartition partition = null;
+                for (ProducedPartition candidate : done.getPartitionsList()) {
+                    if (candidate.getEdgeId() == edgeId) {
+                        partition = candidate;
+                        break;
+                    }
+                }
+                if (partition == null) {
+                    return "on edge " + edgeId + " (none recorded)";
+                }
+                String holder = available.get(partition.getPartitionId());
+                if (holder == null) {
+                    return partition.getPartitionId() + " on " + done.getTmId();
+                }
+                if (!holder.equals(done.getTmId())) {
+                    return partition.getPartitionId() + " on " + done.getTmId() + " (" + holder + " has one)";
+                }
+            }
+            return null;
+        }
+
+        /** Whether every subtask of every consumer of the vertex's outputs is restored. */
+        private boolean consumersRestored(JobVertex vertex, boolean[][] restoredFlags) {
+            for (int edgeId : vertex.outputs()) {
+                int consumer = graph.edge(edgeId).consumer();
+                boolean[] flags = restoredFlags[consumer];
+                if (flags == null || !plans.containsKey(consumer)) {
+                    return false;
+                }
+                for (boolean flag : flags) {
+                    if (!flag) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+    }
+}
