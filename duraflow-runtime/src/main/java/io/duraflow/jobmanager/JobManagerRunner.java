@@ -45,8 +45,22 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private long lastExpiryMs;
 
     /** What exists while this JobManager leads. */
-    private record Leadership(String sessionId, ResourceManager resourceManager, Dispatcher dispatcher,
-            Scheduler.Cancellable heartbeatCheck) {}
+    private static final class Leadership {
+        final String sessionId;
+        final ResourceManager resourceManager;
+        final Dispatcher dispatcher;
+        final Scheduler.Cancellable heartbeatCheck;
+        /** False until the stored jobs are recovered: until then every request is turned away. */
+        boolean ready;
+
+        Leadership(String sessionId, ResourceManager resourceManager, Dispatcher dispatcher,
+                Scheduler.Cancellable heartbeatCheck) {
+            this.sessionId = sessionId;
+            this.resourceManager = resourceManager;
+            this.dispatcher = dispatcher;
+            this.heartbeatCheck = heartbeatCheck;
+        }
+    }
 
     private JobManagerRunner(Configuration config) throws Exception {
         this.config = config;
@@ -102,11 +116,12 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
                 dispatcher.expireCleanResults();
             }
         }, heartbeatIntervalMs);
-        leadership = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
+        Leadership current = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
+        leadership = current;
         LOG.info("JobManager {} leads (session {})", participantId, sessionId);
         // Published only once the stored jobs are back, so nobody asks this leader about a job
         // it does not know yet.
-        dispatcher.recover().whenCompleteAsync((ignored, error) -> {
+        dispatcher.recover().thenRunAsync(() -> current.ready = true, mainThread).whenCompleteAsync((ignored, error) -> {
             if (error != null) {
                 LOG.error("Recovering jobs failed; giving up leadership", error);
                 giveUpLeadership();
@@ -129,10 +144,10 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             return;
         }
         leadership = null;
-        old.heartbeatCheck().cancel();
-        old.dispatcher().close();
-        old.resourceManager().close();
-        LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId());
+        old.heartbeatCheck.cancel();
+        old.dispatcher.close();
+        old.resourceManager.close();
+        LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId);
     }
 
     private void giveUpLeadership() {
@@ -151,19 +166,23 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         if (leadership == null) {
             throw Status.UNAVAILABLE.withDescription("JobManager " + address + " is not the leader").asRuntimeException();
         }
+        if (!leadership.ready) {
+            throw Status.UNAVAILABLE.withDescription("JobManager " + address + " is taking over; try again shortly")
+                    .asRuntimeException();
+        }
         return leadership;
     }
 
     String sessionId() {
-        return leading().sessionId();
+        return leading().sessionId;
     }
 
     ResourceManager resourceManager() {
-        return leading().resourceManager();
+        return leading().resourceManager;
     }
 
     Dispatcher dispatcher() {
-        return leading().dispatcher();
+        return leading().dispatcher;
     }
 
     public String address() {

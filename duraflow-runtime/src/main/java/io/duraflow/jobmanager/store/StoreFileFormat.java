@@ -47,7 +47,14 @@ final class StoreFileFormat {
 
     static final int VERSION = 1;
 
-    static final ObjectMapper MAPPER = JsonMapper.builder()
+    /**
+     * Collected results are stored base64 in the JSON (up to collect.max-bytes, 64 MiB by
+     * default), far beyond Jackson's default 20 MB string limit, so the limit is lifted here.
+     */
+    static final ObjectMapper MAPPER = JsonMapper.builder(com.fasterxml.jackson.core.JsonFactory.builder()
+                    .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                            .maxStringLength(Integer.MAX_VALUE).build())
+                    .build())
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
