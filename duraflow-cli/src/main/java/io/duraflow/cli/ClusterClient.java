@@ -91,6 +91,11 @@ public final class ClusterClient implements AutoCloseable {
                     lookAgain(deadline);
                     continue;
                 }
+                String said = e.getStatus().getDescription();
+                if (noLeader && said != null && said.contains("leader")) {
+                    throw new CliException(said + "; ask the leading JobManager (with high availability, pass the"
+                            + " cluster's configuration or --work-dir instead of --jobmanager)", 1, e);
+                }
                 if (noLeader) {
                     throw new CliException("cannot reach the JobManager at " + address + "; is the cluster running?"
                             + " Start one with 'duraflow local start' or pass --jobmanager host:port", 1, e);

@@ -38,18 +38,46 @@ final class Cli {
      * command still running then is killed and fails the test.
      */
     static Result run(Path workingDir, Duration timeout, String... args) throws IOException, InterruptedException {
+        return start(workingDir, args).await(timeout);
+    }
+
+    /** Starts {@code duraflow <args>} like {@link #run} but returns at once; {@link Running#await} waits for it. */
+    static Running start(Path workingDir, String... args) throws IOException {
         int run = RUNS.incrementAndGet();
         Path logs = Files.createDirectories(workingDir.resolve("log"));
         Path stdout = logs.resolve("cli-" + run + ".out");
         Path stderr = logs.resolve("cli-" + run + ".err");
         Process process = ChildJvm.track(new ProcessBuilder(ChildJvm.command(ChildJvm.CLIENT_OPTIONS, List.of(args)))
                 .directory(workingDir.toFile()).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start());
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError("'duraflow " + String.join(" ", args) + "' did not end within " + timeout
-                    + "; stdout:\n" + ChildJvm.tail(stdout, 40) + "\nstderr:\n" + ChildJvm.tail(stderr, 40));
+        return new Running(List.of(args), process, stdout, stderr);
+    }
+
+    /** A command started by {@link #start}. */
+    static final class Running {
+        private final List<String> args;
+        private final Process process;
+        private final Path stdout;
+        private final Path stderr;
+
+        private Running(List<String> args, Process process, Path stdout, Path stderr) {
+            this.args = args;
+            this.process = process;
+            this.stdout = stdout;
+            this.stderr = stderr;
         }
-        return new Result(List.of(args), process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
-                Files.readString(stderr, StandardCharsets.UTF_8));
+
+        /**
+         * Waits at most {@code timeout} for the command to end; a command still running then is
+         * killed and fails the test.
+         */
+        Result await(Duration timeout) throws IOException, InterruptedException {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor();
+                throw new AssertionError("'duraflow " + String.join(" ", args) + "' did not end within " + timeout
+                        + "; stdout:\n" + ChildJvm.tail(stdout, 40) + "\nstderr:\n" + ChildJvm.tail(stderr, 40));
+            }
+            return new Result(args, process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
+                    Files.readString(stderr, StandardCharsets.UTF_8));
+        }
     }
 }

@@ -123,7 +123,16 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      */
     public void start(String ownAddress, long registrationTimeoutMs) throws Exception {
         this.address = ownAddress;
-        leaderRetrieval.start(info -> heartbeats.execute(() -> followLeader(info)));
+        leaderRetrieval.start(info -> {
+            // A call to the old leader may hold the heartbeat thread (a frozen leader answers
+            // nothing until the deadline): close its channel now so that call fails at once.
+            ManagedChannel current = jobManagerChannel;
+            LeaderInfo known = leader;
+            if (info != null && known != null && !info.equals(known) && current != null) {
+                current.shutdownNow();
+            }
+            heartbeats.execute(() -> followLeader(info));
+        });
         long deadline = System.currentTimeMillis() + registrationTimeoutMs;
         while (jmSessionId.isEmpty()) {
             if (System.currentTimeMillis() > deadline) {

@@ -211,6 +211,11 @@ public final class JobMaster {
         state = JobState.JOB_RUNNING;
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
                 graph.fingerprint());
+        if (allFinished()) {
+            // Recovery restored every task: the job had finished, only its result was not stored.
+            terminate(JobState.JOB_FINISHED, "");
+            return;
+        }
         schedule();
     }
 
