@@ -24,7 +24,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * JobManager failover with ZooKeeper: a local cluster of a ZooKeeper server, two JobManagers and
@@ -50,13 +49,8 @@ public final class FailoverBenchmark {
                 sessionTimeout);
         try {
             cluster.start(2, 2, 0, Duration.ofSeconds(60));
-            Map<String, String> clientSettings = new LinkedHashMap<>();
-            for (String line : Files.readAllLines(workDir.resolve("cluster.conf"))) {
-                int eq = line.indexOf('=');
-                if (!line.startsWith("#") && eq > 0) {
-                    clientSettings.put(line.substring(0, eq), line.substring(eq + 1));
-                }
-            }
+            Map<String, String> clientSettings = new LinkedHashMap<>(
+                    LocalCluster.readClientConfig(workDir.resolve(LocalCluster.CLIENT_CONFIG)));
             clientSettings.putAll(settings);
             Configuration config = Configuration.fromMap(clientSettings);
             try (HighAvailabilityServices ha = HighAvailabilityServices.create(config);
@@ -73,7 +67,7 @@ public final class FailoverBenchmark {
                         .putAllParams(Map.of("words", "2000000000")).setParallelism(2).build());
                 awaitRunningTasks(client, jobId, Long.MAX_VALUE);
                 LeaderInfo leader = retrieval.awaitLeader(Duration.ofSeconds(10));
-                ProcessHandle leaderProcess = processListeningOn(workDir, leader.address());
+                ProcessHandle leaderProcess = cluster.processListeningOn(leader.address());
                 int known = leaders.size();
                 long killedAt = System.nanoTime();
                 leaderProcess.destroyForcibly();
@@ -112,19 +106,6 @@ public final class FailoverBenchmark {
             }
             Thread.sleep(10);
         }
-    }
-
-    private static ProcessHandle processListeningOn(Path workDir, String address) throws Exception {
-        try (Stream<Path> files = Files.list(workDir)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".address")).toList()) {
-                if (Files.readString(file).trim().equals(address)) {
-                    String name = file.getFileName().toString().replace(".address", "");
-                    long pid = Long.parseLong(Files.readString(workDir.resolve("pids").resolve(name + ".pid")).trim());
-                    return ProcessHandle.of(pid).orElseThrow();
-                }
-            }
-        }
-        throw new IllegalStateException("no JobManager of the cluster listens on " + address);
     }
 
     private static void resultWriteCost(Path directory) throws Exception {

@@ -17,9 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * 'duraflow demo batch-failover': a local high-availability cluster (ZooKeeper, two JobManagers,
@@ -85,7 +83,7 @@ final class BatchFailoverDemo {
                 }
                 int finishedBefore = finished(before, -1);
                 LeaderInfo leader = retrieval.awaitLeader(Duration.ofSeconds(5));
-                ProcessHandle leaderProcess = processListeningOn(leader.address());
+                ProcessHandle leaderProcess = cluster.processListeningOn(leader.address());
                 long killedAt = System.nanoTime();
                 leaderProcess.destroyForcibly();
                 out.printf("   SIGKILL of the leader %s (pid %d) with %d tasks finished%n", leader.address(),
@@ -181,22 +179,5 @@ final class BatchFailoverDemo {
             running += v.getRunning();
         }
         return running;
-    }
-
-    private ProcessHandle processListeningOn(String address) throws Exception {
-        try (Stream<Path> files = Files.list(workDir)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".address")).toList()) {
-                if (Files.readString(file).trim().equals(address)) {
-                    String name = file.getFileName().toString().replace(".address", "");
-                    long pid = Long.parseLong(Files.readString(workDir.resolve("pids").resolve(name + ".pid")).trim());
-                    return ProcessHandle.of(pid).orElseThrow();
-                }
-            }
-        }
-        throw new CliException("no JobManager of the demo cluster listens on " + address);
-    }
-
-    static List<String> names() {
-        return List.of("batch-failover");
     }
 }

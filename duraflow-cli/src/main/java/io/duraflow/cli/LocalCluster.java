@@ -169,7 +169,7 @@ public final class LocalCluster {
     }
 
     /** The file in the work directory that tells clients how to find this cluster's leader. */
-    static final String CLIENT_CONFIG = "cluster.conf";
+    public static final String CLIENT_CONFIG = "cluster.conf";
 
     private void writeClientConfig(Map<String, String> settings) throws IOException {
         StringBuilder text = new StringBuilder("# written by 'duraflow local start': how clients find the leader\n");
@@ -179,7 +179,7 @@ public final class LocalCluster {
         Files.writeString(workDir.resolve(CLIENT_CONFIG), text.toString(), StandardCharsets.UTF_8);
     }
 
-    static Map<String, String> readClientConfig(Path file) throws IOException {
+    public static Map<String, String> readClientConfig(Path file) throws IOException {
         Map<String, String> settings = new LinkedHashMap<>();
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             int eq = line.indexOf('=');
@@ -282,6 +282,23 @@ public final class LocalCluster {
             hash = 31 * hash + file.lastModified();
         }
         return Long.toHexString(hash);
+    }
+
+    /** The process of this cluster whose JobManager listens on {@code address} (host:port). */
+    public ProcessHandle processListeningOn(String address) throws IOException {
+        try (Stream<Path> files = Files.list(workDir)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".address")).toList()) {
+                if (Files.readString(file).trim().equals(address)) {
+                    String name = file.getFileName().toString().replace(".address", "");
+                    Optional<Long> pid = pid(workDir.resolve("pids").resolve(name + ".pid"));
+                    Optional<ProcessHandle> process = pid.flatMap(ProcessHandle::of);
+                    if (process.isPresent()) {
+                        return process.get();
+                    }
+                }
+            }
+        }
+        throw new CliException("no JobManager of the cluster in " + workDir + " listens on " + address);
     }
 
     Path log(String name) {

@@ -287,7 +287,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
         Task task = new Task(deployment, graph, this);
         String key = key(deployment.getAttempt());
-        tasks.put(key, task);
+        if (tasks.putIfAbsent(key, task) != null) {
+            throw Status.ALREADY_EXISTS.withDescription("attempt " + key + " already runs on " + tmId)
+                    .asRuntimeException();
+        }
         taskThreads.execute(() -> {
             try {
                 task.run();
