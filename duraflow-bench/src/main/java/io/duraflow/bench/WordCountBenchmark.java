@@ -40,6 +40,14 @@ public final class WordCountBenchmark {
     record Run(long totalMs, long firstJobMs, long medianJobMs, long peakHeapBytes, long distinct, long sum) {}
 
     public static void main(String[] args) throws Exception {
+        // The cluster's processes get Duraflow's class path only, not Flink's jars.
+        StringBuilder lean = new StringBuilder();
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (!entry.contains("/org/apache/flink/") && !entry.contains("/flink/")) {
+                lean.append(lean.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
+            }
+        }
+        System.setProperty("duraflow.classpath", lean.toString());
         long words = Long.getLong("bench.words", 10_000_000L);
         int repeats = Integer.getInteger("bench.repeats", 3);
         System.out.printf("WordCount benchmark: %,d words, parallelism %d, %d cores%n", words, PARALLELISM,
