@@ -146,10 +146,6 @@ public final class ClusterClient implements AutoCloseable {
         return call(s -> s.getClusterOverview(Empty.getDefaultInstance()));
     }
 
-    String staticAddress() {
-        return staticAddress;
-    }
-
     @Override
     public void close() {
         if (channel != null) {

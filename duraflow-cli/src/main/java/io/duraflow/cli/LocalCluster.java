@@ -423,11 +423,6 @@ public final class LocalCluster {
         return result;
     }
 
-    Optional<String> address() throws IOException {
-        Path file = workDir.resolve(ADDRESS_FILE);
-        return Files.exists(file) ? Optional.of(Files.readString(file).trim()) : Optional.empty();
-    }
-
     private static Optional<Long> pid(Path file) {
         try {
             return Optional.of(Long.parseLong(Files.readString(file).trim()));

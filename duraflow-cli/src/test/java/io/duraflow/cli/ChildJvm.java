@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import java.util.Map;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -85,5 +86,15 @@ final class ChildJvm {
         } catch (IOException e) {
             return "(cannot read " + log + ": " + e + ")";
         }
+    }
+
+    /** {@code -D key=value} arguments for every entry of {@code config}. */
+    static List<String> configOptions(Map<String, String> config) {
+        List<String> options = new ArrayList<>();
+        config.forEach((key, value) -> {
+            options.add("-D");
+            options.add(key + "=" + value);
+        });
+        return options;
     }
 }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -239,19 +238,9 @@ class CliErrorsIT {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
-    /** name -> pid from the local cluster's pid files. */
+    /** name -> pid from a local cluster's pid files. */
     private static Map<String, Long> pids(Path workDir) throws IOException {
-        Map<String, Long> pids = new TreeMap<>();
-        Path dir = workDir.resolve("pids");
-        if (Files.isDirectory(dir)) {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path file : files.toList()) {
-                    pids.put(file.getFileName().toString().replace(".pid", ""),
-                            Long.parseLong(Files.readString(file).trim()));
-                }
-            }
-        }
-        return pids;
+        return new LocalCluster(workDir, Map.of(), line -> {}).processes();
     }
 
     private static String[] concat(String[] a, String[] b) {

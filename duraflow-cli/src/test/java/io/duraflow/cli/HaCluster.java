@@ -243,15 +243,6 @@ final class HaCluster implements AutoCloseable {
         return options;
     }
 
-    private static List<String> options(Map<String, String> config) {
-        List<String> options = new ArrayList<>();
-        config.forEach((key, value) -> {
-            options.add("-D");
-            options.add(key + "=" + value);
-        });
-        return options;
-    }
-
     // ------------------------------------------------------------------ JobManagers
 
     /** Starts JobManager N+1 (with {@code failpoint} unless null); it leads if no one else does. */
@@ -263,7 +254,7 @@ final class HaCluster implements AutoCloseable {
             jvm.add("-Dduraflow.failpoints=" + failpoint);
         }
         List<String> args = new ArrayList<>(List.of("jobmanager", "--address-file", addressFile.toString()));
-        args.addAll(options(config));
+        args.addAll(ChildJvm.configOptions(config));
         JobManager jm = new JobManager(name, ChildJvm.start(jvm, args, dir, log(name)), addressFile, failpoint);
         jobManagers.add(jm);
         return jm;
@@ -389,7 +380,7 @@ final class HaCluster implements AutoCloseable {
     private void startTaskManager() throws IOException {
         String name = "taskmanager-" + taskManagers.size();
         List<String> args = new ArrayList<>(List.of("taskmanager"));
-        args.addAll(options(config));
+        args.addAll(ChildJvm.configOptions(config));
         args.addAll(List.of("-D", "taskmanager.data-dir=" + taskManagerDir(taskManagers.size())));
         taskManagers.add(ChildJvm.start(ChildJvm.TASKMANAGER_OPTIONS, args, dir, log(name)));
     }

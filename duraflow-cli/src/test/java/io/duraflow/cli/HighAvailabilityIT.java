@@ -35,7 +35,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -815,16 +814,6 @@ class HighAvailabilityIT {
 
     /** name -> pid from a local cluster's pid files. */
     private static Map<String, Long> pids(Path workDir) throws IOException {
-        Map<String, Long> pids = new TreeMap<>();
-        Path dir = workDir.resolve("pids");
-        if (Files.isDirectory(dir)) {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path file : files.toList()) {
-                    pids.put(file.getFileName().toString().replace(".pid", ""),
-                            Long.parseLong(Files.readString(file).trim()));
-                }
-            }
-        }
-        return pids;
+        return new LocalCluster(workDir, Map.of(), line -> {}).processes();
     }
 }

@@ -76,7 +76,7 @@ final class TestCluster implements AutoCloseable {
         config.putAll(overrides);
         Path addressFile = dir.resolve("jobmanager.address");
         List<String> args = new ArrayList<>(List.of("jobmanager", "--address-file", addressFile.toString()));
-        args.addAll(options(config));
+        args.addAll(ChildJvm.configOptions(config));
         Process jobManager = ChildJvm.start(ChildJvm.JOBMANAGER_OPTIONS, args, dir, dir.resolve("log/jobmanager.log"));
         TestCluster cluster = null;
         try {
@@ -102,15 +102,6 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
-    private static List<String> options(Map<String, String> config) {
-        List<String> options = new ArrayList<>();
-        config.forEach((key, value) -> {
-            options.add("-D");
-            options.add(key + "=" + value);
-        });
-        return options;
-    }
-
     String address() {
         return address;
     }
@@ -121,7 +112,7 @@ final class TestCluster implements AutoCloseable {
         int index = taskManagers.size();
         String name = "taskmanager-" + index;
         List<String> args = new ArrayList<>(List.of("taskmanager", "--jobmanager", address));
-        args.addAll(options(config));
+        args.addAll(ChildJvm.configOptions(config));
         args.addAll(List.of("-D", "taskmanager.data-dir=" + dir.resolve(name)));
         taskManagers.add(ChildJvm.start(ChildJvm.TASKMANAGER_OPTIONS, args, dir, log(name)));
         return index;

@@ -359,11 +359,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     @Override
-    public int partitionWriteBufferBytes() {
-        return writeBufferBytes;
-    }
-
-    @Override
     public PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception {
         return partitions.create(jobId, partitionId, subpartitions, writeBufferBytes);
     }
@@ -371,11 +366,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     @Override
     public void publish(String jobId, String partitionId) {
         partitions.publish(jobId, partitionId);
-    }
-
-    @Override
-    public void discard(String jobId, String partitionId) {
-        partitions.release(jobId, partitionId);
     }
 
     @Override
@@ -453,10 +443,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
         }
         return sum;
-    }
-
-    public int runningTasks() {
-        return tasks.size();
     }
 
     @Override

@@ -169,11 +169,6 @@ public final class SourceCoordinator implements OperatorCoordinator {
         }
     }
 
-    /** Splits given to a subtask's current attempt (for the job event log and tests). */
-    public List<SourceSplit> assignedTo(int subtask) {
-        return List.copyOf(assigned.getOrDefault(subtask, List.of()));
-    }
-
     @Override
     public void close() throws Exception {
         if (enumerator != null) {

@@ -12,14 +12,10 @@ public interface TaskEnvironment {
 
     OperatorChain.Settings settings();
 
-    int partitionWriteBufferBytes();
-
     /** Creates the file writer of a partition this task produces; visible once {@link #publish}ed. */
     PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception;
 
     void publish(String jobId, String partitionId);
-
-    void discard(String jobId, String partitionId);
 
     /**
      * Streams the whole frames of a subpartition range of a producer's partition to the consumer.
