@@ -456,7 +456,9 @@ public final class Duraflow {
             try (ClusterClient client = root.client(config)) {
                 JobStatus status = client.status(jobId);
                 System.out.println("Job " + status.getJobId() + " (" + status.getJobName() + "): "
-                        + JobRunner.stateName(status.getState()) + ", " + status.getRestarts() + " restarts");
+                        + JobRunner.stateName(status.getState()) + ", " + status.getRestarts() + " restarts"
+                        + (status.getRestoredTasks() > 0 ? ", " + status.getRestoredTasks()
+                                + " finished tasks kept through a JobManager failover" : ""));
                 if (!status.getFailure().isEmpty()) {
                     System.out.println("  cause: " + status.getFailure());
                 }
@@ -464,6 +466,11 @@ public final class Duraflow {
                     System.out.printf("  %-50s %3d/%-3s finished, %d running, %,d records in, %,d out%n", v.getName(),
                             v.getFinished(), v.getParallelism() == 0 ? "?" : Integer.toString(v.getParallelism()),
                             v.getRunning(), v.getRecordsIn(), v.getRecordsOut());
+                    if (v.getTasksList().stream().anyMatch(task -> task.getAttempt() > 0)) {
+                        StringBuilder attempts = new StringBuilder("    attempt per subtask:");
+                        v.getTasksList().forEach(task -> attempts.append(" #").append(task.getAttempt()));
+                        System.out.println(attempts);
+                    }
                 }
                 return 0;
             }

@@ -377,6 +377,38 @@ final class HaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ TaskManagers
 
+    /** Starts another TaskManager; returns its index. */
+    int addTaskManager() throws IOException {
+        startTaskManager();
+        return taskManagers.size() - 1;
+    }
+
+    /** SIGKILL of TaskManager {@code index}, and wait until the process is gone. */
+    void killTaskManager(int index) throws InterruptedException {
+        taskManagers.get(index).destroyForcibly();
+        taskManagers.get(index).waitFor();
+    }
+
+    /** SIGSTOP of TaskManager {@code index}: it freezes, heartbeats stop, its files stay. */
+    void pauseTaskManager(int index) throws IOException, InterruptedException {
+        signal(taskManagers.get(index), "STOP");
+    }
+
+    /** SIGCONT after {@link #pauseTaskManager}. */
+    void resumeTaskManager(int index) throws IOException, InterruptedException {
+        signal(taskManagers.get(index), "CONT");
+    }
+
+    /** The index of the TaskManager whose id (as in a job status) is {@code tmId}, found in the logs. */
+    int taskManagerIndex(String tmId) {
+        for (int i = 0; i < taskManagers.size(); i++) {
+            if (logText("taskmanager-" + i).contains("TaskManager " + tmId + " registered")) {
+                return i;
+            }
+        }
+        throw new AssertionError("no TaskManager log names " + tmId);
+    }
+
     private void startTaskManager() throws IOException {
         String name = "taskmanager-" + taskManagers.size();
         List<String> args = new ArrayList<>(List.of("taskmanager"));

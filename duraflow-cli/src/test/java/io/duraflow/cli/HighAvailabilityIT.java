@@ -539,7 +539,7 @@ class HighAvailabilityIT {
         assertThat(overview.getJmSessionId()).isEqualTo(cluster.leaderInfo().sessionId());
         for (int i = 0; i < cluster.taskManagerCount(); i++) {
             List<String> registrations = cluster.logText("taskmanager-" + i).lines()
-                    .filter(line -> line.contains("Registered at JobManager")).toList();
+                    .filter(line -> line.contains(" registered at JobManager")).toList();
             assertThat(registrations).as("registrations of taskmanager-%d", i).isNotEmpty();
             assertThat(registrations.get(registrations.size() - 1)).as("last registration of taskmanager-%d", i)
                     .contains(second.address());

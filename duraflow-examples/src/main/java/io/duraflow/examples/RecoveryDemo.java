@@ -69,13 +69,14 @@ public final class RecoveryDemo implements DuraflowJob {
 
     /**
      * Numbers 0..records-1 in one range per source subtask; subtask i only ever gets range i, so
-     * how long a subtask runs does not depend on how fast the others are.
+     * how long a subtask runs does not depend on how fast the others are. Run it with parallelism
+     * {@code ranges}.
      */
-    static final class PerSubtaskSource implements Source<Long, RangeSplit> {
+    public static final class PerSubtaskSource implements Source<Long, RangeSplit> {
         private final long records;
         private final int ranges;
 
-        PerSubtaskSource(long records, int ranges) {
+        public PerSubtaskSource(long records, int ranges) {
             this.records = records;
             this.ranges = ranges;
         }

@@ -8,6 +8,8 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +31,28 @@ final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     public void start(Consumer<LeaderInfo> listener) {
         cache = CuratorCache.build(client, ZooKeeperLeaderElection.INFO_PATH, CuratorCache.Options.SINGLE_NODE_CACHE);
         cache.listenable().addListener((type, oldData, data) -> update(data, listener));
+        // After its session expired (a long GC pause, SIGSTOP) the cache can miss a leader change
+        // made meanwhile: read the node again whenever the connection comes back.
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.RECONNECTED) {
+                reread(listener);
+            }
+        });
         cache.start();
+    }
+
+    private void reread(Consumer<LeaderInfo> listener) {
+        try {
+            client.getData().inBackground((c, event) -> {
+                if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                    update(new ChildData(event.getPath(), event.getStat(), event.getData()), listener);
+                } else if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                    update(null, listener);
+                }
+            }).forPath(ZooKeeperLeaderElection.INFO_PATH);
+        } catch (Exception e) {
+            LOG.warn("Cannot read the leader information after reconnecting to ZooKeeper: {}", e.toString());
+        }
     }
 
     private void update(ChildData data, Consumer<LeaderInfo> listener) {

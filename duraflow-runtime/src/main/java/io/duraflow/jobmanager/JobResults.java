@@ -9,6 +9,7 @@ import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +22,10 @@ final class JobResults {
     static JobResultEntry toEntry(JobStatus status, List<CollectedResult> collected, Map<String, String> params) {
         List<VertexSummary> vertices = new ArrayList<>();
         for (VertexStatus v : status.getVerticesList()) {
+            List<Integer> taskAttempts = new ArrayList<>();
+            v.getTasksList().forEach(task -> taskAttempts.add(task.getAttempt()));
             vertices.add(new VertexSummary(v.getId(), v.getName(), v.getParallelism(), v.getRecordsIn(),
-                    v.getRecordsOut(), v.getAttempts()));
+                    v.getRecordsOut(), v.getAttempts(), taskAttempts));
         }
         List<CollectedData> data = new ArrayList<>();
         for (CollectedResult c : collected) {
@@ -58,9 +61,14 @@ final class JobResults {
                 .setFailure(entry.state() == JobOutcome.UNKNOWN && entry.failure().isEmpty()
                         ? "the job ended, but its result is unknown" : entry.failure());
         for (VertexSummary v : entry.vertices()) {
-            status.addVertices(VertexStatus.newBuilder().setId(v.id()).setName(v.name()).setParallelism(v.parallelism())
-                    .setFinished(entry.state() == JobOutcome.FINISHED ? v.parallelism() : 0)
-                    .setRecordsIn(v.recordsIn()).setRecordsOut(v.recordsOut()).setAttempts(v.attempts()));
+            VertexStatus.Builder vertex = VertexStatus.newBuilder().setId(v.id()).setName(v.name())
+                    .setParallelism(v.parallelism()).setFinished(entry.state() == JobOutcome.FINISHED ? v.parallelism() : 0)
+                    .setRecordsIn(v.recordsIn()).setRecordsOut(v.recordsOut()).setAttempts(v.attempts());
+            // Only the attempt numbers are kept; a finished job's tasks all finished.
+            String taskState = entry.state() == JobOutcome.FINISHED ? "FINISHED" : "";
+            v.taskAttempts().forEach(attempt -> vertex.addTasks(TaskStatus.newBuilder().setAttempt(attempt)
+                    .setState(taskState)));
+            status.addVertices(vertex);
         }
         return status.build();
     }

@@ -201,8 +201,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 retentionExpiry.cancel(false);
                 retentionExpiry = null;
             }
-            LOG.info("Registered at JobManager {} (session {}) with {} slots and {} kept partitions",
-                    jobManagerChannel.authority(), jmSessionId, slots, request.getHeldPartitionsCount());
+            LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions",
+                    tmId, jobManagerChannel.authority(), jmSessionId, slots, request.getHeldPartitionsCount());
             return true;
         } catch (StatusRuntimeException e) {
             LOG.debug("Registration failed: {}", e.getStatus());

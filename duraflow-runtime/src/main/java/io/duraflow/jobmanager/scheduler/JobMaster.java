@@ -18,6 +18,7 @@ import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -765,6 +766,9 @@ public final class JobMaster {
                         v.setRunning(v.getRunning() + 1);
                     }
                     v.setAttempts(v.getAttempts() + execution.attemptsStarted());
+                    v.addTasks(TaskStatus.newBuilder().setAttempt(execution.attempt())
+                            .setState(execution.state().name())
+                            .setTmId(execution.tmId() == null ? "" : execution.tmId()));
                 }
             }
             status.addVertices(v);

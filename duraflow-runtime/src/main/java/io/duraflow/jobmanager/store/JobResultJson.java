@@ -35,8 +35,10 @@ final class JobResultJson {
         entry.counters().forEach(node.putObject("counters")::put);
         ArrayNode vertices = node.putArray("vertices");
         for (VertexSummary v : entry.vertices()) {
-            vertices.addObject().put("id", v.id()).put("name", v.name()).put("parallelism", v.parallelism())
-                    .put("recordsIn", v.recordsIn()).put("recordsOut", v.recordsOut()).put("attempts", v.attempts());
+            ObjectNode vertex = vertices.addObject().put("id", v.id()).put("name", v.name())
+                    .put("parallelism", v.parallelism()).put("recordsIn", v.recordsIn())
+                    .put("recordsOut", v.recordsOut()).put("attempts", v.attempts());
+            v.taskAttempts().forEach(vertex.putArray("taskAttempts")::add);
         }
         ArrayNode collected = node.putArray("collected");
         for (CollectedData c : entry.collected()) {
@@ -57,7 +59,8 @@ final class JobResultJson {
                 f.enumValue("state", JobOutcome.class), f.int64("submittedAtMs"), f.int64("endedAtMs"),
                 f.text("failure"), f.int32("restarts"), f.stringMap("params"), f.longMap("counters"),
                 f.list("vertices", v -> new VertexSummary(v.int32("id"), v.text("name"), v.int32("parallelism"),
-                        v.int64("recordsIn"), v.int64("recordsOut"), v.int32("attempts"))),
+                        v.int64("recordsIn"), v.int64("recordsOut"), v.int32("attempts"),
+                        v.optionalIntList("taskAttempts"))),
                 f.list("collected", c -> new CollectedData(c.text("name"), c.int32("subtask"), c.int64("records"),
                         c.base64("data"))));
     }

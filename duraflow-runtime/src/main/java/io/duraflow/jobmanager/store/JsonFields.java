@@ -96,6 +96,27 @@ final class JsonFields {
         return items;
     }
 
+    /** An array of 32-bit integers that older versions did not write: empty if absent. */
+    List<Integer> optionalIntList(String field) {
+        JsonNode value = object.get(field);
+        if (value == null || value.isNull()) {
+            return List.of();
+        }
+        if (!value.isArray()) {
+            throw wrongType(field, "an array", value);
+        }
+        List<Integer> items = new ArrayList<>(value.size());
+        for (int i = 0; i < value.size(); i++) {
+            JsonNode item = value.get(i);
+            if (!item.isIntegralNumber() || !item.canConvertToInt()) {
+                throw new IllegalArgumentException(path + "." + field + "[" + i + "]: expected a 32-bit integer, found "
+                        + describe(item));
+            }
+            items.add(item.intValue());
+        }
+        return items;
+    }
+
     private interface ValueReader<V> {
         V read(JsonNode value, String where);
     }

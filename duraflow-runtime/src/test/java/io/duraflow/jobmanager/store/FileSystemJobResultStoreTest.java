@@ -241,6 +241,19 @@ class FileSystemJobResultStoreTest extends JobResultStoreContractTest {
                 "it holds the result of job j2");
     }
 
+    @Test
+    void anEntryWrittenBeforeTaskAttemptsWereRecordedStillReads() throws Exception {
+        JobResultEntry entry = TestEntries.everyField("j1");
+        Files.createDirectories(directory);
+        Files.write(dirtyFile("j1"), envelope(entry, result -> result.withArray("vertices")
+                .forEach(vertex -> ((ObjectNode) vertex).remove("taskAttempts"))));
+
+        JobResultEntry read = createStore().getResult("j1").orElseThrow();
+        assertThat(read.state()).isEqualTo(entry.state());
+        assertThat(read.vertices()).allSatisfy(v -> assertThat(v.taskAttempts()).isEmpty());
+        assertThat(entry.vertices().get(0).taskAttempts()).as("the test removed something").isNotEmpty();
+    }
+
     /** A well-formed file (correct checksum) whose result was changed by {@code edit}. */
     private static byte[] envelope(JobResultEntry entry, java.util.function.Consumer<ObjectNode> edit) {
         ObjectNode result = JobResultJson.toJson(entry);

@@ -36,7 +36,7 @@ class JobResultEntryTest {
     @Test
     void mapsAndListsAreCopiedAndSorted() {
         Map<String, String> params = new HashMap<>(Map.of("b", "2", "a", "1"));
-        List<VertexSummary> vertices = new ArrayList<>(List.of(new VertexSummary(1, "v", 1, 0, 0, 1)));
+        List<VertexSummary> vertices = new ArrayList<>(List.of(new VertexSummary(1, "v", 1, 0, 0, 1, List.of(0))));
         JobResultEntry entry = new JobResultEntry("j1", "", "", JobOutcome.FINISHED, 0, 0, "", 0, params, Map.of(),
                 vertices, List.of());
 

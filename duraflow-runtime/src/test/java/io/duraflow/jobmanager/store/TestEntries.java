@@ -39,8 +39,8 @@ final class TestEntries {
         }
         return new JobResultEntry(jobId, "Word Count \u2713", "com.example.WordCount", JobOutcome.FAILED,
                 SUBMITTED_AT_MS, ENDED_AT_MS, "java.lang.IllegalStateException: boom \"x\"", 3, params, counters,
-                List.of(new VertexSummary(1, "Source: lines", 4, 0, 1_000_000_000_000L, 6),
-                        new VertexSummary(2, "Sink", 0, 7, 0, 0)),
+                List.of(new VertexSummary(1, "Source: lines", 4, 0, 1_000_000_000_000L, 6, List.of(0, 2, 1, 0)),
+                        new VertexSummary(2, "Sink", 0, 7, 0, 0, List.of())),
                 List.of(new CollectedData("out", 0, 2, "\u0003abc\u0002de".getBytes(StandardCharsets.UTF_8)),
                         new CollectedData("out", 1, 0, new byte[0]),
                         new CollectedData("binary", 0, 1, binary)));
