@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -83,10 +84,15 @@ class DispatcherRecoveryTest {
     }
 
     private Leader leader(String session) {
+        return leader(session, Runnable::run);
+    }
+
+    /** A leader whose store I/O runs on {@code io}. */
+    private Leader leader(String session, Executor io) {
         RecordingGateways taskManagers = new RecordingGateways(main);
         ResourceManager resourceManager = new ResourceManager(main, main::now, 60_000, taskManagers);
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
-                jobId -> tempDir.resolve("jobs").resolve(jobId), CleanupRetryPolicy.none(), Runnable::run, () -> { },
+                jobId -> tempDir.resolve("jobs").resolve(jobId), CleanupRetryPolicy.none(), io, () -> { },
                 s -> s.equals(leadingSession));
         Leader leader = new Leader(session, new Dispatcher(CONFIG, session, resourceManager, main, main::now,
                 services), resourceManager, taskManagers);
@@ -293,6 +299,28 @@ class DispatcherRecoveryTest {
         second.deployments(COUNT).forEach(d -> finish(second, d));
         awaitCleanResult();
         assertThat(results.getResult(JOB_ID).orElseThrow().state()).isEqualTo(JobOutcome.FINISHED);
+    }
+
+    @Test
+    void aJobRestartedFromScratchStartsOnlyOnceItsOldLogIsDeleted() throws IOException {
+        List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
+        flipPayloadByte(eventLogFiles().get(0), 2);
+        ManualScheduler io = new ManualScheduler();
+        Leader second = leader("session-2", io);
+        CompletableFuture<Void> recovered = second.dispatcher().recover();
+        io.runDue();
+        main.runDue();
+        assertThat(recovered).isCompleted();
+        register(second, sourceOutputs);
+
+        // Its writer would create events.1 next to the damaged events.0, to be deleted with it or to be
+        // left alone after a gap.
+        assertThat(eventLogFiles()).hasSize(1);
+        assertThat(second.taskManagers().deployments()).as("started before the old log is gone").isEmpty();
+        io.runDue();
+        main.runDue();
+        assertThat(eventLogFiles()).isEmpty();
+        assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
     }
 
     @Test
