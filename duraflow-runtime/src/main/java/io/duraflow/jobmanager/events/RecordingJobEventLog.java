@@ -105,8 +105,14 @@ public final class RecordingJobEventLog implements JobEventLog {
         coordinatorState(nodeId, enumeratorState);
     }
 
+    /** The enumerator's state after a split event; null: it cannot snapshot, only that is recorded. */
     private void coordinatorState(int nodeId, byte[] state) {
-        sink.accept(event().setCoordinatorState(CoordinatorState.newBuilder().setNodeId(nodeId).setCheckpointId(-1)
-                .setState(ByteString.copyFrom(state))).build());
+        CoordinatorState.Builder coordinator = CoordinatorState.newBuilder().setNodeId(nodeId).setCheckpointId(-1);
+        if (state == null) {
+            coordinator.setSnapshotUnsupported(true);
+        } else {
+            coordinator.setState(ByteString.copyFrom(state));
+        }
+        sink.accept(event().setCoordinatorState(coordinator).build());
     }
 }

@@ -6,6 +6,7 @@ import static io.duraflow.jobmanager.scheduler.TestJobs.FINAL;
 import static io.duraflow.jobmanager.scheduler.TestJobs.REDUCE;
 import static io.duraflow.jobmanager.scheduler.TestJobs.SOURCE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.jobmanager.FakeSlotPool;
@@ -286,6 +287,79 @@ class JobMasterRecoveryTest {
 
         assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
+    }
+
+    // ------------------------------------------------------------------ a source that cannot snapshot
+
+    @Test
+    void aSourceWithoutSnapshotsThatDidNotFinishIsReadAgainWholeWithANewEnumerator() {
+        FakeCluster first = firstLeader(TestJobs.wordCountWithoutSnapshots());
+        Deployment s0 = first.current(SOURCE, 0);
+        Deployment s1 = first.current(SOURCE, 1);
+        first.running(s0);
+        first.running(s1);
+        assertThat(first.requestSplit(s0)).contains(FOUR_SPLITS.get(0));
+        assertThat(first.requestSplit(s1)).contains(FOUR_SPLITS.get(1));
+        assertThat(first.readAllSplits(s0)).containsExactly(FOUR_SPLITS.get(2), FOUR_SPLITS.get(3));
+        first.finish(s0);
+        // The first leader dies while s1 reads split 1.
+        assertThat(events).filteredOn(JobEvent::hasCoordinatorState).isNotEmpty()
+                .allSatisfy(e -> assertThat(e.getCoordinatorState().getSnapshotUnsupported()).isTrue())
+                .allSatisfy(e -> assertThat(e.getCoordinatorState().getState().isEmpty()).isTrue());
+
+        Map<String, String> held = first.finishedPartitions();
+        RecoveryPlan plan = RecoveryPlanner.plan(TestJobs.wordCountWithoutSnapshots(), List.copyOf(events), held);
+        assertThat(plan.partitionsToRelease()).as("s0's output of the old enumerator")
+                .containsExactly(FakeCluster.outputPartition(s0));
+        FakeCluster second = nextLeader(TestJobs.wordCountWithoutSnapshots(), held);
+
+        assertThat(second.job.restoredTasks()).isZero();
+        assertThat(describe(second.gateways.deployments())).containsExactly("v0/0#1", "v0/1#1");
+        second.readInTurnsAndFinish(SOURCE);
+        second.runLive(REDUCE);
+
+        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
+    }
+
+    @Test
+    void aSourceWithoutSnapshotsThatFinishedIsKeptAndALaterLossRereadsOnlyTheLostSplits() {
+        FakeCluster first = firstLeader(TestJobs.wordCountWithoutSnapshots());
+        first.readInTurnsAndFinish(SOURCE);
+        first.live(REDUCE).forEach(first::running);
+
+        FakeCluster second = nextLeader(TestJobs.wordCountWithoutSnapshots(), first.finishedPartitions());
+        assertThat(second.job.restoredTasks()).isEqualTo(2);
+        assertThat(describe(second.gateways.deployments())).containsExactly("v1/0#1", "v1/1#1");
+
+        // After the recovery tm-1 loses s0's output: s0 reads again what it read, and nothing else.
+        String lost = FakeCluster.outputPartition(first.current(SOURCE, 0));
+        second.failMissingPartition(second.current(REDUCE, 0), lost);
+        second.failMissingPartition(second.current(REDUCE, 1), lost);
+        second.scheduler.advance(DELAY);
+        assertThat(describe(second.live())).containsExactly("v0/0#1");
+        second.running(second.current(SOURCE, 0));
+        assertThat(second.readAllSplits(second.current(SOURCE, 0)))
+                .containsExactly(FOUR_SPLITS.get(0), FOUR_SPLITS.get(2));
+        second.finish(second.current(SOURCE, 0));
+        second.runLive(REDUCE);
+
+        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
+    }
+
+    @Test
+    void aSourceWithoutSnapshotsCannotBeRecoveredWhileAConsumerKeepsWhatItReadOfIt() {
+        FakeCluster first = firstLeader(TestJobs.wordCountWithoutSnapshots());
+        first.readInTurnsAndFinish(SOURCE);
+        first.run(first.current(REDUCE, 0));
+        first.running(first.current(REDUCE, 1));
+        Map<String, String> held = new HashMap<>(first.finishedPartitions());
+        held.remove(FakeCluster.outputPartition(first.current(SOURCE, 1)));
+
+        assertThatThrownBy(() -> RecoveryPlanner.plan(TestJobs.wordCountWithoutSnapshots(), List.copyOf(events), held))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("v1/0 finished reading its old output");
     }
 
     @Test
