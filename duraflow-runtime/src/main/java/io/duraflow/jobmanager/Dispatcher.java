@@ -253,10 +253,10 @@ public final class Dispatcher {
             return;
         }
         long now = clock.getAsLong();
-        Map<String, String> held = resourceManager.heldPartitions();
         for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pendingRecoveries.entrySet())) {
             PendingRecovery pending = entry.getValue();
             JobMaster job = pending.job();
+            Map<String, String> held = resourceManager.heldPartitions(job.jobId());
             try {
                 Set<String> wanted = wantedPartitions(job.graph(), pending.events());
                 if (!held.keySet().containsAll(wanted) && now < pending.deadlineMs()) {
@@ -345,22 +345,17 @@ public final class Dispatcher {
             }
         }
         Map<String, List<String>> byTm = new HashMap<>();
-        for (Map.Entry<String, String> held : resourceManager.heldPartitions().entrySet()) {
-            if (held.getKey().startsWith(jobId + "-v") && !used.contains(held.getKey())) {
-                byTm.computeIfAbsent(held.getValue(), k -> new ArrayList<>()).add(held.getKey());
+        resourceManager.heldPartitions(jobId).forEach((partitionId, tmId) -> {
+            if (!used.contains(partitionId)) {
+                byTm.computeIfAbsent(tmId, k -> new ArrayList<>()).add(partitionId);
             }
-        }
+        });
         byTm.forEach((tm, ids) -> resourceManager.releasePartitions(tm, jobId, ids));
     }
 
     private void releaseAllHeld(String jobId) {
-        Set<String> tms = new HashSet<>();
-        for (Map.Entry<String, String> held : resourceManager.heldPartitions().entrySet()) {
-            if (held.getKey().startsWith(jobId + "-v")) {
-                tms.add(held.getValue());
-            }
-        }
-        tms.forEach(tm -> resourceManager.releasePartitions(tm, jobId, List.of()));
+        new HashSet<>(resourceManager.heldPartitions(jobId).values())
+                .forEach(tm -> resourceManager.releasePartitions(tm, jobId, List.of()));
     }
 
     /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */

@@ -54,8 +54,11 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     private final List<Runnable> slotListeners = new ArrayList<>();
     private final List<java.util.function.BiConsumer<String, List<io.duraflow.rpc.proto.HeldPartition>>>
             registrationListeners = new ArrayList<>();
-    /** partition id -> TaskManager, for partitions kept through a JobManager failover. */
-    private final Map<String, String> heldPartitions = new LinkedHashMap<>();
+    /** Where a partition kept through a JobManager failover is, and whose it is. */
+    private record Held(String tmId, String jobId) {}
+
+    /** By partition id: partitions kept through a JobManager failover. */
+    private final Map<String, Held> heldPartitions = new LinkedHashMap<>();
 
     /** Calls the TaskManagers over gRPC, in leadership session {@code sessionId}. */
     public ResourceManager(String sessionId, Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
@@ -87,9 +90,19 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         registrationListeners.add(listener);
     }
 
-    /** Partitions kept by registered TaskManagers from before this leadership: partition id -> TaskManager. */
-    public Map<String, String> heldPartitions() {
-        return java.util.Collections.unmodifiableMap(heldPartitions);
+    /**
+     * The partitions of a job that registered TaskManagers kept from before this leadership:
+     * partition id -> TaskManager. By the job id the TaskManager reported, not by the partition
+     * id's prefix: job ids may contain '-', so "job" is a prefix of "job-v1"'s partitions.
+     */
+    public Map<String, String> heldPartitions(String jobId) {
+        Map<String, String> held = new LinkedHashMap<>();
+        heldPartitions.forEach((partitionId, where) -> {
+            if (where.jobId().equals(jobId)) {
+                held.put(partitionId, where.tmId());
+            }
+        });
+        return held;
     }
 
     public void register(String tmId, String address, int slots) {
@@ -100,13 +113,13 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         Registered previous = taskManagers.remove(tmId);
         if (previous != null) {
             transport.disconnect(tmId);
-            heldPartitions.values().removeIf(tmId::equals);
+            heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
             notifyLost(tmId);
         }
         taskManagers.put(tmId, new Registered(tmId, address, slots, clock.getAsLong()));
         transport.connect(tmId, address);
         for (io.duraflow.rpc.proto.HeldPartition partition : held) {
-            heldPartitions.put(partition.getPartitionId(), tmId);
+            heldPartitions.put(partition.getPartitionId(), new Held(tmId, partition.getJobId()));
         }
         LOG.info("TaskManager {} at {} registered with {} slots and {} kept partitions ({} TaskManagers)", tmId,
                 address, slots, held.size(), taskManagers.size());
@@ -147,7 +160,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             return;
         }
         LOG.warn("TaskManager {} is lost: {}", tmId, why);
-        heldPartitions.values().removeIf(tmId::equals);
+        heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
         transport.disconnect(tmId);
         notifyLost(tmId);
     }
@@ -238,7 +251,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
         if (partitionIds.isEmpty()) {
-            heldPartitions.entrySet().removeIf(e -> e.getValue().equals(tmId) && e.getKey().startsWith(jobId + "-"));
+            heldPartitions.values().removeIf(where -> where.tmId().equals(tmId) && where.jobId().equals(jobId));
         } else {
             partitionIds.forEach(heldPartitions::remove);
         }

@@ -288,7 +288,7 @@ class DispatcherRecoveryTest {
 
         assertThat(second.taskManagers().releases()).as("nobody recovers the job: its old partitions go")
                 .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of()), new Release("tm-2", JOB_ID, List.of()));
-        assertThat(second.resourceManager().heldPartitions()).isEmpty();
+        assertThat(second.resourceManager().heldPartitions(JOB_ID)).isEmpty();
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
         assertThat(status(second).getRestoredTasks()).isZero();
 
@@ -338,14 +338,14 @@ class DispatcherRecoveryTest {
         main.runDue();
         assertThat(recovered).isCompleted();
         register(second, sourceOutputs);
-        assertThat(second.resourceManager().heldPartitions()).as("kept for the pending recovery").hasSize(2);
+        assertThat(second.resourceManager().heldPartitions(JOB_ID)).as("kept for the pending recovery").hasSize(2);
         assertThat(second.taskManagers().releases()).isEmpty();
         second.dispatcher().startRecoveredJobs();
         main.runDue();
 
         assertThat(second.taskManagers().releases())
                 .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of()), new Release("tm-2", JOB_ID, List.of()));
-        assertThat(second.resourceManager().heldPartitions()).isEmpty();
+        assertThat(second.resourceManager().heldPartitions(JOB_ID)).isEmpty();
         assertThat(eventLogFiles()).as("the old log is deleted").isEmpty();
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
         assertThat(status(second).getRestoredTasks()).isZero();
