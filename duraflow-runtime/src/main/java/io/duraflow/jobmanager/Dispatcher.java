@@ -207,23 +207,28 @@ public final class Dispatcher {
         pendingRecoveries.put(submitted.jobId(), new PendingRecovery(job, stored.events(), waitMs));
     }
 
-    /** Deletes the old event log (it describes a run that is abandoned) and starts the job anew. */
+    /**
+     * Deletes the old event log (it describes a run that is abandoned), then starts the job anew.
+     * Not before: the job's new writer creates its file with the next free index when it first
+     * writes, and a file created before the deletion is either deleted with the old ones or left
+     * alone after a gap in the indices, which the next recovery reads as a corrupt log.
+     */
     private void restartFromScratch(JobMaster job) {
         Path directory = services.jobDirectory().apply(job.jobId()).resolve(JOB_EVENTS_DIRECTORY);
-        JobEventWriter writer = eventWriters.get(job.jobId());
-        Path current = writer == null ? null : writer.file();
-        services.io().execute(() -> {
+        CompletableFuture.runAsync(() -> {
             try (Stream<Path> files = Files.exists(directory) ? Files.list(directory) : Stream.empty()) {
                 for (Path file : files.toList()) {
-                    if (!file.equals(current)) {
-                        Files.deleteIfExists(file);
-                    }
+                    Files.deleteIfExists(file);
                 }
             } catch (IOException e) {
                 LOG.warn("Cannot delete the old event log of job {}: {}", job.jobId(), e.getMessage());
             }
-        });
-        job.start();
+        }, services.io()).whenCompleteAsync((ignored, error) -> {
+            // Meanwhile leadership may have gone (the job was suspended) or the job was cancelled.
+            if (!closed && job.state() == JobState.JOB_CREATED) {
+                job.start();
+            }
+        }, mainThread);
     }
 
     /**
@@ -248,10 +253,10 @@ public final class Dispatcher {
             return;
         }
         long now = clock.getAsLong();
-        Map<String, String> held = resourceManager.heldPartitions();
         for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pendingRecoveries.entrySet())) {
             PendingRecovery pending = entry.getValue();
             JobMaster job = pending.job();
+            Map<String, String> held = resourceManager.heldPartitions(job.jobId());
             try {
                 Set<String> wanted = wantedPartitions(job.graph(), pending.events());
                 if (!held.keySet().containsAll(wanted) && now < pending.deadlineMs()) {
@@ -340,22 +345,17 @@ public final class Dispatcher {
             }
         }
         Map<String, List<String>> byTm = new HashMap<>();
-        for (Map.Entry<String, String> held : resourceManager.heldPartitions().entrySet()) {
-            if (held.getKey().startsWith(jobId + "-v") && !used.contains(held.getKey())) {
-                byTm.computeIfAbsent(held.getValue(), k -> new ArrayList<>()).add(held.getKey());
+        resourceManager.heldPartitions(jobId).forEach((partitionId, tmId) -> {
+            if (!used.contains(partitionId)) {
+                byTm.computeIfAbsent(tmId, k -> new ArrayList<>()).add(partitionId);
             }
-        }
+        });
         byTm.forEach((tm, ids) -> resourceManager.releasePartitions(tm, jobId, ids));
     }
 
     private void releaseAllHeld(String jobId) {
-        Set<String> tms = new HashSet<>();
-        for (Map.Entry<String, String> held : resourceManager.heldPartitions().entrySet()) {
-            if (held.getKey().startsWith(jobId + "-v")) {
-                tms.add(held.getValue());
-            }
-        }
-        tms.forEach(tm -> resourceManager.releasePartitions(tm, jobId, List.of()));
+        new HashSet<>(resourceManager.heldPartitions(jobId).values())
+                .forEach(tm -> resourceManager.releasePartitions(tm, jobId, List.of()));
     }
 
     /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */

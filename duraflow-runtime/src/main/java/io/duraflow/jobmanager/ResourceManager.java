@@ -2,29 +2,23 @@ package io.duraflow.jobmanager;
 
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.CancelTaskRequest;
 import io.duraflow.rpc.proto.OperatorEvent;
-import io.duraflow.rpc.proto.OperatorEventToTask;
-import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
 import io.duraflow.rpc.proto.TaskManagerInfo;
-import io.grpc.ManagedChannel;
-import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registered TaskManagers, their slots and heartbeats, and the gRPC calls to them. Main thread
- * only; RPC callbacks come back through {@link MainThread#execute}.
+ * Registered TaskManagers, their slots and heartbeats, and the calls to them (through a {@link
+ * TaskManagerTransport}, gRPC outside tests). Main thread only; RPC callbacks come back through
+ * the main thread's {@link Scheduler#execute}.
  */
 public final class ResourceManager implements SlotPool, TaskManagerGateways, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ResourceManager.class);
@@ -38,8 +32,6 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         final String tmId;
         final String address;
         final int slots;
-        final ManagedChannel channel;
-        final TaskManagerGatewayGrpc.TaskManagerGatewayStub stub;
         int usedSlots;
         long lastHeartbeatMs;
         long heapUsed;
@@ -49,32 +41,38 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             this.tmId = tmId;
             this.address = address;
             this.slots = slots;
-            this.channel = Rpc.channel(address);
-            this.stub = TaskManagerGatewayGrpc.newStub(channel);
             this.lastHeartbeatMs = now;
         }
     }
 
-    private final String sessionId;
     private final Scheduler mainThread;
     private final LongSupplier clock;
     private final long heartbeatTimeoutMs;
-    private final long rpcTimeoutMs;
+    private final TaskManagerTransport transport;
     private final Map<String, Registered> taskManagers = new LinkedHashMap<>();
     private final List<LossListener> listeners = new ArrayList<>();
     private final List<Runnable> slotListeners = new ArrayList<>();
     private final List<java.util.function.BiConsumer<String, List<io.duraflow.rpc.proto.HeldPartition>>>
             registrationListeners = new ArrayList<>();
-    /** partition id -> TaskManager, for partitions kept through a JobManager failover. */
-    private final Map<String, String> heldPartitions = new LinkedHashMap<>();
+    /** Where a partition kept through a JobManager failover is, and whose it is. */
+    private record Held(String tmId, String jobId) {}
 
+    /** By partition id: partitions kept through a JobManager failover. */
+    private final Map<String, Held> heldPartitions = new LinkedHashMap<>();
+
+    /** Calls the TaskManagers over gRPC, in leadership session {@code sessionId}. */
     public ResourceManager(String sessionId, Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             long rpcTimeoutMs) {
-        this.sessionId = sessionId;
+        this(mainThread, clock, heartbeatTimeoutMs, new GrpcTaskManagerTransport(sessionId, rpcTimeoutMs));
+    }
+
+    /** Calls the TaskManagers through {@code transport} (a fake in tests). */
+    public ResourceManager(Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+            TaskManagerTransport transport) {
         this.mainThread = mainThread;
         this.clock = clock;
         this.heartbeatTimeoutMs = heartbeatTimeoutMs;
-        this.rpcTimeoutMs = rpcTimeoutMs;
+        this.transport = transport;
     }
 
     public void addLossListener(LossListener listener) {
@@ -92,9 +90,19 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         registrationListeners.add(listener);
     }
 
-    /** Partitions kept by registered TaskManagers from before this leadership: partition id -> TaskManager. */
-    public Map<String, String> heldPartitions() {
-        return java.util.Collections.unmodifiableMap(heldPartitions);
+    /**
+     * The partitions of a job that registered TaskManagers kept from before this leadership:
+     * partition id -> TaskManager. By the job id the TaskManager reported, not by the partition
+     * id's prefix: job ids may contain '-', so "job" is a prefix of "job-v1"'s partitions.
+     */
+    public Map<String, String> heldPartitions(String jobId) {
+        Map<String, String> held = new LinkedHashMap<>();
+        heldPartitions.forEach((partitionId, where) -> {
+            if (where.jobId().equals(jobId)) {
+                held.put(partitionId, where.tmId());
+            }
+        });
+        return held;
     }
 
     public void register(String tmId, String address, int slots) {
@@ -104,13 +112,14 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held) {
         Registered previous = taskManagers.remove(tmId);
         if (previous != null) {
-            Rpc.shutdown(previous.channel);
-            heldPartitions.values().removeIf(tmId::equals);
+            transport.disconnect(tmId);
+            heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
             notifyLost(tmId);
         }
         taskManagers.put(tmId, new Registered(tmId, address, slots, clock.getAsLong()));
+        transport.connect(tmId, address);
         for (io.duraflow.rpc.proto.HeldPartition partition : held) {
-            heldPartitions.put(partition.getPartitionId(), tmId);
+            heldPartitions.put(partition.getPartitionId(), new Held(tmId, partition.getJobId()));
         }
         LOG.info("TaskManager {} at {} registered with {} slots and {} kept partitions ({} TaskManagers)", tmId,
                 address, slots, held.size(), taskManagers.size());
@@ -151,8 +160,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             return;
         }
         LOG.warn("TaskManager {} is lost: {}", tmId, why);
-        heldPartitions.values().removeIf(tmId::equals);
-        Rpc.shutdown(tm.channel);
+        heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
+        transport.disconnect(tmId);
         notifyLost(tmId);
     }
 
@@ -209,82 +218,51 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure) {
-        Registered tm = taskManagers.get(tmId);
-        if (tm == null) {
+        if (!taskManagers.containsKey(tmId)) {
             mainThread.execute(() -> onFailure.accept(new IllegalStateException("TaskManager " + tmId + " is gone")));
             return;
         }
-        tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).deployTask(deployment,
-                callback(error -> mainThread.execute(() -> {
-                    if (error instanceof io.grpc.StatusRuntimeException status
-                            && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
-                        // Nobody listens there any more: the TaskManager is gone, whatever its last
-                        // heartbeat said. Losing it resets the deployment with everything else it held.
-                        lose(tmId, "it refused a connection (" + Rpc.message(error) + ")");
-                    } else {
-                        onFailure.accept(error);
-                    }
-                })));
+        transport.deploy(tmId, deployment, error -> mainThread.execute(() -> {
+            if (error instanceof io.grpc.StatusRuntimeException status
+                    && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+                // Nobody listens there any more: the TaskManager is gone, whatever its last
+                // heartbeat said. Losing it resets the deployment with everything else it held.
+                lose(tmId, "it refused a connection (" + Rpc.message(error) + ")");
+            } else {
+                onFailure.accept(error);
+            }
+        }));
     }
 
     @Override
     public void cancel(String tmId, AttemptId attempt) {
-        Registered tm = taskManagers.get(tmId);
-        if (tm != null) {
-            tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).cancelTask(CancelTaskRequest.newBuilder()
-                    .setJmSessionId(sessionId).setAttempt(attempt).build(), callback(logOnly("cancel " + attempt)));
+        if (taskManagers.containsKey(tmId)) {
+            transport.cancel(tmId, attempt);
         }
     }
 
     @Override
     public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
-        Registered tm = taskManagers.get(tmId);
-        if (tm != null) {
-            tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).sendOperatorEvent(
-                    OperatorEventToTask.newBuilder().setJmSessionId(sessionId).setAttempt(attempt).setNodeId(nodeId)
-                            .setEvent(event).build(), callback(logOnly("operator event to " + Rpc.describe(attempt))));
+        if (taskManagers.containsKey(tmId)) {
+            transport.sendOperatorEvent(tmId, attempt, nodeId, event);
         }
     }
 
     @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
         if (partitionIds.isEmpty()) {
-            heldPartitions.entrySet().removeIf(e -> e.getValue().equals(tmId) && e.getKey().startsWith(jobId + "-"));
+            heldPartitions.values().removeIf(where -> where.tmId().equals(tmId) && where.jobId().equals(jobId));
         } else {
             partitionIds.forEach(heldPartitions::remove);
         }
-        Registered tm = taskManagers.get(tmId);
-        if (tm != null) {
-            tm.stub.withDeadlineAfter(rpcTimeoutMs, TimeUnit.MILLISECONDS).releasePartitions(
-                    ReleasePartitionsRequest.newBuilder().setJmSessionId(sessionId).setJobId(jobId)
-                            .addAllPartitionIds(partitionIds).build(), callback(logOnly("release partitions")));
+        if (taskManagers.containsKey(tmId)) {
+            transport.releasePartitions(tmId, jobId, partitionIds);
         }
-    }
-
-    private static Consumer<Throwable> logOnly(String what) {
-        return error -> LOG.warn("RPC '{}' failed: {}", what, Rpc.message(error));
-    }
-
-    private static <T> StreamObserver<T> callback(Consumer<Throwable> onError) {
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(T value) {}
-
-            @Override
-            public void onError(Throwable t) {
-                onError.accept(t);
-            }
-
-            @Override
-            public void onCompleted() {}
-        };
     }
 
     @Override
     public void close() {
-        for (Registered tm : taskManagers.values()) {
-            Rpc.shutdown(tm.channel);
-        }
+        transport.close();
         taskManagers.clear();
     }
 }

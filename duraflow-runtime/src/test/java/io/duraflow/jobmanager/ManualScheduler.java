@@ -8,6 +8,10 @@ import java.util.PriorityQueue;
  * only through {@link #advance}. Actions given to {@link #execute} are due now and run on the
  * next {@link #runDue()} or {@link #advance}; actions due at the same time run in the order
  * they were submitted.
+ *
+ * <p>Actions run on the thread that calls {@link #runDue()} or {@link #advance}, the test's
+ * "main thread". Other threads (say, a job event writer completing a future) may submit actions
+ * at any time; they run on the next call, like those of the main thread.
  */
 public final class ManualScheduler implements Scheduler {
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
@@ -18,7 +22,7 @@ public final class ManualScheduler implements Scheduler {
         final long dueMs;
         final long order;
         final Runnable action;
-        boolean cancelled;
+        volatile boolean cancelled;
 
         Timer(long dueMs, Runnable action) {
             this.dueMs = dueMs;
@@ -38,17 +42,17 @@ public final class ManualScheduler implements Scheduler {
     }
 
     /** The manual clock, in milliseconds; pass {@code scheduler::now} where a LongSupplier is wanted. */
-    public long now() {
+    public synchronized long now() {
         return nowMs;
     }
 
     @Override
-    public void execute(Runnable action) {
+    public synchronized void execute(Runnable action) {
         timers.add(new Timer(nowMs, action));
     }
 
     @Override
-    public Cancellable schedule(Runnable action, long delayMs) {
+    public synchronized Cancellable schedule(Runnable action, long delayMs) {
         if (delayMs < 0) {
             throw new IllegalArgumentException("negative delay " + delayMs + " ms");
         }
@@ -59,7 +63,7 @@ public final class ManualScheduler implements Scheduler {
 
     /** Runs every action due by now, including those that running actions submit for now. */
     public int runDue() {
-        return runUntil(nowMs);
+        return runUntil(now());
     }
 
     /** Moves the clock forward by {@code ms}, running each action at its due time, in order. */
@@ -67,31 +71,38 @@ public final class ManualScheduler implements Scheduler {
         if (ms < 0) {
             throw new IllegalArgumentException("time does not go back: " + ms + " ms");
         }
-        return runUntil(nowMs + ms);
+        return runUntil(now() + ms);
     }
 
     private int runUntil(long targetMs) {
         int ran = 0;
-        while (!timers.isEmpty() && timers.peek().dueMs <= targetMs) {
-            Timer timer = timers.poll();
-            if (timer.cancelled) {
-                continue;
-            }
-            nowMs = Math.max(nowMs, timer.dueMs);
+        for (Timer timer = nextDue(targetMs); timer != null; timer = nextDue(targetMs)) {
             timer.action.run();
             ran++;
         }
-        nowMs = targetMs;
         return ran;
     }
 
+    /** The next action due by {@code targetMs}, with the clock moved to it; or null, the clock at the target. */
+    private synchronized Timer nextDue(long targetMs) {
+        while (!timers.isEmpty() && timers.peek().dueMs <= targetMs) {
+            Timer timer = timers.poll();
+            if (!timer.cancelled) {
+                nowMs = Math.max(nowMs, timer.dueMs);
+                return timer;
+            }
+        }
+        nowMs = Math.max(nowMs, targetMs);
+        return null;
+    }
+
     /** When the next action that was not called off is due, if any. */
-    public OptionalLong nextDueMs() {
+    public synchronized OptionalLong nextDueMs() {
         return timers.stream().filter(t -> !t.cancelled).mapToLong(t -> t.dueMs).min();
     }
 
     /** Actions waiting to run that were not called off. */
-    public long pending() {
+    public synchronized long pending() {
         return timers.stream().filter(t -> !t.cancelled).count();
     }
 }

@@ -7,15 +7,18 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * Records what a job master tells the TaskManagers. A deployment can be made to fail: its
  * failure callback then runs through the scheduler, as the real gateways do it from the RPC
- * callback thread via the main thread.
+ * callback thread via the main thread. As a {@link TaskManagerTransport} it lets a real
+ * ResourceManager (and a Dispatcher) run without sockets.
  */
-public final class RecordingGateways implements TaskManagerGateways {
+public final class RecordingGateways implements TaskManagerTransport {
     public record Deployment(String tmId, TaskDeployment task) {
         public AttemptId attempt() {
             return task.getAttempt();
@@ -48,6 +51,7 @@ public final class RecordingGateways implements TaskManagerGateways {
     private final List<Cancel> cancels = new ArrayList<>();
     private final List<Event> events = new ArrayList<>();
     private final List<Release> releases = new ArrayList<>();
+    private final Map<String, String> connected = new LinkedHashMap<>();
 
     public RecordingGateways(Scheduler mainThread) {
         this.mainThread = mainThread;
@@ -64,6 +68,26 @@ public final class RecordingGateways implements TaskManagerGateways {
      */
     public void failNextDeployAfterDelivery(String error) {
         lateDeployErrors.add(error);
+    }
+
+    @Override
+    public void connect(String tmId, String address) {
+        connected.put(tmId, address);
+    }
+
+    @Override
+    public void disconnect(String tmId) {
+        connected.remove(tmId);
+    }
+
+    @Override
+    public void close() {
+        connected.clear();
+    }
+
+    /** TaskManagers connected now, by id, with their addresses. */
+    public Map<String, String> connected() {
+        return Map.copyOf(connected);
     }
 
     @Override

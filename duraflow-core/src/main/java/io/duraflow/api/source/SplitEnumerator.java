@@ -24,6 +24,22 @@ public interface SplitEnumerator<S extends SourceSplit> extends AutoCloseable {
      */
     byte[] snapshotState(long checkpointId) throws Exception;
 
+    /**
+     * Whether {@link #snapshotState} can be called at any time while a batch job runs, after
+     * every assignment and every {@link #addSplitsBack}. Batch job recovery relies on it: the
+     * JobManager records the enumerator's state with each change of who holds which split, and a
+     * new leader continues from the last one, re-running only the readers that did not finish.
+     *
+     * <p>An enumerator that cannot (say, it follows an external system whose position it cannot
+     * capture) returns false; {@link #snapshotState} is then never called for batch recovery.
+     * After a JobManager failover such a source is either kept whole, if all its readers had
+     * finished, or read again from the start by all its readers with a new enumerator; if that
+     * would mix old and new output in a consumer, the job restarts from the beginning.
+     */
+    default boolean supportsBatchSnapshot() {
+        return true;
+    }
+
     @Override
     default void close() throws Exception {}
 }

@@ -27,6 +27,7 @@ import java.util.stream.Collectors;
  * 12:00:02.200 splits 2 -> source node 0 subtask 1 #0
  * 12:00:02.300 splits 2 <- source node 0 subtask 1 (returned to the enumerator)
  * 12:00:02.400 coordinator of node 0: 1.5 KiB of state at checkpoint -1
+ * 12:00:02.500 coordinator of node 3: no snapshot (its split enumerator cannot take one mid-job)
  * </pre>
  *
  * Executions are written {@code v<vertex>/<subtask>#<attempt>}; sizes in binary units; counts with
@@ -117,6 +118,10 @@ public final class JobEventFormatter {
     }
 
     private static String coordinatorState(CoordinatorState e) {
+        if (e.getSnapshotUnsupported()) {
+            return "coordinator of node " + e.getNodeId() + ": no snapshot (its split enumerator cannot take one"
+                    + " mid-job)";
+        }
         return "coordinator of node " + e.getNodeId() + ": " + bytes(e.getState().size()) + " of state at checkpoint "
                 + e.getCheckpointId();
     }

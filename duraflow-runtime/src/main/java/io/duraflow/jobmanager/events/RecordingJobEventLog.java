@@ -16,16 +16,32 @@ import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
-/** Turns a job master's happenings into {@link JobEvent}s for a {@link JobEventWriter}. */
+/**
+ * Turns a job master's happenings into {@link JobEvent}s for a {@link JobEventWriter}, or for
+ * any other sink of events (a list in a test).
+ */
 public final class RecordingJobEventLog implements JobEventLog {
-    private final JobEventWriter writer;
+    private final Consumer<JobEvent> sink;
+    private final Runnable flush;
     private final LongSupplier clock;
 
     public RecordingJobEventLog(JobEventWriter writer, LongSupplier clock) {
-        this.writer = writer;
-        this.clock = clock;
+        this(writer::append, writer::flush, clock);
+    }
+
+    /**
+     * @param sink  takes each event, in order; must not block
+     * @param flush asks the sink to make what it took durable soon (after a finish); must not block
+     * @param clock stamps the events, epoch milliseconds
+     */
+    public RecordingJobEventLog(Consumer<JobEvent> sink, Runnable flush, LongSupplier clock) {
+        this.sink = Objects.requireNonNull(sink, "sink");
+        this.flush = Objects.requireNonNull(flush, "flush");
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     private JobEvent.Builder event() {
@@ -38,7 +54,7 @@ public final class RecordingJobEventLog implements JobEventLog {
         for (int bound : rangeBounds) {
             initialized.addRangeBounds(bound);
         }
-        writer.append(event().setVertexInitialized(initialized).build());
+        sink.accept(event().setVertexInitialized(initialized).build());
     }
 
     @Override
@@ -56,9 +72,9 @@ public final class RecordingJobEventLog implements JobEventLog {
             finished.addCollected(Collected.newBuilder().setName(collected.getName()).setSubtask(collected.getSubtask())
                     .setRecords(collected.getRecords()).setData(collected.getData()));
         }
-        writer.append(event().setExecutionFinished(finished).build());
+        sink.accept(event().setExecutionFinished(finished).build());
         // A finish is what recovery saves work with: write it now rather than at the next interval.
-        writer.flush();
+        flush.run();
     }
 
     @Override
@@ -68,7 +84,7 @@ public final class RecordingJobEventLog implements JobEventLog {
             reset.addExecutions(ExecutionRef.newBuilder().setVertex(execution.vertex()).setSubtask(execution.subtask())
                     .setNewAttempt(execution.attempt()));
         }
-        writer.append(event().setExecutionsReset(reset).build());
+        sink.accept(event().setExecutionsReset(reset).build());
     }
 
     @Override
@@ -78,19 +94,25 @@ public final class RecordingJobEventLog implements JobEventLog {
         for (byte[] split : splits) {
             assigned.addSplits(ByteString.copyFrom(split));
         }
-        writer.append(event().setSplitsAssigned(assigned).build());
+        sink.accept(event().setSplitsAssigned(assigned).build());
         coordinatorState(nodeId, enumeratorState);
     }
 
     @Override
     public void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState) {
-        writer.append(event().setSplitsReturned(SplitsReturned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
+        sink.accept(event().setSplitsReturned(SplitsReturned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
                 .setCount(count)).build());
         coordinatorState(nodeId, enumeratorState);
     }
 
+    /** The enumerator's state after a split event; null: it cannot snapshot, only that is recorded. */
     private void coordinatorState(int nodeId, byte[] state) {
-        writer.append(event().setCoordinatorState(CoordinatorState.newBuilder().setNodeId(nodeId).setCheckpointId(-1)
-                .setState(ByteString.copyFrom(state))).build());
+        CoordinatorState.Builder coordinator = CoordinatorState.newBuilder().setNodeId(nodeId).setCheckpointId(-1);
+        if (state == null) {
+            coordinator.setSnapshotUnsupported(true);
+        } else {
+            coordinator.setState(ByteString.copyFrom(state));
+        }
+        sink.accept(event().setCoordinatorState(coordinator).build());
     }
 }

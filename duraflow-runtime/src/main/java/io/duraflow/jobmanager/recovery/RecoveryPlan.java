@@ -17,7 +17,8 @@ import java.util.Set;
  * @param nextAttempts        the attempt number each other subtask of a vertex with known
  *                            parallelism runs as
  * @param enumeratorStates    the latest recorded enumerator state, by source plan node id; a
- *                            source without one starts a fresh enumerator
+ *                            source without one starts a fresh enumerator (or, if its enumerator
+ *                            cannot snapshot and all its subtasks are restored, one without splits)
  * @param splitsToReturn      by source node id, then subtask: splits held by subtasks that run
  *                            again, to give back to the enumerator restored from {@code
  *                            enumeratorStates}

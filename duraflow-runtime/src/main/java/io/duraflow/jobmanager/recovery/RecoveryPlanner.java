@@ -51,7 +51,10 @@ import java.util.TreeSet;
  *   <li>{@code CoordinatorState(node)} keeps the latest enumerator state per source node, and
  *       fixes which splits the subtasks hold <em>as of that state</em>. Split bookkeeping is
  *       always read as of the node's last state: an assignment or return logged after it (a torn
- *       log tail) is not reflected in the state, so it is not reflected in the plan either.
+ *       log tail) is not reflected in the state, so it is not reflected in the plan either. One
+ *       with {@code snapshot_unsupported} fixes the bookkeeping the same way, but says that the
+ *       node's enumerator cannot snapshot: the node has no state (see rule 5a) until a later
+ *       {@code CoordinatorState} brings one.
  * </ul>
  *
  * <h2>2. Availability</h2>
@@ -93,6 +96,19 @@ import java.util.TreeSet;
  * {@code SplitsReturned} followed by a {@code CoordinatorState}, or at least log an {@code
  * ExecutionsReset} for the re-run subtasks (it drops their old splits, rule 1).
  *
+ * <p><b>5a. Sources without snapshots.</b> A source node whose last {@code CoordinatorState} is
+ * {@code snapshot_unsupported} cannot continue from where it was: it is restored entirely (every
+ * subtask restored by rule 3; its splits go to {@code restoredSplits} as above) or not at all. If
+ * any of its subtasks runs again, all of them do, as (highest attempt seen) + 1, with a new
+ * enumerator: no {@code enumeratorStates} entry, nothing in {@code splitsToReturn} or {@code
+ * restoredSplits}, and the outputs of its finished attempts are released (rule 6). But if a
+ * subtask of a consumer vertex of that source is restored, it read the old output, and the new
+ * one may put records in other subpartitions (a REBALANCE edge): the planner then throws {@link
+ * IllegalStateException}, and the job runs again from the start rather than give a wrong result.
+ * (Consumers are decided before their producers, rule 3, so this is known when the source is.)
+ * A JobMaster restoring such a source whole gives its coordinator an enumerator without splits:
+ * a new one would hand out every split again when a restored subtask runs again later.
+ *
  * <h2>6. Partitions to release</h2>
  * Every partition in {@code availablePartitions} that is not a recorded output of a restored
  * execution on the TaskManager it was recorded on: outputs of finished attempts that run again,
@@ -103,11 +119,12 @@ import java.util.TreeSet;
  * one line per subtask ("v0/3#0 restored on tm-x", "v1/0 runs again as #2: its partition ... on
  * tm-y is lost"), splits given back, partitions released.
  *
- * <h2>8. Malformed logs</h2>
+ * <h2>8. Malformed logs, and what cannot be recovered</h2>
  * An event that does not fit the graph (vertex, subtask, edge or source node out of range, a
  * subtask of a vertex whose parallelism was never decided, a negative attempt, a plan that
  * contradicts the graph, an event with no type) throws {@link IllegalStateException} naming the
- * event; the caller then falls back to a full restart.
+ * event, and so does a source that cannot be recovered (rule 5a); the caller then falls back to
+ * a full restart.
  */
 public final class RecoveryPlanner {
 
@@ -119,7 +136,8 @@ public final class RecoveryPlanner {
      * @param graph               the job's graph, compiled as when it was first submitted
      * @param events              the job event log, in the order it was written
      * @param availablePartitions partition id -> id of a live TaskManager that still holds it
-     * @throws IllegalStateException if an event does not fit the graph
+     * @throws IllegalStateException if an event does not fit the graph, or a source without
+     *     snapshots cannot be recovered (rule 5a)
      */
     public static RecoveryPlan plan(JobGraph graph, List<JobEvent> events, Map<String, String> availablePartitions) {
         Objects.requireNonNull(graph, "graph");
@@ -152,6 +170,8 @@ public final class RecoveryPlanner {
         private final Map<ExecutionKey, Integer> resetTo = new HashMap<>();
         private final Map<ExecutionKey, Integer> highestAttempt = new HashMap<>();
         private final Map<Integer, byte[]> enumeratorStates = new TreeMap<>();
+        /** Source nodes whose last CoordinatorState says their enumerator cannot snapshot. */
+        private final Set<Integer> withoutSnapshot = new TreeSet<>();
         /** Splits held per source subtask, as of the last event. */
         private final Map<ExecutionKey, Held> held = new HashMap<>();
         /** Splits held per source subtask, as of its node's last CoordinatorState. */
@@ -322,7 +342,13 @@ public final class RecoveryPlanner {
         private void coordinatorState(int index, CoordinatorState event) {
             int node = event.getNodeId();
             int vertexId = sourceVertex(index, "CoordinatorState", node);
-            enumeratorStates.put(node, event.getState().toByteArray());
+            if (event.getSnapshotUnsupported()) {
+                enumeratorStates.remove(node);
+                withoutSnapshot.add(node);
+            } else {
+                enumeratorStates.put(node, event.getState().toByteArray());
+                withoutSnapshot.remove(node);
+            }
             for (int subtask = 0; subtask < parallelism(vertexId); subtask++) {
                 ExecutionKey key = new ExecutionKey(vertexId, subtask);
                 Held splits = held.get(key);
@@ -446,6 +472,9 @@ public final class RecoveryPlanner {
                                 + ": " + why);
                     }
                 }
+                if (vertex.isSource() && withoutSnapshot.contains(vertex.head().id())) {
+                    keepWholeOrRunAgain(vertex, flags, restoredFlags, restored, nextAttempts, decisionNotes);
+                }
                 restoredFlags[vertexId] = flags;
             }
 
@@ -459,6 +488,12 @@ public final class RecoveryPlanner {
                 }
                 int node = vertex.head().id();
                 boolean[] flags = restoredFlags[vertex.id()];
+                if (withoutSnapshot.contains(node) && !allTrue(flags)) {
+                    splitNotes.add("the enumerator of '" + vertex.head().name() + "' (node " + node
+                            + ") cannot snapshot: a new one hands out every split to the " + flags.length
+                            + " subtasks of v" + vertex.id() + " again");
+                    continue;
+                }
                 for (int subtask = 0; subtask < flags.length; subtask++) {
                     List<byte[]> splits = committed.getOrDefault(new ExecutionKey(vertex.id(), subtask), List.of());
                     if (flags[subtask] && !splits.isEmpty()) {
@@ -516,6 +551,65 @@ public final class RecoveryPlanner {
             notes.addAll(releaseNotes);
             return new RecoveryPlan(plans, restored, nextAttempts, enumeratorStates, splitsToReturn, release, notes,
                     restoredSplits);
+        }
+
+        /**
+         * Rule 5a: a source whose enumerator cannot snapshot is kept whole or runs again whole, with
+         * a new enumerator; never while a consumer keeps what it read of the old output.
+         */
+        private void keepWholeOrRunAgain(JobVertex source, boolean[] flags, boolean[][] restoredFlags,
+                Map<ExecutionKey, RestoredExecution> restored, Map<ExecutionKey, Integer> nextAttempts,
+                Map<ExecutionKey, String> notes) {
+            int rerun = 0;
+            while (rerun < flags.length && flags[rerun]) {
+                rerun++;
+            }
+            if (rerun == flags.length) {
+                return;
+            }
+            String why = "the enumerator of '" + source.head().name() + "' cannot snapshot and v" + source.id() + "/"
+                    + rerun + " runs again";
+            String consumer = restoredConsumer(source, restoredFlags);
+            if (consumer != null) {
+                throw new IllegalStateException("source '" + source.head().name() + "' (v" + source.id()
+                        + ") must be read again from the start with a new split enumerator (it cannot snapshot its"
+                        + " state, and v" + source.id() + "/" + rerun + " runs again), but " + consumer
+                        + " finished reading its old output and would be kept: old and new output would mix;"
+                        + " the job must run again from the start");
+            }
+            for (int subtask = 0; subtask < flags.length; subtask++) {
+                if (flags[subtask]) {
+                    ExecutionKey key = new ExecutionKey(source.id(), subtask);
+                    flags[subtask] = false;
+                    restored.remove(key);
+                    int attempt = highestAttempt.get(key) + 1;
+                    nextAttempts.put(key, attempt);
+                    notes.put(key, key + " runs again as #" + attempt + ": " + why);
+                }
+            }
+        }
+
+        /** A restored subtask of a consumer of the vertex's outputs, as "v1/0", or null if there is none. */
+        private String restoredConsumer(JobVertex vertex, boolean[][] restoredFlags) {
+            for (int edgeId : vertex.outputs()) {
+                int consumer = graph.edge(edgeId).consumer();
+                boolean[] flags = restoredFlags[consumer];
+                for (int subtask = 0; flags != null && subtask < flags.length; subtask++) {
+                    if (flags[subtask]) {
+                        return "v" + consumer + "/" + subtask;
+                    }
+                }
+            }
+            return null;
+        }
+
+        private static boolean allTrue(boolean[] flags) {
+            for (boolean flag : flags) {
+                if (!flag) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** The first missing output of a finished execution, described, or null if all are there. */

@@ -19,11 +19,15 @@ public interface JobEventLog {
 
     /**
      * The source coordinator of {@code nodeId} gave splits to a subtask's attempt; {@code
-     * enumeratorState} is the enumerator right after, so replay never needs an older snapshot.
+     * enumeratorState} is the enumerator right after, so replay never needs an older snapshot, or
+     * null if the enumerator cannot snapshot mid-job ({@code SplitEnumerator.supportsBatchSnapshot}).
      */
     void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits, byte[] enumeratorState);
 
-    /** Splits of a reset subtask went back to the enumerator, whose state is then {@code enumeratorState}. */
+    /**
+     * Splits of a reset subtask went back to the enumerator, whose state is then {@code
+     * enumeratorState} (null if it cannot snapshot mid-job).
+     */
     void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState);
 
     /** Logs nothing: recovery is off. */

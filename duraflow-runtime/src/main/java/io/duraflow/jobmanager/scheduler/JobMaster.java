@@ -180,6 +180,13 @@ public final class JobMaster {
                 coordinator.resetToSnapshot(-1, entry.getValue());
             }
         }
+        for (JobVertex vertex : graph.vertices()) {
+            // Without a snapshot the enumerator is a new one, which would hand out every split again.
+            if (coordinators.get(vertex.head().id()) instanceof SourceCoordinator source
+                    && !source.supportsBatchSnapshot() && allRestored(plan, vertex)) {
+                source.restoreDrained();
+            }
+        }
         for (var entry : plan.restoredSplits().entrySet()) {
             if (coordinators.get(entry.getKey()) instanceof SourceCoordinator source) {
                 for (var perSubtask : entry.getValue().entrySet()) {
@@ -200,6 +207,15 @@ public final class JobMaster {
         }
         restoredTasks = restoredCount;
         return restoredCount;
+    }
+
+    private static boolean allRestored(io.duraflow.jobmanager.recovery.RecoveryPlan plan, JobVertex vertex) {
+        for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
+            if (!plan.isRestored(vertex.id(), subtask)) {
+                return false;
+            }
+        }
+        return vertex.parallelism() > 0;
     }
 
     /** Executions taken over from an earlier leader without running again. */

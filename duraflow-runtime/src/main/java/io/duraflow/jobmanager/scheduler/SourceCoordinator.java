@@ -1,6 +1,7 @@
 package io.duraflow.jobmanager.scheduler;
 
 import com.google.protobuf.ByteString;
+import io.duraflow.api.source.QueueSplitEnumerator;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceSplit;
 import io.duraflow.api.source.SplitEnumerator;
@@ -23,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * <p>It remembers which splits each subtask's current attempt was given. When that attempt is
  * reset (it failed, or its finished output was lost), those splits go back to the enumerator,
  * so every split is read by exactly one finished attempt.
+ *
+ * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false is never asked
+ * for its state; the listener hears of its assignments with a null state.
  */
 public final class SourceCoordinator implements OperatorCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);
@@ -32,7 +36,10 @@ public final class SourceCoordinator implements OperatorCoordinator {
         void send(int subtask, OperatorEvent event);
     }
 
-    /** Hears of every change of who holds which split, with the enumerator's state after it. */
+    /**
+     * Hears of every change of who holds which split, with the enumerator's state after it, or
+     * null if the enumerator cannot snapshot its state mid-job.
+     */
     public interface AssignmentListener {
         void assigned(int subtask, List<byte[]> splits, byte[] enumeratorState) throws Exception;
 
@@ -57,6 +64,8 @@ public final class SourceCoordinator implements OperatorCoordinator {
     /** Splits handed out while the enumerator handles one request; reported once it returns. */
     private final Map<Integer, List<byte[]>> handedOut = new java.util.LinkedHashMap<>();
     private SplitEnumerator<SourceSplit> enumerator;
+    /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in {@link #start}. */
+    private boolean batchSnapshots = true;
 
     public SourceCoordinator(String name, Source<?, ?> source, int parallelism, EventSender sender) {
         this(name, source, parallelism, sender, AssignmentListener.NONE);
@@ -76,7 +85,18 @@ public final class SourceCoordinator implements OperatorCoordinator {
     @Override
     public void start() throws Exception {
         enumerator = source.createEnumerator(context());
+        batchSnapshots = enumerator.supportsBatchSnapshot();
         enumerator.start();
+    }
+
+    /** Whether the source's split enumerator can snapshot its state mid-job (known after {@link #start}). */
+    public boolean supportsBatchSnapshot() {
+        return batchSnapshots;
+    }
+
+    /** The enumerator's state for the listener, or null if it cannot snapshot mid-job. */
+    private byte[] stateForListener() throws Exception {
+        return batchSnapshots ? enumerator.snapshotState(-1) : null;
     }
 
     private SplitEnumeratorContext<SourceSplit> context() {
@@ -110,7 +130,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
             handedOut.clear();
             enumerator.handleSplitRequest(subtask);
             if (!handedOut.isEmpty()) {
-                byte[] state = enumerator.snapshotState(-1);
+                byte[] state = stateForListener();
                 for (Map.Entry<Integer, List<byte[]>> entry : handedOut.entrySet()) {
                     listener.assigned(entry.getKey(), entry.getValue(), state);
                 }
@@ -127,7 +147,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
         if (splits != null && !splits.isEmpty()) {
             LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
             enumerator.addSplitsBack(splits, subtask);
-            listener.returned(subtask, splits.size(), enumerator.snapshotState(-1));
+            listener.returned(subtask, splits.size(), stateForListener());
         }
     }
 
@@ -154,8 +174,23 @@ public final class SourceCoordinator implements OperatorCoordinator {
         }
         if (!decoded.isEmpty()) {
             enumerator.addSplitsBack(decoded, subtask);
-            listener.returned(subtask, decoded.size(), enumerator.snapshotState(-1));
+            listener.returned(subtask, decoded.size(), stateForListener());
         }
+    }
+
+    /**
+     * Recovery of a source whose enumerator cannot snapshot and all of whose subtasks finished
+     * under an earlier leader: every split was read, but a new enumerator would hand them all out
+     * again. It is replaced by one without splits, which hands out only splits given back later
+     * (a restored subtask runs again because its output is lost). Still no snapshot is taken.
+     */
+    public void restoreDrained() throws Exception {
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        assigned.clear();
+        enumerator = new QueueSplitEnumerator<>(context(), serializer, List.of());
+        enumerator.start();
     }
 
     /**

@@ -86,6 +86,16 @@ class JobEventFormatterTest {
     }
 
     @Test
+    void coordinatorStateWithoutSnapshot() {
+        JobEvent event = JobEvent.newBuilder().setTimestampMs(TestEvents.T0)
+                .setCoordinatorState(io.duraflow.jobmanager.events.proto.CoordinatorState.newBuilder().setNodeId(3)
+                        .setCheckpointId(-1).setSnapshotUnsupported(true))
+                .build();
+        assertThat(format(event)).isEqualTo("12:00:01.234 coordinator of node 3: no snapshot (its split enumerator"
+                + " cannot take one mid-job)");
+    }
+
+    @Test
     void anEventWithoutTypeStillFormats() {
         assertThat(format(JobEvent.newBuilder().setTimestampMs(TestEvents.T0).build()))
                 .isEqualTo("12:00:01.234 event of an unknown type");

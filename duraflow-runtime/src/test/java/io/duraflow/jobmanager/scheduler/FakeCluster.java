@@ -6,7 +6,9 @@ import io.duraflow.jobmanager.ManualScheduler;
 import io.duraflow.jobmanager.RecordingGateways;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Event;
+import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.OperatorEvent;
@@ -21,6 +23,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * One {@link JobMaster} wired to a manual clock, fake slots and recording gateways, and a
@@ -49,10 +52,15 @@ final class FakeCluster {
     final List<JobState> terminations = new ArrayList<>();
 
     FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots) {
+        this(graph, settings, slots, SESSION);
+    }
+
+    /** A job master of the leadership session {@code session} (a new leader has a new one). */
+    FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots, String session) {
         this.graph = graph;
         this.settings = settings;
         this.slots = slots;
-        this.job = new JobMaster(JOB_ID, "test.Job", Map.of("input", "numbers"), Map.of(), graph, settings, SESSION,
+        this.job = new JobMaster(JOB_ID, "test.Job", Map.of("input", "numbers"), Map.of(), graph, settings, session,
                 slots, gateways, scheduler, scheduler::now, terminated -> terminations.add(terminated.state()),
                 scheduler.now());
     }
@@ -74,6 +82,24 @@ final class FakeCluster {
             throw new AssertionError("job could not be prepared", e);
         }
         job.start();
+    }
+
+    /**
+     * Batch job recovery: prepares the job master, takes over what the plan restores, and starts
+     * it, as the dispatcher of a new leader does.
+     *
+     * @return how many executions were restored
+     */
+    int startRecovered(RecoveryPlan plan) {
+        int restored;
+        try {
+            job.prepare();
+            restored = job.restore(plan);
+        } catch (Exception e) {
+            throw new AssertionError("job could not be recovered", e);
+        }
+        job.start();
+        return restored;
     }
 
     static JobSettings withRestarts(int maxRestarts) {
@@ -128,6 +154,26 @@ final class FakeCluster {
             throw new AssertionError(describe(d.attempt()) + " has " + d.task().getOutputsCount() + " outputs");
         }
         return d.task().getOutputs(0).getPartitionId();
+    }
+
+    /**
+     * The partitions the TaskManagers hold for this job: the outputs of finished executions,
+     * partition id -> TaskManager (as they report them to a new leader).
+     */
+    Map<String, String> finishedPartitions() {
+        Map<String, String> held = new TreeMap<>();
+        for (JobVertex vertex : graph.vertices()) {
+            Execution[] subtasks = job.executions(vertex.id());
+            if (subtasks == null) {
+                continue;
+            }
+            for (Execution execution : subtasks) {
+                if (execution.state() == ExecutionState.FINISHED) {
+                    vertex.outputs().forEach(edge -> held.put(execution.partitionId(edge), execution.tmId()));
+                }
+            }
+        }
+        return held;
     }
 
     /** The splits sent to one attempt in AddSplits events. */
@@ -192,6 +238,20 @@ final class FakeCluster {
         send(update);
     }
 
+    /**
+     * The live subtasks of a source vertex report running, then ask for a split in turn (subtask
+     * 0, 1, ..., 0, 1, ...) until each is told there are no more, then finish in subtask order.
+     */
+    void readInTurnsAndFinish(int vertex) {
+        List<Deployment> readers = live(vertex);
+        readers.forEach(this::running);
+        List<Deployment> asking = new ArrayList<>(readers);
+        while (!asking.isEmpty()) {
+            asking.removeIf(d -> requestSplit(d).isEmpty());
+        }
+        readers.forEach(this::finish);
+    }
+
     /** RUNNING, then (for a source) every split until NoMoreSplits, then FINISHED. */
     void run(Deployment d, long... bytesPerSubpartition) {
         running(d);
@@ -226,7 +286,8 @@ final class FakeCluster {
     }
 
     static TaskStateUpdate.Builder update(Deployment d, TaskState state) {
-        return TaskStateUpdate.newBuilder().setJmSessionId(SESSION).setTmId(d.tmId()).setAttempt(d.attempt())
+        return TaskStateUpdate.newBuilder().setJmSessionId(d.task().getJmSessionId()).setTmId(d.tmId())
+                .setAttempt(d.attempt())
                 .setState(state);
     }
 

@@ -1,0 +1,22 @@
+package io.duraflow.jobmanager;
+
+/**
+ * How the {@link ResourceManager} reaches the TaskManagers it registered: a gRPC channel each
+ * ({@link GrpcTaskManagerTransport}), or a fake that records the calls in tests. The
+ * ResourceManager decides who is registered and only calls a TaskManager between its {@link
+ * #connect} and {@link #disconnect}; the transport carries the calls.
+ *
+ * <p>Called on the main thread. The {@code onFailure} callback of {@link #deploy} may run on any
+ * thread; failures of the other calls are only logged, by the transport.
+ */
+public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable {
+    /** A TaskManager registered at {@code address} (host:port); calls to it may follow. */
+    void connect(String tmId, String address);
+
+    /** The TaskManager is gone, or registers again: drops its connection. */
+    void disconnect(String tmId);
+
+    /** Drops every connection. */
+    @Override
+    void close();
+}
