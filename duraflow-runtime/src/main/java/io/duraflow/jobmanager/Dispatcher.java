@@ -196,7 +196,7 @@ public final class Dispatcher {
                     : "it has no job event log";
             LOG.info("Recovering job {} ({}): it runs again from the start, as {}", submitted.jobId(),
                     submitted.jobClass(), why);
-            restartFromScratch(job);
+            restartFromScratch(job, why);
             return;
         }
         Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
@@ -211,9 +211,11 @@ public final class Dispatcher {
      * Deletes the old event log (it describes a run that is abandoned), then starts the job anew.
      * Not before: the job's new writer creates its file with the next free index when it first
      * writes, and a file created before the deletion is either deleted with the old ones or left
-     * alone after a gap in the indices, which the next recovery reads as a corrupt log.
+     * alone after a gap in the indices, which the next recovery reads as a corrupt log. The new
+     * log starts with a RunStarted event, so that even old files that could not be deleted are
+     * ignored by the next replay.
      */
-    private void restartFromScratch(JobMaster job) {
+    private void restartFromScratch(JobMaster job, String reason) {
         Path directory = services.jobDirectory().apply(job.jobId()).resolve(JOB_EVENTS_DIRECTORY);
         CompletableFuture.runAsync(() -> {
             try (Stream<Path> files = Files.exists(directory) ? Files.list(directory) : Stream.empty()) {
@@ -226,6 +228,7 @@ public final class Dispatcher {
         }, services.io()).whenCompleteAsync((ignored, error) -> {
             // Meanwhile leadership may have gone (the job was suspended) or the job was cancelled.
             if (!closed && job.state() == JobState.JOB_CREATED) {
+                job.logRunStarted(reason);
                 job.start();
             }
         }, mainThread);
@@ -285,7 +288,7 @@ public final class Dispatcher {
                     continue;
                 }
                 jobs.put(job.jobId(), fresh);
-                restartFromScratch(fresh);
+                restartFromScratch(fresh, "its recovery failed: " + e.getMessage());
             }
         }
         if (!pendingRecoveries.isEmpty() && recoveryCheck == null) {
@@ -350,12 +353,12 @@ public final class Dispatcher {
                 byTm.computeIfAbsent(tmId, k -> new ArrayList<>()).add(partitionId);
             }
         });
-        byTm.forEach((tm, ids) -> resourceManager.releasePartitions(tm, jobId, ids));
+        byTm.forEach((tm, ids) -> resourceManager.releaseKeptPartitions(tm, jobId, ids));
     }
 
     private void releaseAllHeld(String jobId) {
         new HashSet<>(resourceManager.heldPartitions(jobId).values())
-                .forEach(tm -> resourceManager.releasePartitions(tm, jobId, List.of()));
+                .forEach(tm -> resourceManager.releaseKeptPartitions(tm, jobId, List.of()));
     }
 
     /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */
@@ -367,7 +370,7 @@ public final class Dispatcher {
             }
         }
         for (String jobId : releaseJobs) {
-            resourceManager.releasePartitions(tmId, jobId, List.of());
+            resourceManager.releaseKeptPartitions(tmId, jobId, List.of());
         }
         checkPendingRecoveries();
     }

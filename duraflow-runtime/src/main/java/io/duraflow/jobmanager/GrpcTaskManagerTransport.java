@@ -83,10 +83,20 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
 
     @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
+        release(tmId, jobId, partitionIds, false);
+    }
+
+    @Override
+    public void releaseKeptPartitions(String tmId, String jobId, List<String> partitionIds) {
+        release(tmId, jobId, partitionIds, true);
+    }
+
+    private void release(String tmId, String jobId, List<String> partitionIds, boolean onlyKept) {
         Connection connection = connections.get(tmId);
         if (connection != null) {
             stub(connection).releasePartitions(ReleasePartitionsRequest.newBuilder().setJmSessionId(sessionId)
-                    .setJobId(jobId).addAllPartitionIds(partitionIds).build(), callback(logOnly("release partitions")));
+                    .setJobId(jobId).addAllPartitionIds(partitionIds).setOnlyKept(onlyKept).build(),
+                    callback(logOnly("release partitions")));
         }
     }
 

@@ -250,13 +250,29 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
+        forgetHeld(tmId, jobId, partitionIds);
+        if (taskManagers.containsKey(tmId)) {
+            transport.releasePartitions(tmId, jobId, partitionIds);
+        }
+    }
+
+    /**
+     * Releases partitions a TaskManager reported as kept from an earlier JobManager (all of the
+     * job's if {@code partitionIds} is empty). Unlike {@link #releasePartitions} it never touches
+     * a partition written since, so it may race with the deployment of a new attempt.
+     */
+    public void releaseKeptPartitions(String tmId, String jobId, List<String> partitionIds) {
+        forgetHeld(tmId, jobId, partitionIds);
+        if (taskManagers.containsKey(tmId)) {
+            transport.releaseKeptPartitions(tmId, jobId, partitionIds);
+        }
+    }
+
+    private void forgetHeld(String tmId, String jobId, List<String> partitionIds) {
         if (partitionIds.isEmpty()) {
             heldPartitions.values().removeIf(where -> where.tmId().equals(tmId) && where.jobId().equals(jobId));
         } else {
             partitionIds.forEach(heldPartitions::remove);
-        }
-        if (taskManagers.containsKey(tmId)) {
-            transport.releasePartitions(tmId, jobId, partitionIds);
         }
     }
 

@@ -16,6 +16,12 @@ public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable
     /** The TaskManager is gone, or registers again: drops its connection. */
     void disconnect(String tmId);
 
+    /**
+     * Releases partitions the TaskManager kept from an earlier JobManager (all of the job's if
+     * {@code partitionIds} is empty); partitions written since are never touched.
+     */
+    void releaseKeptPartitions(String tmId, String jobId, java.util.List<String> partitionIds);
+
     /** Drops every connection. */
     @Override
     void close();

@@ -25,6 +25,8 @@ public final class PartitionStore {
 
     private final Path root;
     private final Map<String, StoredPartition> published = new ConcurrentHashMap<>();
+    /** Published partitions reported to the current JobManager as kept from an earlier one. */
+    private final java.util.Set<String> kept = ConcurrentHashMap.newKeySet();
 
     public PartitionStore(Path dataDirectory) throws IOException {
         this.root = dataDirectory.resolve("partitions");
@@ -33,6 +35,10 @@ public final class PartitionStore {
 
     public PartitionFileWriter create(String jobId, String partitionId, int subpartitions, int writeBufferBytes)
             throws IOException {
+        // A new attempt may reuse the id of a partition kept from an earlier JobManager: the old
+        // one stops being served and stops counting as kept before its files are overwritten.
+        published.remove(partitionId);
+        kept.remove(partitionId);
         Path jobDirectory = root.resolve(jobId);
         Files.createDirectories(jobDirectory);
         return new PartitionFileWriter(dataFile(jobId, partitionId), indexFile(jobId, partitionId), subpartitions,
@@ -53,12 +59,37 @@ public final class PartitionStore {
         return java.util.List.copyOf(published.values());
     }
 
+    /**
+     * Every published partition, which from now on counts as kept from an earlier JobManager:
+     * what a TaskManager reports when it registers with a new leader.
+     */
+    public java.util.List<StoredPartition> keepPublished() {
+        kept.clear();
+        kept.addAll(published.keySet());
+        return published();
+    }
+
+    /**
+     * Releases kept partitions of a job: those named (all of the job's if none are), but only
+     * while they are still the kept ones; a partition written since stays.
+     */
+    public void releaseKept(String jobId, java.util.Collection<String> partitionIds) {
+        java.util.Collection<String> candidates = partitionIds.isEmpty() ? java.util.List.copyOf(kept) : partitionIds;
+        for (String partitionId : candidates) {
+            StoredPartition partition = published.get(partitionId);
+            if (partition != null && partition.jobId().equals(jobId) && kept.remove(partitionId)) {
+                release(jobId, partitionId);
+            }
+        }
+    }
+
     public int size() {
         return published.size();
     }
 
     public void release(String jobId, String partitionId) {
         published.remove(partitionId);
+        kept.remove(partitionId);
         deleteQuietly(dataFile(jobId, partitionId));
         deleteQuietly(indexFile(jobId, partitionId));
     }
@@ -66,12 +97,14 @@ public final class PartitionStore {
     /** Deletes every partition of a job. */
     public void releaseJob(String jobId) {
         published.values().removeIf(p -> p.jobId().equals(jobId));
+        kept.removeIf(id -> !published.containsKey(id));
         deleteTree(root.resolve(jobId));
     }
 
     /** Deletes every partition: the JobManager that knew them is gone. */
     public void releaseAll() {
         published.clear();
+        kept.clear();
         try (Stream<Path> jobs = Files.list(root)) {
             jobs.forEach(PartitionStore::deleteTree);
         } catch (IOException e) {

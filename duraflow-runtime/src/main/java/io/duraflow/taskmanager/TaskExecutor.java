@@ -182,7 +182,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         try {
             RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
                     .setAddress(address).setSlots(slots);
-            for (PartitionStore.StoredPartition held : partitions.published()) {
+            for (PartitionStore.StoredPartition held : partitions.keepPublished()) {
                 request.addHeldPartitions(io.duraflow.rpc.proto.HeldPartition.newBuilder().setJobId(held.jobId())
                         .setPartitionId(held.partitionId()));
             }
@@ -318,8 +318,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
     }
 
-    void releasePartitions(String sessionId, String jobId, Iterable<String> partitionIds) {
+    void releasePartitions(String sessionId, String jobId, java.util.List<String> partitionIds, boolean onlyKept) {
         checkSession(sessionId);
+        if (onlyKept) {
+            partitions.releaseKept(jobId, partitionIds);
+            return;
+        }
         boolean any = false;
         for (String partitionId : partitionIds) {
             partitions.release(jobId, partitionId);

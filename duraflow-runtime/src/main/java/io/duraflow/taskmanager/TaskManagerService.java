@@ -49,7 +49,7 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
     @Override
     public void releasePartitions(ReleasePartitionsRequest request, StreamObserver<Ack> response) {
         answer(response, () -> executor.releasePartitions(request.getJmSessionId(), request.getJobId(),
-                request.getPartitionIdsList()));
+                request.getPartitionIdsList(), request.getOnlyKept()));
     }
 
     private static void answer(StreamObserver<Ack> response, Runnable action) {

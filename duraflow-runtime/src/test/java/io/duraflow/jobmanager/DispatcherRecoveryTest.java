@@ -185,6 +185,19 @@ class DispatcherRecoveryTest {
         return JobEventReader.readAll(eventLogDirectory()).events();
     }
 
+    /**
+     * The old log is gone and the new one starts with RunStarted (written by the job's writer
+     * thread, so it is awaited) and holds nothing of the old run.
+     */
+    private void assertNewRunLogged(String why) {
+        awaitLogged(events -> !events.isEmpty() && events.get(0).hasRunStarted());
+        try {
+            assertThat(eventsOnDisk()).as(why).noneMatch(JobEvent::hasExecutionFinished);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Waits until the job event log on disk satisfies the condition. */
     private void awaitLogged(Predicate<List<JobEvent>> condition) {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).pollInSameThread()
@@ -281,13 +294,13 @@ class DispatcherRecoveryTest {
         CompletableFuture<Void> recovered = second.dispatcher().recover();
         main.runDue();
         assertThat(recovered).isCompleted();
-        assertThat(eventLogFiles()).as("the damaged log is deleted").isEmpty();
+        assertNewRunLogged("the damaged log is deleted");
         register(second, sourceOutputs);
         second.dispatcher().startRecoveredJobs();
         main.runDue();
 
         assertThat(second.taskManagers().releases()).as("nobody recovers the job: its old partitions go")
-                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of()), new Release("tm-2", JOB_ID, List.of()));
+                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of(), true), new Release("tm-2", JOB_ID, List.of(), true));
         assertThat(second.resourceManager().heldPartitions(JOB_ID)).isEmpty();
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
         assertThat(status(second).getRestoredTasks()).isZero();
@@ -319,7 +332,7 @@ class DispatcherRecoveryTest {
         assertThat(second.taskManagers().deployments()).as("started before the old log is gone").isEmpty();
         io.runDue();
         main.runDue();
-        assertThat(eventLogFiles()).isEmpty();
+        assertNewRunLogged("the old log is deleted before the job starts");
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
     }
 
@@ -344,9 +357,9 @@ class DispatcherRecoveryTest {
         main.runDue();
 
         assertThat(second.taskManagers().releases())
-                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of()), new Release("tm-2", JOB_ID, List.of()));
+                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of(), true), new Release("tm-2", JOB_ID, List.of(), true));
         assertThat(second.resourceManager().heldPartitions(JOB_ID)).isEmpty();
-        assertThat(eventLogFiles()).as("the old log is deleted").isEmpty();
+        assertNewRunLogged("the old log is deleted");
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
         assertThat(status(second).getRestoredTasks()).isZero();
 

@@ -41,7 +41,12 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     public record Event(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {}
 
-    public record Release(String tmId, String jobId, List<String> partitionIds) {}
+    /** A release; {@code onlyKept}: of partitions kept from an earlier JobManager only. */
+    public record Release(String tmId, String jobId, List<String> partitionIds, boolean onlyKept) {
+        public Release(String tmId, String jobId, List<String> partitionIds) {
+            this(tmId, jobId, partitionIds, false);
+        }
+    }
 
     private final Scheduler mainThread;
     private final Deque<String> deployErrors = new ArrayDeque<>();
@@ -118,6 +123,11 @@ public final class RecordingGateways implements TaskManagerTransport {
     @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
         releases.add(new Release(tmId, jobId, List.copyOf(partitionIds)));
+    }
+
+    @Override
+    public void releaseKeptPartitions(String tmId, String jobId, List<String> partitionIds) {
+        releases.add(new Release(tmId, jobId, List.copyOf(partitionIds), true));
     }
 
     /** Deployments that reached a TaskManager, in order. */

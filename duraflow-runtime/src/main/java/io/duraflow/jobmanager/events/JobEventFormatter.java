@@ -61,6 +61,8 @@ public final class JobEventFormatter {
             case SPLITS_ASSIGNED -> splitsAssigned(event.getSplitsAssigned());
             case SPLITS_RETURNED -> splitsReturned(event.getSplitsReturned());
             case COORDINATOR_STATE -> coordinatorState(event.getCoordinatorState());
+            case RUN_STARTED -> "the job starts over from the beginning (" + event.getRunStarted().getReason()
+                    + "); replay ignores the events above";
             case EVENT_NOT_SET -> "event of an unknown type";
         };
     }

@@ -7,6 +7,7 @@ import io.duraflow.jobmanager.events.proto.ExecutionRef;
 import io.duraflow.jobmanager.events.proto.ExecutionsReset;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.events.proto.ProducedPartition;
+import io.duraflow.jobmanager.events.proto.RunStarted;
 import io.duraflow.jobmanager.events.proto.SplitsAssigned;
 import io.duraflow.jobmanager.events.proto.SplitsReturned;
 import io.duraflow.jobmanager.events.proto.VertexInitialized;
@@ -74,6 +75,12 @@ public final class RecordingJobEventLog implements JobEventLog {
         }
         sink.accept(event().setExecutionFinished(finished).build());
         // A finish is what recovery saves work with: write it now rather than at the next interval.
+        flush.run();
+    }
+
+    @Override
+    public void runStarted(String reason) {
+        sink.accept(event().setRunStarted(RunStarted.newBuilder().setReason(reason)).build());
         flush.run();
     }
 

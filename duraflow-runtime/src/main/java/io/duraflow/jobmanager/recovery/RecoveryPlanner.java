@@ -29,6 +29,8 @@ import java.util.TreeSet;
  * runs again. Pure: no I/O, no clock, the same input always gives the same plan.
  *
  * <h2>1. Replay, in log order</h2>
+ * Replay starts after the last {@code RunStarted} event, if any: the events before it describe a
+ * run that was abandoned for a full restart.
  * <ul>
  *   <li>{@code VertexInitialized} sets the vertex's {@link VertexPlan}; a later one for the same
  *       vertex replaces it. If the later one lays the vertex out differently (another parallelism,
@@ -144,10 +146,21 @@ public final class RecoveryPlanner {
         Objects.requireNonNull(events, "events");
         Objects.requireNonNull(availablePartitions, "availablePartitions");
         Replay replay = new Replay(graph);
-        for (int i = 0; i < events.size(); i++) {
+        int first = currentRunStart(events);
+        for (int i = first; i < events.size(); i++) {
             replay.apply(i, events.get(i));
         }
-        return replay.decide(availablePartitions, events.size());
+        return replay.decide(availablePartitions, events.size() - first);
+    }
+
+    /** The index of the first event of the current run: after the last {@code RunStarted}, else 0. */
+    static int currentRunStart(List<JobEvent> events) {
+        for (int i = events.size() - 1; i >= 0; i--) {
+            if (events.get(i) != null && events.get(i).hasRunStarted()) {
+                return i + 1;
+            }
+        }
+        return 0;
     }
 
     /** Splits a source subtask holds, and the attempt they were given to. */

@@ -30,10 +30,16 @@ public interface JobEventLog {
      */
     void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState);
 
+    /** The job starts over from scratch: replay ignores every event before this one. */
+    void runStarted(String reason);
+
     /** Logs nothing: recovery is off. */
     JobEventLog NONE = new JobEventLog() {
         @Override
         public void vertexInitialized(int vertex, int parallelism, int[] rangeBounds) {}
+
+        @Override
+        public void runStarted(String reason) {}
 
         @Override
         public void executionFinished(Execution execution, TaskStateUpdate update) {}

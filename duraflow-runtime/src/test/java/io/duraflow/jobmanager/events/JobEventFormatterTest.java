@@ -23,6 +23,16 @@ class JobEventFormatterTest {
     }
 
     @Test
+    void runStarted() {
+        JobEvent event = JobEvent.newBuilder().setTimestampMs(TestEvents.T0)
+                .setRunStarted(io.duraflow.jobmanager.events.proto.RunStarted.newBuilder()
+                        .setReason("its event log is damaged"))
+                .build();
+        assertThat(format(event)).isEqualTo("12:00:01.234 the job starts over from the beginning (its event log is"
+                + " damaged); replay ignores the events above");
+    }
+
+    @Test
     void manyRangeBoundsAreElided() {
         JobEvent event = JobEvent.newBuilder().setTimestampMs(TestEvents.T0)
                 .setVertexInitialized(VertexInitialized.newBuilder().setVertex(2).setParallelism(1000)

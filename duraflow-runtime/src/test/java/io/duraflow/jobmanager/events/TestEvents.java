@@ -83,7 +83,13 @@ final class TestEvents {
     /** One event of every type, in a plausible order. */
     static List<JobEvent> everyType() {
         return List.of(vertexInitialized(), splitsAssigned(), executionFinished(), executionsReset(),
-                splitsReturned(), coordinatorState());
+                splitsReturned(), coordinatorState(), runStarted());
+    }
+
+    static JobEvent runStarted() {
+        return JobEvent.newBuilder().setTimestampMs(T0 + 6_000)
+                .setRunStarted(io.duraflow.jobmanager.events.proto.RunStarted.newBuilder().setReason("test"))
+                .build();
     }
 
     /** A small, distinct event: splits returned with {@code count = n}. */

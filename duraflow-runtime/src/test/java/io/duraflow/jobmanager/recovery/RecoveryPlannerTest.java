@@ -15,6 +15,7 @@ import io.duraflow.jobmanager.events.proto.ExecutionRef;
 import io.duraflow.jobmanager.events.proto.ExecutionsReset;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.events.proto.ProducedPartition;
+import io.duraflow.jobmanager.events.proto.RunStarted;
 import io.duraflow.jobmanager.events.proto.SplitsAssigned;
 import io.duraflow.jobmanager.events.proto.SplitsReturned;
 import io.duraflow.jobmanager.events.proto.VertexInitialized;
@@ -385,6 +386,24 @@ class RecoveryPlannerTest {
         assertThat(plan.restored()).containsOnlyKeys(key(0, 0), key(0, 1));
         assertThat(plan.nextAttempts()).containsExactly(Map.entry(key(1, 0), 1), Map.entry(key(1, 1), 1),
                 Map.entry(key(1, 2), 1));
+    }
+
+    @Test
+    void eventsBeforeARunStartedBelongToAnAbandonedRunAndAreIgnored() {
+        List<JobEvent> events = new ArrayList<>(sourcesFinished());
+        events.add(JobEvent.newBuilder().setRunStarted(RunStarted.newBuilder().setReason("its recovery failed"))
+                .build());
+        events.addAll(log(assignedWithState(0, 0, "enum-3", "split-a"), finished(0, 0, 0, "tm-2", 0)));
+
+        RecoveryPlan plan = RecoveryPlanner.plan(wordCount(), events, Map.of(pid(0, 0, 0, 0), "tm-2",
+                pid(0, 1, 0, 0), "tm-2"));
+
+        assertThat(plan.restored()).as("only the new run's finish counts").containsOnlyKeys(key(0, 0));
+        assertThat(plan.restored().get(key(0, 0)).tmId()).isEqualTo("tm-2");
+        assertThat(plan.vertices()).as("the old run's decided parallelism is gone").isEmpty();
+        assertThat(new String(plan.enumeratorStates().get(SOURCE_NODE), StandardCharsets.UTF_8)).isEqualTo("enum-3");
+        assertThat(plan.nextAttempts()).containsExactly(Map.entry(key(0, 1), 0));
+        assertThat(plan.notes().get(0)).startsWith("replayed 3 events");
     }
 
     @Test
