@@ -34,7 +34,7 @@ import java.util.stream.Stream;
  * ({@link RecoveryDemo}, 8 sources, parallelism 4) on a local high-availability cluster (ZooKeeper,
  * two JobManagers, two TaskManagers with two slots each), run with the log on and off through the
  * per-job setting {@code execution.batch.job-recovery.enabled}. After one warm-up run of each,
- * the runs alternate on, off, on, off, ...; every run must finish with {@link RecoveryDemo#expected}.
+ * the runs come in pairs, on-off, off-on, on-off, ...; every run must finish with {@link RecoveryDemo#expected}.
  *
  * <p>Two times per run: the job's own time from its {@link JobStatus} (submitted_at_ms to
  * ended_at_ms, the JobManager's clock), and the client's time from submission until the status is
@@ -110,9 +110,12 @@ public final class EventLogOverheadBenchmark {
                 EventLogOverheadBenchmark bench = new EventLogOverheadBenchmark(client, ha, params, expectedSums,
                         workDir.resolve("event-log-links"));
                 log = bench.warmUp();
+                // Every other pair runs the log-off job first, so that a drift of the machine (JIT
+                // warm-up, page cache) does not favour one side.
                 for (int pair = 1; pair <= pairs; pair++) {
-                    runs.add(bench.run("eventlog-on-" + pair, true, false));
-                    runs.add(bench.run("eventlog-off-" + pair, false, false));
+                    boolean onFirst = pair % 2 == 1;
+                    runs.add(bench.run("eventlog-" + (onFirst ? "on-" : "off-") + pair, onFirst, false));
+                    runs.add(bench.run("eventlog-" + (onFirst ? "off-" : "on-") + pair, !onFirst, false));
                 }
             }
         } finally {
@@ -228,9 +231,11 @@ public final class EventLogOverheadBenchmark {
         List<Long> jobOff = new ArrayList<>();
         List<Long> clientOn = new ArrayList<>();
         List<Long> clientOff = new ArrayList<>();
+        double diffSum = 0;
         for (int i = 0; i + 1 < runs.size(); i += 2) {
-            Run on = runs.get(i);
-            Run off = runs.get(i + 1);
+            Run on = runs.get(i).eventLog() ? runs.get(i) : runs.get(i + 1);
+            Run off = runs.get(i).eventLog() ? runs.get(i + 1) : runs.get(i);
+            diffSum += percent(on.jobMs(), off.jobMs());
             jobOn.add(on.jobMs());
             jobOff.add(off.jobMs());
             clientOn.add(on.clientMs());
@@ -248,6 +253,8 @@ public final class EventLogOverheadBenchmark {
                 percent(clientOnMedian, clientOffMedian));
         System.out.println();
         double jobOverhead = percent(jobOnMedian, jobOffMedian);
+        System.out.printf("mean of the per-pair differences of the job time: %+.1f %% (odd pairs ran the log-on job"
+                + " first, even pairs the log-off job)%n", diffSum / jobOn.size());
         System.out.printf("overhead of the job event log, (median on - median off) / median off: job time %+.1f %%,"
                 + " client time %+.1f %% (target for the job time < %.0f %%: %s)%n", jobOverhead,
                 percent(clientOnMedian, clientOffMedian), TARGET_OVERHEAD_PERCENT,

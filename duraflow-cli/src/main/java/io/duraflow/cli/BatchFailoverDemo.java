@@ -52,7 +52,7 @@ final class BatchFailoverDemo {
                     workDir.resolve(LocalCluster.CLIENT_CONFIG)));
             clientSettings.putAll(settings);
             Configuration config = Configuration.fromMap(clientSettings);
-            Map<String, String> jobParams = new LinkedHashMap<>(Map.of("records", "300000000", "sources", "8"));
+            Map<String, String> jobParams = new LinkedHashMap<>(Map.of("records", "1500000000", "sources", "8"));
             jobParams.putAll(params);
             JobGraph graph = JobPlans.build(RecoveryDemo.class.getName(), jobParams, 4);
             int sources = graph.vertex(0).parallelism();

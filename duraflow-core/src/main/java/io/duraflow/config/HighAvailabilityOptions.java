@@ -77,7 +77,8 @@ public final class HighAvailabilityOptions {
                     .durationType()
                     .defaultValue(Duration.ofSeconds(5))
                     .validator(ConfigValidator.positiveDuration())
-                    .description("How long the job manager waits to connect to ZooKeeper before it fails.");
+                    .description("How long a process waits for a connection to ZooKeeper before it retries;"
+                            + " at most the session timeout.");
 
     public static final ConfigOption<String> JOB_RESULT_STORE_PATH = ConfigOption.key("job-result-store.storage-path")
             .stringType()

@@ -21,10 +21,13 @@ public final class ZooKeeperClients {
         String root = config.get(HighAvailabilityOptions.ZOOKEEPER_ROOT);
         String namespace = (root + "/" + config.get(HighAvailabilityOptions.CLUSTER_ID)).replaceAll("^/+", "")
                 .replaceAll("/+", "/");
+        int sessionTimeoutMs = (int) config.get(HighAvailabilityOptions.ZOOKEEPER_SESSION_TIMEOUT).toMillis();
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(config.get(HighAvailabilityOptions.ZOOKEEPER_QUORUM))
-                .sessionTimeoutMs((int) config.get(HighAvailabilityOptions.ZOOKEEPER_SESSION_TIMEOUT).toMillis())
-                .connectionTimeoutMs((int) config.get(HighAvailabilityOptions.ZOOKEEPER_CONNECTION_TIMEOUT).toMillis())
+                .sessionTimeoutMs(sessionTimeoutMs)
+                // A connection attempt longer than the session is pointless (and Curator warns about it).
+                .connectionTimeoutMs(Math.min(sessionTimeoutMs,
+                        (int) config.get(HighAvailabilityOptions.ZOOKEEPER_CONNECTION_TIMEOUT).toMillis()))
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
                 .namespace(namespace)
                 .build();

@@ -77,6 +77,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final long heartbeatTimeoutMs;
     private volatile String address;
     private volatile String jmSessionId = "";
+    /**
+     * Set while a registration call is in flight. The JobManager may deploy to this TaskManager as
+     * soon as it has registered it, before the answer (with the session id) is back here; such
+     * requests wait for the answer instead of being refused.
+     */
+    private final Object registration = new Object();
+    private boolean registering;
     private volatile long lastJobManagerContactMs = System.currentTimeMillis();
     /** Keep finished partitions through a JobManager failover (batch job recovery). */
     private final boolean retainPartitions;
@@ -178,6 +185,20 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     private boolean register() {
+        synchronized (registration) {
+            registering = true;
+        }
+        try {
+            return registerOnce();
+        } finally {
+            synchronized (registration) {
+                registering = false;
+                registration.notifyAll();
+            }
+        }
+    }
+
+    private boolean registerOnce() {
         LeaderInfo target = leader;
         try {
             RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
@@ -345,9 +366,32 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     private void checkSession(String sessionId) {
+        awaitRegistrationAnswer(sessionId);
         if (!sessionId.equals(jmSessionId)) {
             throw Status.PERMISSION_DENIED.withDescription("request from JobManager session " + sessionId
                     + ", but this TaskManager belongs to session " + jmSessionId).asRuntimeException();
+        }
+    }
+
+    /** A request from a session this TaskManager does not know yet may race its registration's answer. */
+    private void awaitRegistrationAnswer(String sessionId) {
+        if (sessionId.equals(jmSessionId)) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        synchronized (registration) {
+            while (registering && !sessionId.equals(jmSessionId)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(registration, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 

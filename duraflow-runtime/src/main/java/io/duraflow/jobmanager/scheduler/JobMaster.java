@@ -348,7 +348,11 @@ public final class JobMaster {
     private void decideParallelism(JobVertex vertex) {
         int keyGroups = settings.keyGroups();
         if (vertex.inputs().isEmpty()) {
-            ranges.set(vertex.id(), new int[] {0, 1});
+            int[] bounds = {0, 1};
+            ranges.set(vertex.id(), bounds);
+            // Logged for sources too: a new leader then knows that every subtask may have run as
+            // attempt 0, even one that was deployed but had not asked for a split yet.
+            eventLog.vertexInitialized(vertex.id(), executions.get(vertex.id()).length, bounds);
             return;
         }
         long[] bytes = new long[keyGroups];

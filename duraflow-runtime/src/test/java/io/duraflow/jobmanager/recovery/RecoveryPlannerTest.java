@@ -389,6 +389,18 @@ class RecoveryPlannerTest {
     }
 
     @Test
+    void aSourceSubtaskDeployedBeforeItAskedForASplitNeverRepeatsItsAttemptNumber() {
+        // The JobMaster logs VertexInitialized for a source before deploying its subtasks as #0.
+        List<JobEvent> events = log(init(0, 2, 0, 1), assignedWithState(0, 0, "enum-1", "split-a"),
+                finished(0, 0, 0, "tm-1", 0));
+
+        RecoveryPlan plan = RecoveryPlanner.plan(wordCount(), events, Map.of(pid(0, 0, 0, 0), "tm-1"));
+
+        assertThat(plan.restored()).containsOnlyKeys(key(0, 0));
+        assertThat(plan.nextAttempts()).containsExactly(Map.entry(key(0, 1), 1));
+    }
+
+    @Test
     void eventsBeforeARunStartedBelongToAnAbandonedRunAndAreIgnored() {
         List<JobEvent> events = new ArrayList<>(sourcesFinished());
         events.add(JobEvent.newBuilder().setRunStarted(RunStarted.newBuilder().setReason("its recovery failed"))
