@@ -462,6 +462,14 @@ public final class Duraflow {
                 if (!status.getFailure().isEmpty()) {
                     System.out.println("  cause: " + status.getFailure());
                 }
+                if (status.hasEventLog()) {
+                    var log = status.getEventLog();
+                    System.out.println(log.getStoppedCause().isEmpty()
+                            ? String.format("  job event log: %,d events recorded", log.getWrittenEvents())
+                            : String.format("  job event log: STOPPED after %,d events (%s), %,d events not recorded;"
+                                    + " if the JobManager fails, the work since then runs again",
+                                    log.getWrittenEvents(), log.getStoppedCause(), log.getDroppedEvents()));
+                }
                 for (VertexStatus v : status.getVerticesList()) {
                     System.out.printf("  %-50s %3d/%-3s finished, %d running, %,d records in, %,d out%n", v.getName(),
                             v.getFinished(), v.getParallelism() == 0 ? "?" : Integer.toString(v.getParallelism()),

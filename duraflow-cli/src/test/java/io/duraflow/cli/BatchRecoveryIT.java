@@ -162,10 +162,7 @@ class BatchRecoveryIT {
     void aTaskManagerKilledWhileTheJobManagerIsDownCostsOnlyItsOutput(TestInfo test) throws Exception {
         cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "3s"));
         String jobId = "tm-lost-while-jm-down";
-        cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
-        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
-        Map<Task, Finished> finished = finishedTasks(before);
-        awaitFinishesLogged(jobId, finished);
+        Map<Task, Finished> finished = submitAndAwaitHalfTheSources(jobId);
         String lostTm = finished.values().iterator().next().tmId();
         int lost = cluster.taskManagerIndex(lostTm);
 
@@ -194,10 +191,7 @@ class BatchRecoveryIT {
     void aTaskManagerBackAfterTheRecoveryTimeoutIsHandled(TestInfo test) throws Exception {
         cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "2s"));
         String jobId = "tm-back-late";
-        cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
-        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
-        Map<Task, Finished> finished = finishedTasks(before);
-        awaitFinishesLogged(jobId, finished);
+        Map<Task, Finished> finished = submitAndAwaitHalfTheSources(jobId);
         String lateTm = finished.values().iterator().next().tmId();
         int late = cluster.taskManagerIndex(lateTm);
 
@@ -234,6 +228,15 @@ class BatchRecoveryIT {
         Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));
         config.putAll(overrides);
         return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+    }
+
+    /** Submits the job and waits until half of its sources finished and the log has their finishes. */
+    private Map<Task, Finished> submitAndAwaitHalfTheSources(String jobId) {
+        cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
+        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
+        Map<Task, Finished> finished = finishedTasks(before);
+        awaitFinishesLogged(jobId, finished);
+        return finished;
     }
 
     private JobStatus awaitStatus(String jobId, Predicate<JobStatus> condition, String what) {

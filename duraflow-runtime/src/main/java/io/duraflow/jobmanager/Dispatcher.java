@@ -20,6 +20,7 @@ import io.duraflow.jobmanager.store.JobResultStore;
 import io.duraflow.jobmanager.store.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.JobEventLogStatus;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
@@ -277,14 +278,18 @@ public final class Dispatcher {
                 pendingRecoveries.remove(entry.getKey());
                 LOG.error("Recovering job {} failed ({}); it runs again from the start", job.jobId(), e.toString());
                 releaseAllHeld(job.jobId());
-                JobMaster fresh;
+                JobMaster fresh = null;
                 try {
                     discard(job);
                     fresh = createJobMaster(job.jobId(), job.jobClass(), job.params(), job.config(),
                             job.settings().defaultParallelism(), job.status().getSubmittedAtMs());
                     fresh.prepare();
                 } catch (Exception again) {
-                    job.failBeforeStart("recovery failed and the job cannot start again: " + again.getMessage());
+                    // The job fails for good; the one that fails is the one the dispatcher knows, so
+                    // that its status, result and event writer stay consistent.
+                    JobMaster failed = fresh != null ? fresh : job;
+                    jobs.put(job.jobId(), failed);
+                    failed.failBeforeStart("recovery failed and the job cannot start again: " + again.getMessage());
                     continue;
                 }
                 jobs.put(job.jobId(), fresh);
@@ -706,6 +711,12 @@ public final class Dispatcher {
                 JobStatus status = found.job().status();
                 if (found.job().isTerminal() && !results.containsKey(jobId)) {
                     return status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build();
+                }
+                JobEventWriter writer = eventWriters.get(jobId);
+                if (writer != null) {
+                    status = status.toBuilder().setEventLog(JobEventLogStatus.newBuilder()
+                            .setWrittenEvents(writer.writtenEvents()).setDroppedEvents(writer.droppedEvents())
+                            .setStoppedCause(writer.disabledCause())).build();
                 }
                 return status;
             }

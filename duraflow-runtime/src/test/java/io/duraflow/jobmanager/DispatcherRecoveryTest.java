@@ -19,6 +19,7 @@ import io.duraflow.jobmanager.store.JobOutcome;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.HeldPartition;
+import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
@@ -257,6 +258,31 @@ class DispatcherRecoveryTest {
     // ------------------------------------------------------------------ scenarios
 
     @Test
+    void theStatusOfARunningJobTellsWhetherItsEventsAreRecorded() throws IOException {
+        firstLeaderDiesWhileTheCountRuns();
+        Files.delete(eventLogFiles().get(0));
+        Files.delete(eventLogDirectory());
+        // The log's directory cannot be created: recording stops, the job goes on.
+        Files.writeString(eventLogDirectory(), "in the way");
+        Leader second = leader("session-2");
+        register(second, List.of());
+        CompletableFuture<Void> recovered = second.dispatcher().recover();
+        main.runDue();
+        assertThat(recovered).isCompleted();
+        second.dispatcher().startRecoveredJobs();
+        main.runDue();
+        runSources(second, second.deployments(SOURCE));
+
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).pollInSameThread()
+                .until(() -> !status(second).getEventLog().getStoppedCause().isEmpty());
+        JobStatus status = status(second);
+        assertThat(status.getState()).isEqualTo(JobState.JOB_RUNNING);
+        assertThat(status.getEventLog().getWrittenEvents()).isZero();
+        assertThat(status.getEventLog().getStoppedCause()).contains(eventLogDirectory().toString());
+        assertThat(status.getEventLog().getDroppedEvents()).isPositive();
+    }
+
+    @Test
     void theNextLeaderKeepsTheFinishedSourcesAndRunsOnlyTheCountAgain() throws IOException {
         List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
         int countTasks = eventsOnDisk().stream().filter(e -> e.hasVertexInitialized()
@@ -301,7 +327,8 @@ class DispatcherRecoveryTest {
         main.runDue();
 
         assertThat(second.taskManagers().releases()).as("nobody recovers the job: its old partitions go")
-                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of(), true), new Release("tm-2", JOB_ID, List.of(), true));
+                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of(), true),
+                        new Release("tm-2", JOB_ID, List.of(), true));
         assertThat(second.resourceManager().heldPartitions(JOB_ID)).isEmpty();
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");
         assertThat(status(second).getRestoredTasks()).isZero();
@@ -358,7 +385,8 @@ class DispatcherRecoveryTest {
         main.runDue();
 
         assertThat(second.taskManagers().releases())
-                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of(), true), new Release("tm-2", JOB_ID, List.of(), true));
+                .containsExactlyInAnyOrder(new Release("tm-1", JOB_ID, List.of(), true),
+                        new Release("tm-2", JOB_ID, List.of(), true));
         assertThat(second.resourceManager().heldPartitions(JOB_ID)).isEmpty();
         assertNewRunLogged("the old log is deleted");
         assertThat(describe(second.taskManagers().deployments())).containsExactly("v0/0#0", "v0/1#0");

@@ -254,6 +254,12 @@ public final class JobEventWriter implements AutoCloseable {
         return disabledCause.get() != null;
     }
 
+    /** Why recording stopped, or {@code ""} while it records. */
+    public String disabledCause() {
+        IOException cause = disabledCause.get();
+        return cause == null ? "" : String.valueOf(cause.getMessage());
+    }
+
     /** Events that were appended but are not (and will not be) in the log; a metric. */
     public long droppedEvents() {
         return droppedEvents.get();

@@ -96,13 +96,13 @@ public final class JobMaster {
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
+    public void eventLog(JobEventLog log) {
+        this.eventLog = log;
+    }
+
     /** Records that the job starts over from the beginning, before {@link #start}. */
     public void logRunStarted(String reason) {
         eventLog.runStarted(reason);
-    }
-
-    public void eventLog(JobEventLog log) {
-        this.eventLog = log;
     }
 
     /**
