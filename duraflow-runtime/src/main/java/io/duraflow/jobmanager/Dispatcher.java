@@ -176,6 +176,11 @@ public final class Dispatcher {
 
     private void recoverJob(StoredJob stored) {
         SubmittedJob submitted = stored.job();
+        if (jobs.containsKey(submitted.jobId()) || pendingSubmissions.contains(submitted.jobId())) {
+            // Requests are turned away until recovery is done, so this cannot happen; never run a job twice.
+            LOG.warn("Stored job {} is already known to this leader; not recovering it again", submitted.jobId());
+            return;
+        }
         JobMaster job;
         try {
             job = createJobMaster(submitted.jobId(), submitted.jobClass(), submitted.params(), submitted.config(),
