@@ -134,7 +134,7 @@ class BatchRecoveryIT {
             Map<Task, Finished> finished = finishedTasks(before);
             awaitFinishesLogged(jobId, finished);
             kept.putAll(finished);
-            killLeaderAndAwaitTheNext();
+            cluster.killLeaderAndAwaitTheNext(cluster.leader().orElseThrow());
             cluster.startJobManager(null);
             System.out.printf("%s: leader killed with %s (%d tasks finished)%n", test.getDisplayName(),
                     points.get(i), finished.size());
@@ -274,13 +274,6 @@ class BatchRecoveryIT {
                     }
                     return logged.equals(finished.keySet());
                 });
-    }
-
-    private void killLeaderAndAwaitTheNext() throws InterruptedException {
-        HaCluster.JobManager leader = cluster.leader().orElseThrow();
-        LeaderInfo session = cluster.leaderInfo();
-        cluster.kill(leader);
-        cluster.awaitNewLeader(leader, session, HaCluster.FAILOVER_TIMEOUT);
     }
 
     private static Map<Task, Finished> finishedTasks(JobStatus status) {

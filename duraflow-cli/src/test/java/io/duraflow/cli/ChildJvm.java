@@ -79,6 +79,25 @@ final class ChildJvm {
     }
 
     /** The last {@code lines} lines of a log, or a note that it is missing. */
+    /** SIGKILL of every process, waits for them; fails if one is still alive afterwards. */
+    static void killAll(List<Process> processes) {
+        for (Process process : processes) {
+            process.destroyForcibly();
+        }
+        for (Process process : processes) {
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        List<Long> alive = processes.stream().filter(p -> p.toHandle().isAlive()).map(Process::pid).toList();
+        if (!alive.isEmpty()) {
+            throw new AssertionError("processes still alive after SIGKILL: " + alive);
+        }
+    }
+
     static String tail(Path log, int lines) {
         try {
             List<String> all = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).lines().toList();

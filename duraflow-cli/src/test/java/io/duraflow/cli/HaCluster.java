@@ -309,6 +309,13 @@ final class HaCluster implements AutoCloseable {
                 .orElseThrow(() -> new AssertionError("the leader " + info + " is none of " + jobManagers));
     }
 
+    /** SIGKILL of {@code leader}, which leads now; returns the JobManager that takes over. */
+    JobManager killLeaderAndAwaitTheNext(JobManager leader) throws InterruptedException {
+        LeaderInfo session = leaderInfo();
+        kill(leader);
+        return awaitNewLeader(leader, session, FAILOVER_TIMEOUT);
+    }
+
     /** SIGKILL, and wait until the process is gone. */
     void kill(JobManager jm) throws InterruptedException {
         jm.process.destroyForcibly();
@@ -584,23 +591,12 @@ final class HaCluster implements AutoCloseable {
             // closing anyway
         }
         ha.close();
-        for (Process process : processes()) {
-            process.destroyForcibly();
-        }
-        for (Process process : processes()) {
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+        try {
+            ChildJvm.killAll(processes());
+        } finally {
+            if (ownsZooKeeper) {
+                zooKeeper.close();
             }
-        }
-        if (ownsZooKeeper) {
-            zooKeeper.close();
-        }
-        List<Long> alive = processes().stream().filter(p -> p.toHandle().isAlive()).map(Process::pid).toList();
-        if (!alive.isEmpty()) {
-            throw new AssertionError("processes still alive after SIGKILL: " + alive);
         }
     }
 

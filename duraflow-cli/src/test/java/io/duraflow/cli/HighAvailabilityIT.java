@@ -300,9 +300,7 @@ class HighAvailabilityIT {
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
         assertThat(cluster.jobGraphFile(jobId)).exists();
         assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
-        LeaderInfo oldLeader = cluster.leaderInfo();
-        cluster.kill(first);
-        HaCluster.JobManager second = cluster.awaitNewLeader(first, oldLeader, HaCluster.FAILOVER_TIMEOUT);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
 
         JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
 
@@ -334,9 +332,7 @@ class HighAvailabilityIT {
         cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
         assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
-        LeaderInfo oldLeader = cluster.leaderInfo();
-        cluster.kill(first);
-        HaCluster.JobManager second = cluster.awaitNewLeader(first, oldLeader, HaCluster.FAILOVER_TIMEOUT);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
 
         JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
 
@@ -367,9 +363,7 @@ class HighAvailabilityIT {
                 .containsExactly(jobId + ".dirty.json");
         assertThat(cluster.jobGraphFile(jobId)).exists();
         assertThat(probe).exists();
-        LeaderInfo oldLeader = cluster.leaderInfo();
-        cluster.kill(first);
-        HaCluster.JobManager second = cluster.awaitNewLeader(first, oldLeader, HaCluster.FAILOVER_TIMEOUT);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
 
         JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
 
@@ -401,9 +395,7 @@ class HighAvailabilityIT {
 
         cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertCleanedUp(jobId, probe);
-        LeaderInfo oldLeader = cluster.leaderInfo();
-        cluster.kill(first);
-        HaCluster.JobManager second = cluster.awaitNewLeader(first, oldLeader, HaCluster.FAILOVER_TIMEOUT);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
         cluster.awaitTaskManagers(2);
 
         Cli.Result shown = duraflow(concat(List.of("result", jobId), cluster.clientOptions()));
@@ -450,9 +442,7 @@ class HighAvailabilityIT {
         assertThat(atFirst.getStatus().getState()).isEqualTo(JobState.JOB_FINISHED);
         long bytes = atFirst.getCollectedList().stream().mapToLong(c -> c.getData().size()).sum();
 
-        LeaderInfo oldLeader = cluster.leaderInfo();
-        cluster.kill(first);
-        cluster.awaitNewLeader(first, oldLeader, HaCluster.FAILOVER_TIMEOUT);
+        cluster.killLeaderAndAwaitTheNext(first);
         JobResult result = await("the new leader serves the result").atMost(JOB_TIMEOUT)
                 .pollInterval(Duration.ofMillis(100)).ignoreException(CliException.class)
                 .until(() -> cluster.result(jobId), r -> r != null);

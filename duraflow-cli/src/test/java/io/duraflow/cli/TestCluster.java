@@ -93,8 +93,11 @@ final class TestCluster implements AutoCloseable {
         } catch (IOException | RuntimeException | Error e) {
             System.err.println("Cluster in " + dir + " failed to start:\n" + logTails(dir, 60));
             if (cluster != null) {
-                cluster.client.close();
-                cluster.killAll();
+                try {
+                    cluster.close();
+                } catch (AssertionError stillAlive) {
+                    e.addSuppressed(stillAlive);
+                }
             } else {
                 jobManager.destroyForcibly();
             }
@@ -253,28 +256,10 @@ final class TestCluster implements AutoCloseable {
         return all;
     }
 
-    private void killAll() {
-        for (Process process : processes()) {
-            process.destroyForcibly();
-        }
-        for (Process process : processes()) {
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
     /** Kills every process (SIGKILL) and fails if one is still alive afterwards. */
     @Override
     public void close() {
         client.close();
-        killAll();
-        List<Long> alive = processes().stream().filter(p -> p.toHandle().isAlive()).map(Process::pid).toList();
-        if (!alive.isEmpty()) {
-            throw new AssertionError("processes still alive after SIGKILL: " + alive);
-        }
+        ChildJvm.killAll(processes());
     }
 }

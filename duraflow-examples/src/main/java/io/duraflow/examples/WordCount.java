@@ -9,6 +9,7 @@ import io.duraflow.api.connectors.TextFileSource;
 import io.duraflow.api.connectors.TextFileSink;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Types;
+import java.util.regex.Pattern;
 
 /**
  * Counts words. By default over generated words: word i is "w" + (i * 7919 % distinct), for i
@@ -26,6 +27,8 @@ public final class WordCount implements DuraflowJob {
         return "w" + (index * 7919 % distinct);
     }
 
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+
     @Override
     public String description() {
         return "counts generated words or the words of text files";
@@ -38,7 +41,7 @@ public final class WordCount implements DuraflowJob {
         if (params.has("input")) {
             words = job.fromSource("Read text", new TextFileSource(params.getRequired("input")))
                     .flatMap((String line, io.duraflow.api.functions.Collector<String> out) -> {
-                        for (String token : line.split("\\s+")) {
+                        for (String token : WHITESPACE.split(line)) {
                             if (!token.isEmpty()) {
                                 out.collect(token.toLowerCase());
                             }

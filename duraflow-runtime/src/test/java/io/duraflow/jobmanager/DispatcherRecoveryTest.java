@@ -108,6 +108,14 @@ class DispatcherRecoveryTest {
         leaders.forEach(l -> l.dispatcher().close());
     }
 
+    /** The leader after phase one of its take-over (recover), with store I/O inline. */
+    private Leader recovered(Leader leader) {
+        CompletableFuture<Void> recovered = leader.dispatcher().recover();
+        main.runDue();
+        assertThat(recovered).isCompleted();
+        return leader;
+    }
+
     private Path eventLogDirectory() {
         return tempDir.resolve("jobs").resolve(JOB_ID).resolve(Dispatcher.JOB_EVENTS_DIRECTORY);
     }
@@ -264,11 +272,8 @@ class DispatcherRecoveryTest {
         Files.delete(eventLogDirectory());
         // The log's directory cannot be created: recording stops, the job goes on.
         Files.writeString(eventLogDirectory(), "in the way");
-        Leader second = leader("session-2");
+        Leader second = recovered(leader("session-2"));
         register(second, List.of());
-        CompletableFuture<Void> recovered = second.dispatcher().recover();
-        main.runDue();
-        assertThat(recovered).isCompleted();
         second.dispatcher().startRecoveredJobs();
         main.runDue();
         runSources(second, second.deployments(SOURCE));
@@ -289,10 +294,7 @@ class DispatcherRecoveryTest {
                 && e.getVertexInitialized().getVertex() == COUNT).findFirst().orElseThrow()
                 .getVertexInitialized().getParallelism();
 
-        Leader second = leader("session-2");
-        CompletableFuture<Void> recovered = second.dispatcher().recover();
-        main.runDue();
-        assertThat(recovered).isCompleted();
+        Leader second = recovered(leader("session-2"));
         register(second, sourceOutputs);
         second.dispatcher().startRecoveredJobs();
         main.runDue();
@@ -317,10 +319,7 @@ class DispatcherRecoveryTest {
         assertThat(eventLogFiles()).extracting(p -> p.getFileName().toString()).containsExactly("events.0");
         flipPayloadByte(eventLogFiles().get(0), 2);
 
-        Leader second = leader("session-2");
-        CompletableFuture<Void> recovered = second.dispatcher().recover();
-        main.runDue();
-        assertThat(recovered).isCompleted();
+        Leader second = recovered(leader("session-2"));
         assertNewRunLogged("the damaged log is deleted");
         register(second, sourceOutputs);
         second.dispatcher().startRecoveredJobs();
@@ -374,10 +373,7 @@ class DispatcherRecoveryTest {
         }
         assertThat(eventLogFiles()).extracting(p -> p.getFileName().toString()).containsExactly("events.0", "events.1");
 
-        Leader second = leader("session-2");
-        CompletableFuture<Void> recovered = second.dispatcher().recover();
-        main.runDue();
-        assertThat(recovered).isCompleted();
+        Leader second = recovered(leader("session-2"));
         register(second, sourceOutputs);
         assertThat(second.resourceManager().heldPartitions(JOB_ID)).as("kept for the pending recovery").hasSize(2);
         assertThat(second.taskManagers().releases()).isEmpty();
@@ -410,10 +406,7 @@ class DispatcherRecoveryTest {
         assertThat(eventsOnDisk()).hasSize(recorded - 1)
                 .noneMatch(e -> e.hasVertexInitialized() && e.getVertexInitialized().getVertex() == COUNT);
 
-        Leader second = leader("session-2");
-        CompletableFuture<Void> recovered = second.dispatcher().recover();
-        main.runDue();
-        assertThat(recovered).isCompleted();
+        Leader second = recovered(leader("session-2"));
         register(second, sourceOutputs);
         second.dispatcher().startRecoveredJobs();
         main.runDue();

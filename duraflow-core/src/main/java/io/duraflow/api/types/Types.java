@@ -2,8 +2,10 @@ package io.duraflow.api.types;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -139,13 +141,12 @@ public final class Types {
                 for (int i = 0; i < size; i++) {
                     list.add(element.read(in));
                 }
-                return List.copyOf(list);
+                return Collections.unmodifiableList(list);
             }
         };
     }
 
     public static <E extends Enum<E>> TypeSerializer<E> enumOf(Class<E> type) {
-        E[] constants = type.getEnumConstants();
         return new Simple<>("enum(" + type.getName() + ")") {
             @Override
             public void write(E value, DataWriter out) {
@@ -167,7 +168,14 @@ public final class Types {
      */
     @SuppressWarnings("unchecked")
     public static <R extends Record> TypeSerializer<R> record(Class<R> type) {
-        return (TypeSerializer<R>) RECORDS.computeIfAbsent(type, t -> new RecordSerializer<>((Class<R>) t));
+        // Not computeIfAbsent: building a serializer builds those of nested records, which would
+        // update the map from inside its own update.
+        TypeSerializer<?> known = RECORDS.get(type);
+        if (known == null) {
+            RECORDS.putIfAbsent(type, new RecordSerializer<>(type));
+            known = RECORDS.get(type);
+        }
+        return (TypeSerializer<R>) known;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -214,13 +222,17 @@ public final class Types {
             try {
                 for (int i = 0; i < parts.length; i++) {
                     parts[i].getAccessor().setAccessible(true);
-                    accessors[i] = MethodHandles.lookup().unreflect(parts[i].getAccessor());
+                    // Adapted once to (Object)Object, so that every record pays only an invokeExact.
+                    accessors[i] = MethodHandles.lookup().unreflect(parts[i].getAccessor())
+                            .asType(MethodType.methodType(Object.class, Object.class));
                     components[i] = forComponent(parts[i].getType());
                     parameterTypes[i] = parts[i].getType();
                 }
                 var ctor = type.getDeclaredConstructor(parameterTypes);
                 ctor.setAccessible(true);
-                constructor = MethodHandles.lookup().unreflectConstructor(ctor);
+                constructor = MethodHandles.lookup().unreflectConstructor(ctor)
+                        .asSpreader(Object[].class, parts.length)
+                        .asType(MethodType.methodType(Object.class, Object[].class));
             } catch (ReflectiveOperationException | RuntimeException e) {
                 throw new IllegalArgumentException("cannot serialize record " + type.getName() + ": " + e.getMessage()
                         + " (make the record public, or write a TypeSerializer)", e);
@@ -239,7 +251,7 @@ public final class Types {
         public void write(R value, DataWriter out) {
             try {
                 for (int i = 0; i < accessors.length; i++) {
-                    components[i].write(accessors[i].invoke(value), out);
+                    components[i].write((Object) accessors[i].invokeExact((Object) value), out);
                 }
             } catch (RuntimeException e) {
                 throw e;
@@ -256,7 +268,7 @@ public final class Types {
                 values[i] = components[i].read(in);
             }
             try {
-                return (R) constructor.invokeWithArguments(values);
+                return (R) (Object) constructor.invokeExact(values);
             } catch (RuntimeException e) {
                 throw e;
             } catch (Throwable t) {

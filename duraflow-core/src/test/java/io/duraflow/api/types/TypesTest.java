@@ -53,6 +53,8 @@ class TypesTest {
         var triple = Types.tuple(Types.INT, Types.STRING, Types.DOUBLE);
         assertThat(roundTrip(triple, Tuple3.of(1, "b", 2.5))).isEqualTo(Tuple3.of(1, "b", 2.5));
         assertThat(roundTrip(Types.list(Types.STRING), List.of("a", "b"))).containsExactly("a", "b");
+        assertThat(roundTrip(Types.list(Types.nullable(Types.STRING)), java.util.Arrays.asList("a", null)))
+                .containsExactly("a", null);
         assertThat(roundTrip(Types.nullable(Types.STRING), null)).isNull();
         assertThat(pair.description()).isEqualTo("tuple2(string,long)");
     }
