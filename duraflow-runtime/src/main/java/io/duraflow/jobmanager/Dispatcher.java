@@ -14,6 +14,7 @@ import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobSettings;
 import io.duraflow.jobmanager.store.CleanupRetryPolicy;
 import io.duraflow.jobmanager.store.JobGraphStore;
+import io.duraflow.jobmanager.store.JobIds;
 import io.duraflow.jobmanager.store.JobResultEntry;
 import io.duraflow.jobmanager.store.JobResultEntryExistsException;
 import io.duraflow.jobmanager.store.JobResultStore;
@@ -51,7 +52,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +70,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
-    private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     /** What a dispatcher needs around it. */
     public record Services(JobResultStore results, JobGraphStore jobGraphs, Function<String, Path> jobDirectory,
@@ -113,7 +112,21 @@ public final class Dispatcher {
     private record Recovered(List<JobResultEntry> dirty, List<StoredJob> toRun) {}
 
     /** A recovered job waiting for the TaskManagers that hold its finished partitions. */
-    private record PendingRecovery(JobMaster job, List<JobEvent> events, long deadlineMs) {}
+    private static final class PendingRecovery {
+        final JobMaster job;
+        final List<JobEvent> events;
+        final long waitMs;
+        /** Set when this leader is published: from then on the job waits at most {@link #waitMs}. */
+        long deadlineMs = Long.MAX_VALUE;
+        /** The partitions worth waiting for; the graph and log do not change, so computed once. */
+        Set<String> wanted;
+
+        PendingRecovery(JobMaster job, List<JobEvent> events, long waitMs) {
+            this.job = job;
+            this.events = events;
+            this.waitMs = waitMs;
+        }
+    }
 
     private final Map<String, PendingRecovery> pendingRecoveries = new LinkedHashMap<>();
     private Scheduler.Cancellable recoveryCheck;
@@ -205,9 +218,7 @@ public final class Dispatcher {
             restartFromScratch(job, why);
             return;
         }
-        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
-        merged.putAll(submitted.config());
-        long waitMs = Configuration.fromMap(merged).get(JobRecoveryOptions.PREVIOUS_WORKER_RECOVERY_TIMEOUT).toMillis();
+        long waitMs = jobConfig(submitted.config()).get(JobRecoveryOptions.PREVIOUS_WORKER_RECOVERY_TIMEOUT).toMillis();
         LOG.info("Recovering job {} from {} events; waiting up to {} ms for the TaskManagers holding its output",
                 submitted.jobId(), stored.events().size(), waitMs);
         pendingRecoveries.put(submitted.jobId(), new PendingRecovery(job, stored.events(), waitMs));
@@ -249,10 +260,8 @@ public final class Dispatcher {
     public void startRecoveredJobs() {
         recoveriesStarted = true;
         long now = clock.getAsLong();
-        for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pendingRecoveries.entrySet())) {
-            PendingRecovery pending = entry.getValue();
-            pendingRecoveries.put(entry.getKey(), new PendingRecovery(pending.job(), pending.events(),
-                    now + pending.deadlineMs()));
+        for (PendingRecovery pending : pendingRecoveries.values()) {
+            pending.deadlineMs = now + pending.waitMs;
         }
         checkPendingRecoveries();
     }
@@ -264,18 +273,20 @@ public final class Dispatcher {
         long now = clock.getAsLong();
         for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pendingRecoveries.entrySet())) {
             PendingRecovery pending = entry.getValue();
-            JobMaster job = pending.job();
+            JobMaster job = pending.job;
             Map<String, String> held = resourceManager.heldPartitions(job.jobId());
             try {
-                Set<String> wanted = wantedPartitions(job.graph(), pending.events());
-                if (!held.keySet().containsAll(wanted) && now < pending.deadlineMs()) {
+                if (pending.wanted == null) {
+                    pending.wanted = wantedPartitions(job.graph(), pending.events);
+                }
+                if (!held.keySet().containsAll(pending.wanted) && now < pending.deadlineMs) {
                     continue;
                 }
                 pendingRecoveries.remove(entry.getKey());
-                RecoveryPlan plan = RecoveryPlanner.plan(job.graph(), pending.events(), held);
+                RecoveryPlan plan = RecoveryPlanner.plan(job.graph(), pending.events, held);
                 int restored = job.restore(plan);
                 plan.notes().forEach(note -> LOG.info("Job {}: {}", job.jobId(), note));
-                releaseUnused(job.jobId(), plan);
+                releaseUnused(job.jobId(), plan, held);
                 LOG.info("Job {} recovered: {} tasks kept their finished output, {} run again", job.jobId(), restored,
                         plan.nextAttempts().size());
                 job.start();
@@ -349,20 +360,12 @@ public final class Dispatcher {
         return wanted;
     }
 
-    /** Partitions kept for a job that the recovered job does not use go now. */
-    private void releaseUnused(String jobId, RecoveryPlan plan) {
-        Set<String> used = new HashSet<>();
-        for (var restored : plan.restored().values()) {
-            for (var partition : restored.partitions()) {
-                used.add(partition.getPartitionId());
-            }
-        }
+    /** Partitions kept for a job that the recovered job does not use go now (the plan's rule 6). */
+    private void releaseUnused(String jobId, RecoveryPlan plan, Map<String, String> held) {
         Map<String, List<String>> byTm = new HashMap<>();
-        resourceManager.heldPartitions(jobId).forEach((partitionId, tmId) -> {
-            if (!used.contains(partitionId)) {
-                byTm.computeIfAbsent(tmId, k -> new ArrayList<>()).add(partitionId);
-            }
-        });
+        for (String partitionId : plan.partitionsToRelease()) {
+            byTm.computeIfAbsent(held.get(partitionId), k -> new ArrayList<>()).add(partitionId);
+        }
         byTm.forEach((tm, ids) -> resourceManager.releaseKeptPartitions(tm, jobId, ids));
     }
 
@@ -390,19 +393,12 @@ public final class Dispatcher {
     public CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
         String jobId = request.getJobId().isEmpty() ? UUID.randomUUID().toString().replace("-", "").substring(0, 16)
                 : request.getJobId();
-        if (!JOB_ID.matcher(jobId).matches()) {
+        if (!JobIds.isValid(jobId)) {
             throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId
                     + "': use 1-64 letters, digits, '.', '_' or '-'").asRuntimeException();
         }
         rejectKnown(jobId);
-        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
-        merged.putAll(request.getConfigMap());
-        Configuration jobConfig;
-        try {
-            jobConfig = Configuration.fromMap(merged);
-        } catch (IllegalArgumentException e) {
-            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
-        }
+        Configuration jobConfig = jobConfig(request.getConfigMap());
         int parallelism = request.getParallelism() > 0 ? request.getParallelism()
                 : jobConfig.get(ExecutionOptions.PARALLELISM_DEFAULT);
         long submittedAt = clock.getAsLong();
@@ -422,8 +418,7 @@ public final class Dispatcher {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 requireLeadership();
-                Optional<JobResultEntry> existing = services.results().hasJobResultEntry(jobId)
-                        ? services.results().getResult(jobId) : Optional.empty();
+                Optional<JobResultEntry> existing = services.results().getResult(jobId);
                 if (existing.isEmpty()) {
                     requireLeadership();
                     services.jobGraphs().put(record);
@@ -491,14 +486,22 @@ public final class Dispatcher {
                 .asRuntimeException();
     }
 
+    /** The cluster's configuration with a job's overrides; INVALID_ARGUMENT if they are not valid. */
+    private Configuration jobConfig(Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
+        merged.putAll(overrides);
+        try {
+            return Configuration.fromMap(merged);
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        }
+    }
+
     private JobMaster createJobMaster(String jobId, String jobClass, Map<String, String> params,
             Map<String, String> jobConfigOverrides, int parallelism, long submittedAt) {
-        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
-        merged.putAll(jobConfigOverrides);
-        Configuration jobConfig;
+        Configuration jobConfig = jobConfig(jobConfigOverrides);
         JobGraph graph;
         try {
-            jobConfig = Configuration.fromMap(merged);
             graph = JobPlans.build(jobClass, params, parallelism);
         } catch (IllegalArgumentException e) {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
@@ -650,7 +653,7 @@ public final class Dispatcher {
 
     /** The job's event log in readable form, read from storage. */
     public CompletableFuture<io.duraflow.rpc.proto.JobEvents> events(String jobId) {
-        if (!JOB_ID.matcher(jobId).matches()) {
+        if (!JobIds.isValid(jobId)) {
             throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId + "'").asRuntimeException();
         }
         Path directory = services.jobDirectory().apply(jobId).resolve(JOB_EVENTS_DIRECTORY);
@@ -713,10 +716,10 @@ public final class Dispatcher {
     public CompletableFuture<JobStatus> status(String jobId) {
         return lookup(jobId).thenApply(found -> {
             if (found.job() != null) {
-                JobStatus status = found.job().status();
-                if (found.job().isTerminal() && !results.containsKey(jobId)) {
-                    return status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build();
+                if (found.job().isTerminal()) {
+                    return visibleStatus(found.job());
                 }
+                JobStatus status = found.job().status();
                 JobEventWriter writer = eventWriters.get(jobId);
                 if (writer != null) {
                     status = status.toBuilder().setEventLog(JobEventLogStatus.newBuilder()
@@ -738,16 +741,25 @@ public final class Dispatcher {
             if (found.result() != null) {
                 return JobResults.toResult(found.result());
             }
-            JobStatus status = found.job().status();
-            return JobResult.newBuilder().setStatus(status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0))
-                    .putAllParams(found.job().params()).build();
+            return JobResult.newBuilder().setStatus(visibleStatus(found.job())).putAllParams(found.job().params())
+                    .build();
         });
     }
 
     private record Found(JobMaster job, JobResultEntry result) {}
 
+    /** A job's status as clients may see it: it shows as RUNNING until its result is durable. */
+    private JobStatus visibleStatus(JobMaster job) {
+        JobStatus status = job.status();
+        return results.containsKey(job.jobId()) || !job.isTerminal() ? status
+                : status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build();
+    }
+
     /** In memory first; else the job result store (a job that ended under an earlier leader). */
     private CompletableFuture<Found> lookup(String jobId) {
+        if (!JobIds.isValid(jobId)) {
+            throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId + "'").asRuntimeException();
+        }
         JobMaster job = jobs.get(jobId);
         if (job != null) {
             return CompletableFuture.completedFuture(new Found(job, null));
@@ -771,8 +783,7 @@ public final class Dispatcher {
     public List<JobStatus> list() {
         List<JobStatus> statuses = new ArrayList<>();
         for (JobMaster job : jobs.values()) {
-            statuses.add(results.containsKey(job.jobId()) || !job.isTerminal() ? job.status()
-                    : job.status().toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build());
+            statuses.add(visibleStatus(job));
         }
         for (JobResultEntry entry : results.values()) {
             if (!jobs.containsKey(entry.jobId())) {
@@ -795,6 +806,10 @@ public final class Dispatcher {
         if (job.isTerminal()) {
             throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
                     + stateName(job.state())).asRuntimeException();
+        }
+        if (pendingRecoveries.remove(jobId) != null) {
+            // It was waiting for the TaskManagers of its earlier run: it never resumes.
+            releaseAllHeld(jobId);
         }
         job.cancel();
         if (!job.isTerminal()) {

@@ -256,7 +256,8 @@ class DispatcherRecoveryTest {
         assertThat(first.deployments(COUNT)).isNotEmpty();
         first.deployments(COUNT).forEach(d -> running(first, d));
         // VertexInitialized of the count is the last event the first leader recorded.
-        awaitLogged(events -> events.stream().anyMatch(JobEvent::hasVertexInitialized));
+        awaitLogged(events -> events.stream().anyMatch(e -> e.hasVertexInitialized()
+                && e.getVertexInitialized().getVertex() == COUNT));
 
         first.dispatcher().close();
         leadingSession = null;
@@ -420,6 +421,26 @@ class DispatcherRecoveryTest {
         second.deployments(COUNT).forEach(d -> finish(second, d));
         awaitCleanResult();
         assertThat(results.getResult(JOB_ID).orElseThrow().state()).isEqualTo(JobOutcome.FINISHED);
+    }
+
+    @Test
+    void aJobCancelledWhileItWaitsForItsTaskManagersNeverResumes() {
+        List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
+        Leader second = recovered(leader("session-2"));
+        // Only tm-1 comes back: the job waits for tm-2's source output.
+        register(second, sourceOutputs.stream().filter(p -> p.endsWith("@tm-1")).toList());
+        second.dispatcher().startRecoveredJobs();
+        main.runDue();
+        assertThat(second.taskManagers().deployments()).as("still waiting").isEmpty();
+
+        second.dispatcher().cancel(JOB_ID);
+        awaitCleanResult();
+        assertThat(results.getResult(JOB_ID).orElseThrow().state()).isEqualTo(JobOutcome.CANCELED);
+        assertThat(second.taskManagers().releases()).contains(new Release("tm-1", JOB_ID, List.of(), true));
+
+        main.advance(60_000);
+        assertThat(second.taskManagers().deployments()).as("the wait ended, but the job stays cancelled").isEmpty();
+        assertThat(status(second).getState()).isEqualTo(JobState.JOB_CANCELED);
     }
 
     /** Flips the first payload byte of the record with this index: its checksum no longer matches. */

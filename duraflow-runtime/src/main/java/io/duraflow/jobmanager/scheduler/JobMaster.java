@@ -230,6 +230,9 @@ public final class JobMaster {
 
     /** Starts scheduling; {@link #prepare} must have succeeded. */
     public void start() {
+        if (state != JobState.JOB_CREATED) {
+            throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
+        }
         state = JobState.JOB_RUNNING;
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
                 graph.fingerprint());
@@ -254,6 +257,14 @@ public final class JobMaster {
         if (isTerminal()) {
             return;
         }
+        stopActiveExecutions("this JobManager no longer leads");
+        closeCoordinators();
+        state = JobState.JOB_CREATED;
+        LOG.info("Job {} suspended: this JobManager no longer leads", jobId);
+    }
+
+    /** Cancels every deploying or running task and frees its slot; no restart is pending after. */
+    private void stopActiveExecutions(String reason) {
         if (wakeUp != null) {
             wakeUp.cancel();
         }
@@ -264,12 +275,12 @@ public final class JobMaster {
             for (Execution execution : subtasks) {
                 if (execution.state().isActive()) {
                     gateways.cancel(execution.tmId(), execution.attemptId());
+                    slots.free(execution.tmId());
+                    // Marked stopped now, so a late confirmation cannot free the slot a second time.
+                    execution.transition(ExecutionState.CANCELED, reason);
                 }
             }
         }
-        closeCoordinators();
-        state = JobState.JOB_CREATED;
-        LOG.info("Job {} suspended: this JobManager no longer leads", jobId);
     }
 
     private void closeCoordinators() {
@@ -506,16 +517,12 @@ public final class JobMaster {
         resetExecution(execution, "it failed: " + cause);
         if (missingPartitionId != null) {
             Execution producer = producerOfPartition.get(missingPartitionId);
-            if (producer != null && producer.state() == ExecutionState.FINISHED
-                    && producer.attemptId().getAttempt() == attemptOf(missingPartitionId, producer)) {
+            // The map holds only partitions of current, FINISHED attempts (a reset removes them).
+            if (producer != null) {
                 resetExecution(producer, "its partition " + missingPartitionId + " is lost");
             }
         }
         schedule();
-    }
-
-    private static int attemptOf(String partitionId, Execution producer) {
-        return producer.partitionId(0).equals(partitionId.replaceAll("-e\\d+$", "-e0")) ? producer.attempt() : -1;
     }
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
@@ -701,22 +708,7 @@ public final class JobMaster {
         state = terminal;
         failure = cause;
         endedAtMs = clock.getAsLong();
-        if (wakeUp != null) {
-            wakeUp.cancel();
-        }
-        for (Execution[] subtasks : executions) {
-            if (subtasks == null) {
-                continue;
-            }
-            for (Execution execution : subtasks) {
-                if (execution.state().isActive()) {
-                    gateways.cancel(execution.tmId(), execution.attemptId());
-                    slots.free(execution.tmId());
-                    // Marked stopped now, so a late confirmation cannot free the slot a second time.
-                    execution.transition(ExecutionState.CANCELED, "job ended as " + terminal);
-                }
-            }
-        }
+        stopActiveExecutions("job ended as " + terminal);
         for (String tmId : slots.taskManagers()) {
             gateways.releasePartitions(tmId, jobId, List.of());
         }
