@@ -95,25 +95,24 @@ public final class RecordingJobEventLog implements JobEventLog {
     }
 
     @Override
-    public void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits, byte[] enumeratorState) {
+    public void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits) {
         SplitsAssigned.Builder assigned = SplitsAssigned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
                 .setAttempt(attempt);
         for (byte[] split : splits) {
             assigned.addSplits(ByteString.copyFrom(split));
         }
         sink.accept(event().setSplitsAssigned(assigned).build());
-        coordinatorState(nodeId, enumeratorState);
     }
 
     @Override
-    public void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState) {
+    public void splitsReturned(int nodeId, int subtask, int count) {
         sink.accept(event().setSplitsReturned(SplitsReturned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
                 .setCount(count)).build());
-        coordinatorState(nodeId, enumeratorState);
     }
 
-    /** The enumerator's state after a split event; null: it cannot snapshot, only that is recorded. */
-    private void coordinatorState(int nodeId, byte[] state) {
+    /** Null: the enumerator cannot snapshot, only that is recorded. */
+    @Override
+    public void coordinatorState(int nodeId, byte[] state) {
         CoordinatorState.Builder coordinator = CoordinatorState.newBuilder().setNodeId(nodeId).setCheckpointId(-1);
         if (state == null) {
             coordinator.setSnapshotUnsupported(true);

@@ -94,9 +94,9 @@ import java.util.TreeSet;
  * recorded state starts a fresh enumerator and has nothing to give back. Splits of restored
  * source subtasks were consumed; they are listed in {@code restoredSplits}, for the JobMaster to
  * register as assigned, so that a later reset of such a subtask (its output lost after the
- * recovery) gives them back. A recovering JobMaster should log the give-back as
- * {@code SplitsReturned} followed by a {@code CoordinatorState}, or at least log an {@code
- * ExecutionsReset} for the re-run subtasks (it drops their old splits, rule 1).
+ * recovery) gives them back. A recovering JobMaster logs the give-back as {@code SplitsReturned}
+ * and an {@code ExecutionsReset} for the re-run subtasks (it drops their old splits, rule 1); the
+ * next {@code CoordinatorState} (logged before the next source finish) commits them.
  *
  * <p><b>5a. Sources without snapshots.</b> A source node whose last {@code CoordinatorState} is
  * {@code snapshot_unsupported} cannot continue from where it was: it is restored entirely (every

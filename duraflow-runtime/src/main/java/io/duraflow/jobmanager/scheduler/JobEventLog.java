@@ -17,18 +17,19 @@ public interface JobEventLog {
     /** These executions were replaced by new attempts (their numbers are the new ones). */
     void executionsReset(List<Execution> executions, String reason);
 
-    /**
-     * The source coordinator of {@code nodeId} gave splits to a subtask's attempt; {@code
-     * enumeratorState} is the enumerator right after, so replay never needs an older snapshot, or
-     * null if the enumerator cannot snapshot mid-job ({@code SplitEnumerator.supportsBatchSnapshot}).
-     */
-    void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits, byte[] enumeratorState);
+    /** The source coordinator of {@code nodeId} gave splits to a subtask's attempt. */
+    void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits);
+
+    /** Splits of a reset subtask went back to the enumerator of {@code nodeId}. */
+    void splitsReturned(int nodeId, int subtask, int count);
 
     /**
-     * Splits of a reset subtask went back to the enumerator, whose state is then {@code
-     * enumeratorState} (null if it cannot snapshot mid-job).
+     * The state of the enumerator of {@code nodeId}, as of every split event logged before it, or
+     * null if it cannot snapshot mid-job ({@code SplitEnumerator.supportsBatchSnapshot}). A job
+     * master logs it before the finish of a source subtask whenever splits changed hands since the
+     * last one, so replay never needs an older snapshot for a finished task.
      */
-    void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState);
+    void coordinatorState(int nodeId, byte[] enumeratorState);
 
     /** The job starts over from scratch: replay ignores every event before this one. */
     void runStarted(String reason);
@@ -48,9 +49,12 @@ public interface JobEventLog {
         public void executionsReset(List<Execution> executions, String reason) {}
 
         @Override
-        public void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits, byte[] enumeratorState) {}
+        public void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits) {}
 
         @Override
-        public void splitsReturned(int nodeId, int subtask, int count, byte[] enumeratorState) {}
+        public void splitsReturned(int nodeId, int subtask, int count) {}
+
+        @Override
+        public void coordinatorState(int nodeId, byte[] enumeratorState) {}
     };
 }

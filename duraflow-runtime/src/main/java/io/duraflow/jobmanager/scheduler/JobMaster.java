@@ -22,8 +22,10 @@ import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +63,8 @@ public final class JobMaster {
     private final List<int[]> ranges = new ArrayList<>();
     private final Map<Integer, OperatorCoordinator> coordinators = new HashMap<>();
     private final Map<String, Execution> producerOfPartition = new HashMap<>();
+    /** Source nodes whose splits changed hands since their enumerator's state was last logged. */
+    private final Set<Integer> splitsMovedSinceState = new HashSet<>();
     private JobState state = JobState.JOB_CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -118,14 +122,16 @@ public final class JobMaster {
                         vertex.parallelism(), (subtask, event) -> sendToSubtask(vertexId, subtask, event),
                         new SourceCoordinator.AssignmentListener() {
                             @Override
-                            public void assigned(int subtask, List<byte[]> splits, byte[] state) {
+                            public void assigned(int subtask, List<byte[]> splits) {
                                 eventLog.splitsAssigned(nodeId, subtask, executions.get(vertexId)[subtask].attempt(),
-                                        splits, state);
+                                        splits);
+                                splitsMovedSinceState.add(nodeId);
                             }
 
                             @Override
-                            public void returned(int subtask, int count, byte[] state) {
-                                eventLog.splitsReturned(nodeId, subtask, count, state);
+                            public void returned(int subtask, int count) {
+                                eventLog.splitsReturned(nodeId, subtask, count);
+                                splitsMovedSinceState.add(nodeId);
                             }
                         });
                 coordinator.start();
@@ -280,6 +286,29 @@ public final class JobMaster {
                     execution.transition(ExecutionState.CANCELED, reason);
                 }
             }
+        }
+    }
+
+    /**
+     * A source subtask finished: if splits changed hands since its enumerator's state was last
+     * logged, log the state now, so that replay sees this finish with an enumerator state as new
+     * as its splits. Once per finish rather than once per split: the state holds every split left.
+     */
+    private void logCoordinatorStateBeforeFinish(Execution execution) {
+        if (eventLog == JobEventLog.NONE) {
+            return;
+        }
+        int nodeId = graph.vertex(execution.vertex()).head().id();
+        if (!splitsMovedSinceState.remove(nodeId)
+                || !(coordinators.get(nodeId) instanceof SourceCoordinator source)) {
+            return;
+        }
+        try {
+            eventLog.coordinatorState(nodeId, source.supportsBatchSnapshot() ? source.snapshot(-1) : null);
+        } catch (Exception e) {
+            // Without the state the finish cannot be kept by a recovery; the job itself goes on.
+            LOG.warn("Job {}: cannot snapshot the split enumerator of node {}: {}", jobId, nodeId, e.toString());
+            splitsMovedSinceState.add(nodeId);
         }
     }
 
@@ -482,6 +511,7 @@ public final class JobMaster {
         for (SubpartitionSizes output : update.getOutputsList()) {
             producerOfPartition.put(output.getPartitionId(), execution);
         }
+        logCoordinatorStateBeforeFinish(execution);
         eventLog.executionFinished(execution, update);
         slots.free(execution.tmId());
         if (state == JobState.JOB_CANCELLING) {

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * reset (it failed, or its finished output was lost), those splits go back to the enumerator,
  * so every split is read by exactly one finished attempt.
  *
- * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false is never asked
- * for its state; the listener hears of its assignments with a null state.
+ * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false must not be
+ * asked for its state while the job runs ({@link #supportsBatchSnapshot()} tells).
  */
 public final class SourceCoordinator implements OperatorCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);
@@ -37,20 +37,21 @@ public final class SourceCoordinator implements OperatorCoordinator {
     }
 
     /**
-     * Hears of every change of who holds which split, with the enumerator's state after it, or
-     * null if the enumerator cannot snapshot its state mid-job.
+     * Hears of every change of who holds which split. The enumerator's state is not taken here:
+     * its size grows with the splits left, so taking it at every change would cost quadratic
+     * time and log space; whoever records the changes takes a {@link #snapshot} when it needs one.
      */
     public interface AssignmentListener {
-        void assigned(int subtask, List<byte[]> splits, byte[] enumeratorState) throws Exception;
+        void assigned(int subtask, List<byte[]> splits) throws Exception;
 
-        void returned(int subtask, int count, byte[] enumeratorState) throws Exception;
+        void returned(int subtask, int count) throws Exception;
 
         AssignmentListener NONE = new AssignmentListener() {
             @Override
-            public void assigned(int subtask, List<byte[]> splits, byte[] enumeratorState) {}
+            public void assigned(int subtask, List<byte[]> splits) {}
 
             @Override
-            public void returned(int subtask, int count, byte[] enumeratorState) {}
+            public void returned(int subtask, int count) {}
         };
     }
 
@@ -94,10 +95,6 @@ public final class SourceCoordinator implements OperatorCoordinator {
         return batchSnapshots;
     }
 
-    /** The enumerator's state for the listener, or null if it cannot snapshot mid-job. */
-    private byte[] stateForListener() throws Exception {
-        return batchSnapshots ? enumerator.snapshotState(-1) : null;
-    }
 
     private SplitEnumeratorContext<SourceSplit> context() {
         return new SplitEnumeratorContext<>() {
@@ -130,9 +127,8 @@ public final class SourceCoordinator implements OperatorCoordinator {
             handedOut.clear();
             enumerator.handleSplitRequest(subtask);
             if (!handedOut.isEmpty()) {
-                byte[] state = stateForListener();
                 for (Map.Entry<Integer, List<byte[]>> entry : handedOut.entrySet()) {
-                    listener.assigned(entry.getKey(), entry.getValue(), state);
+                    listener.assigned(entry.getKey(), entry.getValue());
                 }
                 handedOut.clear();
             }
@@ -147,7 +143,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
         if (splits != null && !splits.isEmpty()) {
             LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
             enumerator.addSplitsBack(splits, subtask);
-            listener.returned(subtask, splits.size(), stateForListener());
+            listener.returned(subtask, splits.size());
         }
     }
 
@@ -174,7 +170,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
         }
         if (!decoded.isEmpty()) {
             enumerator.addSplitsBack(decoded, subtask);
-            listener.returned(subtask, decoded.size(), stateForListener());
+            listener.returned(subtask, decoded.size());
         }
     }
 

@@ -276,6 +276,33 @@ class JobMasterRecoveryTest {
     }
 
     @Test
+    void theEnumeratorStateIsLoggedOncePerSourceFinishNotOncePerSplit() {
+        FakeCluster first = firstLeader(TestJobs.wordCount(40));
+        first.readInTurnsAndFinish(SOURCE);
+
+        assertThat(events).filteredOn(JobEvent::hasSplitsAssigned).hasSize(40);
+        // The state holds every split left: logged at each split it would make the log quadratic.
+        assertThat(events).filteredOn(JobEvent::hasCoordinatorState).hasSize(1);
+        int state = indexOf(JobEvent::hasCoordinatorState);
+        assertThat(state).as("the state precedes the first finish").isLessThan(indexOf(JobEvent::hasExecutionFinished));
+        assertThat(events.subList(state, events.size())).as("no split moved after it")
+                .noneMatch(JobEvent::hasSplitsAssigned);
+
+        first.live(REDUCE).forEach(first::running);
+        FakeCluster second = nextLeader(TestJobs.wordCount(40), first.finishedPartitions());
+        assertThat(second.deploymentsOf(SOURCE)).as("both finished sources are kept").isEmpty();
+    }
+
+    private int indexOf(java.util.function.Predicate<JobEvent> type) {
+        for (int i = 0; i < events.size(); i++) {
+            if (type.test(events.get(i))) {
+                return i;
+            }
+        }
+        throw new AssertionError("no such event in " + events);
+    }
+
+    @Test
     void anEmptyEventLogRunsEverythingAsAttemptZero() {
         FakeCluster second = nextLeader(TestJobs.wordCount(4), Map.of());
 
