@@ -14,8 +14,12 @@ public interface LeaderElection extends AutoCloseable {
      */
     boolean stillLeads(String sessionId);
 
-    /** Leaves the election (for example after a failed durable write) and joins it again. */
-    void giveUpAndRejoin() throws Exception;
+    /**
+     * Leaves the election (for example after a failed durable write) and joins it again, if
+     * {@code sessionId} still is the current leadership; otherwise does nothing, so that a late
+     * failure of an earlier leadership cannot end a later one.
+     */
+    void giveUpAndRejoin(String sessionId) throws Exception;
 
     @Override
     void close() throws Exception;

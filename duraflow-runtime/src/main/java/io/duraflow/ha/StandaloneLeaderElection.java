@@ -8,7 +8,7 @@ final class StandaloneLeaderElection implements LeaderElection {
     private volatile String sessionId;
 
     @Override
-    public void start(LeaderContender contender) {
+    public synchronized void start(LeaderContender contender) {
         this.contender = contender;
         grant();
     }
@@ -27,7 +27,10 @@ final class StandaloneLeaderElection implements LeaderElection {
     }
 
     @Override
-    public void giveUpAndRejoin() {
+    public synchronized void giveUpAndRejoin(String sessionId) {
+        if (sessionId == null || !sessionId.equals(this.sessionId)) {
+            return;
+        }
         contender.revokeLeadership();
         grant();
     }

@@ -104,7 +104,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         ResourceManager resourceManager = new ResourceManager(sessionId, mainThread, System::currentTimeMillis,
                 heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
         Dispatcher.Services services = new Dispatcher.Services(ha.jobResultStore(), ha.jobGraphStore(),
-                ha::jobDirectory, CleanupRetryPolicy.fromConfiguration(config), io, this::giveUpLeadership,
+                ha::jobDirectory, CleanupRetryPolicy.fromConfiguration(config), io, () -> giveUpLeadership(sessionId),
                 election::stillLeads);
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
@@ -124,14 +124,14 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         dispatcher.recover().thenRunAsync(() -> current.ready = true, mainThread).whenCompleteAsync((ignored, error) -> {
             if (error != null) {
                 LOG.error("Recovering jobs failed; giving up leadership", error);
-                giveUpLeadership();
+                giveUpLeadership(sessionId);
                 return;
             }
             try {
                 election.publish(sessionId, address);
             } catch (Exception e) {
                 LOG.error("Cannot publish the leader address; giving up leadership", e);
-                giveUpLeadership();
+                giveUpLeadership(sessionId);
                 return;
             }
             mainThread.execute(dispatcher::startRecoveredJobs);
@@ -150,10 +150,14 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId);
     }
 
-    private void giveUpLeadership() {
+    /**
+     * Gives up leadership session {@code sessionId}; the election ignores it once that session has
+     * ended, so a slow failure of an earlier leadership cannot end a later one.
+     */
+    private void giveUpLeadership(String sessionId) {
         io.execute(() -> {
             try {
-                election.giveUpAndRejoin();
+                election.giveUpAndRejoin(sessionId);
             } catch (Exception e) {
                 LOG.error("Cannot leave the leader election cleanly; exiting", e);
                 Runtime.getRuntime().halt(70);

@@ -1,0 +1,27 @@
+package io.duraflow.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.duraflow.ha.ZooKeeperLeaderElectionTest.Contender;
+import org.junit.jupiter.api.Test;
+
+class StandaloneLeaderElectionTest {
+    @Test
+    void givingUpStartsANewSessionAndALateGiveUpOfAnEarlierOneIsIgnored() {
+        StandaloneLeaderElection election = new StandaloneLeaderElection();
+        Contender contender = new Contender();
+        election.start(contender);
+        String first = contender.session.get();
+        assertThat(election.stillLeads(first)).isTrue();
+
+        election.giveUpAndRejoin(first);
+        String second = contender.session.get();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(contender.events).containsExactly("granted " + first, "revoked", "granted " + second);
+
+        election.giveUpAndRejoin(first);
+        election.giveUpAndRejoin(null);
+        assertThat(election.stillLeads(second)).isTrue();
+        assertThat(contender.events).hasSize(3);
+    }
+}
