@@ -297,7 +297,7 @@ public final class Duraflow {
                 description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
         int show;
 
-        SubmitJobRequest request(Configuration config) {
+        SubmitJobRequest request() {
             if (parallelism < 0) {
                 throw new CliException("--parallelism must be at least 1");
             }
@@ -318,10 +318,10 @@ public final class Duraflow {
         }
     }
 
-    static int runJob(ClusterClient client, JobOptions options, Configuration config, boolean detached)
+    /** Submits the job whose plan the caller built with {@link JobOptions#plan}, and follows it unless detached. */
+    static int runJob(ClusterClient client, JobOptions options, JobGraph graph, boolean detached)
             throws InterruptedException {
-        JobGraph graph = options.plan(config);
-        SubmitJobRequest request = options.request(config);
+        SubmitJobRequest request = options.request();
         SubmitJobResponse submitted;
         try {
             submitted = client.submit(request);
@@ -365,7 +365,7 @@ public final class Duraflow {
         public Integer call() throws Exception {
             Configuration config = root.configuration();
             try (ClusterClient client = root.client(config)) {
-                return runJob(client, options, config, detached);
+                return runJob(client, options, options.plan(config), detached);
             }
         }
     }
@@ -386,13 +386,10 @@ public final class Duraflow {
         @Override
         public Integer call() throws Exception {
             if (options.job.equals("batch-failover")) {
-                Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
-                return new BatchFailoverDemo(dir, root.overrides, options.params, System.out).run();
+                return new BatchFailoverDemo(directory(), root.overrides, options.params, System.out).run();
             }
-            Configuration config = root.configuration();
-            options.plan(config);
-            Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
-            LocalCluster cluster = new LocalCluster(dir, root.overrides, System.out::println);
+            JobGraph graph = options.plan(root.configuration());
+            LocalCluster cluster = new LocalCluster(directory(), root.overrides, System.out::println);
             Thread cleanup = new Thread(() -> {
                 try {
                     cluster.stop();
@@ -406,7 +403,7 @@ public final class Duraflow {
                 String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
                 System.out.printf("Cluster up in %.2f s%n", (System.nanoTime() - start) / 1e9);
                 try (ClusterClient client = new ClusterClient(address)) {
-                    return runJob(client, options, config, false);
+                    return runJob(client, options, graph, false);
                 }
             } finally {
                 int stopped = cluster.stop();
@@ -414,6 +411,11 @@ public final class Duraflow {
                 System.out.printf("Stopped %d processes; total %.2f s (logs in %s)%n", stopped,
                         (System.nanoTime() - start) / 1e9, cluster.workDir().resolve("log"));
             }
+        }
+
+        /** The cluster's work directory: --work-dir, or a new temporary one. */
+        private Path directory() throws java.io.IOException {
+            return root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
         }
     }
 
