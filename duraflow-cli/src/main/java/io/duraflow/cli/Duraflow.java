@@ -120,6 +120,26 @@ public final class Duraflow {
         return new ClusterClient(config, jobManagerAddress(config), Duration.ofSeconds(60));
     }
 
+    /** What a command does with a client of the leading JobManager; returns the exit code. */
+    interface ClientAction {
+        int run(ClusterClient client, Configuration config) throws Exception;
+    }
+
+    /** Loads the {@link #configuration()}, runs the action with a {@link #client} and closes the client. */
+    int withClient(ClientAction action) throws Exception {
+        Configuration config = configuration();
+        try (ClusterClient client = client(config)) {
+            return action.run(client, config);
+        }
+    }
+
+    /** The {@code --show} option of the commands that print collected results. */
+    static final class ShowOption {
+        @Option(names = "--show", defaultValue = "20", paramLabel = "N",
+                description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
+        int records;
+    }
+
     Path workDirectory(Configuration config) {
         return workDir != null ? workDir : Path.of(config.get(io.duraflow.config.ClusterOptions.WORK_DIR));
     }
@@ -293,9 +313,8 @@ public final class Duraflow {
         @Option(names = "--job-id", paramLabel = "ID", description = "Job id to use (default: a random one)")
         String jobId;
 
-        @Option(names = "--show", defaultValue = "20", paramLabel = "N",
-                description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
-        int show;
+        @CommandLine.Mixin
+        ShowOption show = new ShowOption();
 
         SubmitJobRequest request() {
             if (parallelism < 0) {
@@ -334,7 +353,7 @@ public final class Duraflow {
             // The job ran before: say so, show that result, and exit as that run ended.
             System.out.println("duraflow: " + e.getMessage());
             JobResult previous = client.result(request.getJobId());
-            new JobRunner(client, System.out).printResult(previous, graph, options.show);
+            new JobRunner(client, System.out).printResult(previous, graph, options.show.records);
             return previous.getStatus().getState() == JobState.JOB_FINISHED ? 0 : EXIT_JOB_FAILED;
         }
         System.out.println("Submitted job " + submitted.getJobId() + " (" + graph.jobName() + ", plan "
@@ -346,7 +365,7 @@ public final class Duraflow {
         JobRunner runner = new JobRunner(client, System.out);
         runner.follow(submitted.getJobId());
         JobResult result = client.result(submitted.getJobId());
-        runner.printResult(result, graph, options.show);
+        runner.printResult(result, graph, options.show.records);
         return result.getStatus().getState() == JobState.JOB_FINISHED ? 0 : EXIT_JOB_FAILED;
     }
 
@@ -363,10 +382,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
-                return runJob(client, options, options.plan(config), detached);
-            }
+            return root.withClient((client, config) -> runJob(client, options, options.plan(config), detached));
         }
     }
 
@@ -426,8 +442,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 List<JobStatus> jobs = client.list().getJobsList();
                 if (jobs.isEmpty()) {
                     System.out.println("No jobs");
@@ -440,7 +455,7 @@ public final class Duraflow {
                             Instant.ofEpochMilli(job.getSubmittedAtMs()), (end - job.getSubmittedAtMs()) / 1000.0);
                 }
                 return 0;
-            }
+            });
         }
     }
 
@@ -454,8 +469,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 JobStatus status = client.status(jobId);
                 System.out.println("Job " + status.getJobId() + " (" + status.getJobName() + "): "
                         + JobRunner.stateName(status.getState()) + ", " + status.getRestarts() + " restarts"
@@ -483,7 +497,7 @@ public final class Duraflow {
                     }
                 }
                 return 0;
-            }
+            });
         }
     }
 
@@ -497,8 +511,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 var events = client.events(jobId);
                 for (String warning : events.getWarningsList()) {
                     System.out.println("warning: " + warning);
@@ -506,7 +519,7 @@ public final class Duraflow {
                 events.getLinesList().forEach(System.out::println);
                 System.out.println(events.getLinesCount() + " events");
                 return 0;
-            }
+            });
         }
     }
 
@@ -520,12 +533,11 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 client.cancel(jobId);
                 System.out.println("Cancelling job " + jobId);
                 return 0;
-            }
+            });
         }
     }
 
