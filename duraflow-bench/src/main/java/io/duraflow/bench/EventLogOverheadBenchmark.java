@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -101,10 +100,7 @@ public final class EventLogOverheadBenchmark {
             // More than one JobManager is what makes LocalCluster start ZooKeeper and turn high
             // availability on, so the log is written where a real failover would read it.
             cluster.start(2, 2, 0, Duration.ofSeconds(60));
-            Map<String, String> clientSettings = new LinkedHashMap<>(
-                    LocalCluster.readClientConfig(workDir.resolve(LocalCluster.CLIENT_CONFIG)));
-            clientSettings.putAll(settings);
-            Configuration config = Configuration.fromMap(clientSettings);
+            Configuration config = cluster.clientConfiguration();
             try (HighAvailabilityServices ha = HighAvailabilityServices.create(config);
                     ClusterClient client = new ClusterClient(config, "", Duration.ofSeconds(60))) {
                 EventLogOverheadBenchmark bench = new EventLogOverheadBenchmark(client, ha, params, expectedSums,

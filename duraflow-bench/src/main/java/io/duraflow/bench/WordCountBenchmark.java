@@ -86,7 +86,6 @@ public final class WordCountBenchmark {
         long distinct = 0;
         long sum = 0;
         long peakHeap = 0;
-        long totalMs;
         try {
             String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
             try (ClusterClient client = new ClusterClient(address)) {
@@ -101,7 +100,6 @@ public final class WordCountBenchmark {
                     check(status.getState() == JobState.JOB_FINISHED, "job ended " + status.getState() + ": "
                             + status.getFailure());
                     if (i == 0) {
-                        totalMs = (System.nanoTime() - start) / 1_000_000;
                         var records = JobRunner.decode(result, JobPlans.build(WordCount.class.getName(), params,
                                 PARALLELISM)).get(WordCount.RESULT);
                         distinct = records.size();
@@ -125,7 +123,7 @@ public final class WordCountBenchmark {
         for (int i = 1; i < jobTimes.size(); i++) {
             repeatsTime += jobTimes.get(i);
         }
-        totalMs = stopDone - repeatsTime;
+        long totalMs = stopDone - repeatsTime;
         List<Long> sorted = new ArrayList<>(jobTimes);
         Collections.sort(sorted);
         return new Run(totalMs, jobTimes.get(0), sorted.get(sorted.size() / 2), peakHeap, distinct, sum);

@@ -48,10 +48,7 @@ final class BatchFailoverDemo {
         LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
         try {
             cluster.start(2, 2, 0, Duration.ofSeconds(60));
-            Map<String, String> clientSettings = new LinkedHashMap<>(LocalCluster.readClientConfig(
-                    workDir.resolve(LocalCluster.CLIENT_CONFIG)));
-            clientSettings.putAll(settings);
-            Configuration config = Configuration.fromMap(clientSettings);
+            Configuration config = cluster.clientConfiguration();
             Map<String, String> jobParams = new LinkedHashMap<>(Map.of("records", "1500000000", "sources", "8"));
             jobParams.putAll(params);
             JobGraph graph = JobPlans.build(RecoveryDemo.class.getName(), jobParams, 4);

@@ -120,6 +120,26 @@ public final class Duraflow {
         return new ClusterClient(config, jobManagerAddress(config), Duration.ofSeconds(60));
     }
 
+    /** What a command does with a client of the leading JobManager; returns the exit code. */
+    interface ClientAction {
+        int run(ClusterClient client, Configuration config) throws Exception;
+    }
+
+    /** Loads the {@link #configuration()}, runs the action with a {@link #client} and closes the client. */
+    int withClient(ClientAction action) throws Exception {
+        Configuration config = configuration();
+        try (ClusterClient client = client(config)) {
+            return action.run(client, config);
+        }
+    }
+
+    /** The {@code --show} option of the commands that print collected results. */
+    static final class ShowOption {
+        @Option(names = "--show", defaultValue = "20", paramLabel = "N",
+                description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
+        int records;
+    }
+
     Path workDirectory(Configuration config) {
         return workDir != null ? workDir : Path.of(config.get(io.duraflow.config.ClusterOptions.WORK_DIR));
     }
@@ -293,11 +313,10 @@ public final class Duraflow {
         @Option(names = "--job-id", paramLabel = "ID", description = "Job id to use (default: a random one)")
         String jobId;
 
-        @Option(names = "--show", defaultValue = "20", paramLabel = "N",
-                description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
-        int show;
+        @CommandLine.Mixin
+        ShowOption show = new ShowOption();
 
-        SubmitJobRequest request(Configuration config) {
+        SubmitJobRequest request() {
             if (parallelism < 0) {
                 throw new CliException("--parallelism must be at least 1");
             }
@@ -318,10 +337,10 @@ public final class Duraflow {
         }
     }
 
-    static int runJob(ClusterClient client, JobOptions options, Configuration config, boolean detached)
+    /** Submits the job whose plan the caller built with {@link JobOptions#plan}, and follows it unless detached. */
+    static int runJob(ClusterClient client, JobOptions options, JobGraph graph, boolean detached)
             throws InterruptedException {
-        JobGraph graph = options.plan(config);
-        SubmitJobRequest request = options.request(config);
+        SubmitJobRequest request = options.request();
         SubmitJobResponse submitted;
         try {
             submitted = client.submit(request);
@@ -334,7 +353,7 @@ public final class Duraflow {
             // The job ran before: say so, show that result, and exit as that run ended.
             System.out.println("duraflow: " + e.getMessage());
             JobResult previous = client.result(request.getJobId());
-            new JobRunner(client, System.out).printResult(previous, graph, options.show);
+            new JobRunner(client, System.out).printResult(previous, graph, options.show.records);
             return previous.getStatus().getState() == JobState.JOB_FINISHED ? 0 : EXIT_JOB_FAILED;
         }
         System.out.println("Submitted job " + submitted.getJobId() + " (" + graph.jobName() + ", plan "
@@ -346,7 +365,7 @@ public final class Duraflow {
         JobRunner runner = new JobRunner(client, System.out);
         runner.follow(submitted.getJobId());
         JobResult result = client.result(submitted.getJobId());
-        runner.printResult(result, graph, options.show);
+        runner.printResult(result, graph, options.show.records);
         return result.getStatus().getState() == JobState.JOB_FINISHED ? 0 : EXIT_JOB_FAILED;
     }
 
@@ -363,10 +382,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
-                return runJob(client, options, config, detached);
-            }
+            return root.withClient((client, config) -> runJob(client, options, options.plan(config), detached));
         }
     }
 
@@ -386,13 +402,10 @@ public final class Duraflow {
         @Override
         public Integer call() throws Exception {
             if (options.job.equals("batch-failover")) {
-                Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
-                return new BatchFailoverDemo(dir, root.overrides, options.params, System.out).run();
+                return new BatchFailoverDemo(directory(), root.overrides, options.params, System.out).run();
             }
-            Configuration config = root.configuration();
-            options.plan(config);
-            Path dir = root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
-            LocalCluster cluster = new LocalCluster(dir, root.overrides, System.out::println);
+            JobGraph graph = options.plan(root.configuration());
+            LocalCluster cluster = new LocalCluster(directory(), root.overrides, System.out::println);
             Thread cleanup = new Thread(() -> {
                 try {
                     cluster.stop();
@@ -406,7 +419,7 @@ public final class Duraflow {
                 String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
                 System.out.printf("Cluster up in %.2f s%n", (System.nanoTime() - start) / 1e9);
                 try (ClusterClient client = new ClusterClient(address)) {
-                    return runJob(client, options, config, false);
+                    return runJob(client, options, graph, false);
                 }
             } finally {
                 int stopped = cluster.stop();
@@ -414,6 +427,11 @@ public final class Duraflow {
                 System.out.printf("Stopped %d processes; total %.2f s (logs in %s)%n", stopped,
                         (System.nanoTime() - start) / 1e9, cluster.workDir().resolve("log"));
             }
+        }
+
+        /** The cluster's work directory: --work-dir, or a new temporary one. */
+        private Path directory() throws java.io.IOException {
+            return root.workDir != null ? root.workDir : Files.createTempDirectory("duraflow-demo-");
         }
     }
 
@@ -424,8 +442,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 List<JobStatus> jobs = client.list().getJobsList();
                 if (jobs.isEmpty()) {
                     System.out.println("No jobs");
@@ -438,7 +455,7 @@ public final class Duraflow {
                             Instant.ofEpochMilli(job.getSubmittedAtMs()), (end - job.getSubmittedAtMs()) / 1000.0);
                 }
                 return 0;
-            }
+            });
         }
     }
 
@@ -452,8 +469,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 JobStatus status = client.status(jobId);
                 System.out.println("Job " + status.getJobId() + " (" + status.getJobName() + "): "
                         + JobRunner.stateName(status.getState()) + ", " + status.getRestarts() + " restarts"
@@ -481,7 +497,7 @@ public final class Duraflow {
                     }
                 }
                 return 0;
-            }
+            });
         }
     }
 
@@ -495,8 +511,7 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 var events = client.events(jobId);
                 for (String warning : events.getWarningsList()) {
                     System.out.println("warning: " + warning);
@@ -504,7 +519,7 @@ public final class Duraflow {
                 events.getLinesList().forEach(System.out::println);
                 System.out.println(events.getLinesCount() + " events");
                 return 0;
-            }
+            });
         }
     }
 
@@ -518,12 +533,11 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            Configuration config = root.configuration();
-            try (ClusterClient client = root.client(config)) {
+            return root.withClient((client, config) -> {
                 client.cancel(jobId);
                 System.out.println("Cancelling job " + jobId);
                 return 0;
-            }
+            });
         }
     }
 

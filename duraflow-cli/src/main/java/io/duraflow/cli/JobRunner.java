@@ -1,6 +1,5 @@
 package io.duraflow.cli;
 
-import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.Operation;
@@ -10,6 +9,8 @@ import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.VertexStatus;
+import io.duraflow.shuffle.Frames;
+import io.duraflow.shuffle.RecordIterator;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -105,7 +106,13 @@ public final class JobRunner {
                 seconds > 0 ? String.format("%,.0f", sourceRecords / seconds) : "-");
     }
 
-    /** Decodes the collected bytes with the types of the plan's collect operators. */
+    /**
+     * Decodes the collected bytes ({@code varint length | record bytes}, as the collect operator
+     * writes them) with the types of the plan's collect operators.
+     *
+     * @throws io.duraflow.shuffle.CorruptFrameException if a length overruns the data or a record
+     *     does not deserialize to exactly its bytes
+     */
     @SuppressWarnings("unchecked")
     public static Map<String, List<Object>> decode(JobResult result, JobGraph graph) {
         Map<String, TypeSerializer<Object>> types = new LinkedHashMap<>();
@@ -129,13 +136,10 @@ public final class JobRunner {
             }
             List<Object> records = decoded.get(collected.getName());
             byte[] data = collected.getData().toByteArray();
-            DataReader reader = new DataReader(data);
-            DataReader record = new DataReader();
-            while (reader.hasRemaining()) {
-                int length = reader.readVarInt();
-                record.reset(data, reader.position(), length);
-                records.add(type.read(record));
-                reader.skip(length);
+            RecordIterator iterator = Frames.records(data, 0, data.length,
+                    "collected result '" + collected.getName() + "' of subtask " + collected.getSubtask());
+            while (iterator.hasNext()) {
+                records.add(iterator.next(type));
             }
         }
         return decoded;

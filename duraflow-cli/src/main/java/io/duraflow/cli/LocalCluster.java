@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import io.duraflow.config.Configuration;
 import io.duraflow.rpc.proto.ClusterOverview;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -111,8 +112,8 @@ public final class LocalCluster {
         String first = awaitAddress(jms.get(0), ha ? "jobmanager-1" : "jobmanager", deadline);
         out.line((ha ? jobManagers + " JobManagers started, first" : "JobManager") + " listening on " + first
                 + " (log: " + workDir.resolve("log") + ")");
-        io.duraflow.config.Configuration clientConfig = io.duraflow.config.Configuration.fromMap(clusterSettings);
-        try (ClusterClient client = ha ? new ClusterClient(clientConfig, first, timeout) : new ClusterClient(first)) {
+        try (ClusterClient client = ha ? new ClusterClient(clientConfiguration(), first, timeout)
+                : new ClusterClient(first)) {
             while (true) {
                 checkAlive(tms, "taskmanager-");
                 checkAlive(jms, ha ? "jobmanager-" : "jobmanager");
@@ -181,6 +182,21 @@ public final class LocalCluster {
             text.append(e.getKey()).append('=').append(e.getValue()).append('\n');
         }
         Files.writeString(workDir.resolve(CLIENT_CONFIG), text.toString(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * What a client of this cluster needs: the settings it left in {@link #CLIENT_CONFIG} (how to
+     * find its leader; only a cluster with high availability writes one), then the settings the
+     * cluster was started with, which win as they do for the cluster's processes.
+     */
+    public Configuration clientConfiguration() throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        Path file = workDir.resolve(CLIENT_CONFIG);
+        if (Files.exists(file)) {
+            settings.putAll(readClientConfig(file));
+        }
+        settings.putAll(config);
+        return Configuration.fromMap(settings);
     }
 
     public static Map<String, String> readClientConfig(Path file) throws IOException {

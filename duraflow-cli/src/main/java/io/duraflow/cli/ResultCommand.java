@@ -1,6 +1,5 @@
 package io.duraflow.cli;
 
-import io.duraflow.config.Configuration;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.JobResult;
@@ -9,7 +8,6 @@ import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** Prints a terminated job's result from the job result store, at any time after it ended. */
@@ -21,22 +19,20 @@ final class ResultCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "JOB_ID")
     String jobId;
 
-    @Option(names = "--show", defaultValue = "20", paramLabel = "N",
-            description = "Records of each collected result to print (default: ${DEFAULT-VALUE})")
-    int show;
+    @CommandLine.Mixin
+    Duraflow.ShowOption show = new Duraflow.ShowOption();
 
     @Override
     public Integer call() throws Exception {
-        Configuration config = root.configuration();
-        try (ClusterClient client = root.client(config)) {
+        return root.withClient((client, config) -> {
             JobResult result = client.result(jobId);
             if (!JobRunner.isTerminal(result.getStatus().getState())) {
                 System.out.println("Job " + jobId + " has not ended yet; see 'duraflow status " + jobId + "'");
                 return 1;
             }
-            print(result, show);
+            print(result, show.records);
             return result.getStatus().getState() == JobState.JOB_FINISHED ? 0 : 1;
-        }
+        });
     }
 
     static void print(JobResult result, int show) {

@@ -1,8 +1,10 @@
 package io.duraflow.api;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The {@code --param key=value} pairs of a job. Getters parse and validate; keys that the job
@@ -40,16 +42,7 @@ public final class JobParameters {
     }
 
     public long getLong(String key, long defaultValue) {
-        asked.add(key);
-        String value = values.get(key);
-        if (value == null) {
-            return defaultValue;
-        }
-        try {
-            return Long.parseLong(value.trim().replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new InvalidJobParametersException("job parameter '" + key + "' must be a whole number, got '" + value + "'");
-        }
+        return get(key, defaultValue, "a whole number", text -> Long.parseLong(text.trim().replace("_", "")));
     }
 
     public long getLong(String key, long defaultValue, long min, long max) {
@@ -66,29 +59,38 @@ public final class JobParameters {
     }
 
     public double getDouble(String key, double defaultValue) {
+        return get(key, defaultValue, "a number", text -> Double.parseDouble(text.trim()));
+    }
+
+    public boolean getBoolean(String key, boolean defaultValue) {
+        return get(key, defaultValue, "true or false", JobParameters::parseBoolean);
+    }
+
+    /**
+     * The parsed value of {@code key}, or {@code defaultValue} if it is not given.
+     *
+     * @param expected completes "must be ..." in the error message
+     * @param parser throws {@link IllegalArgumentException} for text that is not a value
+     */
+    private <T> T get(String key, T defaultValue, String expected, Function<String, T> parser) {
         asked.add(key);
         String value = values.get(key);
         if (value == null) {
             return defaultValue;
         }
         try {
-            return Double.parseDouble(value.trim());
-        } catch (NumberFormatException e) {
-            throw new InvalidJobParametersException("job parameter '" + key + "' must be a number, got '" + value + "'");
+            return parser.apply(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidJobParametersException("job parameter '" + key + "' must be " + expected + ", got '"
+                    + value + "'");
         }
     }
 
-    public boolean getBoolean(String key, boolean defaultValue) {
-        asked.add(key);
-        String value = values.get(key);
-        if (value == null) {
-            return defaultValue;
-        }
-        return switch (value.trim().toLowerCase()) {
+    private static boolean parseBoolean(String text) {
+        return switch (text.trim().toLowerCase(Locale.ROOT)) {
             case "true", "yes", "1" -> true;
             case "false", "no", "0" -> false;
-            default -> throw new InvalidJobParametersException("job parameter '" + key + "' must be true or false, got '"
-                    + value + "'");
+            default -> throw new IllegalArgumentException("not a boolean");
         };
     }
 

@@ -67,10 +67,6 @@ public final class ConfigOption<T> {
         return defaultValue != null;
     }
 
-    public ConfigValidator<T> validator() {
-        return validator;
-    }
-
     public String description() {
         return description;
     }

@@ -45,19 +45,6 @@ public final class ConfigType<T> {
     }
 
     /**
-     * A custom type for options that later modules define.
-     *
-     * @param name short name shown in the option table, e.g. {@code "duration"}
-     * @param parser turns text into a value; throws {@link IllegalArgumentException} if it cannot
-     * @param formatter the inverse of {@code parser}
-     * @param expected completes "expected ..." in error messages, e.g. {@code "a duration such as '10 s'"}
-     */
-    public static <T> ConfigType<T> of(String name, Class<T> valueClass, Function<String, T> parser,
-            Function<T, String> formatter, String expected) {
-        return new ConfigType<>(name, valueClass, parser, formatter, expected);
-    }
-
-    /**
      * Enum constants written in lower case with dashes: {@code FIXED_DELAY <-> "fixed-delay"}.
      * Parsing ignores case and also accepts underscores.
      */

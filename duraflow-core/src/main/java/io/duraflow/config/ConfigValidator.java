@@ -50,6 +50,11 @@ public final class ConfigValidator<T> {
         return of(v -> !v.isZero() && !v.isNegative(), "a duration greater than 0 such as '500 ms' or '10 s'");
     }
 
+    /** Durations of zero or more, for options where 0 means "do not wait" or "at once". */
+    public static ConfigValidator<Duration> nonNegativeDuration() {
+        return of(v -> !v.isNegative(), "a duration >= 0 such as '0 s' or '30 s'");
+    }
+
     public static ConfigValidator<MemorySize> positiveMemory() {
         return of(v -> v.bytes() > 0, "a memory size greater than 0 such as '64 mb'");
     }

@@ -47,7 +47,7 @@ public final class JobRecoveryOptions {
             ConfigOption.key("execution.batch.job-recovery.previous-worker.recovery.timeout")
                     .durationType()
                     .defaultValue(Duration.ofSeconds(30))
-                    .validator(ConfigValidator.of(v -> !v.isNegative(), "a duration >= 0 such as '0 s' or '30 s'"))
+                    .validator(ConfigValidator.nonNegativeDuration())
                     .description("How long a new leader waits for the task managers of its predecessor to report their"
                             + " partitions before it resumes a recovered batch job; it stops waiting as soon as every"
                             + " partition it needs is reported, and 0 does not wait.");
@@ -72,7 +72,7 @@ public final class JobRecoveryOptions {
             ConfigOption.key("taskmanager.partition-retention.timeout")
                     .durationType()
                     .defaultValue(Duration.ofMinutes(5))
-                    .validator(ConfigValidator.of(v -> !v.isNegative(), "a duration >= 0 such as '0 s' or '5 min'"))
+                    .validator(ConfigValidator.nonNegativeDuration())
                     .description("How long a task manager that lost the JobManager of a recoverable batch job keeps the"
                             + " job's finished partitions for a new leader; 0 deletes them at once.");
 

@@ -15,8 +15,6 @@ import java.util.regex.Pattern;
  * @param bytes the size in bytes, never negative
  */
 public record MemorySize(long bytes) implements Comparable<MemorySize> {
-    public static final MemorySize ZERO = new MemorySize(0);
-
     private static final Pattern FORMAT = Pattern.compile("\\s*(\\d+)\\s*([a-zA-Z]*)\\s*");
     private static final long KB = 1L << 10;
     private static final long MB = 1L << 20;
@@ -72,10 +70,6 @@ public record MemorySize(long bytes) implements Comparable<MemorySize> {
             case "t", "tb", "tib" -> TB;
             default -> throw new IllegalArgumentException("unknown memory unit '" + unit + "' in '" + text + "'");
         };
-    }
-
-    public long kibiBytes() {
-        return bytes / KB;
     }
 
     public long mebiBytes() {

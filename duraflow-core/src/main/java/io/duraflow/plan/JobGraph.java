@@ -23,16 +23,14 @@ public final class JobGraph {
     private final String jobName;
     private final List<JobVertex> vertices;
     private final List<ExchangeEdge> edges;
-    private final Map<Integer, Integer> vertexOfNode;
     private final Map<Integer, List<PlanNode>> consumersOfNode;
     private final String fingerprint;
 
     private JobGraph(String jobName, List<JobVertex> vertices, List<ExchangeEdge> edges,
-            Map<Integer, Integer> vertexOfNode, Map<Integer, List<PlanNode>> consumersOfNode) {
+            Map<Integer, List<PlanNode>> consumersOfNode) {
         this.jobName = jobName;
         this.vertices = List.copyOf(vertices);
         this.edges = List.copyOf(edges);
-        this.vertexOfNode = Map.copyOf(vertexOfNode);
         this.consumersOfNode = consumersOfNode;
         this.fingerprint = computeFingerprint();
     }
@@ -55,10 +53,6 @@ public final class JobGraph {
 
     public ExchangeEdge edge(int id) {
         return edges.get(id);
-    }
-
-    public int vertexOf(PlanNode node) {
-        return vertexOfNode.get(node.id());
     }
 
     /** The nodes that read a node's output within the same vertex (chained consumers). */
@@ -143,7 +137,7 @@ public final class JobGraph {
         for (VertexBuilder b : builders) {
             vertices.add(b.build());
         }
-        return new JobGraph(plan.jobName(), vertices, edges, vertexOfNode, consumers);
+        return new JobGraph(plan.jobName(), vertices, edges, consumers);
     }
 
     private String computeFingerprint() {

@@ -3,21 +3,21 @@ package io.duraflow.examples;
 import io.duraflow.api.DuraflowJob;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.JobParameters;
+import io.duraflow.api.connectors.RangeReader;
 import io.duraflow.api.connectors.RangeSplit;
-import io.duraflow.api.source.IteratingSourceReader;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
 import io.duraflow.api.source.SplitEnumerator;
 import io.duraflow.api.source.SplitEnumeratorContext;
 import io.duraflow.api.source.SplitSerializer;
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
+import java.util.TreeMap;
 
 /**
  * A multi-stage batch job for failover demonstrations: {@code sources} source tasks, each reading
@@ -70,7 +70,8 @@ public final class RecoveryDemo implements DuraflowJob {
     /**
      * Numbers 0..records-1 in one range per source subtask; subtask i only ever gets range i, so
      * how long a subtask runs does not depend on how fast the others are. Run it with parallelism
-     * {@code ranges}.
+     * {@code ranges}. The ranges are {@link RangeSplit#split}'s; with fewer records than ranges
+     * the last subtasks get none.
      */
     public static final class PerSubtaskSource implements Source<Long, RangeSplit> {
         private final long records;
@@ -81,20 +82,12 @@ public final class RecoveryDemo implements DuraflowJob {
             this.ranges = ranges;
         }
 
-        private List<RangeSplit> splits() {
-            List<RangeSplit> splits = new ArrayList<>();
-            for (int i = 0; i < ranges; i++) {
-                splits.add(new RangeSplit(records * i / ranges, records * (i + 1) / ranges));
-            }
-            return splits;
-        }
-
         @Override
         public SplitEnumerator<RangeSplit> createEnumerator(SplitEnumeratorContext<RangeSplit> context) {
-            java.util.TreeMap<Integer, RangeSplit> bySubtask = new java.util.TreeMap<>();
-            List<RangeSplit> splits = splits();
-            for (int i = 0; i < splits.size(); i++) {
-                bySubtask.put(i, splits.get(i));
+            TreeMap<Integer, RangeSplit> bySubtask = new TreeMap<>();
+            List<RangeSplit> splits = RangeSplit.split(0, records, ranges);
+            for (int subtask = 0; subtask < splits.size(); subtask++) {
+                bySubtask.put(subtask, splits.get(subtask));
             }
             return new OwnSplitEnumerator(context, bySubtask);
         }
@@ -106,27 +99,7 @@ public final class RecoveryDemo implements DuraflowJob {
 
         @Override
         public SourceReader<Long, RangeSplit> createReader(SourceReaderContext context) {
-            return new IteratingSourceReader<>(context) {
-                @Override
-                protected Iterator<Long> openSplit(RangeSplit split) {
-                    return new Iterator<>() {
-                        private long next = split.from();
-
-                        @Override
-                        public boolean hasNext() {
-                            return next < split.to();
-                        }
-
-                        @Override
-                        public Long next() {
-                            if (next >= split.to()) {
-                                throw new NoSuchElementException();
-                            }
-                            return next++;
-                        }
-                    };
-                }
-            };
+            return new RangeReader<>(context, Long::valueOf);
         }
 
         @Override
@@ -151,19 +124,19 @@ public final class RecoveryDemo implements DuraflowJob {
      */
     static final class OwnSplitEnumerator implements SplitEnumerator<RangeSplit> {
         private final SplitEnumeratorContext<RangeSplit> context;
-        private final java.util.TreeMap<Integer, RangeSplit> unassigned;
+        private final TreeMap<Integer, RangeSplit> unassigned;
 
-        OwnSplitEnumerator(SplitEnumeratorContext<RangeSplit> context, java.util.TreeMap<Integer, RangeSplit> unassigned) {
+        OwnSplitEnumerator(SplitEnumeratorContext<RangeSplit> context, TreeMap<Integer, RangeSplit> unassigned) {
             this.context = context;
             this.unassigned = unassigned;
         }
 
         static OwnSplitEnumerator restore(SplitEnumeratorContext<RangeSplit> context, byte[] state) {
-            io.duraflow.api.types.DataReader in = new io.duraflow.api.types.DataReader(state);
+            DataReader in = new DataReader(state);
             if (in.readVarInt() != 1) {
                 throw new IllegalArgumentException("unknown enumerator state version");
             }
-            java.util.TreeMap<Integer, RangeSplit> unassigned = new java.util.TreeMap<>();
+            TreeMap<Integer, RangeSplit> unassigned = new TreeMap<>();
             int count = in.readVarInt();
             for (int i = 0; i < count; i++) {
                 int subtask = in.readVarInt();
@@ -194,7 +167,7 @@ public final class RecoveryDemo implements DuraflowJob {
 
         @Override
         public byte[] snapshotState(long checkpointId) {
-            io.duraflow.api.types.DataWriter out = new io.duraflow.api.types.DataWriter();
+            DataWriter out = new DataWriter();
             out.writeVarInt(1);
             out.writeVarInt(unassigned.size());
             for (var entry : unassigned.entrySet()) {

@@ -52,7 +52,7 @@ public final class CsvFileSource implements Source<List<String>, FileSplit> {
     CsvFileSource(String path, char delimiter, boolean skipHeader, long splitSizeBytes, int readBufferBytes) {
         CsvParser.validateDelimiter(delimiter);
         FileSplitPlanner.validateSplitSize(splitSizeBytes);
-        this.path = FileSplitPlanner.absolute(path);
+        this.path = ConnectorPaths.absolute(path, "input path");
         this.delimiter = delimiter;
         this.skipHeader = skipHeader;
         this.splitSizeBytes = splitSizeBytes;

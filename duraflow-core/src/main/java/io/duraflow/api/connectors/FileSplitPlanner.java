@@ -14,13 +14,6 @@ final class FileSplitPlanner {
 
     private FileSplitPlanner() {}
 
-    static Path absolute(String path) {
-        if (path == null || path.isEmpty()) {
-            throw new IllegalArgumentException("input path must not be empty");
-        }
-        return Path.of(path).toAbsolutePath().normalize();
-    }
-
     static void validateSplitSize(long splitSizeBytes) {
         if (splitSizeBytes < 1) {
             throw new IllegalArgumentException("split size must be at least 1 byte, got " + splitSizeBytes);

@@ -5,11 +5,11 @@ import io.duraflow.api.source.SourceReaderContext;
 import java.util.Iterator;
 import java.util.function.LongFunction;
 
-/** Reads range splits by mapping every index through a function. */
-final class RangeReader<T> extends IteratingSourceReader<T, RangeSplit> {
+/** Reads range splits by mapping every index through a function ({@link Long#valueOf} for the indexes themselves). */
+public final class RangeReader<T> extends IteratingSourceReader<T, RangeSplit> {
     private final LongFunction<T> function;
 
-    RangeReader(SourceReaderContext context, LongFunction<T> function) {
+    public RangeReader(SourceReaderContext context, LongFunction<T> function) {
         super(context);
         this.function = function;
     }

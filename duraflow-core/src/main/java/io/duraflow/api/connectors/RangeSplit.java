@@ -5,6 +5,7 @@ import io.duraflow.api.source.SplitSerializer;
 import io.duraflow.api.types.CorruptDataException;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
+import java.util.List;
 
 /**
  * The indexes {@code [from, to)} of a {@link SequenceSource} or {@link GeneratedSource}.
@@ -36,6 +37,18 @@ public record RangeSplit(long from, long to) implements SourceSplit {
         if (from > to) {
             throw new IllegalArgumentException("range split from " + from + " is after to " + to);
         }
+    }
+
+    /**
+     * Cuts {@code [from, toExclusive)} into at most {@code splitCount} contiguous, non-empty
+     * ranges in ascending order whose sizes differ by at most one (the larger ones first). An
+     * empty range has no splits; a range shorter than {@code splitCount} has one split per value.
+     * Never overflows, even for the whole long range.
+     *
+     * @throws IllegalArgumentException if {@code from > toExclusive} or {@code splitCount < 1}
+     */
+    public static List<RangeSplit> split(long from, long toExclusive, int splitCount) {
+        return RangeSplits.split(from, toExclusive, splitCount);
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.sink.SinkWriter;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +21,7 @@ public final class TextFileSink<T> implements Sink<T> {
     private final Function<T, String> formatter;
 
     public TextFileSink(String directory, Function<T, String> formatter) {
-        this.directory = Path.of(directory).toAbsolutePath().normalize().toString();
+        this.directory = ConnectorPaths.absolute(directory, "output directory").toString();
         this.formatter = formatter;
     }
 
@@ -67,25 +66,25 @@ public final class TextFileSink<T> implements Sink<T> {
 
         @Override
         public void finish() throws IOException {
-            close(out);
+            closeOnce();
             Files.move(inProgress, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
 
         @Override
         public void abort() throws IOException {
-            close(out);
+            closeOnce();
             Files.deleteIfExists(inProgress);
         }
 
         @Override
         public void close() throws IOException {
-            close(out);
+            closeOnce();
         }
 
-        private void close(Writer writer) throws IOException {
+        private void closeOnce() throws IOException {
             if (!closed) {
                 closed = true;
-                writer.close();
+                out.close();
             }
         }
     }

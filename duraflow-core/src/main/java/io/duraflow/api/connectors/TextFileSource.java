@@ -40,7 +40,7 @@ public final class TextFileSource implements Source<String, FileSplit> {
     /** With a chosen read buffer, so tests can make lines span buffer refills. */
     TextFileSource(String path, long splitSizeBytes, int readBufferBytes) {
         FileSplitPlanner.validateSplitSize(splitSizeBytes);
-        this.path = FileSplitPlanner.absolute(path);
+        this.path = ConnectorPaths.absolute(path, "input path");
         this.splitSizeBytes = splitSizeBytes;
         this.readBufferBytes = readBufferBytes;
     }

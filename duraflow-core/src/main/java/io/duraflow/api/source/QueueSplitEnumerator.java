@@ -13,19 +13,32 @@ import java.util.List;
  * <pre>
  *   varint version (1) | varint count | count x (varint length | split bytes)
  * </pre>
+ * Each split is encoded once, when it enters the queue, so a snapshot only copies bytes.
  */
 public final class QueueSplitEnumerator<S extends SourceSplit> implements SplitEnumerator<S> {
     private static final int STATE_VERSION = 1;
 
     private final SplitEnumeratorContext<S> context;
     private final SplitSerializer<S> serializer;
-    private final ArrayDeque<S> remaining;
+    private final ArrayDeque<Encoded<S>> remaining = new ArrayDeque<>();
+
+    /** A split waiting to be handed out and its serialized form. */
+    private record Encoded<S>(S split, byte[] bytes) {}
 
     public QueueSplitEnumerator(SplitEnumeratorContext<S> context, SplitSerializer<S> serializer,
             Collection<S> splits) {
         this.context = context;
         this.serializer = serializer;
-        this.remaining = new ArrayDeque<>(splits);
+        for (S split : splits) {
+            remaining.addLast(encode(split));
+        }
+    }
+
+    private QueueSplitEnumerator(SplitEnumeratorContext<S> context, SplitSerializer<S> serializer,
+            List<Encoded<S>> encoded) {
+        this.context = context;
+        this.serializer = serializer;
+        this.remaining.addAll(encoded);
     }
 
     public static <S extends SourceSplit> QueueSplitEnumerator<S> restore(SplitEnumeratorContext<S> context,
@@ -36,11 +49,16 @@ public final class QueueSplitEnumerator<S extends SourceSplit> implements SplitE
             throw new IllegalArgumentException("unsupported split enumerator state version " + version);
         }
         int count = in.readVarInt();
-        List<S> splits = new ArrayList<>(count);
+        List<Encoded<S>> splits = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            splits.add(serializer.fromBytes(in.readBytes(in.readVarInt())));
+            byte[] bytes = in.readBytes(in.readVarInt());
+            splits.add(new Encoded<>(serializer.fromBytes(bytes), bytes));
         }
         return new QueueSplitEnumerator<>(context, serializer, splits);
+    }
+
+    private Encoded<S> encode(S split) {
+        return new Encoded<>(split, serializer.toBytes(split));
     }
 
     @Override
@@ -48,18 +66,18 @@ public final class QueueSplitEnumerator<S extends SourceSplit> implements SplitE
 
     @Override
     public void handleSplitRequest(int subtask) {
-        S split = remaining.poll();
-        if (split == null) {
+        Encoded<S> next = remaining.poll();
+        if (next == null) {
             context.signalNoMoreSplits(subtask);
         } else {
-            context.assignSplit(split, subtask);
+            context.assignSplit(next.split(), subtask);
         }
     }
 
     @Override
     public void addSplitsBack(List<S> splits, int subtask) {
         for (int i = splits.size() - 1; i >= 0; i--) {
-            remaining.addFirst(splits.get(i));
+            remaining.addFirst(encode(splits.get(i)));
         }
     }
 
@@ -68,15 +86,10 @@ public final class QueueSplitEnumerator<S extends SourceSplit> implements SplitE
         DataWriter out = new DataWriter();
         out.writeVarInt(STATE_VERSION);
         out.writeVarInt(remaining.size());
-        for (S split : remaining) {
-            byte[] bytes = serializer.toBytes(split);
-            out.writeVarInt(bytes.length);
-            out.writeBytes(bytes);
+        for (Encoded<S> next : remaining) {
+            out.writeVarInt(next.bytes().length);
+            out.writeBytes(next.bytes());
         }
         return out.toByteArray();
-    }
-
-    public int remainingSplits() {
-        return remaining.size();
     }
 }

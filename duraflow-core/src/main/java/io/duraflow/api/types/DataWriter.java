@@ -29,14 +29,6 @@ public final class DataWriter {
         position = 0;
     }
 
-    /** Moves the write position back, e.g. to drop a record that was half written. */
-    public void truncate(int newPosition) {
-        if (newPosition < 0 || newPosition > position) {
-            throw new IllegalArgumentException("cannot truncate to " + newPosition + " (position " + position + ")");
-        }
-        position = newPosition;
-    }
-
     public byte[] buffer() {
         return buffer;
     }
@@ -72,17 +64,6 @@ public final class DataWriter {
         buffer[position + 2] = (byte) (value >>> 8);
         buffer[position + 3] = (byte) value;
         position += 4;
-    }
-
-    /** Overwrites four bytes at an earlier position (used to back-fill lengths). */
-    public void putInt(int at, int value) {
-        if (at < 0 || at + 4 > position) {
-            throw new IndexOutOfBoundsException("putInt at " + at + " beyond position " + position);
-        }
-        buffer[at] = (byte) (value >>> 24);
-        buffer[at + 1] = (byte) (value >>> 16);
-        buffer[at + 2] = (byte) (value >>> 8);
-        buffer[at + 3] = (byte) value;
     }
 
     public void writeLong(long value) {
