@@ -21,15 +21,16 @@ final class SortedEntries<A> {
         order = new int[size];
     }
 
-    static <K, A> SortedEntries<A> of(Map<K, A> entries, TypeSerializer<K> keyType, KeyOrder.KeyHasher hasher) {
+    static <K, A> SortedEntries<A> of(Map<K, SpillingAggregator.Slot<A>> entries, TypeSerializer<K> keyType,
+            KeyOrder.KeyHasher hasher) {
         SortedEntries<A> sorted = new SortedEntries<>(entries.size());
         int i = 0;
-        for (Map.Entry<K, A> entry : entries.entrySet()) {
+        for (Map.Entry<K, SpillingAggregator.Slot<A>> entry : entries.entrySet()) {
             int start = sorted.keyBytes.position();
             keyType.write(entry.getKey(), sorted.keyBytes);
             sorted.keyOffsets[i] = start;
             sorted.keyLengths[i] = sorted.keyBytes.position() - start;
-            sorted.accumulators[i] = entry.getValue();
+            sorted.accumulators[i] = entry.getValue().accumulator;
             i++;
         }
         sorted.sort(hasher);

@@ -53,6 +53,15 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
 
     private enum State { OPEN, FINISHED, CLOSED }
 
+    /** A key's accumulator so far. */
+    static final class Slot<A> {
+        A accumulator;
+
+        Slot(A accumulator) {
+            this.accumulator = accumulator;
+        }
+    }
+
     private final TypeSerializer<K> keyType;
     private final TypeSerializer<A> accType;
     private final Merger<A> merger;
@@ -60,7 +69,8 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
     private final Path spillDirectory;
     private final KeyOrder.KeyHasher hasher;
     private final int maxFanIn;
-    private final Map<K, A> entries = new HashMap<>();
+    /** The accumulator of each key, in a holder updated in place so a merge costs one lookup. */
+    private final Map<K, Slot<A>> entries = new HashMap<>();
     /** Runs holding the spilled data, oldest first. */
     private final List<Path> runs = new ArrayList<>();
     /** Every run file on disk, including one being written: what {@link #close()} deletes. */
@@ -103,15 +113,15 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
     public void add(K key, A partial, int approxBytes) throws Exception {
         requireState(State.OPEN);
         Objects.requireNonNull(partial, "partial accumulator");
-        A existing = entries.get(key);
-        if (existing == null) {
-            entries.put(key, partial);
+        Slot<A> slot = entries.get(key);
+        if (slot == null) {
+            entries.put(key, new Slot<>(partial));
             estimatedBytes += Math.max(0, approxBytes) + ENTRY_OVERHEAD_BYTES;
             if (estimatedBytes > memoryBudgetBytes) {
                 spill();
             }
         } else {
-            entries.put(key, Objects.requireNonNull(merger.merge(existing, partial), "merger returned null"));
+            slot.accumulator = Objects.requireNonNull(merger.merge(slot.accumulator, partial), "merger returned null");
         }
     }
 
@@ -124,8 +134,8 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
         state = State.FINISHED;
         try {
             if (runs.isEmpty()) {
-                for (Map.Entry<K, A> entry : entries.entrySet()) {
-                    out.accept(entry.getKey(), entry.getValue());
+                for (Map.Entry<K, Slot<A>> entry : entries.entrySet()) {
+                    out.accept(entry.getKey(), entry.getValue().accumulator);
                 }
                 return;
             }

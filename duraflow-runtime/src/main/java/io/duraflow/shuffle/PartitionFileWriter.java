@@ -213,6 +213,11 @@ public final class PartitionFileWriter implements Closeable {
 
     /** Splits {@code bytes[0, end)} into frames of at most 1 MiB at record boundaries. */
     private void writeFrames(int subpartition, byte[] bytes, int end) throws IOException {
+        if (end <= Frames.MAX_PAYLOAD_BYTES) {
+            // What the loop below would do: a split needs more than MAX_PAYLOAD_BYTES in one frame.
+            writeFrame(subpartition, bytes, 0, end);
+            return;
+        }
         splitter.reset(bytes, 0, end);
         int frameStart = 0;
         while (splitter.hasRemaining()) {

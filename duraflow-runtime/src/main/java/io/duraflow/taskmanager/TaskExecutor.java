@@ -22,18 +22,22 @@ import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.shuffle.CorruptPartitionException;
 import io.duraflow.shuffle.PartitionFileReader;
 import io.duraflow.shuffle.PartitionFileWriter;
 import io.duraflow.taskmanager.task.OperatorChain;
 import io.duraflow.taskmanager.task.PartitionNotFoundException;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Map;
@@ -57,13 +61,14 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
 
     private final String tmId = "tm-" + UUID.randomUUID().toString().substring(0, 8);
-    private final Configuration config;
     private final int slots;
     private final PartitionStore partitions;
-    private final Path spillDirectory;
     private final OperatorChain.Settings settings;
     private final int writeBufferBytes;
+    /** Running tasks by attempt; one per slot. Insertions hold {@link #slotLock}, removals need not. */
     private final Map<String, Task> tasks = new ConcurrentHashMap<>();
+    /** Makes "is a slot free" and "take it" one step for concurrent deployments. */
+    private final Object slotLock = new Object();
     private final Map<String, JobGraph> plans = new ConcurrentHashMap<>();
     private final Map<String, ManagedChannel> peers = new ConcurrentHashMap<>();
     private final ExecutorService taskThreads;
@@ -92,10 +97,9 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private java.util.concurrent.ScheduledFuture<?> retentionExpiry;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
-        this.config = config;
         this.slots = config.get(TaskManagerOptions.SLOTS);
         this.partitions = new PartitionStore(dataDirectory);
-        this.spillDirectory = java.nio.file.Files.createDirectories(dataDirectory.resolve("spill"));
+        Path spillDirectory = java.nio.file.Files.createDirectories(dataDirectory.resolve("spill"));
         this.settings = new OperatorChain.Settings(config.get(TaskManagerOptions.AGGREGATION_BUDGET).bytes(),
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(), spillDirectory);
         this.writeBufferBytes = (int) Math.min(Integer.MAX_VALUE,
@@ -293,10 +297,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     void deploy(TaskDeployment deployment) {
         checkSession(deployment.getJmSessionId());
-        if (tasks.size() >= slots) {
-            throw Status.RESOURCE_EXHAUSTED.withDescription("all " + slots + " slots of " + tmId + " are busy")
-                    .asRuntimeException();
-        }
         JobGraph graph = plans.computeIfAbsent(deployment.getAttempt().getJobId(),
                 id -> JobPlans.build(deployment.getJobClass(), deployment.getParamsMap(),
                         deployment.getDefaultParallelism()));
@@ -308,15 +308,21 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
         Task task = new Task(deployment, graph, this);
         String key = key(deployment.getAttempt());
-        if (tasks.putIfAbsent(key, task) != null) {
-            throw Status.ALREADY_EXISTS.withDescription("attempt " + key + " already runs on " + tmId)
-                    .asRuntimeException();
+        synchronized (slotLock) {
+            if (tasks.size() >= slots) {
+                throw Status.RESOURCE_EXHAUSTED.withDescription("all " + slots + " slots of " + tmId + " are busy")
+                        .asRuntimeException();
+            }
+            if (tasks.putIfAbsent(key, task) != null) {
+                throw Status.ALREADY_EXISTS.withDescription("attempt " + key + " already runs on " + tmId)
+                        .asRuntimeException();
+            }
         }
         taskThreads.execute(() -> {
             try {
                 task.run();
             } finally {
-                tasks.remove(key);
+                tasks.remove(key, task);
             }
         });
     }
@@ -345,24 +351,34 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             partitions.releaseKept(jobId, partitionIds);
             return;
         }
-        boolean any = false;
-        for (String partitionId : partitionIds) {
-            partitions.release(jobId, partitionId);
-            any = true;
-        }
-        if (!any) {
+        if (partitionIds.isEmpty()) {
             partitions.releaseJob(jobId);
             plans.remove(jobId);
+            return;
+        }
+        for (String partitionId : partitionIds) {
+            partitions.release(jobId, partitionId);
         }
     }
 
-    /** Streams whole frames of a published partition; called from gRPC threads. */
-    PartitionFileReader openPartition(String partitionId) throws java.io.IOException {
+    /**
+     * Opens a published partition to stream its frames, for a local fetch (task thread) or a peer's
+     * (gRPC thread). The one place that decides what counts as "gone", for both.
+     *
+     * @throws PartitionNotFoundException if it is not published here, was released while being
+     *     opened, or its files are corrupt: in each case only running its producer again helps
+     * @throws IOException if the files cannot be read for another reason
+     */
+    PartitionFileReader openPartition(String partitionId) throws PartitionNotFoundException, IOException {
         PartitionStore.StoredPartition stored = partitions.lookup(partitionId);
         if (stored == null) {
-            return null;
+            throw new PartitionNotFoundException(partitionId, "not on TaskManager " + tmId);
         }
-        return PartitionFileReader.open(stored.dataFile(), stored.indexFile());
+        try {
+            return PartitionFileReader.open(stored.dataFile(), stored.indexFile());
+        } catch (CorruptPartitionException | NoSuchFileException e) {
+            throw new PartitionNotFoundException(partitionId, "on TaskManager " + tmId + ": " + e.getMessage(), e);
+        }
     }
 
     private void checkSession(String sessionId) {
@@ -420,21 +436,23 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     public void fetch(PartitionLocation location, int from, int to, Consumer<byte[]> frames) throws Exception {
         if (location.getTmId().equals(tmId)) {
             try (PartitionFileReader reader = openPartition(location.getPartitionId())) {
-                if (reader == null) {
-                    throw new PartitionNotFoundException(location.getPartitionId(), "not on this TaskManager");
-                }
                 TaskManagerService.forEachChunk(reader, from, to, frames);
             }
             return;
         }
         ManagedChannel channel = peers.computeIfAbsent(location.getTmAddress(), Rpc::channel);
+        // The blocking iterator's call lives until it is drained or cancelled: if the consumer
+        // throws, cancelling the context ends the call, and the producer closes its reader.
+        Context.CancellableContext call = Context.current().withCancellation();
         try {
-            Iterator<PartitionChunk> chunks = TaskManagerGatewayGrpc.newBlockingStub(channel)
-                    .fetchPartition(FetchPartitionRequest.newBuilder().setPartitionId(location.getPartitionId())
-                            .setSubpartitionFrom(from).setSubpartitionTo(to).build());
-            while (chunks.hasNext()) {
-                frames.accept(chunks.next().getFrames().toByteArray());
-            }
+            call.run(() -> {
+                Iterator<PartitionChunk> chunks = TaskManagerGatewayGrpc.newBlockingStub(channel)
+                        .fetchPartition(FetchPartitionRequest.newBuilder().setPartitionId(location.getPartitionId())
+                                .setSubpartitionFrom(from).setSubpartitionTo(to).build());
+                while (chunks.hasNext()) {
+                    frames.accept(chunks.next().getFrames().toByteArray());
+                }
+            });
         } catch (StatusRuntimeException e) {
             Status.Code code = e.getStatus().getCode();
             if (code == Status.Code.NOT_FOUND || code == Status.Code.UNAVAILABLE
@@ -443,6 +461,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                         "TaskManager " + location.getTmId() + " at " + location.getTmAddress() + ": " + Rpc.message(e));
             }
             throw e;
+        } finally {
+            call.cancel(null);
         }
     }
 

@@ -1,6 +1,6 @@
 package io.duraflow.taskmanager;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.CancelTaskRequest;
 import io.duraflow.rpc.proto.FetchPartitionRequest;
@@ -11,6 +11,7 @@ import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
 import io.duraflow.shuffle.FrameCursor;
 import io.duraflow.shuffle.PartitionFileReader;
+import io.duraflow.taskmanager.task.PartitionNotFoundException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -65,22 +66,35 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
         }
     }
 
-    /** Sends whole frames in chunks of about 1 MiB, only as fast as the consumer takes them. */
+    /**
+     * Sends whole frames in chunks of about 1 MiB, only as fast as the consumer takes them.
+     * NOT_FOUND means the partition is gone and its producer must run again; INVALID_ARGUMENT (a
+     * subpartition range outside the partition) and INTERNAL are failures a re-run cannot fix.
+     */
     @Override
     public void fetchPartition(FetchPartitionRequest request, StreamObserver<PartitionChunk> response) {
+        String partitionId = request.getPartitionId();
         PartitionFileReader reader;
+        try {
+            reader = executor.openPartition(partitionId);
+        } catch (PartitionNotFoundException e) {
+            response.onError(Status.NOT_FOUND.withDescription(e.reason()).asRuntimeException());
+            return;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Cannot open partition {} for a fetch", partitionId, e);
+            response.onError(Status.INTERNAL.withDescription("partition " + partitionId + " cannot be read: "
+                    + e.getMessage()).asRuntimeException());
+            return;
+        }
         FrameCursor cursor;
         try {
-            reader = executor.openPartition(request.getPartitionId());
-            if (reader == null) {
-                response.onError(Status.NOT_FOUND.withDescription("partition " + request.getPartitionId()
-                        + " is not on this TaskManager").asRuntimeException());
-                return;
-            }
             cursor = reader.frames(request.getSubpartitionFrom(), request.getSubpartitionTo());
-        } catch (IOException | RuntimeException e) {
-            response.onError(Status.NOT_FOUND.withDescription("partition " + request.getPartitionId()
-                    + " cannot be read: " + e.getMessage()).asRuntimeException());
+        } catch (RuntimeException e) {
+            closeQuietly(reader);
+            Status status = e instanceof IndexOutOfBoundsException ? Status.INVALID_ARGUMENT : Status.INTERNAL;
+            response.onError(status.withDescription("partition " + partitionId + " has " + reader.subpartitionCount()
+                    + " subpartitions; cannot read [" + request.getSubpartitionFrom() + ", "
+                    + request.getSubpartitionTo() + "): " + e.getMessage()).asRuntimeException());
             return;
         }
         ServerCallStreamObserver<PartitionChunk> stream = (ServerCallStreamObserver<PartitionChunk>) response;
@@ -92,6 +106,7 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
                 }
                 try {
                     while (stream.isReady()) {
+                        // A fresh array that nothing writes to again, so it can be wrapped, not copied.
                         byte[] chunk = cursor.nextChunk(CHUNK_BYTES);
                         if (chunk == null) {
                             done[0] = true;
@@ -99,7 +114,8 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
                             stream.onCompleted();
                             return;
                         }
-                        stream.onNext(PartitionChunk.newBuilder().setFrames(ByteString.copyFrom(chunk)).build());
+                        stream.onNext(PartitionChunk.newBuilder()
+                                .setFrames(UnsafeByteOperations.unsafeWrap(chunk)).build());
                     }
                 } catch (IOException | RuntimeException e) {
                     done[0] = true;

@@ -152,6 +152,33 @@ class PartitionFileTest {
     }
 
     @Test
+    void aBufferOfExactlyTheMaximumPayloadIsOneFrameAndOneByteMoreSplitsAtARecord() throws IOException {
+        // 16 records of 3 (varint) + 65,533 bytes fill exactly Frames.MAX_PAYLOAD_BYTES.
+        byte[] record = new byte[65_533];
+        try (PartitionFileWriter writer = new PartitionFileWriter(data(), index(), 2, 16 * 1024 * 1024)) {
+            for (int i = 0; i < 16; i++) {
+                writer.write(0, record, 0, record.length);
+                writer.write(1, record, 0, record.length);
+            }
+            writer.write(1, new byte[] {7}, 0, 1);
+            writer.finish();
+        }
+        try (PartitionFileReader reader = PartitionFileReader.open(data(), index())) {
+            assertThat(reader.bytes(0)).isEqualTo(Frames.MAX_PAYLOAD_BYTES);
+            assertThat(reader.frameCount(0)).isEqualTo(1);
+            assertThat(reader.bytes(1)).isEqualTo(Frames.MAX_PAYLOAD_BYTES + 2);
+            assertThat(reader.frameCount(1)).isEqualTo(2);
+            FrameCursor cursor = reader.frames(1, 2);
+            FrameIterator first = Frames.iterate(cursor.nextFrame(), "test");
+            assertThat(first.next()).isTrue();
+            assertThat(first.payloadLength()).isEqualTo(Frames.MAX_PAYLOAD_BYTES);
+            FrameIterator second = Frames.iterate(cursor.nextFrame(), "test");
+            assertThat(second.next()).isTrue();
+            assertThat(second.payloadLength()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void readsASubrangeOfSubpartitions() throws IOException {
         try (PartitionFileWriter writer = new PartitionFileWriter(data(), index(), 10, 64)) {
             for (int i = 0; i < 1000; i++) {

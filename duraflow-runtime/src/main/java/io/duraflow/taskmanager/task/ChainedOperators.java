@@ -29,10 +29,8 @@ final class ChainedOperators {
             private final Collector<Object> collector = record -> {
                 try {
                     out.push(record);
-                } catch (RuntimeException e) {
-                    throw e;
                 } catch (Exception e) {
-                    throw new ChainException(e);
+                    throw ChainException.wrap(e);
                 }
             };
 
@@ -49,8 +47,13 @@ final class ChainedOperators {
 
     /** Lets checked exceptions of downstream operators cross a user's Collector call. */
     static final class ChainException extends RuntimeException {
-        ChainException(Exception cause) {
+        private ChainException(Exception cause) {
             super(cause);
+        }
+
+        /** {@code e} itself if unchecked, else {@code e} wrapped; for a catch block that must rethrow unchecked. */
+        static RuntimeException wrap(Exception e) {
+            return e instanceof RuntimeException unchecked ? unchecked : new ChainException(e);
         }
     }
 

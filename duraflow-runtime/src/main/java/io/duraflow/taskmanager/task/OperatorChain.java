@@ -34,8 +34,25 @@ public final class OperatorChain implements AutoCloseable {
     private HeadOperator head;
     private Downstream sourceOutput;
 
-    @SuppressWarnings("unchecked")
     OperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
+            Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
+            TaskCounters counters) throws Exception {
+        try {
+            build(graph, vertex, writersByEdge, subpartitionsByEdge, sinkContext, settings, counters);
+        } catch (Throwable e) {
+            // The task never sees a chain that failed half built: release what the built part holds.
+            abortSinks();
+            try {
+                close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void build(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
             Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
             TaskCounters counters) throws Exception {
         List<PlanNode> nodes = vertex.nodes();

@@ -32,6 +32,7 @@ import io.duraflow.shuffle.RecordIterator;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.shuffle.PartitionFileWriter;
 import io.duraflow.shuffle.PartitionSummary;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -60,7 +61,10 @@ public final class Task implements Runnable {
     private final LinkedBlockingQueue<OperatorEvent> events = new LinkedBlockingQueue<>();
     private final TaskCounters counters = new TaskCounters();
     private volatile boolean cancelled;
-    private volatile Thread thread;
+    /** The task thread while it may be interrupted; set and cleared under {@link #interruptLock}. */
+    private Thread thread;
+    /** Once the thread is cleared, no cancel() can interrupt what the task thread does next (its final report). */
+    private final Object interruptLock = new Object();
 
     public Task(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment) {
         this.deployment = deployment;
@@ -81,21 +85,31 @@ public final class Task implements Runnable {
 
     public void cancel() {
         cancelled = true;
-        Thread running = thread;
-        if (running != null) {
-            running.interrupt();
+        synchronized (interruptLock) {
+            if (thread != null) {
+                thread.interrupt();
+            }
         }
     }
 
+    /**
+     * Runs the task, then releases everything it held (chain, slot, the right to be interrupted)
+     * exactly once, and only then reports how it ended, so that neither a late cancel nor the
+     * next task in the slot can get in the way of the report.
+     */
     @Override
     public void run() {
-        thread = Thread.currentThread();
+        synchronized (interruptLock) {
+            thread = Thread.currentThread();
+        }
         String name = Rpc.describe(attempt) + " " + vertex.name();
         LOG.info("Task {} starting", name);
         environment.reportState(update(TaskState.RUNNING).build());
         Map<Integer, PartitionFileWriter> writers = new LinkedHashMap<>();
         Map<Integer, Integer> subpartitions = new LinkedHashMap<>();
         OperatorChain chain = null;
+        TaskStateUpdate.Builder finished = null;
+        Throwable failure = null;
         try {
             for (OutputSpec output : deployment.getOutputsList()) {
                 writers.put(output.getEdgeId(), environment.createPartition(attempt.getJobId(), output.getPartitionId(),
@@ -111,28 +125,10 @@ public final class Task implements Runnable {
             }
             checkCancelled();
             chain.finish();
-            TaskStateUpdate.Builder finished = update(TaskState.FINISHED);
-            for (OutputSpec output : deployment.getOutputsList()) {
-                PartitionSummary summary = writers.remove(output.getEdgeId()).finish();
-                environment.publish(attempt.getJobId(), output.getPartitionId());
-                SubpartitionSizes.Builder sizes = SubpartitionSizes.newBuilder().setEdgeId(output.getEdgeId())
-                        .setPartitionId(output.getPartitionId()).setRecords(summary.totalRecords());
-                for (long bytes : summary.subpartitionBytes()) {
-                    sizes.addBytes(bytes);
-                }
-                finished.addOutputs(sizes);
-            }
-            for (ChainedOperators.CollectOperator collect : chain.collects) {
-                finished.addCollected(CollectedResult.newBuilder().setName(collect.name)
-                        .setSubtask(attempt.getSubtask()).setRecords(collect.records)
-                        .setData(ByteString.copyFrom(collect.buffer.buffer(), 0, collect.buffer.position())));
-            }
+            finished = publishOutputs(writers, chain);
             LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
-            closeChain(chain, name);
-            chain = null;
-            environment.releaseSlot(attempt);
-            environment.reportState(finished.build());
         } catch (Throwable t) {
+            failure = t;
             for (PartitionFileWriter writer : writers.values()) {
                 try {
                     writer.abort();
@@ -142,17 +138,47 @@ public final class Task implements Runnable {
             }
             if (chain != null) {
                 chain.abortSinks();
-                closeChain(chain, name);
-                chain = null;
             }
-            environment.releaseSlot(attempt);
-            reportFailure(name, t);
         } finally {
             if (chain != null) {
                 closeChain(chain, name);
             }
-            thread = null;
+            environment.releaseSlot(attempt);
+            synchronized (interruptLock) {
+                thread = null;
+            }
+            Thread.interrupted();
         }
+        if (failure == null) {
+            environment.reportState(finished.build());
+        } else {
+            reportFailure(name, failure);
+        }
+    }
+
+    /**
+     * Finishes and publishes the output partitions and collects the results for the FINISHED
+     * report. A writer leaves {@code writers} once it is finished (or has aborted itself).
+     */
+    private TaskStateUpdate.Builder publishOutputs(Map<Integer, PartitionFileWriter> writers, OperatorChain chain)
+            throws IOException {
+        TaskStateUpdate.Builder finished = update(TaskState.FINISHED);
+        for (OutputSpec output : deployment.getOutputsList()) {
+            PartitionSummary summary = writers.remove(output.getEdgeId()).finish();
+            environment.publish(attempt.getJobId(), output.getPartitionId());
+            SubpartitionSizes.Builder sizes = SubpartitionSizes.newBuilder().setEdgeId(output.getEdgeId())
+                    .setPartitionId(output.getPartitionId()).setRecords(summary.totalRecords());
+            for (long bytes : summary.subpartitionBytes()) {
+                sizes.addBytes(bytes);
+            }
+            finished.addOutputs(sizes);
+        }
+        for (ChainedOperators.CollectOperator collect : chain.collects) {
+            finished.addCollected(CollectedResult.newBuilder().setName(collect.name)
+                    .setSubtask(attempt.getSubtask()).setRecords(collect.records)
+                    .setData(ByteString.copyFrom(collect.buffer.buffer(), 0, collect.buffer.position())));
+        }
+        return finished;
     }
 
     private static void closeChain(OperatorChain chain, String name) {
@@ -247,10 +273,8 @@ public final class Task implements Runnable {
             counters.recordsIn++;
             try {
                 out.push(record);
-            } catch (RuntimeException e) {
-                throw e;
             } catch (Exception e) {
-                throw new ChainedOperators.ChainException(e);
+                throw ChainedOperators.ChainException.wrap(e);
             }
         };
         try (SourceReader<Object, SourceSplit> reader = source.createReader(readerContext)) {
@@ -310,10 +334,8 @@ public final class Task implements Runnable {
                                 head.process(input, wireType.read(record), length);
                             }
                         }
-                    } catch (RuntimeException e) {
-                        throw e;
                     } catch (Exception e) {
-                        throw new ChainedOperators.ChainException(e);
+                        throw ChainedOperators.ChainException.wrap(e);
                     }
                 });
             }

@@ -1,0 +1,154 @@
+package io.duraflow.taskmanager.task;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.api.JobBuilder;
+import io.duraflow.api.connectors.RangeSplit;
+import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.sink.Sink;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.proto.AddSplits;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.NoMoreSplits;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskState;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.shuffle.PartitionFileWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A source task run on the test thread against a fake TaskManager: how it ends and what it releases. */
+class TaskTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aCancelArrivingDuringTheFinishedReportDoesNotInterruptIt() {
+        FakeEnvironment environment = new FakeEnvironment();
+        Task task = sourceTask(RecordingSink.working(), environment);
+        environment.onReport = update -> {
+            if (update.getState() == TaskState.FINISHED) {
+                task.cancel();
+                environment.interruptedWhileReportingFinished = Thread.currentThread().isInterrupted();
+            }
+        };
+
+        task.run();
+
+        assertThat(environment.events).containsExactly("RUNNING", "releaseSlot", "FINISHED");
+        assertThat(environment.interruptedWhileReportingFinished).isFalse();
+        assertThat(Thread.interrupted()).isFalse();
+    }
+
+    @Test
+    void aFailedTaskAbortsAndClosesItsSinkOnceThenReleasesItsSlotThenReportsTheFailure() {
+        FakeEnvironment environment = new FakeEnvironment();
+        RecordingSink sink = RecordingSink.failingOnWrite();
+        Task task = sourceTask(sink, environment);
+
+        task.run();
+
+        assertThat(environment.events).containsExactly("RUNNING", "releaseSlot", "FAILED");
+        assertThat(environment.reports.get(1).getFailure()).contains("write failed");
+        RecordingSink.Calls writer = sink.writers.get(0);
+        assertThat(writer.writes).isEqualTo(1);
+        assertThat(writer.finishes).isZero();
+        assertThat(writer.aborts).isEqualTo(1);
+        assertThat(writer.closes).isEqualTo(1);
+    }
+
+    @Test
+    void aFinishedTaskFinishesAndClosesItsSinkOnce() {
+        FakeEnvironment environment = new FakeEnvironment();
+        RecordingSink sink = RecordingSink.working();
+
+        sourceTask(sink, environment).run();
+
+        assertThat(environment.events).containsExactly("RUNNING", "releaseSlot", "FINISHED");
+        RecordingSink.Calls writer = sink.writers.get(0);
+        assertThat(writer.writes).isEqualTo(10);
+        assertThat(writer.finishes).isEqualTo(1);
+        assertThat(writer.aborts).isZero();
+        assertThat(writer.closes).isEqualTo(1);
+    }
+
+    /** A one-vertex job, numbers 0..9 into {@code sink}; its split requests are answered by the environment. */
+    private Task sourceTask(Sink<Long> sink, FakeEnvironment environment) {
+        JobBuilder builder = new JobBuilder("numbers");
+        builder.fromSource("numbers", new SequenceSource(0, 10, 1)).sinkTo("sink", sink);
+        JobGraph graph = JobGraph.compile(builder.plan(), 1);
+        TaskDeployment deployment = TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
+                .setAttempt(AttemptId.newBuilder().setJobId("job").setVertex(graph.vertices().get(0).id()))
+                .build();
+        Task task = new Task(deployment, graph, environment);
+        environment.task = task;
+        return task;
+    }
+
+    private final class FakeEnvironment implements TaskEnvironment {
+        final List<String> events = new ArrayList<>();
+        final List<TaskStateUpdate> reports = new ArrayList<>();
+        Consumer<TaskStateUpdate> onReport = update -> {};
+        boolean interruptedWhileReportingFinished;
+        Task task;
+        private boolean splitSent;
+
+        @Override
+        public String taskManagerId() {
+            return "tm-test";
+        }
+
+        @Override
+        public OperatorChain.Settings settings() {
+            return new OperatorChain.Settings(1 << 20, 1 << 20, dir);
+        }
+
+        @Override
+        public PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) {
+            throw new UnsupportedOperationException("the test job has no exchanges");
+        }
+
+        @Override
+        public void publish(String jobId, String partitionId) {
+            throw new UnsupportedOperationException("the test job has no exchanges");
+        }
+
+        @Override
+        public void fetch(PartitionLocation location, int from, int to, Consumer<byte[]> frames) {
+            throw new UnsupportedOperationException("the test job has no exchanges");
+        }
+
+        /** The enumerator: one split with everything, then no more. */
+        @Override
+        public void sendOperatorEvent(OperatorEventFromTask event) {
+            if (splitSent) {
+                task.deliver(OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance()).build());
+                return;
+            }
+            splitSent = true;
+            byte[] split = RangeSplit.SERIALIZER.toBytes(new RangeSplit(0, 10));
+            task.deliver(OperatorEvent.newBuilder()
+                    .setAddSplits(AddSplits.newBuilder().addSplits(ByteString.copyFrom(split))).build());
+        }
+
+        @Override
+        public void releaseSlot(AttemptId attempt) {
+            events.add("releaseSlot");
+        }
+
+        @Override
+        public void reportState(TaskStateUpdate update) {
+            events.add(update.getState().name());
+            reports.add(update);
+            onReport.accept(update);
+        }
+    }
+}
