@@ -15,11 +15,13 @@ public interface LeaderElection extends AutoCloseable {
     boolean stillLeads(String sessionId);
 
     /**
-     * Leaves the election (for example after a failed durable write) and joins it again, if
-     * {@code sessionId} still is the current leadership; otherwise does nothing, so that a late
-     * failure of an earlier leadership cannot end a later one.
+     * Leaves the election at once (for example after a failed durable write) and joins it again
+     * after {@code rejoinDelayMs}, if {@code sessionId} still is the current leadership;
+     * otherwise does nothing, so that a late failure of an earlier leadership cannot end a later
+     * one. The delay lets the caller back off: a JobManager whose take-over keeps failing must
+     * not win the election again in a tight loop.
      */
-    void giveUpAndRejoin(String sessionId) throws Exception;
+    void giveUpAndRejoin(String sessionId, long rejoinDelayMs) throws Exception;
 
     @Override
     void close() throws Exception;

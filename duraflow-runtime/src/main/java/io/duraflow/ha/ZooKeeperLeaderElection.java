@@ -2,7 +2,8 @@ package io.duraflow.ha;
 
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -28,7 +29,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
 
     private final CuratorFramework client;
     private final String participantId;
-    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService callbacks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "leader-election");
         t.setDaemon(true);
         return t;
@@ -160,7 +161,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
      * earlier leadership must not end the one this process holds now.
      */
     @Override
-    public synchronized void giveUpAndRejoin(String sessionId) throws Exception {
+    public synchronized void giveUpAndRejoin(String sessionId, long rejoinDelayMs) throws Exception {
         if (sessionId == null || !sessionId.equals(this.sessionId)) {
             LOG.info("Not giving up leadership for session {}: the current session is {}", sessionId, this.sessionId);
             return;
@@ -169,7 +170,24 @@ final class ZooKeeperLeaderElection implements LeaderElection {
         this.sessionId = null;
         withdrawInfo();
         latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
-        join();
+        if (rejoinDelayMs <= 0) {
+            join();
+            return;
+        }
+        LOG.info("Rejoining the leader election in {} ms", rejoinDelayMs);
+        callbacks.schedule(this::rejoin, rejoinDelayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void rejoin() {
+        if (closed) {
+            return;
+        }
+        try {
+            join();
+        } catch (Exception e) {
+            LOG.error("Cannot rejoin the leader election; exiting so that a supervisor restarts this JobManager", e);
+            Runtime.getRuntime().halt(70);
+        }
     }
 
     @Override

@@ -32,6 +32,14 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         t.setDaemon(true);
         return t;
     });
+    /** Runs the jobs' own code (plan building); a job that hangs holds one thread, never the main thread. */
+    private final ExecutorService userCode = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "jobmanager-user-code");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Take-overs given up in a row; the next rejoin waits longer. Main thread only. */
+    private int failedLeaderships;
     private final HighAvailabilityServices ha;
     private final LeaderElection election;
     private final long heartbeatIntervalMs;
@@ -76,6 +84,14 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             throw e;
         }
         this.address = host + ":" + server.getPort();
+        mainThread.onUncaughtException(error -> {
+            Leadership current = leadership;
+            if (current != null) {
+                LOG.error("An error escaped the main thread; giving up leadership (session {}) so that the next"
+                        + " leader starts from the durable state", current.sessionId);
+                giveUpLeadership(current.sessionId);
+            }
+        });
         this.ha = HighAvailabilityServices.create(config);
         this.election = ha.createLeaderElection(participantId);
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
@@ -104,7 +120,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         ResourceManager resourceManager = new ResourceManager(sessionId, mainThread, System::currentTimeMillis,
                 heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
         Dispatcher.Services services = new Dispatcher.Services(ha.jobResultStore(), ha.jobGraphStore(),
-                ha::jobDirectory, CleanupRetryPolicy.fromConfiguration(config), io, () -> giveUpLeadership(sessionId),
+                ha::jobDirectory, CleanupRetryPolicy.fromConfiguration(config), io, userCode, () -> giveUpLeadership(sessionId),
                 election::stillLeads);
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
@@ -123,10 +139,12 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         // it does not know yet.
         dispatcher.recover().thenRunAsync(() -> current.ready = true, mainThread).whenCompleteAsync((ignored, error) -> {
             if (error != null) {
-                LOG.error("Recovering jobs failed; giving up leadership", error);
+                // One line, no stack trace: this repeats with backoff for as long as the store is down.
+                LOG.error("Recovering jobs failed ({}); giving up leadership", Dispatcher.describe(error));
                 giveUpLeadership(sessionId);
                 return;
             }
+            mainThread.execute(() -> failedLeaderships = 0);
             try {
                 election.publish(sessionId, address);
             } catch (Exception e) {
@@ -155,14 +173,33 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
      * ended, so a slow failure of an earlier leadership cannot end a later one.
      */
     private void giveUpLeadership(String sessionId) {
-        io.execute(() -> {
-            try {
-                election.giveUpAndRejoin(sessionId);
-            } catch (Exception e) {
-                LOG.error("Cannot leave the leader election cleanly; exiting", e);
-                Runtime.getRuntime().halt(70);
-            }
+        mainThread.execute(() -> {
+            failedLeaderships++;
+            long delayMs = rejoinDelayMs(failedLeaderships);
+            io.execute(() -> giveUp(sessionId, delayMs));
         });
+    }
+
+    /**
+     * How long to stay out of the election after {@code failures} take-overs failed in a row: none
+     * after the first (another JobManager may do better at once), then 1 s doubling up to 30 s,
+     * so that a JobManager that cannot take over does not spin (issue 8: a torn job graph file
+     * made one give up and win again 165,000 times in 20 s).
+     */
+    static long rejoinDelayMs(int failures) {
+        if (failures <= 1) {
+            return 0;
+        }
+        return Math.min(30_000L, 1_000L << Math.min(failures - 2, 15));
+    }
+
+    private void giveUp(String sessionId, long delayMs) {
+        try {
+            election.giveUpAndRejoin(sessionId, delayMs);
+        } catch (Exception e) {
+            LOG.error("Cannot leave the leader election cleanly; exiting", e);
+            Runtime.getRuntime().halt(70);
+        }
     }
 
     /** The current leadership, or an UNAVAILABLE error for a standby. Main thread only. */
@@ -226,9 +263,21 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        mainThread.execute(this::standBy);
+        // Stand by on the main thread and wait for it, so that the jobs are suspended before the
+        // threads they use go away.
+        try {
+            mainThread.call(() -> {
+                standBy();
+                return null;
+            }).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("Standing by while closing failed: {}", e.toString());
+        }
         mainThread.close();
         io.shutdownNow();
+        userCode.shutdownNow();
         ha.close();
     }
 }

@@ -18,6 +18,11 @@ public final class MainThread implements Scheduler, AutoCloseable {
 
     private final ScheduledExecutorService executor;
     private volatile Thread thread;
+    /**
+     * Told about an exception that escaped an action: the owner's state may be inconsistent, so
+     * it must act (the JobManager gives up its leadership), not only log.
+     */
+    private volatile java.util.function.Consumer<Throwable> uncaught = t -> { };
 
     public MainThread() {
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -58,18 +63,29 @@ public final class MainThread implements Scheduler, AutoCloseable {
         return result;
     }
 
+    @Override
     public void assertRunningInMainThread() {
         if (Thread.currentThread() != thread) {
             throw new IllegalStateException("must run on the JobManager main thread, not " + Thread.currentThread().getName());
         }
     }
 
-    private static Runnable guarded(Runnable action) {
+    /** Sets what happens when an action throws; see {@link #uncaught}. */
+    public void onUncaughtException(java.util.function.Consumer<Throwable> handler) {
+        this.uncaught = handler;
+    }
+
+    private Runnable guarded(Runnable action) {
         return () -> {
             try {
                 action.run();
             } catch (Throwable t) {
                 LOG.error("Unhandled error on the JobManager main thread", t);
+                try {
+                    uncaught.accept(t);
+                } catch (Throwable again) {
+                    LOG.error("Handling an unhandled error failed", again);
+                }
             }
         };
     }

@@ -14,13 +14,13 @@ class StandaloneLeaderElectionTest {
         String first = contender.session.get();
         assertThat(election.stillLeads(first)).isTrue();
 
-        election.giveUpAndRejoin(first);
+        election.giveUpAndRejoin(first, 0);
         String second = contender.session.get();
         assertThat(second).isNotEqualTo(first);
         assertThat(contender.events).containsExactly("granted " + first, "revoked", "granted " + second);
 
-        election.giveUpAndRejoin(first);
-        election.giveUpAndRejoin(null);
+        election.giveUpAndRejoin(first, 0);
+        election.giveUpAndRejoin(null, 0);
         assertThat(election.stillLeads(second)).isTrue();
         assertThat(contender.events).hasSize(3);
     }

@@ -120,7 +120,7 @@ class ZooKeeperLeaderElectionTest {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> clientA.getChildren().forPath(ZooKeeperLeaderElection.LATCH_PATH).size() == 2);
             String first = contenderA.session.get();
-            a.giveUpAndRejoin(first);
+            a.giveUpAndRejoin(first, 0);
             await().atMost(Duration.ofSeconds(20)).until(() -> contenderB.session.get() != null);
             assertThat(a.stillLeads(first)).isFalse();
             assertThat(contenderA.events).contains("revoked");
@@ -156,7 +156,7 @@ class ZooKeeperLeaderElectionTest {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> clientR.getChildren().forPath(ZooKeeperLeaderElection.LATCH_PATH).size() == 2);
 
-            a.giveUpAndRejoin(first);
+            a.giveUpAndRejoin(first, 0);
             assertThat(clientR.checkExists().forPath(ZooKeeperLeaderElection.INFO_PATH))
                     .as("a leader that gives up withdraws its address").isNull();
             await().atMost(Duration.ofSeconds(20)).until(() -> contenderB.session.get() != null);
@@ -222,15 +222,15 @@ class ZooKeeperLeaderElectionTest {
             election.start(contender);
             await().atMost(Duration.ofSeconds(10)).until(() -> contender.session.get() != null);
             String first = contender.session.get();
-            election.giveUpAndRejoin(first);
+            election.giveUpAndRejoin(first, 0);
             // Alone in the election, it leads again under a new session.
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> contender.session.get() != null && !first.equals(contender.session.get()));
             String second = contender.session.get();
             int events = contender.events.size();
 
-            election.giveUpAndRejoin(first);
-            election.giveUpAndRejoin(null);
+            election.giveUpAndRejoin(first, 0);
+            election.giveUpAndRejoin(null, 0);
 
             assertThat(election.stillLeads(second)).isTrue();
             assertThat(contender.events).hasSize(events);

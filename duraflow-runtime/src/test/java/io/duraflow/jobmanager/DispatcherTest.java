@@ -78,7 +78,7 @@ class DispatcherTest {
     private Dispatcher dispatcher(String session, CleanupRetryPolicy policy) {
         ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
-                jobId -> tempDir.resolve("jobs").resolve(jobId), policy, Runnable::run, gaveUp::incrementAndGet,
+                jobId -> tempDir.resolve("jobs").resolve(jobId), policy, Runnable::run, Runnable::run, gaveUp::incrementAndGet,
                 s -> leads.get());
         return new Dispatcher(new Configuration(), session, resourceManager, main, main::now, services);
     }
@@ -116,7 +116,7 @@ class DispatcherTest {
         assertThat(results.getResult("job-1").orElseThrow().state()).isEqualTo(JobOutcome.CANCELED);
         assertThat(jobGraphs.get("job-1")).isEmpty();
         assertThat(tempDir.resolve("jobs").resolve("job-1")).doesNotExist();
-        assertThat(dispatcher.cleanupState("job-1")).isEqualTo("done");
+        assertThat(dispatcher.cleanupState("job-1")).isEqualTo(new CleanupState.Done());
 
         assertThatThrownBy(() -> dispatcher.submit(wordCount("job-1"))).isInstanceOf(StatusRuntimeException.class)
                 .hasMessageContaining("already ended as CANCELED");
@@ -142,7 +142,7 @@ class DispatcherTest {
         main.advance(4_000);
         assertThat(jobGraphs.removeCalls).isEqualTo(4);
         assertThat(results.hasCleanJobResultEntry("job-2")).isTrue();
-        assertThat(dispatcher.cleanupState("job-2")).isEqualTo("done");
+        assertThat(dispatcher.cleanupState("job-2")).isEqualTo(new CleanupState.Done());
         assertThat(gaveUp).hasValue(0);
     }
 
@@ -154,7 +154,7 @@ class DispatcherTest {
         first.cancel("job-3");
         main.runDue();
         assertThat(results.hasDirtyJobResultEntry("job-3")).isTrue();
-        assertThat(first.cleanupState("job-3")).startsWith("failed");
+        assertThat(first.cleanupState("job-3")).isInstanceOf(CleanupState.GaveUp.class);
 
         first.close();
         Dispatcher second = dispatcher("s2", CleanupRetryPolicy.none());

@@ -41,6 +41,17 @@ public final class ManualScheduler implements Scheduler {
         }
     }
 
+    /** The test's "main thread": the one that created this scheduler and runs its actions. */
+    private final Thread owner = Thread.currentThread();
+
+    @Override
+    public void assertRunningInMainThread() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("must run on the test's main thread (" + owner.getName() + "), not "
+                    + Thread.currentThread().getName());
+        }
+    }
+
     /** The manual clock, in milliseconds; pass {@code scheduler::now} where a LongSupplier is wanted. */
     public synchronized long now() {
         return nowMs;

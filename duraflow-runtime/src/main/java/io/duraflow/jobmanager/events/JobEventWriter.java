@@ -413,6 +413,14 @@ public final class JobEventWriter implements AutoCloseable {
                 ScheduledFuture<?> future = executor.schedule(action, delayMs, TimeUnit.MILLISECONDS);
                 return () -> future.cancel(false);
             }
+
+            @Override
+            public void assertRunningInMainThread() {
+                if (!Thread.currentThread().getName().equals(THREAD_NAME)) {
+                    throw new IllegalStateException("must run on " + THREAD_NAME + ", not "
+                            + Thread.currentThread().getName());
+                }
+            }
         };
     }
 }

@@ -228,12 +228,12 @@ public final class FileSystemJobResultStore implements JobResultStore {
     }
 
     @Override
-    public int expireCleanResults() throws IOException {
+    public List<String> expireCleanResults() throws IOException {
         if (cleanTtl == null) {
-            return 0;
+            return List.of();
         }
         long nowMs = clock.millis();
-        int expired = 0;
+        List<String> expired = new ArrayList<>();
         synchronized (lock) {
             for (String jobId : jobIdsWithSuffix(CLEAN_SUFFIX)) {
                 Optional<Loaded> loaded = load(jobId, clean(jobId));
@@ -242,12 +242,12 @@ public final class FileSystemJobResultStore implements JobResultStore {
                     // Dirty first: a lone dirty file would make a new leader redo the cleanup.
                     StoreFiles.delete(dirty(jobId));
                     StoreFiles.delete(clean(jobId));
-                    expired++;
+                    expired.add(jobId);
                 }
             }
         }
-        if (expired > 0) {
-            LOG.info("Expired {} clean job results older than {} in {}", expired, cleanTtl, directory);
+        if (!expired.isEmpty()) {
+            LOG.info("Expired {} clean job results older than {} in {}", expired.size(), cleanTtl, directory);
         }
         return expired;
     }

@@ -97,13 +97,19 @@ public final class InMemoryJobResultStore implements JobResultStore {
     }
 
     @Override
-    public synchronized int expireCleanResults() {
+    public synchronized List<String> expireCleanResults() {
         if (cleanTtl == null) {
-            return 0;
+            return List.of();
         }
         long nowMs = clock.millis();
-        int before = entries.size();
-        entries.values().removeIf(s -> s.clean() && nowMs - s.entry().endedAtMs() > cleanTtl.toMillis());
-        return before - entries.size();
+        List<String> expired = new ArrayList<>();
+        entries.values().removeIf(s -> {
+            boolean old = s.clean() && nowMs - s.entry().endedAtMs() > cleanTtl.toMillis();
+            if (old) {
+                expired.add(s.entry().jobId());
+            }
+            return old;
+        });
+        return expired;
     }
 }

@@ -75,7 +75,8 @@ public interface JobResultStore {
      * measured with the store's clock against {@link JobResultEntry#endedAtMs()}. Does nothing if
      * the store has no time-to-live.
      *
-     * @return the number of entries deleted
+     * @return the ids of the jobs whose entries were deleted, so that a caller that caches
+     *     results forgets exactly these (memory and store forget together)
      */
-    int expireCleanResults() throws IOException;
+    List<String> expireCleanResults() throws IOException;
 }

@@ -1,0 +1,152 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.config.ExecutionOptions;
+import io.duraflow.config.JobManagerOptions;
+import io.duraflow.config.JobRecoveryOptions;
+import io.duraflow.config.RestartStrategyType;
+import io.duraflow.jobmanager.events.JobEventWriter;
+import io.duraflow.jobmanager.events.RecordingJobEventLog;
+import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.scheduler.JobSettings;
+import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobPlans;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * Turns a submitted job into a {@link JobMaster}: merges its configuration, builds its plan (the
+ * job's own code, so never on the main thread and never longer than
+ * {@link JobManagerOptions#USER_CODE_TIMEOUT}), and gives it an event log writer when batch job
+ * recovery is on.
+ */
+final class JobFactory {
+    /** The event log of a job, under its job directory. */
+    static final String JOB_EVENTS_DIRECTORY = "job-events";
+
+    private final Configuration clusterConfig;
+    private final String sessionId;
+    private final ResourceManager resourceManager;
+    private final Scheduler mainThread;
+    private final LongSupplier clock;
+    private final Function<String, Path> jobDirectory;
+    private final Executor userCode;
+    private final JobMaster.TerminationListener terminated;
+
+    JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Scheduler mainThread,
+            LongSupplier clock, Function<String, Path> jobDirectory, Executor userCode,
+            JobMaster.TerminationListener terminated) {
+        this.clusterConfig = clusterConfig;
+        this.sessionId = sessionId;
+        this.resourceManager = resourceManager;
+        this.mainThread = mainThread;
+        this.clock = clock;
+        this.jobDirectory = jobDirectory;
+        this.userCode = userCode;
+        this.terminated = terminated;
+    }
+
+    /** A job's graph and the configuration it runs with. */
+    record Built(SubmittedJob job, Configuration config, JobGraph graph, int parallelism) {}
+
+    /** The cluster's configuration with a job's overrides; INVALID_ARGUMENT if they are not valid. */
+    Configuration jobConfig(Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
+        merged.putAll(overrides);
+        try {
+            return Configuration.fromMap(merged);
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        }
+    }
+
+    /**
+     * Builds the job's plan on the user-code executor; completes (on no particular thread) with
+     * the plan or an INVALID_ARGUMENT / DEADLINE_EXCEEDED {@link StatusRuntimeException} whose
+     * description says what went wrong.
+     */
+    CompletableFuture<Built> build(SubmittedJob job) {
+        Configuration config;
+        try {
+            config = jobConfig(job.config());
+        } catch (StatusRuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        int parallelism = job.parallelism() > 0 ? job.parallelism() : config.get(ExecutionOptions.PARALLELISM_DEFAULT);
+        long timeoutMs = config.get(JobManagerOptions.USER_CODE_TIMEOUT).toMillis();
+        return CompletableFuture.supplyAsync(() -> new Built(job, config, buildPlan(job, parallelism), parallelism), userCode)
+                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .exceptionally(error -> {
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    if (cause instanceof StatusRuntimeException status) {
+                        throw status;
+                    }
+                    if (cause instanceof TimeoutException) {
+                        throw Status.DEADLINE_EXCEEDED.withDescription("job " + job.jobClass() + " did not build its"
+                                + " plan within " + timeoutMs + " ms (" + JobManagerOptions.USER_CODE_TIMEOUT.key()
+                                + "); does its build() block?").asRuntimeException();
+                    }
+                    throw Status.INTERNAL.withDescription("building the plan of " + job.jobClass() + " failed: "
+                            + cause).asRuntimeException();
+                });
+    }
+
+    private static JobGraph buildPlan(SubmittedJob job, int parallelism) {
+        try {
+            return JobPlans.build(job.jobClass(), job.params(), parallelism);
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        } catch (RuntimeException | LinkageError e) {
+            throw Status.INVALID_ARGUMENT.withDescription("job " + job.jobClass() + " failed to build its plan: " + e)
+                    .asRuntimeException();
+        }
+    }
+
+    /** A job master for a built job, with its event log writer (null when recovery is off). Main thread. */
+    Created create(Built built) {
+        SubmittedJob job = built.job();
+        int parallelism = built.parallelism();
+        JobMaster master = new JobMaster(job.jobId(), job.jobClass(), job.params(), job.config(), built.graph(),
+                settings(built.config(), parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
+                terminated, job.submittedAtMs());
+        JobEventWriter writer = null;
+        if (JobRecoveryOptions.isEnabled(built.config())) {
+            writer = JobEventWriter.create(eventLogDirectory(job.jobId()), built.config());
+            master.eventLog(new RecordingJobEventLog(writer, clock));
+        }
+        return new Created(master, writer);
+    }
+
+    /** A new job master and its event log writer, or null. */
+    record Created(JobMaster job, JobEventWriter writer) {}
+
+    Path eventLogDirectory(String jobId) {
+        return jobDirectory.apply(jobId).resolve(JOB_EVENTS_DIRECTORY);
+    }
+
+    Path jobDirectory(String jobId) {
+        return jobDirectory.apply(jobId);
+    }
+
+    static JobSettings settings(Configuration config, int parallelism) {
+        int configuredMax = config.get(ExecutionOptions.ADAPTIVE_MAX_PARALLELISM);
+        boolean restarts = config.get(ExecutionOptions.RESTART_STRATEGY_TYPE) == RestartStrategyType.FIXED_DELAY;
+        return new JobSettings(parallelism, config.get(ExecutionOptions.BATCH_MAX_KEY_GROUPS),
+                config.get(ExecutionOptions.ADAPTIVE_MIN_PARALLELISM), configuredMax > 0 ? configuredMax : parallelism,
+                config.get(ExecutionOptions.ADAPTIVE_AVG_BYTES_PER_TASK).bytes(),
+                restarts ? config.get(ExecutionOptions.FIXED_DELAY_ATTEMPTS) : 0,
+                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis());
+    }
+}

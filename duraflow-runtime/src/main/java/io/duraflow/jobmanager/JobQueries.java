@@ -1,0 +1,162 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.jobmanager.events.JobEventFormatter;
+import io.duraflow.jobmanager.events.JobEventReader;
+import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.store.JobIds;
+import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.rpc.proto.JobEventLogStatus;
+import io.duraflow.rpc.proto.JobEvents;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.grpc.Status;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Answers questions about jobs: from memory while a job runs or its result is recent, else from
+ * the job result store (read on an I/O thread). A job shows as RUNNING until its result is
+ * durable, so nobody sees an outcome that a JobManager crash could still change.
+ */
+final class JobQueries {
+    private final Dispatcher.Services services;
+    private final JobRegistry registry;
+    private final JobFactory factory;
+    private final Scheduler mainThread;
+
+    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, Scheduler mainThread) {
+        this.services = services;
+        this.registry = registry;
+        this.factory = factory;
+        this.mainThread = mainThread;
+    }
+
+    CompletableFuture<JobStatus> status(String jobId) {
+        requireValid(jobId);
+        JobMaster job = registry.job(jobId);
+        if (job != null) {
+            return CompletableFuture.completedFuture(runningStatus(job));
+        }
+        JobStatus last = registry.finalStatus(jobId);
+        if (last != null) {
+            return CompletableFuture.completedFuture(last);
+        }
+        return knownResult(jobId, false).thenApply(JobResults::toStatus);
+    }
+
+    CompletableFuture<JobResult> result(String jobId) {
+        requireValid(jobId);
+        JobMaster job = registry.job(jobId);
+        if (job != null) {
+            return CompletableFuture.completedFuture(JobResult.newBuilder().setStatus(runningStatus(job))
+                    .putAllParams(job.params()).build());
+        }
+        JobStatus last = registry.finalStatus(jobId);
+        return knownResult(jobId, true).thenApply(entry -> {
+            JobResult result = JobResults.toResult(entry);
+            return last == null ? result : result.toBuilder().setStatus(last).build();
+        });
+    }
+
+    /** A running job's status; a job that ended shows RUNNING until its result is durable. */
+    private JobStatus runningStatus(JobMaster job) {
+        JobStatus status = job.status();
+        if (job.isTerminal()) {
+            return status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build();
+        }
+        var writer = registry.eventWriter(job.jobId());
+        if (writer != null) {
+            status = status.toBuilder().setEventLog(JobEventLogStatus.newBuilder()
+                    .setWrittenEvents(writer.writtenEvents()).setDroppedEvents(writer.droppedEvents())
+                    .setStoppedCause(writer.disabledCause())).build();
+        }
+        return status;
+    }
+
+    /**
+     * The result from memory if it is there whole (or a summary will do), else from the store.
+     * A summary is the answer of last resort when the store no longer has the entry (deleted on
+     * commit): the collected records are gone then.
+     */
+    private CompletableFuture<JobResultEntry> knownResult(String jobId, boolean wantCollected) {
+        Optional<JobResultEntry> inMemory = registry.result(jobId);
+        if (inMemory.isPresent() && (!wantCollected || registry.hasWholeResult(jobId))) {
+            return CompletableFuture.completedFuture(inMemory.get());
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return services.results().getResult(jobId);
+            } catch (IOException e) {
+                throw new CompletionException(Status.UNAVAILABLE.withDescription("cannot read the job result store: "
+                        + Dispatcher.describe(e)).asRuntimeException());
+            }
+        }, services.io()).thenApplyAsync(stored -> {
+            if (stored.isPresent()) {
+                registry.rememberSummary(stored.get());
+                return stored.get();
+            }
+            return registry.result(jobId).orElseThrow(() -> Status.NOT_FOUND
+                    .withDescription("no job with id '" + jobId + "'; 'duraflow list' shows the jobs")
+                    .asRuntimeException());
+        }, mainThread);
+    }
+
+    /** Running jobs, then the results this leader remembers, newest last. */
+    List<JobStatus> list() {
+        List<JobStatus> statuses = new ArrayList<>();
+        for (JobMaster job : registry.jobs()) {
+            statuses.add(runningStatus(job));
+        }
+        for (JobResultEntry entry : registry.results()) {
+            JobStatus last = registry.finalStatus(entry.jobId());
+            statuses.add(last != null ? last : JobResults.toStatus(entry));
+        }
+        return statuses;
+    }
+
+    int runningJobs() {
+        int running = 0;
+        for (JobMaster job : registry.jobs()) {
+            if (!job.isTerminal()) {
+                running++;
+            }
+        }
+        return running;
+    }
+
+    /** The job's event log in readable form, read from storage. */
+    CompletableFuture<JobEvents> events(String jobId) {
+        requireValid(jobId);
+        Path directory = factory.eventLogDirectory(jobId);
+        return CompletableFuture.supplyAsync(() -> {
+            if (!Files.isDirectory(directory)) {
+                throw new CompletionException(Status.NOT_FOUND.withDescription("no event log for job '" + jobId
+                        + "' (the job is unknown, job recovery is off, or its data was cleaned up)").asRuntimeException());
+            }
+            try {
+                var read = JobEventReader.readAll(directory);
+                var events = JobEvents.newBuilder().addAllWarnings(read.warnings());
+                for (var event : read.events()) {
+                    events.addLines(JobEventFormatter.format(event));
+                }
+                return events.build();
+            } catch (IOException e) {
+                throw new CompletionException(Status.DATA_LOSS.withDescription(Dispatcher.describe(e))
+                        .asRuntimeException());
+            }
+        }, services.io());
+    }
+
+    static void requireValid(String jobId) {
+        if (!JobIds.isValid(jobId)) {
+            throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId + "'").asRuntimeException();
+        }
+    }
+}

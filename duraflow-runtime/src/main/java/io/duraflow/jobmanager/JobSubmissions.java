@@ -1,0 +1,154 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.store.JobIds;
+import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Accepts a job: its id must have no result, its plan must build (off the main thread, see
+ * {@link JobFactory#build}) and its sources must start; then its job graph is stored, and only
+ * then does it run. An id with a result is answered with that result's outcome, never run again.
+ */
+final class JobSubmissions {
+    private static final Logger LOG = LoggerFactory.getLogger(JobSubmissions.class);
+
+    private final Dispatcher.Services services;
+    private final JobRegistry registry;
+    private final JobFactory factory;
+    private final Scheduler mainThread;
+    private final LongSupplier clock;
+    private final Runnable requireLeadership;
+    private final JobCleanup.DispatcherLifecycle lifecycle;
+
+    JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, Scheduler mainThread,
+            LongSupplier clock, Runnable requireLeadership, JobCleanup.DispatcherLifecycle lifecycle) {
+        this.services = services;
+        this.registry = registry;
+        this.factory = factory;
+        this.mainThread = mainThread;
+        this.clock = clock;
+        this.requireLeadership = requireLeadership;
+        this.lifecycle = lifecycle;
+    }
+
+    /** Main thread. Completes on the main thread once the job runs, or with a gRPC status error. */
+    CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
+        String jobId = request.getJobId().isEmpty() ? UUID.randomUUID().toString().replace("-", "").substring(0, 16)
+                : request.getJobId();
+        if (!JobIds.isValid(jobId)) {
+            throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId
+                    + "': use 1-64 letters, digits, '.', '_' or '-'").asRuntimeException();
+        }
+        rejectKnown(jobId);
+        factory.jobConfig(request.getConfigMap());
+        SubmittedJob record = new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(),
+                request.getConfigMap(), Math.max(0, request.getParallelism()), clock.getAsLong());
+        registry.startSubmission(jobId);
+        return factory.build(record)
+                .thenApplyAsync(built -> {
+                    JobFactory.Created created = factory.create(built);
+                    try {
+                        created.job().prepare();
+                    } catch (Exception e) {
+                        discard(created);
+                        throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " cannot start: "
+                                + Dispatcher.describe(e)).asRuntimeException();
+                    }
+                    return created;
+                }, mainThread)
+                .thenComposeAsync(created -> CompletableFuture.supplyAsync(() -> storeJobGraph(record), services.io())
+                        .handleAsync((existing, error) -> start(record, created, existing, error), mainThread)
+                        , mainThread)
+                .whenCompleteAsync((response, error) -> registry.endSubmission(jobId), mainThread);
+    }
+
+    /** On an I/O thread: the job graph is stored unless the id has a result already. */
+    private Optional<JobResultEntry> storeJobGraph(SubmittedJob record) {
+        try {
+            requireLeadership.run();
+            Optional<JobResultEntry> existing = services.results().getResult(record.jobId());
+            if (existing.isEmpty()) {
+                requireLeadership.run();
+                services.jobGraphs().put(record);
+            }
+            return existing;
+        } catch (IOException e) {
+            throw new CompletionException(Status.UNAVAILABLE.withDescription("cannot store job " + record.jobId()
+                    + ": " + Dispatcher.describe(e)).asRuntimeException());
+        }
+    }
+
+    private SubmitJobResponse start(SubmittedJob record, JobFactory.Created created,
+            Optional<JobResultEntry> existing, Throwable error) {
+        String jobId = record.jobId();
+        if (error != null) {
+            discard(created);
+            Throwable cause = JobCleanup.rootCause(error);
+            throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
+        }
+        if (existing.isPresent()) {
+            discard(created);
+            registry.rememberSummary(existing.get());
+            throw alreadyEnded(jobId, existing.get().state().name(), existing.get().endedAtMs());
+        }
+        if (lifecycle.closed()) {
+            discard(created);
+            throw Status.UNAVAILABLE.withDescription("this JobManager lost its leadership; submit again")
+                    .asRuntimeException();
+        }
+        JobMaster job = created.job();
+        registry.add(job, created.writer());
+        job.start();
+        LOG.info("Job {} submitted: {} {}", jobId, record.jobClass(), record.params());
+        return SubmitJobResponse.newBuilder().setJobId(jobId).setFingerprint(job.graph().fingerprint()).build();
+    }
+
+    /** A job master that will not run: stop it and drop its event log. */
+    private static void discard(JobFactory.Created created) {
+        created.job().suspend();
+        if (created.writer() != null) {
+            created.writer().abandon();
+        }
+    }
+
+    private void rejectKnown(String jobId) {
+        if (registry.isBeingSubmitted(jobId)) {
+            throw Status.ALREADY_EXISTS.withDescription("job " + jobId + " is being submitted right now")
+                    .asRuntimeException();
+        }
+        Optional<JobResultEntry> result = registry.result(jobId);
+        if (result.isPresent()) {
+            throw alreadyEnded(jobId, result.get().state().name(), result.get().endedAtMs());
+        }
+        JobMaster existing = registry.job(jobId);
+        if (existing != null) {
+            if (existing.isTerminal()) {
+                JobStatus status = existing.status();
+                throw alreadyEnded(jobId, Dispatcher.stateName(status.getState()), status.getEndedAtMs());
+            }
+            throw Status.ALREADY_EXISTS.withDescription("job " + jobId + " is already running; see 'duraflow status "
+                    + jobId + "'").asRuntimeException();
+        }
+    }
+
+    static StatusRuntimeException alreadyEnded(String jobId, String state, long endedAtMs) {
+        return Status.ALREADY_EXISTS.withDescription("job " + jobId + " already ended as " + state
+                + (endedAtMs > 0 ? " at " + Instant.ofEpochMilli(endedAtMs) : "")
+                + "; it is not run again (see 'duraflow result " + jobId + "')").asRuntimeException();
+    }
+}

@@ -1,0 +1,407 @@
+package io.duraflow.jobmanager;
+
+import io.duraflow.config.JobRecoveryOptions;
+import io.duraflow.jobmanager.events.JobEventReader;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.jobmanager.recovery.RecoveryPlan;
+import io.duraflow.jobmanager.recovery.RecoveryPlanner;
+import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.store.CorruptStoreFileException;
+import io.duraflow.jobmanager.store.JobOutcome;
+import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.proto.HeldPartition;
+import io.duraflow.rpc.proto.JobState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes over the jobs of an earlier leader, in two phases.
+ *
+ * <ol>
+ *   <li>{@link #recover()}, before this leader is published: finishes the cleanup of DIRTY
+ *       entries, re-creates every stored job without a result, and ends as FAILED (with a result
+ *       entry and cleanup) each stored job that cannot be re-created: a job graph file that
+ *       cannot be read, a class that no longer builds. One bad job never keeps the others, or
+ *       the leader, down. Only a store that cannot be listed at all fails the take-over.
+ *   <li>{@link #startRecoveredJobs()}, once published: each job with a job event log waits
+ *       until every partition it could use is reported by a TaskManager (or the previous-worker
+ *       timeout passed), then keeps what survived and runs only the rest; jobs without a usable
+ *       log run again from the start. Anything unexpected means a full restart of that job,
+ *       never a wrong result.
+ * </ol>
+ */
+final class StoredJobRecovery {
+    private static final Logger LOG = LoggerFactory.getLogger(StoredJobRecovery.class);
+
+    private final Dispatcher.Services services;
+    private final JobRegistry registry;
+    private final JobFactory factory;
+    private final JobCleanup cleanup;
+    private final ResourceManager resourceManager;
+    private final Scheduler mainThread;
+    private final LongSupplier clock;
+    private final JobCleanup.DispatcherLifecycle lifecycle;
+    private final Map<String, PendingRecovery> pending = new LinkedHashMap<>();
+    private Scheduler.Cancellable recoveryCheck;
+    /** Set once this leader is published: from then on recovered jobs may plan. */
+    private boolean started;
+
+    StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
+            ResourceManager resourceManager, Scheduler mainThread, LongSupplier clock,
+            JobCleanup.DispatcherLifecycle lifecycle) {
+        this.services = services;
+        this.registry = registry;
+        this.factory = factory;
+        this.cleanup = cleanup;
+        this.resourceManager = resourceManager;
+        this.mainThread = mainThread;
+        this.clock = clock;
+        this.lifecycle = lifecycle;
+    }
+
+    /** A stored job and its event log (empty: no log, or it could not be read). */
+    private record StoredJob(SubmittedJob job, List<JobEvent> events, String logProblem) {}
+
+    /** A stored job that cannot run again, and why (the cause names the file or the class). */
+    private record Unrecoverable(String jobId, Optional<SubmittedJob> job, String cause) {}
+
+    private record Stored(List<JobResultEntry> dirty, List<StoredJob> toRun, List<Unrecoverable> broken) {}
+
+    /** A stored job with its plan built, or the reason it cannot be built. */
+    private record Rebuilt(StoredJob stored, JobFactory.Built built, String failure) {}
+
+    /** A recovered job waiting for the TaskManagers that hold its finished partitions. */
+    private static final class PendingRecovery {
+        final JobMaster job;
+        final JobFactory.Built built;
+        final List<JobEvent> events;
+        final long waitMs;
+        /** Set when this leader is published: from then on the job waits at most {@link #waitMs}. */
+        long deadlineMs = Long.MAX_VALUE;
+        /** The partitions worth waiting for; the graph and log do not change, so computed once. */
+        Set<String> wanted;
+
+        PendingRecovery(JobMaster job, JobFactory.Built built, List<JobEvent> events, long waitMs) {
+            this.job = job;
+            this.built = built;
+            this.events = events;
+            this.waitMs = waitMs;
+        }
+    }
+
+    // ------------------------------------------------------------------ phase one
+
+    CompletableFuture<Void> recover() {
+        return CompletableFuture.supplyAsync(this::readStores, services.io())
+                .thenCompose(stored -> rebuildAll(stored.toRun()).thenApply(rebuilt -> Map.entry(stored, rebuilt)))
+                .thenAcceptAsync(found -> {
+                    if (lifecycle.closed()) {
+                        return;
+                    }
+                    for (JobResultEntry entry : found.getKey().dirty()) {
+                        LOG.info("Job {} ended ({}) under an earlier leader; finishing its cleanup, not running it"
+                                + " again", entry.jobId(), entry.state());
+                        registry.rememberSummary(entry);
+                        cleanup.resumeCleanup(entry.jobId());
+                    }
+                    for (Unrecoverable broken : found.getKey().broken()) {
+                        failStoredJob(broken);
+                    }
+                    for (Rebuilt rebuilt : found.getValue()) {
+                        if (rebuilt.built() == null) {
+                            failStoredJob(new Unrecoverable(rebuilt.stored().job().jobId(),
+                                    Optional.of(rebuilt.stored().job()), rebuilt.failure()));
+                        } else {
+                            recoverJob(rebuilt.stored(), rebuilt.built());
+                        }
+                    }
+                }, mainThread);
+    }
+
+    /** On an I/O thread: what the stores hold. Only a store that cannot be listed fails it. */
+    private Stored readStores() {
+        try {
+            List<JobResultEntry> dirty = services.results().getDirtyResults();
+            List<StoredJob> toRun = new ArrayList<>();
+            List<Unrecoverable> broken = new ArrayList<>();
+            for (String jobId : services.jobGraphs().jobIds()) {
+                if (services.results().hasJobResultEntry(jobId)) {
+                    continue;
+                }
+                try {
+                    services.jobGraphs().get(jobId).ifPresent(job -> toRun.add(readEventLog(job)));
+                } catch (CorruptStoreFileException e) {
+                    broken.add(new Unrecoverable(jobId, Optional.empty(), "its stored job graph is unreadable: "
+                            + e.getMessage()));
+                }
+            }
+            return new Stored(dirty, toRun, broken);
+        } catch (IOException e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    /** Builds every stored job's plan on the user-code executor; a job that does not build is not an error here. */
+    private CompletableFuture<List<Rebuilt>> rebuildAll(List<StoredJob> toRun) {
+        List<CompletableFuture<Rebuilt>> builds = new ArrayList<>();
+        for (StoredJob stored : toRun) {
+            builds.add(factory.build(stored.job()).handle((built, error) -> error == null
+                    ? new Rebuilt(stored, built, null)
+                    : new Rebuilt(stored, null, "the stored job cannot be rebuilt: "
+                            + Dispatcher.describe(JobCleanup.rootCause(error)))));
+        }
+        return CompletableFuture.allOf(builds.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> builds.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** Reads a stored job's event log on an I/O thread; a damaged log means a full restart. */
+    private StoredJob readEventLog(SubmittedJob job) {
+        Path directory = factory.eventLogDirectory(job.jobId());
+        if (!Files.isDirectory(directory)) {
+            return new StoredJob(job, List.of(), "");
+        }
+        try {
+            JobEventReader.ReadResult read = JobEventReader.readAll(directory);
+            read.warnings().forEach(w -> LOG.warn("Job {}: {}", job.jobId(), w));
+            return new StoredJob(job, read.events(), "");
+        } catch (IOException e) {
+            return new StoredJob(job, List.of(), e.getMessage());
+        }
+    }
+
+    /** A stored job that cannot run again ends FAILED: a result entry, then the usual cleanup. */
+    private void failStoredJob(Unrecoverable broken) {
+        String jobId = broken.jobId();
+        if (registry.isKnown(jobId)) {
+            LOG.warn("Stored job {} is already known to this leader; not failing it", jobId);
+            return;
+        }
+        LOG.error("Stored job {} cannot be recovered and ends as FAILED: {}", jobId, broken.cause());
+        SubmittedJob job = broken.job().orElse(null);
+        JobResultEntry entry = new JobResultEntry(jobId, "", job == null ? "" : job.jobClass(), JobOutcome.FAILED,
+                job == null ? 0 : job.submittedAtMs(), clock.getAsLong(), broken.cause(), 0,
+                job == null ? Map.of() : job.params(), Map.of(), List.of(), List.of());
+        cleanup.storeResultAndCleanUp(entry, CompletableFuture.completedFuture(null));
+    }
+
+    private void recoverJob(StoredJob stored, JobFactory.Built built) {
+        SubmittedJob submitted = stored.job();
+        if (registry.isKnown(submitted.jobId())) {
+            // Requests are turned away until recovery is done, so this cannot happen; never run a job twice.
+            LOG.warn("Stored job {} is already known to this leader; not recovering it again", submitted.jobId());
+            return;
+        }
+        JobFactory.Created created = factory.create(built);
+        JobMaster job = created.job();
+        registry.add(job, created.writer());
+        try {
+            job.prepare();
+        } catch (Exception e) {
+            job.failBeforeStart("the recovered job cannot start: " + Dispatcher.describe(e));
+            return;
+        }
+        boolean recoverable = !stored.events().isEmpty() && created.writer() != null;
+        if (!recoverable) {
+            String why = !stored.logProblem().isEmpty() ? "its event log is damaged (" + stored.logProblem() + ")"
+                    : "it has no job event log";
+            LOG.info("Recovering job {} ({}): it runs again from the start, as {}", submitted.jobId(),
+                    submitted.jobClass(), why);
+            restartFromScratch(job, why);
+            return;
+        }
+        long waitMs = built.config().get(JobRecoveryOptions.PREVIOUS_WORKER_RECOVERY_TIMEOUT).toMillis();
+        LOG.info("Recovering job {} from {} events; waiting up to {} ms for the TaskManagers holding its output",
+                submitted.jobId(), stored.events().size(), waitMs);
+        pending.put(submitted.jobId(), new PendingRecovery(job, built, stored.events(), waitMs));
+    }
+
+    /**
+     * Deletes the old event log (it describes a run that is abandoned), then starts the job anew.
+     * Not before: the job's new writer creates its file with the next free index when it first
+     * writes, and a file created before the deletion is either deleted with the old ones or left
+     * alone after a gap in the indices, which the next recovery reads as a corrupt log. The new
+     * log starts with a RunStarted event, so that even old files that could not be deleted are
+     * ignored by the next replay.
+     */
+    private void restartFromScratch(JobMaster job, String reason) {
+        Path directory = factory.eventLogDirectory(job.jobId());
+        CompletableFuture.runAsync(() -> {
+            try (Stream<Path> files = Files.exists(directory) ? Files.list(directory) : Stream.empty()) {
+                for (Path file : files.toList()) {
+                    Files.deleteIfExists(file);
+                }
+            } catch (IOException e) {
+                LOG.warn("Cannot delete the old event log of job {}: {}", job.jobId(), e.getMessage());
+            }
+        }, services.io()).whenCompleteAsync((ignored, error) -> {
+            // Meanwhile leadership may have gone (the job was suspended) or the job was cancelled.
+            if (!lifecycle.closed() && job.state() == JobState.JOB_CREATED) {
+                job.logRunStarted(reason);
+                job.start();
+            }
+        }, mainThread);
+    }
+
+    // ------------------------------------------------------------------ phase two
+
+    void startRecoveredJobs() {
+        started = true;
+        long now = clock.getAsLong();
+        for (PendingRecovery recovery : pending.values()) {
+            recovery.deadlineMs = now + recovery.waitMs;
+        }
+        checkPendingRecoveries();
+    }
+
+    void checkPendingRecoveries() {
+        if (lifecycle.closed() || pending.isEmpty() || !started) {
+            return;
+        }
+        long now = clock.getAsLong();
+        for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pending.entrySet())) {
+            PendingRecovery recovery = entry.getValue();
+            JobMaster job = recovery.job;
+            Map<String, String> held = resourceManager.heldPartitions(job.jobId());
+            try {
+                if (recovery.wanted == null) {
+                    recovery.wanted = wantedPartitions(job.graph(), recovery.events);
+                }
+                if (!held.keySet().containsAll(recovery.wanted) && now < recovery.deadlineMs) {
+                    continue;
+                }
+                pending.remove(entry.getKey());
+                RecoveryPlan plan = RecoveryPlanner.plan(job.graph(), recovery.events, held);
+                int restored = job.restore(plan);
+                plan.notes().forEach(note -> LOG.info("Job {}: {}", job.jobId(), note));
+                releaseUnused(job.jobId(), plan, held);
+                LOG.info("Job {} recovered: {} tasks kept their finished output, {} run again", job.jobId(), restored,
+                        plan.nextAttempts().size());
+                job.start();
+            } catch (Exception e) {
+                pending.remove(entry.getKey());
+                LOG.error("Recovering job {} failed ({}); it runs again from the start", job.jobId(), e.toString());
+                releaseAllHeld(job.jobId());
+                restartFresh(recovery, e);
+            }
+        }
+        if (!pending.isEmpty() && recoveryCheck == null) {
+            recoveryCheck = mainThread.schedule(() -> {
+                recoveryCheck = null;
+                checkPendingRecoveries();
+            }, 100);
+        }
+    }
+
+    /** Replaces a job whose recovery failed by a fresh one that starts from the beginning. */
+    private void restartFresh(PendingRecovery recovery, Exception cause) {
+        JobMaster job = recovery.job;
+        job.suspend();
+        var writer = registry.takeEventWriter(job.jobId());
+        if (writer != null) {
+            writer.abandon();
+        }
+        JobFactory.Created fresh = factory.create(recovery.built);
+        registry.add(fresh.job(), fresh.writer());
+        try {
+            fresh.job().prepare();
+        } catch (Exception again) {
+            fresh.job().failBeforeStart("recovery failed and the job cannot start again: " + Dispatcher.describe(again));
+            return;
+        }
+        restartFromScratch(fresh.job(), "its recovery failed: " + Dispatcher.describe(cause));
+    }
+
+    /** The job was cancelled while it waited for its TaskManagers: it never resumes. */
+    boolean cancelPending(String jobId) {
+        if (pending.remove(jobId) == null) {
+            return false;
+        }
+        releaseAllHeld(jobId);
+        return true;
+    }
+
+    /**
+     * The partitions worth waiting for: if every partition ever recorded were still there, the
+     * recovered job would keep these executions, and some consumer of each still has to read it.
+     */
+    static Set<String> wantedPartitions(JobGraph graph, List<JobEvent> events) {
+        Map<String, String> everything = new HashMap<>();
+        for (JobEvent event : events) {
+            if (event.hasExecutionFinished()) {
+                for (var partition : event.getExecutionFinished().getPartitionsList()) {
+                    everything.put(partition.getPartitionId(), event.getExecutionFinished().getTmId());
+                }
+            }
+        }
+        RecoveryPlan optimistic = RecoveryPlanner.plan(graph, events, everything);
+        Set<Integer> verticesWithWork = new HashSet<>();
+        for (var vertex : graph.vertices()) {
+            var plan = optimistic.vertices().get(vertex.id());
+            int parallelism = vertex.parallelism() > 0 ? vertex.parallelism() : plan == null ? -1 : plan.parallelism();
+            int kept = 0;
+            for (var key : optimistic.restored().keySet()) {
+                if (key.vertex() == vertex.id()) {
+                    kept++;
+                }
+            }
+            if (parallelism < 0 || kept < parallelism) {
+                verticesWithWork.add(vertex.id());
+            }
+        }
+        Set<String> wanted = new HashSet<>();
+        for (var restored : optimistic.restored().values()) {
+            for (var partition : restored.partitions()) {
+                int consumer = graph.edge(partition.getEdgeId()).consumer();
+                if (verticesWithWork.contains(consumer)) {
+                    wanted.add(partition.getPartitionId());
+                }
+            }
+        }
+        return wanted;
+    }
+
+    /** Partitions kept for a job that the recovered job does not use go now (the plan's rule 6). */
+    private void releaseUnused(String jobId, RecoveryPlan plan, Map<String, String> held) {
+        Map<String, List<String>> byTm = new HashMap<>();
+        for (String partitionId : plan.partitionsToRelease()) {
+            byTm.computeIfAbsent(held.get(partitionId), k -> new ArrayList<>()).add(partitionId);
+        }
+        byTm.forEach((tm, ids) -> resourceManager.releaseKeptPartitions(tm, jobId, ids));
+    }
+
+    private void releaseAllHeld(String jobId) {
+        new HashSet<>(resourceManager.heldPartitions(jobId).values())
+                .forEach(tm -> resourceManager.releaseKeptPartitions(tm, jobId, List.of()));
+    }
+
+    /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */
+    void taskManagerRegistered(String tmId, List<HeldPartition> held) {
+        Set<String> releaseJobs = new HashSet<>();
+        for (HeldPartition partition : held) {
+            if (!pending.containsKey(partition.getJobId())) {
+                releaseJobs.add(partition.getJobId());
+            }
+        }
+        for (String jobId : releaseJobs) {
+            resourceManager.releaseKeptPartitions(tmId, jobId, List.of());
+        }
+        checkPendingRecoveries();
+    }
+}
