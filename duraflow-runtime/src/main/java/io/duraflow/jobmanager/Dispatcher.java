@@ -84,7 +84,7 @@ public final class Dispatcher {
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.services = services;
-        this.registry = new JobRegistry(2 * clusterConfig.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(),
+        this.registry = new JobRegistry(clusterConfig.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(),
                 MAX_RESULT_SUMMARIES);
         JobFactory factory = new JobFactory(clusterConfig, sessionId, resourceManager, mainThread, clock,
                 services.jobDirectory(), services.userCode(), this::jobTerminated);
