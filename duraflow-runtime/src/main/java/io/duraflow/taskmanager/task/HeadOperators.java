@@ -8,9 +8,13 @@ import io.duraflow.operators.SpillingAggregator;
 import io.duraflow.operators.SpillingHashJoin;
 import io.duraflow.plan.KeyedAggregation;
 import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Operators that start a non-source chain by reading the exchange. */
 final class HeadOperators {
+    private static final Logger LOG = LoggerFactory.getLogger(HeadOperators.class);
+
     private HeadOperators() {}
 
     static HeadOperator passThrough(Downstream out) {
@@ -92,6 +96,11 @@ final class HeadOperators {
                 join.endBuild();
             } else {
                 join.finish(emit);
+                if (join.spilledPartitions() > 0) {
+                    LOG.info("Join spilled {} bytes in {} partitions (deepest level {}, {} joined in chunks)",
+                            join.spilledBytes(), join.spilledPartitions(), join.deepestLevel(),
+                            join.chunkedPartitions());
+                }
             }
         }
 
