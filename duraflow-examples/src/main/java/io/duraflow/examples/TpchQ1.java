@@ -5,7 +5,10 @@ import io.duraflow.api.JobBuilder;
 import io.duraflow.api.JobParameters;
 import io.duraflow.api.connectors.GeneratedSource;
 import io.duraflow.api.functions.AggregateFunction;
+import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.types.Types;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 
 /**
  * TPC-H query 1 (pricing summary report) over generated {@code lineitem} rows: rows shipped up
@@ -37,12 +40,28 @@ public final class TpchQ1 implements DuraflowJob {
             return sumDiscountPercent / 100.0 / count;
         }
 
+        /**
+         * The report line. Sums are printed exactly from their scaled integers and averages are
+         * rounded half up from exact quotients: a double holds only about 16 significant digits,
+         * which {@code sum_charge} exceeds at 30 M rows.
+         */
         @Override
         public String toString() {
-            return String.format("%s|%s|sum_qty=%d|sum_base_price=%.2f|sum_disc_price=%.4f|sum_charge=%.6f"
-                            + "|avg_qty=%.4f|avg_price=%.4f|avg_disc=%.4f|count_order=%d", returnFlag, lineStatus,
-                    sumQuantity, sumBasePriceCents / 100.0, sumDiscPriceCentsTimes100 / 10_000.0,
-                    sumChargeCentsTimes10000 / 1_000_000.0, avgQuantity(), avgPrice(), avgDiscount(), count);
+            return returnFlag + "|" + lineStatus + "|sum_qty=" + sumQuantity
+                    + "|sum_base_price=" + BigDecimal.valueOf(sumBasePriceCents, 2).toPlainString()
+                    + "|sum_disc_price=" + BigDecimal.valueOf(sumDiscPriceCentsTimes100, 4).toPlainString()
+                    + "|sum_charge=" + BigDecimal.valueOf(sumChargeCentsTimes10000, 6).toPlainString()
+                    + "|avg_qty=" + average(sumQuantity, 0) + "|avg_price=" + average(sumBasePriceCents, 2)
+                    + "|avg_disc=" + average(sumDiscountPercent, 2) + "|count_order=" + count;
+        }
+
+        /** {@code unscaled / 10^scale / count} with 4 decimals, rounded half up. */
+        private String average(long unscaled, int scale) {
+            if (count == 0) {
+                return "NaN";
+            }
+            return BigDecimal.valueOf(unscaled, scale).divide(BigDecimal.valueOf(count), 4, RoundingMode.HALF_UP)
+                    .toPlainString();
         }
     }
 
@@ -100,20 +119,32 @@ public final class TpchQ1 implements DuraflowJob {
         public Q1Row add(Q1Row acc, LineItem row) {
             long discPrice = row.extendedPriceCents() * (100 - row.discountPercent());
             long charge = discPrice * (100 + row.taxPercent());
-            return new Q1Row(row.returnFlag(), row.lineStatus(), acc.sumQuantity() + row.quantity(),
-                    acc.sumBasePriceCents() + row.extendedPriceCents(), acc.sumDiscPriceCentsTimes100() + discPrice,
-                    acc.sumChargeCentsTimes10000() + charge, acc.sumDiscountPercent() + row.discountPercent(),
-                    acc.count() + 1);
+            return new Q1Row(row.returnFlag(), row.lineStatus(), sum(acc.sumQuantity(), row.quantity()),
+                    sum(acc.sumBasePriceCents(), row.extendedPriceCents()),
+                    sum(acc.sumDiscPriceCentsTimes100(), discPrice), sum(acc.sumChargeCentsTimes10000(), charge),
+                    sum(acc.sumDiscountPercent(), row.discountPercent()), acc.count() + 1);
         }
 
         @Override
         public Q1Row merge(Q1Row a, Q1Row b) {
             return new Q1Row(a.returnFlag().isEmpty() ? b.returnFlag() : a.returnFlag(),
-                    a.lineStatus().isEmpty() ? b.lineStatus() : a.lineStatus(), a.sumQuantity() + b.sumQuantity(),
-                    a.sumBasePriceCents() + b.sumBasePriceCents(),
-                    a.sumDiscPriceCentsTimes100() + b.sumDiscPriceCentsTimes100(),
-                    a.sumChargeCentsTimes10000() + b.sumChargeCentsTimes10000(),
-                    a.sumDiscountPercent() + b.sumDiscountPercent(), a.count() + b.count());
+                    a.lineStatus().isEmpty() ? b.lineStatus() : a.lineStatus(), sum(a.sumQuantity(), b.sumQuantity()),
+                    sum(a.sumBasePriceCents(), b.sumBasePriceCents()),
+                    sum(a.sumDiscPriceCentsTimes100(), b.sumDiscPriceCentsTimes100()),
+                    sum(a.sumChargeCentsTimes10000(), b.sumChargeCentsTimes10000()),
+                    sum(a.sumDiscountPercent(), b.sumDiscountPercent()), a.count() + b.count());
+        }
+
+        /**
+         * A wrong total must never be printed: a sum past 2^63 (sum_charge, about 850 M rows in
+         * one group) fails the job, and at once, since running it again overflows again.
+         */
+        static long sum(long a, long b) {
+            try {
+                return Math.addExact(a, b);
+            } catch (ArithmeticException e) {
+                throw new NonRetriableException("a TPC-H Q1 sum overflows 64 bits; run fewer rows", e);
+            }
         }
 
         @Override

@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
- * Writes one sorted spill run of {@link SpillingAggregator}.
+ * Writes one sorted spill run of {@link SpillingAggregator}, or one partition file of
+ * {@link SpillingHashJoin} (then the second field of a record is a whole input record, records
+ * are in arrival order and keys repeat).
  *
  * <pre>
  * Run file (ints big-endian)
@@ -48,7 +50,15 @@ final class RunWriter implements Closeable {
     private long bytesWritten;
 
     RunWriter(Path file) throws IOException {
-        this.out = new BufferedOutputStream(Files.newOutputStream(file), STREAM_BUFFER_BYTES);
+        this(file, STREAM_BUFFER_BYTES);
+    }
+
+    /**
+     * @param streamBufferBytes buffer below the block buffer; whole blocks bypass it, so a small
+     *     one suffices where many writers are open at once (the join's partitions)
+     */
+    RunWriter(Path file, int streamBufferBytes) throws IOException {
+        this.out = new BufferedOutputStream(Files.newOutputStream(file), streamBufferBytes);
         DataWriter header = new DataWriter(HEADER_BYTES);
         header.writeBytes(MAGIC);
         header.writeInt(VERSION);

@@ -1,5 +1,6 @@
 package io.duraflow.api.connectors;
 
+import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.source.QueueSplitEnumerator;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
@@ -81,7 +82,8 @@ public final class CsvFileSource implements Source<List<String>, FileSplit> {
         try {
             return CsvParser.parse(line, delimiter);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("bad CSV line at byte " + lineOffset + " of " + split.path()
+            // Every attempt reads the same bytes: restarting cannot help, so the job fails at once.
+            throw new NonRetriableException("bad CSV line at byte " + lineOffset + " of " + split.path()
                     + ": " + e.getMessage(), e);
         }
     }

@@ -1,5 +1,6 @@
 package io.duraflow.api.connectors;
 
+import io.duraflow.api.NonRetriableException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -38,7 +39,7 @@ class CsvFileSourceTest {
         CsvFileSource source = new CsvFileSource(file.toString());
 
         assertThatThrownBy(() -> SourceHarness.readAll(source))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(NonRetriableException.class)
                 .hasMessageContaining("byte 4 of " + file)
                 .hasMessageContaining("spanning lines are not supported");
     }

@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
@@ -98,7 +99,8 @@ final class ChainedOperators {
             records++;
             counters.recordsOut++;
             if (buffer.position() > maxBytes) {
-                throw new IllegalStateException("the collected result '" + name + "' is larger than collect.max-bytes ("
+                // The same records come again on every attempt: fail at once, not after every restart.
+                throw new NonRetriableException("the collected result '" + name + "' is larger than collect.max-bytes ("
                         + maxBytes + " bytes); write large results to a file sink instead");
             }
         }

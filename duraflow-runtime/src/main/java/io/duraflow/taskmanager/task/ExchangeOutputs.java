@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
@@ -16,20 +17,33 @@ import java.util.Map;
 final class ExchangeOutputs {
     private ExchangeOutputs() {}
 
-    /** Writes each record to the subpartition of its key. */
+    /** Writes each record to the subpartition of its join key. */
     static Downstream hash(KeySelector<Object, Object> keySelector, TypeSerializer<Object> keyType,
             TypeSerializer<Object> recordType, PartitionFileWriter writer, int subpartitions, TaskCounters counters) {
         DataWriter keyScratch = new DataWriter(64);
         DataWriter recordScratch = new DataWriter(256);
         return record -> {
             keyScratch.reset();
-            keyType.write(keySelector.getKey(record), keyScratch);
+            keyType.write(requireKey(keySelector.getKey(record), "join"), keyScratch);
             int group = Murmur.keyGroup(keyScratch.buffer(), 0, keyScratch.position(), subpartitions);
             recordScratch.reset();
             recordType.write(record, recordScratch);
             writer.write(group, recordScratch.buffer(), 0, recordScratch.position());
             counters.recordsOut++;
         };
+    }
+
+    /**
+     * A join key, which must not be null (an inner join never matches it, and the key's
+     * serializer may not write it). Every attempt would meet the same record, so this fails the
+     * job at once.
+     */
+    static Object requireKey(Object key, String operator) {
+        if (key == null) {
+            throw new NonRetriableException("the key selector of a " + operator + " returned null; " + operator
+                    + " keys must not be null: filter such records out before the " + operator);
+        }
+        return key;
     }
 
     /** Spreads records round-robin, starting at a different subpartition in every task. */
@@ -50,9 +64,29 @@ final class ExchangeOutputs {
      * Pre-aggregates by key before the exchange and writes (key, partial accumulator) records.
      * When the groups outgrow the memory budget they are written out and the table starts
      * again: the consumer merges partials, so flushing early only costs bytes.
+     *
+     * <p>Each group is charged the serialized size of its key and accumulator plus
+     * {@value #ENTRY_OVERHEAD_BYTES} bytes for the map entry and object headers, so large keys
+     * count as large. An accumulator may grow (a list): it is measured again after 1, 2, 4, 8, ...
+     * additions, so a growing one is under-charged by at most the growth since its last
+     * measurement (half its size when it grows linearly), while one of fixed size costs only
+     * log2(additions) extra serializations.
      */
     static final class Combiner implements Downstream {
-        private static final int ENTRY_OVERHEAD_BYTES = 96;
+        static final int ENTRY_OVERHEAD_BYTES = 96;
+
+        /** A key's partial accumulator and the bytes it is charged. */
+        private static final class Group {
+            Object accumulator;
+            final int keyBytes;
+            int accumulatorBytes;
+            int additions;
+
+            Group(Object accumulator, int keyBytes) {
+                this.accumulator = accumulator;
+                this.keyBytes = keyBytes;
+            }
+        }
 
         private final KeySelector<Object, Object> keySelector;
         private final TypeSerializer<Object> keyType;
@@ -62,9 +96,10 @@ final class ExchangeOutputs {
         private final int subpartitions;
         private final long budgetBytes;
         private final TaskCounters counters;
-        private final Map<Object, Object[]> groups = new HashMap<>();
+        private final Map<Object, Group> groups = new HashMap<>();
         private final DataWriter scratch = new DataWriter(256);
         private long estimatedBytes;
+        private long flushes;
 
         Combiner(KeySelector<Object, Object> keySelector, TypeSerializer<Object> keyType, TypeSerializer<Object> accType,
                 KeyedAggregation<Object, Object, Object, Object> aggregation, PartitionFileWriter writer,
@@ -82,30 +117,58 @@ final class ExchangeOutputs {
         @Override
         public void push(Object record) throws Exception {
             Object key = keySelector.getKey(record);
-            // One lookup per record: the accumulator lives in a one-element array updated in place.
-            Object[] slot = groups.get(key);
-            if (slot == null) {
-                groups.put(key, new Object[] {aggregation.first(record)});
-                estimatedBytes += ENTRY_OVERHEAD_BYTES;
-                if (estimatedBytes > budgetBytes) {
-                    flush();
-                }
+            // One lookup per record: the accumulator lives in a holder updated in place.
+            Group group = groups.get(key);
+            if (group == null) {
+                scratch.reset();
+                keyType.write(key, scratch);
+                group = new Group(aggregation.first(record), scratch.position());
+                groups.put(key, group);
+                estimatedBytes += group.keyBytes + ENTRY_OVERHEAD_BYTES + measure(group);
             } else {
-                slot[0] = aggregation.add(slot[0], record);
+                group.accumulator = aggregation.add(group.accumulator, record);
+                int additions = ++group.additions;
+                if ((additions & (additions - 1)) != 0) {
+                    return; // not a power of two: not measured again now
+                }
+                estimatedBytes += measure(group);
+            }
+            if (estimatedBytes > budgetBytes) {
+                flush();
             }
         }
 
+        /** Serializes the group's accumulator and returns by how much its charge changed. */
+        private long measure(Group group) {
+            scratch.reset();
+            accType.write(group.accumulator, scratch);
+            int change = scratch.position() - group.accumulatorBytes;
+            group.accumulatorBytes = scratch.position();
+            return change;
+        }
+
         private void flush() throws java.io.IOException {
-            for (Map.Entry<Object, Object[]> entry : groups.entrySet()) {
+            for (Map.Entry<Object, Group> entry : groups.entrySet()) {
                 scratch.reset();
                 keyType.write(entry.getKey(), scratch);
                 int group = Murmur.keyGroup(scratch.buffer(), 0, scratch.position(), subpartitions);
-                accType.write(entry.getValue()[0], scratch);
+                accType.write(entry.getValue().accumulator, scratch);
                 writer.write(group, scratch.buffer(), 0, scratch.position());
                 counters.recordsOut++;
             }
             groups.clear();
             estimatedBytes = 0;
+            flushes++;
+        }
+
+        /** How often the table was written out, including at finish; for tests. */
+        long flushes() {
+            return flushes;
+        }
+
+        /** The current charge of the table; for tests. */
+        long estimatedBytes() {
+            return estimatedBytes;
         }
 
         @Override

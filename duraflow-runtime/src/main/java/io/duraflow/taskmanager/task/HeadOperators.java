@@ -5,15 +5,16 @@ import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.operators.SpillingAggregator;
+import io.duraflow.operators.SpillingHashJoin;
 import io.duraflow.plan.KeyedAggregation;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Operators that start a non-source chain by reading the exchange. */
 final class HeadOperators {
+    private static final Logger LOG = LoggerFactory.getLogger(HeadOperators.class);
+
     private HeadOperators() {}
 
     static HeadOperator passThrough(Downstream out) {
@@ -61,52 +62,51 @@ final class HeadOperators {
     }
 
     /**
-     * Hash join: the left input (input 0) is read into memory first, then every right record
-     * probes it. Put the smaller input on the left.
+     * Hash join: the left input (input 0) is the build side, read first; every right record
+     * probes it. A build side beyond the budget spills (see {@link SpillingHashJoin}), so put the
+     * smaller input on the left for speed, not for success.
      */
-    static final class Join implements HeadOperator {
+    static final class Join implements HeadOperator, AutoCloseable {
         private final KeySelector<Object, Object> leftKey;
         private final KeySelector<Object, Object> rightKey;
-        private final JoinFunction<Object, Object, Object> function;
-        private final Downstream out;
-        private final long budgetBytes;
-        private final Map<Object, List<Object>> table = new HashMap<>();
-        private long estimatedBytes;
+        private final SpillingHashJoin<Object, Object, Object> join;
+        private final SpillingHashJoin.MatchConsumer<Object, Object> emit;
 
-        Join(KeySelector<Object, Object> leftKey, KeySelector<Object, Object> rightKey,
-                JoinFunction<Object, Object, Object> function, long budgetBytes, Downstream out) {
+        Join(KeySelector<Object, Object> leftKey, KeySelector<Object, Object> rightKey, TypeSerializer<Object> keyType,
+                TypeSerializer<Object> leftType, TypeSerializer<Object> rightType,
+                JoinFunction<Object, Object, Object> function, long budgetBytes, Path spillDirectory, Downstream out) {
             this.leftKey = leftKey;
             this.rightKey = rightKey;
-            this.function = function;
-            this.budgetBytes = budgetBytes;
-            this.out = out;
+            this.join = new SpillingHashJoin<>(keyType, leftType, rightType, budgetBytes, spillDirectory);
+            this.emit = (left, right) -> out.push(function.join(left, right));
         }
 
         @Override
         public void process(int input, Object record, int serializedBytes) throws Exception {
             if (input == 0) {
-                table.computeIfAbsent(leftKey.getKey(record), k -> new ArrayList<>(1)).add(record);
-                estimatedBytes += serializedBytes + 48L;
-                if (estimatedBytes > budgetBytes) {
-                    throw new IllegalStateException("the left (build) side of the join holds more than "
-                            + "taskmanager.memory.aggregation-budget (" + budgetBytes + " bytes) in one task; raise the "
-                            + "budget, raise the join's parallelism, or put the smaller input on the left");
-                }
-                return;
+                join.build(ExchangeOutputs.requireKey(leftKey.getKey(record), "join"), record, serializedBytes);
+            } else {
+                join.probe(ExchangeOutputs.requireKey(rightKey.getKey(record), "join"), record, emit);
             }
-            List<Object> matches = table.get(rightKey.getKey(record));
-            if (matches != null) {
-                for (Object left : matches) {
-                    out.push(function.join(left, record));
+        }
+
+        @Override
+        public void endInput(int input) throws Exception {
+            if (input == 0) {
+                join.endBuild();
+            } else {
+                join.finish(emit);
+                if (join.spilledPartitions() > 0) {
+                    LOG.info("Join spilled {} bytes in {} partitions (deepest level {}, {} joined in chunks)",
+                            join.spilledBytes(), join.spilledPartitions(), join.deepestLevel(),
+                            join.chunkedPartitions());
                 }
             }
         }
 
         @Override
-        public void endInput(int input) {
-            if (input == 1) {
-                table.clear();
-            }
+        public void close() {
+            join.close();
         }
     }
 }

@@ -108,6 +108,7 @@ public final class OperatorChain implements AutoCloseable {
         throw new IllegalStateException("operator " + node + " cannot run chained");
     }
 
+    @SuppressWarnings("unchecked")
     private void buildHead(PlanNode node, Downstream out, Settings settings) {
         Operation operation = node.operation();
         if (operation instanceof Operation.SourceOp) {
@@ -120,7 +121,12 @@ public final class OperatorChain implements AutoCloseable {
             closeables.add(aggregate);
             head = aggregate;
         } else if (operation instanceof Operation.JoinOp op) {
-            head = new HeadOperators.Join(op.leftKey(), op.rightKey(), op.function(), settings.memoryBudgetBytes(), out);
+            var join = new HeadOperators.Join(op.leftKey(), op.rightKey(), op.keyType(),
+                    (TypeSerializer<Object>) node.inputs().get(0).outputType(),
+                    (TypeSerializer<Object>) node.inputs().get(1).outputType(), op.function(),
+                    settings.memoryBudgetBytes(), settings.spillDirectory(), out);
+            closeables.add(join);
+            head = join;
         } else {
             throw new IllegalStateException("operator " + node + " cannot start a chain");
         }
