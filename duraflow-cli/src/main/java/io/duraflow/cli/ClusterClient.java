@@ -4,6 +4,7 @@ import io.duraflow.config.Configuration;
 import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
+import io.duraflow.ha.ZooKeeperClients;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.ClusterOverview;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
@@ -50,7 +51,13 @@ public final class ClusterClient implements AutoCloseable {
         this.ha = HighAvailabilityServices.create(config);
         this.failoverTimeout = ha.isZooKeeper() ? failoverTimeout : Duration.ZERO;
         this.retrieval = ha.createLeaderRetrieval(staticAddress);
-        LeaderInfo leader = retrieval.awaitLeader(ha.isZooKeeper() ? failoverTimeout : Duration.ZERO);
+        LeaderInfo leader;
+        try {
+            leader = retrieval.awaitLeader(ha.isZooKeeper() ? failoverTimeout : Duration.ZERO);
+        } catch (ZooKeeperClients.UnreachableException e) {
+            close();
+            throw new CliException(e.getMessage(), 1, e);
+        }
         if (leader == null) {
             close();
             throw new CliException("no leading JobManager found in ZooKeeper within " + failoverTimeout.toSeconds()
@@ -100,9 +107,22 @@ public final class ClusterClient implements AutoCloseable {
                     throw new CliException("cannot reach the JobManager at " + address + "; is the cluster running?"
                             + " Start one with 'duraflow local start' or pass --jobmanager host:port", 1, e);
                 }
-                throw new CliException(Rpc.message(e), 1, e);
+                throw new CliException(errorMessage(e, address), 1, e);
             }
         }
+    }
+
+    /**
+     * What the JobManager answered, for the user: its description, or for an error without one
+     * (an unexpected exception in the JobManager) the code and where to look.
+     */
+    static String errorMessage(StatusRuntimeException e, String address) {
+        String description = e.getStatus().getDescription();
+        if (description == null || description.isBlank() || description.equals("null")) {
+            return "the JobManager at " + address + " failed the request with " + e.getStatus().getCode()
+                    + " and gave no reason; its log has the cause";
+        }
+        return Rpc.message(e);
     }
 
     private void lookAgain(long deadline) {
@@ -112,6 +132,8 @@ public final class ClusterClient implements AutoCloseable {
             if (leader != null && !leader.address().equals(address)) {
                 connect(leader.address());
             }
+        } catch (ZooKeeperClients.UnreachableException e) {
+            throw new CliException(e.getMessage(), 1, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted while looking for the leading JobManager");
