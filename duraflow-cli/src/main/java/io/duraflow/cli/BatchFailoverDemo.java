@@ -46,6 +46,15 @@ final class BatchFailoverDemo {
         settings.put("taskmanager.slots", "2");
         settings.putAll(overrides);
         LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
+        // Ctrl-C (or SIGTERM) during the demo must not leave its five processes running.
+        Thread cleanup = new Thread(() -> {
+            try {
+                cluster.stop();
+            } catch (Exception ignored) {
+                // exiting anyway
+            }
+        }, "stop-demo-cluster");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             cluster.start(2, 2, 0, Duration.ofSeconds(60));
             Configuration config = cluster.clientConfiguration();
@@ -134,6 +143,7 @@ final class BatchFailoverDemo {
             }
         } finally {
             int stopped = cluster.stop();
+            Runtime.getRuntime().removeShutdownHook(cleanup);
             out.printf("Stopped %d processes (logs in %s)%n", stopped, workDir.resolve("log"));
         }
     }

@@ -25,7 +25,9 @@ import java.util.function.Function;
 /**
  * The client's connection to the leading JobManager. With high availability it finds the
  * leader in ZooKeeper and, when a call finds no leader (failover in progress), looks again and
- * retries for up to {@code failoverTimeout}. gRPC errors become one-line CLI errors.
+ * retries for up to {@code failoverTimeout}. A ZooKeeper that cannot be reached at the start is
+ * an error within its connection timeout; one that goes away later is waited for like a
+ * failover. gRPC errors become one-line CLI errors.
  */
 public final class ClusterClient implements AutoCloseable {
     private final String staticAddress;
@@ -35,6 +37,8 @@ public final class ClusterClient implements AutoCloseable {
     private String address;
     private ManagedChannel channel;
     private DispatcherGatewayGrpc.DispatcherGatewayBlockingStub stub;
+    /** Why the last look for the leader failed, if ZooKeeper was unreachable. */
+    private ZooKeeperClients.UnreachableException zooKeeperDown;
 
     /** A client of the JobManager at a fixed address. */
     public ClusterClient(String address) {
@@ -98,6 +102,9 @@ public final class ClusterClient implements AutoCloseable {
                     lookAgain(deadline);
                     continue;
                 }
+                if (noLeader && zooKeeperDown != null) {
+                    throw new CliException(zooKeeperDown.getMessage(), 1, zooKeeperDown);
+                }
                 String said = e.getStatus().getDescription();
                 if (noLeader && said != null && said.contains("leader")) {
                     throw new CliException(said + "; ask the leading JobManager (with high availability, pass the"
@@ -132,8 +139,12 @@ public final class ClusterClient implements AutoCloseable {
             if (leader != null && !leader.address().equals(address)) {
                 connect(leader.address());
             }
+            zooKeeperDown = null;
         } catch (ZooKeeperClients.UnreachableException e) {
-            throw new CliException(e.getMessage(), 1, e);
+            // Once connected, a client rides out a ZooKeeper outage up to the failover timeout (a
+            // 'run' following its job should not give up on a short one); the caller tries again
+            // and reports this if ZooKeeper is still down then.
+            zooKeeperDown = e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted while looking for the leading JobManager");

@@ -72,110 +72,14 @@ public final class Duraflow {
         return commandLine(false).execute(args);
     }
 
-    /**
-     * The {@code duraflow} command line: every command has {@code -h/--help}, a bad argument is
-     * one line on stderr (exit code 2), a failing command one line (exit code 1 or its own).
-     *
-     * @param configureLogging whether to choose the log level from the parsed command before
-     *     anything logs (servers INFO on stdout, clients WARN on stderr); only for a fresh process,
-     *     since logback reads these settings once
-     */
+    /** The {@code duraflow} command line; see {@link CommandLineConventions}. */
     static CommandLine commandLine(boolean configureLogging) {
         Duraflow root = new Duraflow();
-        CommandLine commandLine = new CommandLine(root);
-        addHelpOptions(commandLine, new java.util.HashSet<>());
-        commandLine.setParameterExceptionHandler((e, args) -> {
-            CommandLine command = e.getCommandLine();
-            command.getErr().println("duraflow: " + argumentError(e));
-            return command.getCommandSpec().exitCodeOnInvalidInput();
-        });
-        commandLine.setExecutionStrategy(parsed -> {
-            if (configureLogging) {
-                configureLogging(isServer(parsed));
-            }
-            try {
-                io.duraflow.util.Failpoints.validate();
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ExecutionException(parsed.commandSpec().commandLine(), e.getMessage(),
-                        new CliException(e.getMessage(), 2, e));
-            }
-            return new CommandLine.RunLast().execute(parsed);
-        });
-        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            Throwable shown = e instanceof CommandLine.ExecutionException && e.getCause() != null ? e.getCause() : e;
-            cmd.getErr().println("duraflow: " + oneLine(shown));
-            if (root.verbose) {
-                shown.printStackTrace(cmd.getErr());
-            }
-            return shown instanceof CliException cli ? cli.exitCode() : 1;
-        });
-        return commandLine;
+        return CommandLineConventions.apply(new CommandLine(root), configureLogging, () -> root.verbose);
     }
 
     /** A command that runs a server process; it logs at INFO to stdout (its log file under 'local start'). */
     interface ServerCommand {
-    }
-
-    /** Whether the command that runs is a server, wherever the global options stand before or after it. */
-    static boolean isServer(CommandLine.ParseResult parsed) {
-        CommandLine.ParseResult last = parsed;
-        while (last.subcommand() != null) {
-            last = last.subcommand();
-        }
-        return last.commandSpec().userObject() instanceof ServerCommand;
-    }
-
-    /**
-     * Sets what logback.xml reads, before the first logger exists: a client shows only results
-     * and errors on the terminal (WARN, on stderr), and nothing of the ZooKeeper and Curator
-     * clients, whose warnings carry stack traces for what the command says in its own one-line
-     * error (such as ZooKeeper being unreachable). A server keeps the defaults: INFO on stdout.
-     * A level set with -Dduraflow.log.level on the JVM wins.
-     */
-    private static void configureLogging(boolean server) {
-        if (server || System.getProperty("duraflow.log.level") != null) {
-            return;
-        }
-        System.setProperty("duraflow.log.level", "WARN");
-        System.setProperty("duraflow.log.target", "System.err");
-        if (System.getProperty("duraflow.log.zookeeper.level") == null) {
-            System.setProperty("duraflow.log.zookeeper.level", "OFF");
-        }
-    }
-
-    /** Every command and subcommand gets -h/--help, as the README promises. */
-    private static void addHelpOptions(CommandLine command, java.util.Set<CommandLine> seen) {
-        if (!seen.add(command)) {
-            return;
-        }
-        CommandLine.Model.CommandSpec spec = command.getCommandSpec();
-        if (spec.options().stream().noneMatch(CommandLine.Model.OptionSpec::usageHelp)) {
-            spec.addOption(CommandLine.Model.OptionSpec.builder("-h", "--help").usageHelp(true)
-                    .description("Show this help message and exit.").build());
-        }
-        command.getSubcommands().values().forEach(sub -> addHelpOptions(sub, seen));
-    }
-
-    /** A bad argument as one line that says what is expected. */
-    static String argumentError(CommandLine.ParameterException e) {
-        CommandLine command = e.getCommandLine();
-        String name = command.getCommandSpec().qualifiedName();
-        String help = "; see '" + name + " --help'";
-        String message = String.valueOf(e.getMessage());
-        if (e.getArgSpec() instanceof CommandLine.Model.OptionSpec option && message.contains("KEY=VALUE format")) {
-            String given = message.substring(message.lastIndexOf(" but was ") + " but was ".length());
-            String example = option.longestName().equals("-D") ? "-D heartbeat.timeout=5s" : option.longestName()
-                    + " words=1000";
-            return option.longestName() + " needs key=value, got '" + given + "' (e.g. " + example + ")";
-        }
-        if (message.startsWith("Missing required subcommand")) {
-            return "'" + name + "' needs a command: " + String.join(", ", command.getSubcommands().keySet()) + help;
-        }
-        if (e instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getSuggestions().isEmpty()) {
-            return message + "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?" + help;
-        }
-        int newline = message.indexOf('\n');
-        return (newline < 0 ? message : message.substring(0, newline)) + help;
     }
 
     static String oneLine(Throwable t) {

@@ -178,7 +178,7 @@ class CliErrorsIT {
         Process jobManager = ChildJvm.start(ChildJvm.JOBMANAGER_OPTIONS, List.of("--work-dir",
                 workDir.resolve("work").toString(), "-D", "jobmanager.rpc.port=0", "jobmanager"), workDir, log);
         try {
-            await("the JobManager logs where it listens").atMost(Duration.ofSeconds(60))
+            await("the JobManager logs where it listens").atMost(Duration.ofSeconds(30))
                     .until(() -> !jobManager.isAlive() || Files.readString(log).contains("listening on"));
             assertThat(Files.readString(log)).as("log of a JobManager started with global options first")
                     .contains("INFO").contains("listening on");

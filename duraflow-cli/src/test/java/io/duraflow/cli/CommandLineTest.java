@@ -115,16 +115,16 @@ class CommandLineTest {
     void serverCommandsAreRecognisedWhereverTheGlobalOptionsStand() {
         CommandLine commandLine = Duraflow.commandLine(false);
 
-        assertThat(Duraflow.isServer(commandLine.parseArgs("--work-dir", "w", "jobmanager"))).isTrue();
-        assertThat(Duraflow.isServer(Duraflow.commandLine(false).parseArgs("-D", "a=b", "--verbose", "taskmanager",
+        assertThat(CommandLineConventions.isServer(commandLine.parseArgs("--work-dir", "w", "jobmanager"))).isTrue();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("-D", "a=b", "--verbose", "taskmanager",
                 "--jobmanager", "127.0.0.1:1"))).isTrue();
-        assertThat(Duraflow.isServer(Duraflow.commandLine(false).parseArgs("--config", "c.yaml", "zookeeper",
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("--config", "c.yaml", "zookeeper",
                 "--port", "1", "--data-dir", "d"))).isTrue();
-        assertThat(Duraflow.isServer(Duraflow.commandLine(false).parseArgs("jobmanager", "--work-dir", "w")))
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("jobmanager", "--work-dir", "w")))
                 .isTrue();
-        assertThat(Duraflow.isServer(Duraflow.commandLine(false).parseArgs("--work-dir", "w", "local", "start")))
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("--work-dir", "w", "local", "start")))
                 .isFalse();
-        assertThat(Duraflow.isServer(Duraflow.commandLine(false).parseArgs("list"))).isFalse();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("list"))).isFalse();
     }
 
     @Test
