@@ -4,6 +4,7 @@ import io.duraflow.config.Configuration;
 import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
+import io.duraflow.ha.ZooKeeperClients;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.ClusterOverview;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
@@ -24,7 +25,9 @@ import java.util.function.Function;
 /**
  * The client's connection to the leading JobManager. With high availability it finds the
  * leader in ZooKeeper and, when a call finds no leader (failover in progress), looks again and
- * retries for up to {@code failoverTimeout}. gRPC errors become one-line CLI errors.
+ * retries for up to {@code failoverTimeout}. A ZooKeeper that cannot be reached at the start is
+ * an error within its connection timeout; one that goes away later is waited for like a
+ * failover. gRPC errors become one-line CLI errors.
  */
 public final class ClusterClient implements AutoCloseable {
     private final String staticAddress;
@@ -34,6 +37,8 @@ public final class ClusterClient implements AutoCloseable {
     private String address;
     private ManagedChannel channel;
     private DispatcherGatewayGrpc.DispatcherGatewayBlockingStub stub;
+    /** Why the last look for the leader failed, if ZooKeeper was unreachable. */
+    private ZooKeeperClients.UnreachableException zooKeeperDown;
 
     /** A client of the JobManager at a fixed address. */
     public ClusterClient(String address) {
@@ -50,7 +55,13 @@ public final class ClusterClient implements AutoCloseable {
         this.ha = HighAvailabilityServices.create(config);
         this.failoverTimeout = ha.isZooKeeper() ? failoverTimeout : Duration.ZERO;
         this.retrieval = ha.createLeaderRetrieval(staticAddress);
-        LeaderInfo leader = retrieval.awaitLeader(ha.isZooKeeper() ? failoverTimeout : Duration.ZERO);
+        LeaderInfo leader;
+        try {
+            leader = retrieval.awaitLeader(ha.isZooKeeper() ? failoverTimeout : Duration.ZERO);
+        } catch (ZooKeeperClients.UnreachableException e) {
+            close();
+            throw new CliException(e.getMessage(), 1, e);
+        }
         if (leader == null) {
             close();
             throw new CliException("no leading JobManager found in ZooKeeper within " + failoverTimeout.toSeconds()
@@ -91,6 +102,9 @@ public final class ClusterClient implements AutoCloseable {
                     lookAgain(deadline);
                     continue;
                 }
+                if (noLeader && zooKeeperDown != null) {
+                    throw new CliException(zooKeeperDown.getMessage(), 1, zooKeeperDown);
+                }
                 String said = e.getStatus().getDescription();
                 if (noLeader && said != null && said.contains("leader")) {
                     throw new CliException(said + "; ask the leading JobManager (with high availability, pass the"
@@ -100,9 +114,22 @@ public final class ClusterClient implements AutoCloseable {
                     throw new CliException("cannot reach the JobManager at " + address + "; is the cluster running?"
                             + " Start one with 'duraflow local start' or pass --jobmanager host:port", 1, e);
                 }
-                throw new CliException(Rpc.message(e), 1, e);
+                throw new CliException(errorMessage(e, address), 1, e);
             }
         }
+    }
+
+    /**
+     * What the JobManager answered, for the user: its description, or for an error without one
+     * (an unexpected exception in the JobManager) the code and where to look.
+     */
+    static String errorMessage(StatusRuntimeException e, String address) {
+        String description = e.getStatus().getDescription();
+        if (description == null || description.isBlank() || description.equals("null")) {
+            return "the JobManager at " + address + " failed the request with " + e.getStatus().getCode()
+                    + " and gave no reason; its log has the cause";
+        }
+        return Rpc.message(e);
     }
 
     private void lookAgain(long deadline) {
@@ -112,6 +139,12 @@ public final class ClusterClient implements AutoCloseable {
             if (leader != null && !leader.address().equals(address)) {
                 connect(leader.address());
             }
+            zooKeeperDown = null;
+        } catch (ZooKeeperClients.UnreachableException e) {
+            // Once connected, a client rides out a ZooKeeper outage up to the failover timeout (a
+            // 'run' following its job should not give up on a short one); the caller tries again
+            // and reports this if ZooKeeper is still down then.
+            zooKeeperDown = e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted while looking for the leading JobManager");

@@ -64,36 +64,26 @@ public final class Duraflow {
     String jobManager;
 
     public static void main(String[] args) {
-        boolean server = args.length > 0 && (args[0].equals("jobmanager") || args[0].equals("taskmanager"));
-        if (!server && System.getProperty("duraflow.log.level") == null) {
-            System.setProperty("duraflow.log.level", "WARN");
-            System.setProperty("duraflow.log.target", "System.err");
-        }
-        System.exit(execute(args));
+        System.exit(commandLine(true).execute(args));
     }
 
     /** Runs the command line and returns the exit code (tests call this in-process). */
     static int execute(String... args) {
+        return commandLine(false).execute(args);
+    }
+
+    /** The {@code duraflow} command line; see {@link CommandLineConventions}. */
+    static CommandLine commandLine(boolean configureLogging) {
         Duraflow root = new Duraflow();
-        CommandLine commandLine = new CommandLine(root);
-        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            Throwable shown = e instanceof CommandLine.ExecutionException && e.getCause() != null ? e.getCause() : e;
-            cmd.getErr().println("duraflow: " + oneLine(shown));
-            if (root.verbose) {
-                shown.printStackTrace(cmd.getErr());
-            }
-            return shown instanceof CliException cli ? cli.exitCode() : 1;
-        });
-        return commandLine.execute(args);
+        return CommandLineConventions.apply(new CommandLine(root), configureLogging, () -> root.verbose);
+    }
+
+    /** A command that runs a server process; it logs at INFO to stdout (its log file under 'local start'). */
+    interface ServerCommand {
     }
 
     static String oneLine(Throwable t) {
-        String message = t.getMessage();
-        if (message == null || message.isBlank()) {
-            message = t.getClass().getSimpleName();
-        }
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
+        return io.duraflow.rpc.Rpc.describe(t);
     }
 
     /**
@@ -171,7 +161,7 @@ public final class Duraflow {
     // ------------------------------------------------------------------ processes
 
     @Command(name = "jobmanager", description = "Runs a JobManager in the foreground.")
-    static final class JobManagerCommand implements Callable<Integer> {
+    static final class JobManagerCommand implements Callable<Integer>, ServerCommand {
         @CommandLine.ParentCommand
         Duraflow root;
 
@@ -193,7 +183,7 @@ public final class Duraflow {
     }
 
     @Command(name = "taskmanager", description = "Runs a TaskManager in the foreground.")
-    static final class TaskManagerCommand implements Callable<Integer> {
+    static final class TaskManagerCommand implements Callable<Integer>, ServerCommand {
         @CommandLine.ParentCommand
         Duraflow root;
 

@@ -92,18 +92,17 @@ public final class JobRunner {
             }
         }
         long sourceRecords = 0;
-        long tasks = 0;
-        for (VertexStatus vertex : status.getVerticesList()) {
-            tasks += vertex.getAttempts();
-        }
+        long tasks = TaskRuns.tasksRun(status);
         for (int i = 0; i < status.getVerticesCount() && graph != null; i++) {
             if (graph.vertex(i).isSource()) {
                 sourceRecords += status.getVertices(i).getRecordsIn();
             }
         }
-        out.printf("  summary: %,d records read, %d vertices, %d tasks run (%d restarts), %.2f s, %s records/s%n",
-                sourceRecords, status.getVerticesCount(), tasks, status.getRestarts(), seconds,
-                seconds > 0 ? String.format("%,.0f", sourceRecords / seconds) : "-");
+        out.printf("  summary: %,d records read, %d vertices, %d tasks run (%d restarts%s), %.2f s, %s records/s%n",
+                sourceRecords, status.getVerticesCount(), tasks, status.getRestarts(),
+                status.getRestoredTasks() > 0 ? ", " + status.getRestoredTasks()
+                        + " finished tasks kept through a JobManager failover" : "",
+                seconds, seconds > 0 ? String.format("%,.0f", sourceRecords / seconds) : "-");
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.stream.Stream;
  *     pids/taskmanager-N.pid
  *     log/jobmanager.log        each process's output
  *     log/taskmanager-N.log
+ *     log/*.log.1 .. .log.5     the same of the 5 previous starts (.1 the newest)
  *     taskmanager-N/            each TaskManager's partitions and spill files
  * </pre>
  */
@@ -256,6 +257,7 @@ public final class LocalCluster {
             command.add(option.getKey() + "=" + option.getValue());
         }
         command.addAll(args.subList(1, args.size()));
+        rotateLog(log(name), KEPT_LOGS);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(log(name).toFile());
         Process process = builder.start();
@@ -327,6 +329,32 @@ public final class LocalCluster {
             }
         }
         throw new CliException("no JobManager of the cluster in " + workDir + " listens on " + address);
+    }
+
+    /** Earlier logs of each process that a start keeps: name.log.1 (the newest) .. name.log.5. */
+    static final int KEPT_LOGS = 5;
+
+    /**
+     * Moves {@code log} to {@code log.1}, {@code log.1} to {@code log.2} and so on, dropping
+     * {@code log.<kept>}: a start on an existing work directory must not overwrite the logs of
+     * the previous run, which may be the only evidence of a crash. An empty log is not kept.
+     */
+    static void rotateLog(Path log, int kept) throws IOException {
+        if (!Files.exists(log) || Files.size(log) == 0) {
+            return;
+        }
+        Files.deleteIfExists(rotated(log, kept));
+        for (int i = kept - 1; i >= 1; i--) {
+            Path older = rotated(log, i);
+            if (Files.exists(older)) {
+                Files.move(older, rotated(log, i + 1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        Files.move(log, rotated(log, 1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static Path rotated(Path log, int generation) {
+        return log.resolveSibling(log.getFileName() + "." + generation);
     }
 
     Path log(String name) {

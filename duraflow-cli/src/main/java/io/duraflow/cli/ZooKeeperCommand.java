@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  * process). Real clusters use their own ZooKeeper ensemble.
  */
 @Command(name = "zookeeper", description = "Runs a standalone ZooKeeper server (for local HA clusters).")
-final class ZooKeeperCommand implements Callable<Integer> {
+final class ZooKeeperCommand implements Callable<Integer>, Duraflow.ServerCommand {
     @Option(names = "--port", required = true, description = "Client port on 127.0.0.1")
     int port;
 

@@ -148,6 +148,45 @@ class CliErrorsIT {
         assertOneLineError(result, "'heartbeat.intervall'", "did you mean 'heartbeat.interval'");
     }
 
+    /** Issue 8: ZooKeeper down made every client command hang ~85 s and print client stack traces. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"status", "list"})
+    void unreachableZooKeeperIsOneLineWithinSeconds(String command) throws Exception {
+        String quorum = unreachable();
+        List<String> args = new ArrayList<>(List.of(command));
+        if (command.equals("status")) {
+            args.add("some-job");
+        }
+        args.addAll(List.of("-D", "high-availability.type=zookeeper", "-D", "high-availability.zookeeper.quorum="
+                + quorum));
+        long start = System.nanoTime();
+
+        Cli.Result result = duraflow(args.toArray(String[]::new));
+
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertOneLineError(result, "ZooKeeper at " + quorum + " is unreachable (no connection within 5 s)",
+                "high-availability.zookeeper.quorum");
+        assertThat(result.stdout()).as("%s", result).isEmpty();
+        assertThat(took).as("time until %s", result).isLessThan(Duration.ofSeconds(10));
+    }
+
+    /** Issue 8: 'duraflow --work-dir W jobmanager' logged nothing at INFO, not even where it listens. */
+    @Test
+    void aServerLogsAtInfoWhereverTheGlobalOptionsStand() throws Exception {
+        Path workDir = LOGS.watch(tempDir);
+        Path log = workDir.resolve("log").resolve("jobmanager-options-first.log");
+        Process jobManager = ChildJvm.start(ChildJvm.JOBMANAGER_OPTIONS, List.of("--work-dir",
+                workDir.resolve("work").toString(), "-D", "jobmanager.rpc.port=0", "jobmanager"), workDir, log);
+        try {
+            await("the JobManager logs where it listens").atMost(Duration.ofSeconds(30))
+                    .until(() -> !jobManager.isAlive() || Files.readString(log).contains("listening on"));
+            assertThat(Files.readString(log)).as("log of a JobManager started with global options first")
+                    .contains("INFO").contains("listening on");
+        } finally {
+            ChildJvm.killAll(List.of(jobManager));
+        }
+    }
+
     // ------------------------------------------------------------------ local start / status / stop
 
     /** With a port given, as a user who wants a known address would start it. */

@@ -59,4 +59,30 @@ class JobRunnerTest {
                 .isInstanceOf(CorruptFrameException.class)
                 .hasMessageContaining("collected result 'counts' of subtask 0");
     }
+
+    @Test
+    void theSummaryCountsTheRunsOfEveryLeader() {
+        // Two of four source tasks finished under the first leader and were kept; the other two ran
+        // there as attempt 0 and again under the new leader as attempt 1; the new leader started 4
+        // tasks in all ('attempts'), which is what the summary used to say.
+        io.duraflow.rpc.proto.JobStatus status = io.duraflow.rpc.proto.JobStatus.newBuilder().setJobId("j")
+                .setJobName("WordCount").setState(io.duraflow.rpc.proto.JobState.JOB_FINISHED).setSubmittedAtMs(1_000)
+                .setEndedAtMs(3_000).setRestoredTasks(2)
+                .addVertices(io.duraflow.rpc.proto.VertexStatus.newBuilder().setId(0).setParallelism(4).setFinished(4)
+                        .setAttempts(2).addTasks(task(0)).addTasks(task(0)).addTasks(task(1)).addTasks(task(1)))
+                .addVertices(io.duraflow.rpc.proto.VertexStatus.newBuilder().setId(1).setParallelism(2).setFinished(2)
+                        .setAttempts(2).addTasks(task(0)).addTasks(task(0)))
+                .build();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+
+        new JobRunner(null, new java.io.PrintStream(bytes, true)).printResult(
+                JobResult.newBuilder().setStatus(status).build(), null, 10);
+
+        assertThat(bytes.toString()).contains("2 vertices, 8 tasks run (0 restarts, 2 finished tasks kept through a"
+                + " JobManager failover), 2.00 s");
+    }
+
+    private static io.duraflow.rpc.proto.TaskStatus task(int attempt) {
+        return io.duraflow.rpc.proto.TaskStatus.newBuilder().setAttempt(attempt).setState("FINISHED").build();
+    }
 }

@@ -17,6 +17,20 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class ZooKeeperClients {
     private ZooKeeperClients() {}
 
+    /**
+     * No ZooKeeper server of the quorum could be reached within the connection timeout; the
+     * message is one line that says which quorum and what to do.
+     */
+    public static final class UnreachableException extends RuntimeException {
+        public UnreachableException(String quorum, java.time.Duration waited) {
+            super("ZooKeeper at " + quorum + " is unreachable (no connection within "
+                    + (waited.toMillis() % 1000 == 0 ? waited.toSeconds() + " s" : waited.toMillis() + " ms")
+                    + "); start it (or wait until it is back) and try again, or point "
+                    + HighAvailabilityOptions.ZOOKEEPER_QUORUM.key() + " at a running one (wait longer with -D "
+                    + HighAvailabilityOptions.ZOOKEEPER_CONNECTION_TIMEOUT.key() + "=10s)");
+        }
+    }
+
     public static CuratorFramework start(Configuration config) {
         String root = config.get(HighAvailabilityOptions.ZOOKEEPER_ROOT);
         String namespace = (root + "/" + config.get(HighAvailabilityOptions.CLUSTER_ID)).replaceAll("^/+", "")

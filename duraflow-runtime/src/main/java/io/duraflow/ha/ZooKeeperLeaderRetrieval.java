@@ -76,17 +76,38 @@ final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         listener.accept(leader);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The leader cannot be known while ZooKeeper is unreachable, and a client (the command
+     * line) should say so rather than wait out {@code timeout}: once the client has had no
+     * connection for the connection timeout ({@code high-availability.zookeeper.connection-timeout})
+     * during this call, it fails. Processes that follow the leader for good use {@link #start}.
+     *
+     * @throws ZooKeeperClients.UnreachableException when ZooKeeper stays unreachable that long
+     */
     @Override
     public LeaderInfo awaitLeader(Duration timeout) throws InterruptedException {
         if (cache == null) {
             start(leader -> {});
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long now = System.nanoTime();
+        long deadline = now + timeout.toNanos();
+        long connectionTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(client.getZookeeperClient().getConnectionTimeoutMs());
+        long disconnectedSince = now;
         synchronized (lock) {
             while (current == null) {
-                long left = deadline - System.nanoTime();
+                now = System.nanoTime();
+                long left = deadline - now;
                 if (left <= 0) {
                     return null;
+                }
+                if (client.getZookeeperClient().isConnected()) {
+                    disconnectedSince = now;
+                } else if (now - disconnectedSince >= connectionTimeoutNanos) {
+                    throw new ZooKeeperClients.UnreachableException(
+                            client.getZookeeperClient().getCurrentConnectionString(),
+                            Duration.ofNanos(connectionTimeoutNanos));
                 }
                 TimeUnit.NANOSECONDS.timedWait(lock, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
             }
@@ -94,10 +115,23 @@ final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         }
     }
 
+    /**
+     * Closes the cache. Closing it removes its watch in ZooKeeper, which without a connection
+     * retries for about 20 s (each try waits the connection timeout): then it is closed on a
+     * daemon thread instead, which ends at the latest when the client is closed, so that a
+     * command line that could not reach ZooKeeper exits at once.
+     */
     @Override
     public void close() {
-        if (cache != null) {
+        if (cache == null) {
+            return;
+        }
+        if (client.getZookeeperClient().isConnected()) {
             cache.close();
+        } else {
+            Thread closer = new Thread(cache::close, "close-leader-cache");
+            closer.setDaemon(true);
+            closer.start();
         }
     }
 }

@@ -52,8 +52,7 @@ final class JobManagerServices {
                 response.onError(status);
             } else {
                 LOG.error("Request failed on the main thread", error);
-                response.onError(Status.INTERNAL.withDescription(String.valueOf(error.getMessage()))
-                        .asRuntimeException());
+                response.onError(io.duraflow.rpc.Rpc.internalError(error));
             }
         });
     }

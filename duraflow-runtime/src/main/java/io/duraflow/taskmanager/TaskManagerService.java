@@ -62,7 +62,7 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
             response.onError(e);
         } catch (RuntimeException e) {
             LOG.warn("Request failed", e);
-            response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+            response.onError(io.duraflow.rpc.Rpc.internalError(e));
         }
     }
 

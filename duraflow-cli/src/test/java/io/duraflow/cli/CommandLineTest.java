@@ -1,0 +1,169 @@
+package io.duraflow.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The command line itself, in-process: help, argument errors, which commands are servers. */
+class CommandLineTest {
+    /** What one in-process run of the command line printed and returned. */
+    record Run(int exitCode, String out, String err) {
+        List<String> errLines() {
+            return err.lines().toList();
+        }
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = Duraflow.commandLine(false);
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        int exitCode = commandLine.execute(args);
+        return new Run(exitCode, out.toString(), err.toString());
+    }
+
+    /** Every command's path from the root, e.g. [local, start]. */
+    private static void collect(CommandLine command, List<String> path, Map<List<String>, CommandLine> all) {
+        all.put(path, command);
+        command.getSubcommands().forEach((name, sub) -> {
+            List<String> next = new ArrayList<>(path);
+            next.add(name);
+            collect(sub, next, all);
+        });
+    }
+
+    @Test
+    void everyCommandAndSubcommandHasHelp() {
+        Map<List<String>, CommandLine> commands = new java.util.LinkedHashMap<>();
+        collect(Duraflow.commandLine(false), List.of(), commands);
+        assertThat(commands.keySet()).contains(List.of("local"), List.of("local", "start"), List.of("list"),
+                List.of("run"), List.of("jobmanager"), List.of("zookeeper"), List.of("result"));
+
+        for (List<String> path : commands.keySet()) {
+            for (String help : List.of("--help", "-h")) {
+                List<String> args = new ArrayList<>(path);
+                args.add(help);
+                Run run = run(args.toArray(String[]::new));
+
+                assertThat(run.exitCode()).as("exit code of 'duraflow %s': %s", args, run).isZero();
+                assertThat(run.err()).as("stderr of 'duraflow %s'", args).isEmpty();
+                assertThat(run.out()).as("'duraflow %s'", args)
+                        .contains("Usage: " + String.join(" ", concat("duraflow", path)) + " ");
+            }
+        }
+    }
+
+    private static List<String> concat(String first, List<String> rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(rest);
+        return all;
+    }
+
+    @Test
+    void helpComesBeforeMissingParameters() {
+        Run run = run("run", "--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.err()).isEmpty();
+        assertThat(run.out()).startsWith("Usage: duraflow run").doesNotContain("Missing required");
+    }
+
+    @Test
+    void anOverrideWithoutValueIsOneLineSayingTheExpectedForm() {
+        Run run = run("-D", "heartbeat.timeout", "config");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.errLines()).containsExactly(
+                "duraflow: -D needs key=value, got 'heartbeat.timeout' (e.g. -D heartbeat.timeout=5s)");
+    }
+
+    @Test
+    void aJobParameterWithoutValueIsOneLineToo() {
+        Run run = run("run", "wordcount", "--param", "words");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errLines()).containsExactly(
+                "duraflow: --param needs key=value, got 'words' (e.g. --param words=1000)");
+    }
+
+    @Test
+    void otherArgumentErrorsAreOneLineWithWhereToFindHelp() {
+        Run missing = run("local");
+        Run unknown = run("list", "--frobnicate");
+        Run typo = run("lst");
+
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.errLines()).containsExactly(
+                "duraflow: 'duraflow local' needs a command: start, stop, status; see 'duraflow local --help'");
+        assertThat(unknown.exitCode()).isEqualTo(2);
+        assertThat(unknown.errLines()).hasSize(1);
+        assertThat(unknown.errLines().get(0)).startsWith("duraflow: Unknown option: '--frobnicate'")
+                .endsWith("; see 'duraflow list --help'");
+        assertThat(typo.errLines()).hasSize(1);
+        assertThat(typo.errLines().get(0)).contains("'lst'").contains("did you mean list");
+    }
+
+    @Test
+    void serverCommandsAreRecognisedWhereverTheGlobalOptionsStand() {
+        CommandLine commandLine = Duraflow.commandLine(false);
+
+        assertThat(CommandLineConventions.isServer(commandLine.parseArgs("--work-dir", "w", "jobmanager"))).isTrue();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("-D", "a=b", "--verbose", "taskmanager",
+                "--jobmanager", "127.0.0.1:1"))).isTrue();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("--config", "c.yaml", "zookeeper",
+                "--port", "1", "--data-dir", "d"))).isTrue();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("jobmanager", "--work-dir", "w")))
+                .isTrue();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("--work-dir", "w", "local", "start")))
+                .isFalse();
+        assertThat(CommandLineConventions.isServer(Duraflow.commandLine(false).parseArgs("list"))).isFalse();
+    }
+
+    @Test
+    void aMalformedFailpointPropertyIsAOneLineErrorNamingIt() {
+        String before = System.getProperty("duraflow.failpoints");
+        System.setProperty("duraflow.failpoints", "a,a");
+        try {
+            Run run = run("config");
+
+            assertThat(run.exitCode()).isEqualTo(2);
+            assertThat(run.out()).isEmpty();
+            assertThat(run.errLines()).hasSize(1);
+            assertThat(run.errLines().get(0)).startsWith("duraflow: -Dduraflow.failpoints='a,a' names 'a' twice");
+        } finally {
+            if (before == null) {
+                System.clearProperty("duraflow.failpoints");
+            } else {
+                System.setProperty("duraflow.failpoints", before);
+            }
+        }
+    }
+
+    @Test
+    void anExceptionWithoutMessageIsShownWithItsTypeNotAsNull() {
+        NullPointerException bare = new NullPointerException();
+
+        assertThat(Duraflow.oneLine(bare)).startsWith("java.lang.NullPointerException without a message at ")
+                .contains("CommandLineTest");
+        assertThat(Duraflow.oneLine(new IllegalStateException("first\nsecond"))).isEqualTo("first");
+    }
+
+    @Test
+    void aJobManagerErrorWithoutDescriptionSaysWhereToLook() {
+        var bare = io.grpc.Status.INTERNAL.withDescription("null").asRuntimeException();
+        var described = io.grpc.Status.NOT_FOUND.withDescription("no job with id 'x'").asRuntimeException();
+
+        assertThat(ClusterClient.errorMessage(bare, "127.0.0.1:6123")).isEqualTo(
+                "the JobManager at 127.0.0.1:6123 failed the request with INTERNAL and gave no reason; its log has"
+                        + " the cause");
+        assertThat(ClusterClient.errorMessage(described, "127.0.0.1:6123")).isEqualTo("no job with id 'x'");
+    }
+}
