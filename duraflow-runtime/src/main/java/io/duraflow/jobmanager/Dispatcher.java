@@ -11,6 +11,7 @@ import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
 import io.duraflow.jobmanager.events.RecordingJobEventLog;
 import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.scheduler.JobMasterState;
 import io.duraflow.jobmanager.scheduler.JobSettings;
 import io.duraflow.jobmanager.store.CleanupRetryPolicy;
 import io.duraflow.jobmanager.store.JobGraphStore;
@@ -244,7 +245,7 @@ public final class Dispatcher {
             }
         }, services.io()).whenCompleteAsync((ignored, error) -> {
             // Meanwhile leadership may have gone (the job was suspended) or the job was cancelled.
-            if (!closed && job.state() == JobState.JOB_CREATED) {
+            if (!closed && job.state() == JobMasterState.CREATED) {
                 job.logRunStarted(reason);
                 job.start();
             }
@@ -805,7 +806,7 @@ public final class Dispatcher {
         }
         if (job.isTerminal()) {
             throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
-                    + stateName(job.state())).asRuntimeException();
+                    + stateName(job.state().toProto())).asRuntimeException();
         }
         if (pendingRecoveries.remove(jobId) != null) {
             // It was waiting for the TaskManagers of its earlier run: it never resumes.

@@ -10,7 +10,6 @@ import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.RequestSplit;
@@ -49,7 +48,7 @@ final class FakeCluster {
     final JobGraph graph;
     final JobSettings settings;
     final JobMaster job;
-    final List<JobState> terminations = new ArrayList<>();
+    final List<JobMasterState> terminations = new ArrayList<>();
 
     FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots) {
         this(graph, settings, slots, SESSION);

@@ -11,7 +11,6 @@ import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.InputGate;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
 import java.util.ArrayList;
@@ -51,7 +50,7 @@ class JobMasterSourceSplitsTest {
         cluster.finish(s0Again);
         cluster.finish(s1);
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsSentTo(s1.attempt())).containsExactly(second);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
@@ -72,7 +71,7 @@ class JobMasterSourceSplitsTest {
         assertThat(cluster.readAllSplits(s0Again)).isEmpty();
         cluster.finish(s0Again);
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
 
@@ -124,7 +123,7 @@ class JobMasterSourceSplitsTest {
                 checkNewDeployments();
             }
             assertThat(cluster.job.state()).as("seed %d: %s", seed, cluster.job.status().getFailure())
-                    .isEqualTo(JobState.JOB_FINISHED);
+                    .isEqualTo(JobMasterState.FINISHED);
             assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).as("seed %d: splits read", seed)
                     .containsExactlyElementsOf(FOUR_SPLITS);
         }
