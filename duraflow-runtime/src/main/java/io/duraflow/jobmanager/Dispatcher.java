@@ -1,6 +1,7 @@
 package io.duraflow.jobmanager;
 
 import io.duraflow.config.Configuration;
+import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RestartStrategyType;
@@ -532,7 +533,8 @@ public final class Dispatcher {
                 config.get(ExecutionOptions.ADAPTIVE_MIN_PARALLELISM), configuredMax > 0 ? configuredMax : parallelism,
                 config.get(ExecutionOptions.ADAPTIVE_AVG_BYTES_PER_TASK).bytes(),
                 restarts ? config.get(ExecutionOptions.FIXED_DELAY_ATTEMPTS) : 0,
-                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis());
+                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis())
+                .withCollectMaxBytes(config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes());
     }
 
     private void requireLeadership() {

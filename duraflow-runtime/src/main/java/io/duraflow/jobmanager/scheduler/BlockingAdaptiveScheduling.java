@@ -81,7 +81,7 @@ public final class BlockingAdaptiveScheduling implements SchedulingStrategy {
                 // Submission validates this (JobGraph#checkKeyGroups); never deploy what cannot read its input.
                 throw new IllegalStateException("vertex '" + vertex.name() + "' has parallelism " + parallelism
                         + " above the " + keyGroups + " key groups of its input; raise "
-                        + io.duraflow.config.ExecutionOptions.BATCH_MAX_KEY_GROUPS.key() + " to at least " + parallelism);
+                        + JobGraph.MAX_KEY_GROUPS_OPTION + " to at least " + parallelism);
             }
         } else {
             long total = 0;

@@ -1,11 +1,11 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.plan.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,11 +32,6 @@ import org.slf4j.LoggerFactory;
 final class CoordinatorHolder {
     private static final Logger LOG = LoggerFactory.getLogger(CoordinatorHolder.class);
 
-    /** Sends an event to the current attempt of a subtask of a vertex, if it is running. */
-    interface SubtaskGateway {
-        void send(int vertexId, int subtask, OperatorEvent event);
-    }
-
     private final String jobId;
     private final JobGraph graph;
     private final ExecutionGraph executions;
@@ -44,8 +39,10 @@ final class CoordinatorHolder {
     private final Map<Integer, OperatorCoordinator> coordinators = new LinkedHashMap<>();
     /** Source nodes whose splits changed hands since their enumerator's state was last logged. */
     private final Set<Integer> splitsMovedSinceState = new HashSet<>();
+    /** The start running on another thread ({@link #startAsync}), until {@link #goLive}. */
+    private CompletableFuture<Void> starting;
 
-    CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, SubtaskGateway gateway) {
+    CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways) {
         this.jobId = executions.jobId();
         this.graph = executions.jobGraph();
         this.executions = executions;
@@ -55,10 +52,30 @@ final class CoordinatorHolder {
                 int vertexId = vertex.id();
                 int nodeId = vertex.head().id();
                 coordinators.put(nodeId, new SourceCoordinator(vertex.head().name(), op.source(),
-                        vertex.parallelism(), (subtask, event) -> gateway.send(vertexId, subtask, event),
-                        listener(vertexId, nodeId)));
+                        vertex.parallelism(), subtasks(vertexId, nodeId, gateways), listener(vertexId, nodeId)));
             }
         }
+    }
+
+    /** What a coordinator sees of the subtasks: only a RUNNING attempt gets events. */
+    private SourceCoordinator.SubtaskGateway subtasks(int vertexId, int nodeId, TaskManagerGateways gateways) {
+        return new SourceCoordinator.SubtaskGateway() {
+            @Override
+            public boolean isRunning(int subtask) {
+                return executions.executions(vertexId)[subtask].state() == ExecutionState.RUNNING;
+            }
+
+            @Override
+            public boolean hasFinished(int subtask) {
+                return executions.executions(vertexId)[subtask].state() == ExecutionState.FINISHED;
+            }
+
+            @Override
+            public void send(int subtask, OperatorEvent event) {
+                Execution execution = executions.executions(vertexId)[subtask];
+                gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), nodeId, event);
+            }
+        };
     }
 
     private SourceCoordinator.AssignmentListener listener(int vertexId, int nodeId) {
@@ -78,10 +95,25 @@ final class CoordinatorHolder {
         };
     }
 
-    /** Starts every coordinator on the calling thread; the first failure is thrown. */
+    /** Starts every coordinator on the calling thread, the main thread; the first failure is thrown. */
     void start() throws Exception {
-        for (OperatorCoordinator coordinator : coordinators.values()) {
+        startAll(List.copyOf(coordinators.values()));
+        goLive();
+    }
+
+    private static void startAll(List<OperatorCoordinator> toStart) throws Exception {
+        for (OperatorCoordinator coordinator : toStart) {
             coordinator.start();
+        }
+    }
+
+    /** Back on the main thread after the coordinators started: they deliver and record from now on. */
+    void goLive() throws Exception {
+        starting = null;
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                source.goLive();
+            }
         }
     }
 
@@ -91,13 +123,15 @@ final class CoordinatorHolder {
      * the coordinators are then closed once their start returns.
      */
     CompletableFuture<Void> startAsync(Executor executor, Duration timeout) {
+        List<OperatorCoordinator> toStart = List.copyOf(coordinators.values());
         CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
             try {
-                start();
+                startAll(toStart);
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
         }, executor);
+        starting = started;
         CompletableFuture<Void> limited = new CompletableFuture<>();
         started.whenComplete((ignored, error) -> {
             if (error == null) {
@@ -107,11 +141,7 @@ final class CoordinatorHolder {
                         ? error.getCause() : error);
             }
         });
-        limited.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((ignored, error) -> {
-            if (error instanceof TimeoutException) {
-                started.whenComplete((done, failed) -> closeQuietly());
-            }
-        });
+        limited.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         return limited.handle((ignored, error) -> {
             if (error instanceof TimeoutException) {
                 throw new CompletionException(new TimeoutException("starting the split enumerators (listing the"
@@ -151,6 +181,22 @@ final class CoordinatorHolder {
         }
     }
 
+    /** A subtask of a vertex runs (its TaskManager confirmed it): what waits for it is delivered. */
+    void subtaskRunning(int vertexId, int subtask) throws Exception {
+        SourceCoordinator source = source(graph.vertex(vertexId).head().id());
+        if (source != null) {
+            source.subtaskRunning(subtask);
+        }
+    }
+
+    /** Records the split assignments of a vertex's coordinator not recorded yet (after a reset is). */
+    void reportAssignments(int vertexId) throws Exception {
+        SourceCoordinator source = source(graph.vertex(vertexId).head().id());
+        if (source != null) {
+            source.reportAssignments();
+        }
+    }
+
     /**
      * A source subtask finished: if splits changed hands since its enumerator's state was last
      * logged, log the state now, so that replay sees this finish with an enumerator state as new
@@ -177,14 +223,24 @@ final class CoordinatorHolder {
         }
     }
 
-    /** Closes every coordinator; failures are logged (the job has ended or left this leader). */
+    /**
+     * Closes every coordinator; failures are logged (the job has ended or left this leader). A
+     * start still running on another thread is let finish first, so close never races it.
+     */
     void closeAll() {
-        closeQuietly();
+        List<OperatorCoordinator> toClose = List.copyOf(coordinators.values());
         coordinators.clear();
+        CompletableFuture<Void> inFlight = starting;
+        starting = null;
+        if (inFlight != null && !inFlight.isDone()) {
+            inFlight.whenComplete((ignored, error) -> closeQuietly(toClose));
+        } else {
+            closeQuietly(toClose);
+        }
     }
 
-    private void closeQuietly() {
-        for (OperatorCoordinator coordinator : new ArrayList<>(coordinators.values())) {
+    private void closeQuietly(List<OperatorCoordinator> toClose) {
+        for (OperatorCoordinator coordinator : toClose) {
             try {
                 coordinator.close();
             } catch (Exception e) {

@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.config.ClusterOptions;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.AttemptId;
@@ -162,6 +163,23 @@ public final class ExecutionGraph {
             results.addAll(execution.collected());
         }
         return results;
+    }
+
+    /**
+     * The limit on collected results is the job's ({@code collect.max-bytes}): each subtask stops
+     * at it on its own, but together they may pass it.
+     *
+     * @return the one-line cause to fail the job with if the current attempts collected more
+     *         than {@code maxBytes}, else null
+     */
+    public String checkCollectedBytes(long maxBytes) {
+        long bytes = collectedBytes();
+        if (bytes <= maxBytes) {
+            return null;
+        }
+        String option = ClusterOptions.COLLECT_MAX_BYTES.key();
+        return "the job collected " + bytes + " bytes, more than " + option + " (" + maxBytes + " bytes) allows;"
+                + " raise " + option + " or write the result to a sink";
     }
 
     /** Bytes collected by the current attempts (what the job's result will hold). */

@@ -5,18 +5,18 @@ import io.duraflow.jobmanager.SlotPool;
 import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
-import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;
-import io.duraflow.rpc.proto.InputGate;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
-import io.duraflow.rpc.proto.OutputSpec;
-import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +56,7 @@ public final class JobMaster {
     private final SchedulingStrategy scheduling;
     private final FailoverStrategy failover;
     private final CoordinatorHolder coordinators;
+    private final TaskDeployments deployments;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -84,7 +85,8 @@ public final class JobMaster {
         this.executions = new ExecutionGraph(jobId, graph);
         this.scheduling = new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
         this.failover = new BatchFailoverStrategy(settings.maxRestarts());
-        this.coordinators = new CoordinatorHolder(executions, () -> eventLog, this::sendToSubtask);
+        this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
+        this.deployments = new TaskDeployments(sessionId, jobClass, this.params, this.config, settings, executions);
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -102,7 +104,35 @@ public final class JobMaster {
      * file fails the submission before anything is stored or scheduled.
      */
     public void prepare() throws Exception {
+        graph.checkKeyGroups(settings.keyGroups());
         coordinators.start();
+    }
+
+    /**
+     * {@link #prepare} without blocking the main thread: checks the graph, then starts the
+     * coordinators (a source's enumerator lists its input) on {@code executor}, at most {@code
+     * timeout}, and completes on {@code mainThread}. Until it completes, nothing but {@link
+     * #suspend} or {@link #failBeforeStart} may be called; the coordinators are closed once their
+     * start returns even if it took too long.
+     *
+     * @return completes when the job may {@link #start} or {@link #restore}; fails (with a
+     *         {@link java.util.concurrent.CompletionException} around it) with the one-line cause,
+     *         e.g. an IllegalArgumentException for a graph that cannot run, the enumerator's
+     *         exception for a missing input, or a TimeoutException
+     */
+    public CompletableFuture<Void> prepareAsync(Executor executor, Executor mainThread, Duration timeout) {
+        try {
+            graph.checkKeyGroups(settings.keyGroups());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return coordinators.startAsync(executor, timeout).thenRunAsync(() -> {
+            try {
+                coordinators.goLive();
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, mainThread);
     }
 
     /**
@@ -125,6 +155,10 @@ public final class JobMaster {
         if (state != JobMasterState.CREATED) {
             throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
         }
+        guarded("starting the job", () -> startNow());
+    }
+
+    private void startNow() {
         moveTo(JobMasterState.RUNNING, "started");
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
                 graph.fingerprint());
@@ -133,7 +167,7 @@ public final class JobMaster {
             terminate(JobMasterState.FINISHED, "");
             return;
         }
-        schedule();
+        scheduleNow();
     }
 
     /** The job cannot even start (e.g. its input vanished before a recovery): it fails. */
@@ -159,16 +193,54 @@ public final class JobMaster {
         state = state.transitionTo(target, jobId, reason);
     }
 
+    /**
+     * Runs a handler; whatever it throws fails the job with that cause, so that a fault never
+     * leaves the job running with nobody driving it. A job that already ended (or left this
+     * leader) cannot fail again: then the exception goes on to the caller.
+     */
+    private void guarded(String what, Handler handler) {
+        try {
+            handler.run();
+        } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+            if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+                if (e instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                if (e instanceof Error error) {
+                    throw error;
+                }
+                throw new IllegalStateException("job " + jobId + " had ended when " + what + " failed", e);
+            }
+            LOG.error("Job {}: failed while {}", jobId, what, e);
+            terminate(JobMasterState.FAILED, "JobManager failed while " + what + ": " + describe(e));
+        }
+    }
+
+    private interface Handler {
+        void run() throws Exception;
+    }
+
+    private static String describe(Throwable e) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return message.lines().findFirst().orElse(message);
+    }
+
     /** Cancels every deploying or running task and frees its slot; no restart is pending after. */
     private void stopActiveExecutions(String reason) {
         if (wakeUp != null) {
             wakeUp.cancel();
         }
         for (Execution execution : executions.active()) {
-            gateways.cancel(execution.tmId(), execution.attemptId());
             slots.free(execution.tmId());
             // Marked stopped now, so a late confirmation cannot free the slot a second time.
             execution.transition(ExecutionState.CANCELED, reason);
+            try {
+                gateways.cancel(execution.tmId(), execution.attemptId());
+            } catch (RuntimeException e) {
+                // The job is ending already; the TaskManager drops the task when the job's
+                // partitions are released or its JobManager changes.
+                LOG.warn("Job {}: cannot cancel {} on {}: {}", jobId, execution, execution.tmId(), e.toString());
+            }
         }
     }
 
@@ -176,6 +248,10 @@ public final class JobMaster {
 
     /** Deploys every task the scheduling strategy says may run, as long as there are free slots. */
     public void schedule() {
+        guarded("scheduling", this::scheduleNow);
+    }
+
+    private void scheduleNow() {
         if (state != JobMasterState.RUNNING) {
             return;
         }
@@ -194,50 +270,35 @@ public final class JobMaster {
         if (slot == null) {
             return false;
         }
-        deploy(graph.vertex(execution.vertex()), execution, slot);
+        deploy(execution, slot);
         return true;
     }
 
-    private void deploy(JobVertex vertex, Execution execution, SlotPool.SlotOffer slot) {
+    private void deploy(Execution execution, SlotPool.SlotOffer slot) {
         execution.assign(slot.tmId(), slot.address());
         execution.transition(ExecutionState.DEPLOYING, "slot on " + slot.tmId());
-        int[] bounds = executions.ranges(vertex.id());
-        TaskDeployment.Builder deployment = TaskDeployment.newBuilder().setJmSessionId(sessionId)
-                .setAttempt(execution.attemptId()).setJobClass(jobClass).putAllParams(params).putAllConfig(config)
-                .setDefaultParallelism(settings.defaultParallelism()).setFingerprint(graph.fingerprint())
-                .setParallelism(executions.executions(vertex.id()).length);
-        for (int edgeId : vertex.inputs()) {
-            InputGate.Builder gate = InputGate.newBuilder().setEdgeId(edgeId)
-                    .setSubpartitionFrom(bounds[execution.subtask()]).setSubpartitionTo(bounds[execution.subtask() + 1]);
-            for (Execution producer : executions.executions(graph.edge(edgeId).producer())) {
-                gate.addProducers(PartitionLocation.newBuilder().setPartitionId(producer.partitionId(edgeId))
-                        .setTmId(producer.tmId()).setTmAddress(producer.tmAddress()));
-            }
-            deployment.addInputs(gate);
-        }
-        for (int edgeId : vertex.outputs()) {
-            deployment.addOutputs(OutputSpec.newBuilder().setEdgeId(edgeId).setPartitionId(execution.partitionId(edgeId))
-                    .setSubpartitions(settings.keyGroups()));
-        }
+        TaskDeployment deployment = deployments.of(execution);
         AttemptId attempt = execution.attemptId();
-        gateways.deploy(slot.tmId(), deployment.build(), error -> {
+        gateways.deploy(slot.tmId(), deployment, error -> guarded("handling a failed deployment", () -> {
             if (executions.current(attempt) == execution && execution.state().isActive()) {
                 taskFailed(execution, "deployment to " + slot.tmId() + " failed: " + error.getMessage(), null, false);
             }
-        });
+        }));
     }
 
-    private void sendToSubtask(int vertexId, int subtask, OperatorEvent event) {
-        Execution execution = executions.executions(vertexId)[subtask];
-        if (execution.state().isActive()) {
-            gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), graph.vertex(vertexId).head().id(),
-                    event);
-        }
+    /** The TaskManager confirmed the attempt runs (or it sent an event, which says as much). */
+    private void nowRunning(Execution execution, String reason) throws Exception {
+        execution.transition(ExecutionState.RUNNING, reason);
+        coordinators.subtaskRunning(execution.vertex(), execution.subtask());
     }
 
     // ------------------------------------------------------------------ events from TaskManagers
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
+        guarded("handling a task state update", () -> onTaskStateUpdateNow(update));
+    }
+
+    private void onTaskStateUpdateNow(TaskStateUpdate update) throws Exception {
         AttemptId attempt = update.getAttempt();
         Execution execution = executions.current(attempt);
         if (execution == null) {
@@ -251,12 +312,12 @@ public final class JobMaster {
         switch (update.getState()) {
             case RUNNING -> {
                 if (execution.state() == ExecutionState.DEPLOYING) {
-                    execution.transition(ExecutionState.RUNNING, "TaskManager says running");
+                    nowRunning(execution, "TaskManager says running");
                 }
             }
             case FINISHED -> taskFinished(execution, update);
             case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
-                    ? null : update.getMissingPartitionId(), false);
+                    ? null : update.getMissingPartitionId(), update.getNonRetriable());
             case CANCELED -> {
                 execution.transition(ExecutionState.CANCELED, "TaskManager says cancelled");
                 slots.free(execution.tmId());
@@ -270,7 +331,7 @@ public final class JobMaster {
         }
     }
 
-    private void taskFinished(Execution execution, TaskStateUpdate update) {
+    private void taskFinished(Execution execution, TaskStateUpdate update) throws Exception {
         execution.transition(ExecutionState.FINISHED, "TaskManager says finished");
         execution.finished(update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
                 update.getRecordsOut());
@@ -282,11 +343,16 @@ public final class JobMaster {
             completeCancellationIfIdle();
             return;
         }
+        String tooMuchCollected = executions.checkCollectedBytes(settings.collectMaxBytes());
+        if (tooMuchCollected != null) {
+            terminate(JobMasterState.FAILED, tooMuchCollected);
+            return;
+        }
         if (executions.allFinished()) {
             terminate(JobMasterState.FINISHED, "");
             return;
         }
-        schedule();
+        scheduleNow();
     }
 
     private void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
@@ -308,6 +374,10 @@ public final class JobMaster {
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
     public void onTaskManagerLost(String tmId) {
+        guarded("handling the loss of a TaskManager", () -> onTaskManagerLostNow(tmId));
+    }
+
+    private void onTaskManagerLostNow(String tmId) {
         if (state != JobMasterState.RUNNING && state != JobMasterState.CANCELLING) {
             return;
         }
@@ -349,7 +419,7 @@ public final class JobMaster {
                 return;
             }
         }
-        schedule();
+        scheduleNow();
     }
 
     private void resetExecution(Execution execution, String reason) {
@@ -363,31 +433,46 @@ public final class JobMaster {
         try {
             coordinators.subtaskReset(execution.vertex(), execution.subtask());
         } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + e.getMessage());
+            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + describe(e));
             return;
         }
         execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
         eventLog.executionsReset(List.of(execution), reason);
+        try {
+            // Splits the enumerator gave straight back to this subtask belong to its new attempt.
+            coordinators.reportAssignments(execution.vertex());
+        } catch (Exception e) {
+            terminate(JobMasterState.FAILED, "source coordinator failed to record split assignments: " + describe(e));
+        }
     }
 
     public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {
-        if (state != JobMasterState.RUNNING || executions.current(attempt) == null) {
-            return;
-        }
-        if (coordinators.get(nodeId) == null) {
-            LOG.warn("Job {}: operator event for node {} which has no coordinator", jobId, nodeId);
+        guarded("handling an operator event", () -> onOperatorEventNow(attempt, nodeId, event));
+    }
+
+    private void onOperatorEventNow(AttemptId attempt, int nodeId, OperatorEvent event) throws Exception {
+        Execution execution = executions.current(attempt);
+        if (state != JobMasterState.RUNNING || execution == null || !execution.state().isActive()) {
             return;
         }
         try {
+            if (execution.state() == ExecutionState.DEPLOYING) {
+                nowRunning(execution, "it sent an operator event");
+            }
             coordinators.handleEvent(nodeId, attempt.getSubtask(), event);
         } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + e.getMessage());
+            LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
+            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + describe(e));
         }
     }
 
     // ------------------------------------------------------------------ cancellation and the end
 
     public void cancel() {
+        guarded("cancelling the job", () -> cancelNow());
+    }
+
+    private void cancelNow() {
         if (state == JobMasterState.RUNNING || state == JobMasterState.CREATED) {
             moveTo(JobMasterState.CANCELLING, "cancelled by the user");
             for (Execution execution : executions.all()) {
@@ -422,7 +507,12 @@ public final class JobMaster {
         endedAtMs = clock.getAsLong();
         stopActiveExecutions("job ended as " + terminal);
         for (String tmId : slots.taskManagers()) {
-            gateways.releasePartitions(tmId, jobId, List.of());
+            try {
+                gateways.releasePartitions(tmId, jobId, List.of());
+            } catch (RuntimeException e) {
+                // The job has its result; cleanup releases what is left of it.
+                LOG.warn("Job {}: cannot release its partitions on {}: {}", jobId, tmId, e.toString());
+            }
         }
         coordinators.closeAll();
         if (terminal == JobMasterState.FAILED) {
