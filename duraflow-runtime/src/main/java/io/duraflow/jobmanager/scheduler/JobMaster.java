@@ -111,9 +111,9 @@ public final class JobMaster {
     /**
      * {@link #prepare} without blocking the main thread: checks the graph, then starts the
      * coordinators (a source's enumerator lists its input) on {@code executor}, at most {@code
-     * timeout}, and completes on {@code mainThread}. Until it completes, nothing but {@link
-     * #suspend} or {@link #failBeforeStart} may be called; the coordinators are closed once their
-     * start returns even if it took too long.
+     * timeout}, and completes (also when it fails) on {@code mainThread}. Until it completes,
+     * nothing but {@link #suspend} or {@link #failBeforeStart} may be called; the coordinators are
+     * closed once their start returns even if it took too long.
      *
      * @return completes when the job may {@link #start} or {@link #restore}; fails (with a
      *         {@link java.util.concurrent.CompletionException} around it) with the one-line cause,
@@ -126,12 +126,16 @@ public final class JobMaster {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return coordinators.startAsync(executor, timeout).thenRunAsync(() -> {
+        return coordinators.startAsync(executor, timeout).<Void>handleAsync((ignored, error) -> {
+            if (error != null) {
+                throw error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
+            }
             try {
                 coordinators.goLive();
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
+            return null;
         }, mainThread);
     }
 
