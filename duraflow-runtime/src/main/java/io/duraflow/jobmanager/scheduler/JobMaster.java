@@ -9,7 +9,6 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
-import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * the {@link FailoverStrategy} says what a failure costs (today {@link BatchFailoverStrategy});
  * the {@link CoordinatorHolder} runs the operator coordinators; {@link RecoveryRestore} takes
  * over what an earlier leader left. This class owns the job's {@link JobMasterState}, talks to
- * slots and TaskManagers, and applies the strategies' decisions.
+ * slots and TaskManagers through {@link TaskManagerActions}, and applies the strategies' decisions.
  *
  * <p>Main thread only. Time comes from the injected clock and delays from the injected
  * scheduler, so tests drive it step by step.
@@ -46,9 +45,6 @@ public final class JobMaster {
     private final Map<String, String> config;
     private final JobGraph graph;
     private final JobSettings settings;
-    private final String sessionId;
-    private final SlotPool slots;
-    private final TaskManagerGateways gateways;
     private final Scheduler scheduler;
     private final LongSupplier clock;
     private final TerminationListener listener;
@@ -56,7 +52,7 @@ public final class JobMaster {
     private final SchedulingStrategy scheduling;
     private final FailoverStrategy failover;
     private final CoordinatorHolder coordinators;
-    private final TaskDeployments deployments;
+    private final TaskManagerActions taskManagers;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -75,9 +71,6 @@ public final class JobMaster {
         this.config = Map.copyOf(config);
         this.graph = graph;
         this.settings = settings;
-        this.sessionId = sessionId;
-        this.slots = slots;
-        this.gateways = gateways;
         this.scheduler = scheduler;
         this.clock = clock;
         this.listener = listener;
@@ -86,7 +79,8 @@ public final class JobMaster {
         this.scheduling = new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
         this.failover = new BatchFailoverStrategy(settings.maxRestarts());
         this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
-        this.deployments = new TaskDeployments(sessionId, jobClass, this.params, this.config, settings, executions);
+        this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
+                new TaskDeployments(sessionId, jobClass, this.params, this.config, settings, executions));
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -234,18 +228,7 @@ public final class JobMaster {
         if (wakeUp != null) {
             wakeUp.cancel();
         }
-        for (Execution execution : executions.active()) {
-            slots.free(execution.tmId());
-            // Marked stopped now, so a late confirmation cannot free the slot a second time.
-            execution.transition(ExecutionState.CANCELED, reason);
-            try {
-                gateways.cancel(execution.tmId(), execution.attemptId());
-            } catch (RuntimeException e) {
-                // The job is ending already; the TaskManager drops the task when the job's
-                // partitions are released or its JobManager changes.
-                LOG.warn("Job {}: cannot cancel {} on {}: {}", jobId, execution, execution.tmId(), e.toString());
-            }
-        }
+        taskManagers.stopAll(executions.active(), reason);
     }
 
     // ------------------------------------------------------------------ scheduling
@@ -270,24 +253,14 @@ public final class JobMaster {
     }
 
     private boolean deployIntoFreeSlot(Execution execution) {
-        SlotPool.SlotOffer slot = slots.allocate();
-        if (slot == null) {
-            return false;
-        }
-        deploy(execution, slot);
-        return true;
-    }
-
-    private void deploy(Execution execution, SlotPool.SlotOffer slot) {
-        execution.assign(slot.tmId(), slot.address());
-        execution.transition(ExecutionState.DEPLOYING, "slot on " + slot.tmId());
-        TaskDeployment deployment = deployments.of(execution);
         AttemptId attempt = execution.attemptId();
-        gateways.deploy(slot.tmId(), deployment, error -> guarded("handling a failed deployment", () -> {
-            if (executions.current(attempt) == execution && execution.state().isActive()) {
-                taskFailed(execution, "deployment to " + slot.tmId() + " failed: " + error.getMessage(), null, false);
-            }
-        }));
+        return taskManagers.deployIntoFreeSlot(execution, (tmId, error) -> guarded("handling a failed deployment",
+                () -> {
+                    if (executions.current(attempt) == execution && execution.state().isActive()) {
+                        taskFailed(execution, "deployment to " + tmId + " failed: " + error.getMessage(), null,
+                                false);
+                    }
+                }));
     }
 
     /** The TaskManager confirmed the attempt runs (or it sent an event, which says as much). */
@@ -324,7 +297,7 @@ public final class JobMaster {
                     ? null : update.getMissingPartitionId(), update.getNonRetriable());
             case CANCELED -> {
                 execution.transition(ExecutionState.CANCELED, "TaskManager says cancelled");
-                slots.free(execution.tmId());
+                taskManagers.freeSlot(execution);
                 if (state == JobMasterState.CANCELLING) {
                     completeCancellationIfIdle();
                 } else if (state == JobMasterState.RUNNING) {
@@ -342,7 +315,7 @@ public final class JobMaster {
         executions.outputsFinished(execution, update.getOutputsList());
         coordinators.logStateBeforeFinish(execution);
         eventLog.executionFinished(execution, update);
-        slots.free(execution.tmId());
+        taskManagers.freeSlot(execution);
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
             return;
@@ -362,7 +335,7 @@ public final class JobMaster {
     private void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
         if (execution.state().isActive()) {
             execution.transition(ExecutionState.FAILED, cause);
-            slots.free(execution.tmId());
+            taskManagers.freeSlot(execution);
         }
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
@@ -427,13 +400,8 @@ public final class JobMaster {
     }
 
     private void resetExecution(Execution execution, String reason) {
-        boolean releaseOutput = execution.tmId() != null && execution.state() == ExecutionState.FINISHED;
         executions.forgetOutputs(execution);
-        if (releaseOutput) {
-            for (int edgeId : graph.vertex(execution.vertex()).outputs()) {
-                gateways.releasePartitions(execution.tmId(), jobId, List.of(execution.partitionId(edgeId)));
-            }
-        }
+        taskManagers.releaseOutputs(execution);
         try {
             coordinators.subtaskReset(execution.vertex(), execution.subtask());
         } catch (Exception e) {
@@ -482,7 +450,7 @@ public final class JobMaster {
             for (Execution execution : executions.all()) {
                 if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
                     execution.transition(ExecutionState.CANCELING, "job cancelled");
-                    gateways.cancel(execution.tmId(), execution.attemptId());
+                    taskManagers.cancel(execution);
                 }
             }
             completeCancellationIfIdle();
@@ -510,14 +478,7 @@ public final class JobMaster {
         failure = cause;
         endedAtMs = clock.getAsLong();
         stopActiveExecutions("job ended as " + terminal);
-        for (String tmId : slots.taskManagers()) {
-            try {
-                gateways.releasePartitions(tmId, jobId, List.of());
-            } catch (RuntimeException e) {
-                // The job has its result; cleanup releases what is left of it.
-                LOG.warn("Job {}: cannot release its partitions on {}: {}", jobId, tmId, e.toString());
-            }
-        }
+        taskManagers.releaseAll();
         coordinators.closeAll();
         if (terminal == JobMasterState.FAILED) {
             LOG.error("Job {} failed: {}", jobId, cause);
