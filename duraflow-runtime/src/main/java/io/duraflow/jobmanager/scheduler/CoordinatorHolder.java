@@ -107,8 +107,8 @@ final class CoordinatorHolder {
         }
     }
 
-    /** Back on the main thread after the coordinators started: they deliver and record from now on. */
-    void goLive() throws Exception {
+    /** Back on the main thread after the coordinators started: they deliver from now on. */
+    void goLive() {
         starting = null;
         for (OperatorCoordinator coordinator : coordinators.values()) {
             if (coordinator instanceof SourceCoordinator source) {
@@ -186,6 +186,15 @@ final class CoordinatorHolder {
         SourceCoordinator source = source(graph.vertex(vertexId).head().id());
         if (source != null) {
             source.subtaskRunning(subtask);
+        }
+    }
+
+    /** Records the split assignments not recorded yet of every coordinator: the job starts. */
+    void reportAssignments() throws Exception {
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                source.reportAssignments();
+            }
         }
     }
 

@@ -124,11 +124,7 @@ public final class JobMaster {
             if (error != null) {
                 throw error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
             }
-            try {
-                coordinators.goLive();
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
+            coordinators.goLive();
             return null;
         }, mainThread);
     }
@@ -156,8 +152,10 @@ public final class JobMaster {
         guarded("starting the job", () -> startNow());
     }
 
-    private void startNow() {
+    private void startNow() throws Exception {
         moveTo(JobMasterState.RUNNING, "started");
+        // Splits the enumerators handed out before the start, recorded after any RunStarted or recovery.
+        coordinators.reportAssignments();
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
                 graph.fingerprint());
         if (executions.allFinished()) {

@@ -118,17 +118,17 @@ public final class SourceCoordinator implements OperatorCoordinator {
     }
 
     /**
-     * Back on the main thread after {@link #start}: from now on assignments are delivered and
-     * reported; those made by the start are reported now.
+     * Back on the main thread after {@link #start}: from now on assignments are delivered. They
+     * are reported by {@link #reportAssignments} once the job runs (not before: a recovery may
+     * still replace the enumerator, and a run that starts over logs its RunStarted first).
      */
-    public void goLive() throws Exception {
+    public void goLive() {
         live = true;
         for (int subtask = 0; subtask < parallelism; subtask++) {
             if (subtasks.isRunning(subtask)) {
                 deliverPending(subtask);
             }
         }
-        reportAssignments();
     }
 
     /** Whether the source's split enumerator can snapshot its state mid-job (known after {@link #start}). */
@@ -208,8 +208,9 @@ public final class SourceCoordinator implements OperatorCoordinator {
     }
 
     /**
-     * Tells the listener of the assignments it has not heard of. The job master calls this after
-     * a reset is recorded, so that splits pushed back to the reset subtask count for its new attempt.
+     * Tells the listener of the assignments it has not heard of. The job master calls this when
+     * the job starts (after any recovery is recorded) and after a reset is recorded, so that
+     * splits pushed back to the reset subtask count for its new attempt.
      */
     public void reportAssignments() throws Exception {
         if (!live || unreported.isEmpty()) {
@@ -285,7 +286,6 @@ public final class SourceCoordinator implements OperatorCoordinator {
         forgetAssignments();
         enumerator = source.restoreEnumerator(context(), state);
         enumerator.start();
-        reportAssignments();
     }
 
     private void forgetAssignments() {
@@ -304,7 +304,6 @@ public final class SourceCoordinator implements OperatorCoordinator {
         if (!decoded.isEmpty()) {
             listener.returned(subtask, decoded.size());
             enumerator.addSplitsBack(decoded, subtask);
-            reportAssignments();
         }
     }
 

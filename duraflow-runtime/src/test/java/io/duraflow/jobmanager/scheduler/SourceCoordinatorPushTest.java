@@ -52,7 +52,9 @@ class SourceCoordinatorPushTest {
         public void coordinatorState(int nodeId, byte[] enumeratorState) {}
 
         @Override
-        public void runStarted(String reason) {}
+        public void runStarted(String reason) {
+            entries.add("run started");
+        }
     }
 
     private final SplitLog log = new SplitLog();
@@ -91,6 +93,20 @@ class SourceCoordinatorPushTest {
         cluster.finish(s1);
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
+    }
+
+    @Test
+    void splitsPushedWhileTheJobIsPreparedAreRecordedOnlyOnceItStartsAfterARunStarted() throws Exception {
+        FakeCluster cluster = new FakeCluster(TestSources.sourceOnly(TestSources.Behaviour.PUSH), FakeCluster.SETTINGS,
+                FakeSlotPool.of(2, 2));
+        cluster.job.eventLog(log);
+        cluster.job.prepare();
+        assertThat(log.entries).as("a recovery may still replace the enumerator").isEmpty();
+
+        cluster.job.logRunStarted("starts over");
+        cluster.job.start();
+
+        assertThat(log.entries).containsExactly("run started", "assigned 0#0 [0, 500]", "assigned 1#0 [250, 750]");
     }
 
     @Test
