@@ -75,6 +75,28 @@ public final class JobGraph {
         return fingerprint;
     }
 
+    /**
+     * Checks that every vertex reading an exchange fits the key groups its input is split into:
+     * each of its tasks reads a non-empty range of them, so a fixed parallelism above {@code
+     * keyGroups} can never run. Checked at submission, so the job fails there with this message
+     * instead of after its sources ran. A parallelism decided at runtime is capped at the key
+     * groups and always fits.
+     *
+     * @throws IllegalArgumentException naming the vertex, its parallelism and the option to raise
+     */
+    public void checkKeyGroups(int keyGroups) {
+        for (JobVertex vertex : vertices) {
+            if (!vertex.inputs().isEmpty() && vertex.parallelism() > keyGroups) {
+                throw new IllegalArgumentException("vertex '" + vertex.name() + "' has parallelism "
+                        + vertex.parallelism() + " but its input has only " + keyGroups + " key groups: lower its"
+                        + " parallelism or raise " + MAX_KEY_GROUPS_OPTION + " to at least " + vertex.parallelism());
+            }
+        }
+    }
+
+    /** The option that sets the key groups of every exchange; {@link #checkKeyGroups} names it. */
+    public static final String MAX_KEY_GROUPS_OPTION = "execution.batch.max-key-groups";
+
     public static JobGraph compile(Plan plan, int defaultParallelism) {
         if (defaultParallelism < 1) {
             throw new IllegalArgumentException("default parallelism must be at least 1, got " + defaultParallelism);

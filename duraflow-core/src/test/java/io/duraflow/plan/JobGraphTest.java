@@ -77,4 +77,25 @@ class JobGraphTest {
         job.fromSource("numbers", new SequenceSource(0, 10, 1)).map(n -> n, Types.LONG).parallelism(4).collect("x");
         assertThatThrownBy(() -> JobGraph.compile(job.plan(), 1)).hasMessageContaining("runs chained");
     }
+
+    @Test
+    void aFixedParallelismAboveTheKeyGroupsOfItsInputIsRefusedNamingVertexParallelismAndOption() {
+        JobBuilder job = new JobBuilder("wide");
+        job.fromSource("numbers", new SequenceSource(0, 10, 1)).parallelism(300)
+                .rebalance().parallelism(200).map(n -> n + 1, Types.LONG).collect("out");
+        JobGraph graph = JobGraph.compile(job.plan(), 1);
+
+        assertThatThrownBy(() -> graph.checkKeyGroups(128)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("vertex 'Rebalance -> Map -> out' has parallelism 200 but its input has only 128 key"
+                        + " groups: lower its parallelism or raise execution.batch.max-key-groups to at least 200");
+        graph.checkKeyGroups(200);
+    }
+
+    @Test
+    void sourcesAndRuntimeDecidedParallelismAlwaysFitTheKeyGroups() {
+        JobBuilder job = new JobBuilder("adaptive");
+        job.fromSource("numbers", new SequenceSource(0, 10, 1)).parallelism(500)
+                .keyBy(n -> n, Types.LONG).reduce(Long::sum).collect("out");
+        JobGraph.compile(job.plan(), 1).checkKeyGroups(1);
+    }
 }

@@ -184,7 +184,7 @@ public final class Dispatcher {
         }
         if (job.isTerminal()) {
             throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
-                    + stateName(job.state())).asRuntimeException();
+                    + stateName(job.state().toProto())).asRuntimeException();
         }
         recovery.cancelPending(jobId);
         guarded(job, job::cancel);

@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobManagerOptions;
@@ -114,6 +115,11 @@ final class JobFactory {
         }
     }
 
+    /** How long the job's own code may run on the JobManager at a time. */
+    java.time.Duration userCodeTimeout(Built built) {
+        return built.config().get(JobManagerOptions.USER_CODE_TIMEOUT);
+    }
+
     /** A job master for a built job, with its event log writer (null when recovery is off). Main thread. */
     Created create(Built built) {
         SubmittedJob job = built.job();
@@ -147,6 +153,7 @@ final class JobFactory {
                 config.get(ExecutionOptions.ADAPTIVE_MIN_PARALLELISM), configuredMax > 0 ? configuredMax : parallelism,
                 config.get(ExecutionOptions.ADAPTIVE_AVG_BYTES_PER_TASK).bytes(),
                 restarts ? config.get(ExecutionOptions.FIXED_DELAY_ATTEMPTS) : 0,
-                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis());
+                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis())
+                .withCollectMaxBytes(config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes());
     }
 }

@@ -60,16 +60,18 @@ final class JobSubmissions {
                 request.getConfigMap(), Math.max(0, request.getParallelism()), clock.getAsLong());
         registry.startSubmission(jobId);
         return factory.build(record)
-                .thenApplyAsync(built -> {
+                .thenComposeAsync(built -> {
                     JobFactory.Created created = factory.create(built);
-                    try {
-                        created.job().prepare();
-                    } catch (Exception e) {
-                        discard(created);
-                        throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " cannot start: "
-                                + Dispatcher.describe(e)).asRuntimeException();
-                    }
-                    return created;
+                    // Starting the sources lists their input: the job's own code, off the main thread.
+                    return created.job().prepareAsync(services.userCode(), mainThread, factory.userCodeTimeout(built))
+                            .handle((ignored, error) -> {
+                                if (error != null) {
+                                    discard(created);
+                                    throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " cannot start: "
+                                            + Dispatcher.describe(error)).asRuntimeException();
+                                }
+                                return created;
+                            });
                 }, mainThread)
                 .thenComposeAsync(created -> CompletableFuture.supplyAsync(() -> storeJobGraph(record), services.io())
                         .handleAsync((existing, error) -> start(record, created, existing, error), mainThread)

@@ -6,13 +6,13 @@ import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
 import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.scheduler.JobMasterState;
 import io.duraflow.jobmanager.store.CorruptStoreFileException;
 import io.duraflow.jobmanager.store.JobOutcome;
 import io.duraflow.jobmanager.store.JobResultEntry;
 import io.duraflow.jobmanager.store.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.HeldPartition;
-import io.duraflow.rpc.proto.JobState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,10 +111,11 @@ final class StoredJobRecovery {
     CompletableFuture<Void> recover() {
         return CompletableFuture.supplyAsync(this::readStores, services.io())
                 .thenCompose(stored -> rebuildAll(stored.toRun()).thenApply(rebuilt -> Map.entry(stored, rebuilt)))
-                .thenAcceptAsync(found -> {
+                .thenComposeAsync(found -> {
                     if (lifecycle.closed()) {
-                        return;
+                        return CompletableFuture.<Void>completedFuture(null);
                     }
+                    List<CompletableFuture<Void>> prepared = new ArrayList<>();
                     for (JobResultEntry entry : found.getKey().dirty()) {
                         LOG.info("Job {} ended ({}) under an earlier leader; finishing its cleanup, not running it"
                                 + " again", entry.jobId(), entry.state());
@@ -129,9 +130,11 @@ final class StoredJobRecovery {
                             failStoredJob(new Unrecoverable(rebuilt.stored().job().jobId(),
                                     Optional.of(rebuilt.stored().job()), rebuilt.failure()));
                         } else {
-                            recoverJob(rebuilt.stored(), rebuilt.built());
+                            prepared.add(recoverJob(rebuilt.stored(), rebuilt.built()));
                         }
                     }
+                    // Phase one ends once every recovered job started its sources (or failed to).
+                    return CompletableFuture.allOf(prepared.toArray(CompletableFuture[]::new));
                 }, mainThread);
     }
 
@@ -201,23 +204,35 @@ final class StoredJobRecovery {
         cleanup.storeResultAndCleanUp(entry, CompletableFuture.completedFuture(null));
     }
 
-    private void recoverJob(StoredJob stored, JobFactory.Built built) {
+    /** Re-creates a stored job and starts its sources off the main thread; completes on the main thread. */
+    private CompletableFuture<Void> recoverJob(StoredJob stored, JobFactory.Built built) {
         SubmittedJob submitted = stored.job();
         if (registry.isKnown(submitted.jobId())) {
             // Requests are turned away until recovery is done, so this cannot happen; never run a job twice.
             LOG.warn("Stored job {} is already known to this leader; not recovering it again", submitted.jobId());
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         JobFactory.Created created = factory.create(built);
         JobMaster job = created.job();
         registry.add(job, created.writer());
-        try {
-            job.prepare();
-        } catch (Exception e) {
-            job.failBeforeStart("the recovered job cannot start: " + Dispatcher.describe(e));
-            return;
-        }
-        boolean recoverable = !stored.events().isEmpty() && created.writer() != null;
+        return job.prepareAsync(services.userCode(), mainThread, factory.userCodeTimeout(built))
+                .handle((ignored, error) -> {
+                    if (lifecycle.closed()) {
+                        return null;
+                    }
+                    if (error != null) {
+                        job.failBeforeStart("the recovered job cannot start: " + Dispatcher.describe(error));
+                    } else {
+                        resume(job, stored, built);
+                    }
+                    return null;
+                });
+    }
+
+    /** A recovered job whose sources started: it waits for its TaskManagers, or runs from the start. */
+    private void resume(JobMaster job, StoredJob stored, JobFactory.Built built) {
+        SubmittedJob submitted = stored.job();
+        boolean recoverable = !stored.events().isEmpty() && registry.eventWriter(submitted.jobId()) != null;
         if (!recoverable) {
             String why = !stored.logProblem().isEmpty() ? "its event log is damaged (" + stored.logProblem() + ")"
                     : "it has no job event log";
@@ -252,7 +267,7 @@ final class StoredJobRecovery {
             }
         }, services.io()).whenCompleteAsync((ignored, error) -> {
             // Meanwhile leadership may have gone (the job was suspended) or the job was cancelled.
-            if (!lifecycle.closed() && job.state() == JobState.JOB_CREATED) {
+            if (!lifecycle.closed() && job.state() == JobMasterState.CREATED) {
                 job.logRunStarted(reason);
                 job.start();
             }
@@ -319,13 +334,18 @@ final class StoredJobRecovery {
         }
         JobFactory.Created fresh = factory.create(recovery.built);
         registry.add(fresh.job(), fresh.writer());
-        try {
-            fresh.job().prepare();
-        } catch (Exception again) {
-            fresh.job().failBeforeStart("recovery failed and the job cannot start again: " + Dispatcher.describe(again));
-            return;
-        }
-        restartFromScratch(fresh.job(), "its recovery failed: " + Dispatcher.describe(cause));
+        fresh.job().prepareAsync(services.userCode(), mainThread, factory.userCodeTimeout(recovery.built))
+                .whenComplete((ignored, again) -> {
+                    if (lifecycle.closed()) {
+                        return;
+                    }
+                    if (again != null) {
+                        fresh.job().failBeforeStart("recovery failed and the job cannot start again: "
+                                + Dispatcher.describe(again));
+                    } else {
+                        restartFromScratch(fresh.job(), "its recovery failed: " + Dispatcher.describe(cause));
+                    }
+                });
     }
 
     /** The job was cancelled while it waited for its TaskManagers: it never resumes. */

@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.config.ClusterOptions;
+
 /**
  * What a job master needs to know from the configuration.
  *
@@ -10,6 +12,20 @@ package io.duraflow.jobmanager.scheduler;
  * @param bytesPerTask         input bytes one task of a runtime-decided vertex should read
  * @param maxRestarts          failovers allowed before the job fails (0: none)
  * @param restartDelayMs       wait before a failed task runs again
+ * @param collectMaxBytes      most bytes all collecting sinks of the job together may send back
  */
 public record JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
-        long bytesPerTask, int maxRestarts, long restartDelayMs) {}
+        long bytesPerTask, int maxRestarts, long restartDelayMs, long collectMaxBytes) {
+
+    /** With the default {@code collect.max-bytes}. */
+    public JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
+            long bytesPerTask, int maxRestarts, long restartDelayMs) {
+        this(defaultParallelism, keyGroups, minParallelism, maxParallelism, bytesPerTask, maxRestarts, restartDelayMs,
+                ClusterOptions.COLLECT_MAX_BYTES.defaultValue().bytes());
+    }
+
+    public JobSettings withCollectMaxBytes(long bytes) {
+        return new JobSettings(defaultParallelism, keyGroups, minParallelism, maxParallelism, bytesPerTask,
+                maxRestarts, restartDelayMs, bytes);
+    }
+}

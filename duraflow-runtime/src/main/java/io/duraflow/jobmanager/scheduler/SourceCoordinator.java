@@ -12,18 +12,32 @@ import io.duraflow.rpc.proto.NoMoreSplits;
 import io.duraflow.rpc.proto.OperatorEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The operator coordinator of a source: runs the split enumerator on the JobManager's main
- * thread, answers readers' split requests, and gives the splits of a reset subtask back.
+ * thread, answers readers' split requests, delivers splits the enumerator pushes on its own,
+ * and gives the splits of a reset subtask back.
  *
- * <p>It remembers which splits each subtask's current attempt was given. When that attempt is
- * reset (it failed, or its finished output was lost), those splits go back to the enumerator,
- * so every split is read by exactly one finished attempt.
+ * <p>Every assignment, asked for or pushed, is recorded: it is delivered at once if the
+ * subtask's current attempt runs, else kept as <em>pending</em> and delivered (before any
+ * NoMoreSplits) when it runs. Either way the {@link AssignmentListener} hears of it, with the
+ * attempt it was given to. When that attempt is reset (it failed, or its finished output was
+ * lost), its delivered and pending splits go back to the enumerator, so every split is read by
+ * exactly one finished attempt. A NoMoreSplits for a subtask that does not run waits too, but a
+ * reset forgets it: the enumerator, given splits back for that subtask, says it again.
+ * Assigning a split to a subtask whose current attempt has finished is an enumerator error (it
+ * would never be read); it fails the job.
+ *
+ * <p>Until {@link #goLive} (while {@link #start} may run on another thread) nothing is
+ * delivered or reported: assignments made by the enumerator's start wait.
  *
  * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false must not be
  * asked for its state while the job runs ({@link #supportsBatchSnapshot()} tells).
@@ -31,8 +45,15 @@ import org.slf4j.LoggerFactory;
 public final class SourceCoordinator implements OperatorCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);
 
-    /** Delivers an event to the current attempt of a subtask. */
-    public interface EventSender {
+    /** The current attempts of the source's subtasks, as the job master sees them. */
+    public interface SubtaskGateway {
+        /** The current attempt runs: its TaskManager confirmed it, so events reach it. */
+        boolean isRunning(int subtask);
+
+        /** The current attempt has finished: it reads nothing more. */
+        boolean hasFinished(int subtask);
+
+        /** Delivers an event to the current attempt, which runs. */
         void send(int subtask, OperatorEvent event);
     }
 
@@ -42,6 +63,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
      * time and log space; whoever records the changes takes a {@link #snapshot} when it needs one.
      */
     public interface AssignmentListener {
+        /** The splits were given to the current attempt of the subtask (delivered or pending). */
         void assigned(int subtask, List<byte[]> splits) throws Exception;
 
         void returned(int subtask, int count) throws Exception;
@@ -59,30 +81,35 @@ public final class SourceCoordinator implements OperatorCoordinator {
     private final Source<?, SourceSplit> source;
     private final SplitSerializer<SourceSplit> serializer;
     private final int parallelism;
-    private final EventSender sender;
+    private final SubtaskGateway subtasks;
     private final AssignmentListener listener;
+    /** Splits delivered to each subtask's current attempt. */
     private final Map<Integer, List<SourceSplit>> assigned = new HashMap<>();
-    /** Splits handed out while the enumerator handles one request; reported once it returns. */
-    private final Map<Integer, List<byte[]>> handedOut = new java.util.LinkedHashMap<>();
+    /** Splits given to a subtask whose current attempt does not run yet. */
+    private final Map<Integer, List<SourceSplit>> pending = new TreeMap<>();
+    /** Subtasks told there are no more splits while they did not run. */
+    private final Set<Integer> noMoreSplitsPending = new TreeSet<>();
+    /** Assignments the listener has not heard of yet, in order. */
+    private final Map<Integer, List<byte[]>> unreported = new LinkedHashMap<>();
     private SplitEnumerator<SourceSplit> enumerator;
     /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in {@link #start}. */
     private boolean batchSnapshots = true;
-
-    public SourceCoordinator(String name, Source<?, ?> source, int parallelism, EventSender sender) {
-        this(name, source, parallelism, sender, AssignmentListener.NONE);
-    }
+    private boolean live;
+    /** The subtask being reset: its attempt is neither running nor finished while the enumerator gets its splits. */
+    private int resetting = -1;
 
     @SuppressWarnings("unchecked")
-    public SourceCoordinator(String name, Source<?, ?> source, int parallelism, EventSender sender,
+    public SourceCoordinator(String name, Source<?, ?> source, int parallelism, SubtaskGateway subtasks,
             AssignmentListener listener) {
         this.name = name;
         this.source = (Source<?, SourceSplit>) source;
         this.serializer = this.source.splitSerializer();
         this.parallelism = parallelism;
-        this.sender = sender;
+        this.subtasks = subtasks;
         this.listener = listener;
     }
 
+    /** Creates and starts the enumerator; may run on another thread than the rest (see {@link #goLive}). */
     @Override
     public void start() throws Exception {
         enumerator = source.createEnumerator(context());
@@ -90,11 +117,24 @@ public final class SourceCoordinator implements OperatorCoordinator {
         enumerator.start();
     }
 
+    /**
+     * Back on the main thread after {@link #start}: from now on assignments are delivered. They
+     * are reported by {@link #reportAssignments} once the job runs (not before: a recovery may
+     * still replace the enumerator, and a run that starts over logs its RunStarted first).
+     */
+    public void goLive() {
+        live = true;
+        for (int subtask = 0; subtask < parallelism; subtask++) {
+            if (subtasks.isRunning(subtask)) {
+                deliverPending(subtask);
+            }
+        }
+    }
+
     /** Whether the source's split enumerator can snapshot its state mid-job (known after {@link #start}). */
     public boolean supportsBatchSnapshot() {
         return batchSnapshots;
     }
-
 
     private SplitEnumeratorContext<SourceSplit> context() {
         return new SplitEnumeratorContext<>() {
@@ -105,45 +145,130 @@ public final class SourceCoordinator implements OperatorCoordinator {
 
             @Override
             public void assignSplit(SourceSplit split, int subtask) {
-                assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
-                LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
-                byte[] bytes = serializer.toBytes(split);
-                handedOut.computeIfAbsent(subtask, k -> new ArrayList<>()).add(bytes);
-                sender.send(subtask, OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
-                        .addSplits(ByteString.copyFrom(bytes))).build());
+                assign(split, subtask);
             }
 
             @Override
             public void signalNoMoreSplits(int subtask) {
-                sender.send(subtask, OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance())
-                        .build());
+                checkSubtask(subtask, "signalled no more splits to");
+                if (live && subtask != resetting && subtasks.isRunning(subtask)) {
+                    sendNoMoreSplits(subtask);
+                } else {
+                    noMoreSplitsPending.add(subtask);
+                }
             }
         };
+    }
+
+    private void assign(SourceSplit split, int subtask) {
+        checkSubtask(subtask, "assigned split " + split.splitId() + " to");
+        if (live && subtask != resetting && subtasks.hasFinished(subtask)) {
+            throw new IllegalStateException("the split enumerator of " + name + " assigned split " + split.splitId()
+                    + " to subtask " + subtask + ", which has finished and would never read it");
+        }
+        byte[] bytes = serializer.toBytes(split);
+        unreported.computeIfAbsent(subtask, k -> new ArrayList<>()).add(bytes);
+        if (live && subtask != resetting && subtasks.isRunning(subtask)) {
+            LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
+            assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
+            subtasks.send(subtask, OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
+                    .addSplits(ByteString.copyFrom(bytes))).build());
+        } else {
+            LOG.debug("{}: split {} to subtask {}, pending until it runs", name, split.splitId(), subtask);
+            pending.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
+        }
+    }
+
+    private void checkSubtask(int subtask, String what) {
+        if (subtask < 0 || subtask >= parallelism) {
+            throw new IllegalArgumentException("the split enumerator of " + name + " " + what + " subtask " + subtask
+                    + ", but the source has parallelism " + parallelism);
+        }
+    }
+
+    private void sendNoMoreSplits(int subtask) {
+        subtasks.send(subtask, OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance()).build());
+    }
+
+    /** Sends what waits for a subtask that now runs: its pending splits, then a pending NoMoreSplits. */
+    private void deliverPending(int subtask) {
+        List<SourceSplit> waiting = pending.remove(subtask);
+        if (waiting != null && !waiting.isEmpty()) {
+            LOG.info("{}: {} pending splits go to subtask {} now that it runs", name, waiting.size(), subtask);
+            AddSplits.Builder event = AddSplits.newBuilder();
+            for (SourceSplit split : waiting) {
+                event.addSplits(ByteString.copyFrom(serializer.toBytes(split)));
+            }
+            assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).addAll(waiting);
+            subtasks.send(subtask, OperatorEvent.newBuilder().setAddSplits(event).build());
+        }
+        if (noMoreSplitsPending.remove(subtask)) {
+            sendNoMoreSplits(subtask);
+        }
+    }
+
+    /**
+     * Tells the listener of the assignments it has not heard of. The job master calls this when
+     * the job starts (after any recovery is recorded) and after a reset is recorded, so that
+     * splits pushed back to the reset subtask count for its new attempt.
+     */
+    public void reportAssignments() throws Exception {
+        if (!live || unreported.isEmpty()) {
+            return;
+        }
+        List<Map.Entry<Integer, List<byte[]>>> entries = new ArrayList<>(unreported.entrySet());
+        unreported.clear();
+        for (Map.Entry<Integer, List<byte[]>> entry : entries) {
+            listener.assigned(entry.getKey(), entry.getValue());
+        }
+    }
+
+    /** The subtask's current attempt runs now (its TaskManager confirmed it): deliver what waits for it. */
+    public void subtaskRunning(int subtask) throws Exception {
+        if (live) {
+            deliverPending(subtask);
+            reportAssignments();
+        }
     }
 
     @Override
     public void handleEventFromOperator(int subtask, OperatorEvent event) throws Exception {
         if (event.getEventCase() == OperatorEvent.EventCase.REQUEST_SPLIT) {
-            handedOut.clear();
+            deliverPending(subtask);
             enumerator.handleSplitRequest(subtask);
-            if (!handedOut.isEmpty()) {
-                for (Map.Entry<Integer, List<byte[]>> entry : handedOut.entrySet()) {
-                    listener.assigned(entry.getKey(), entry.getValue());
-                }
-                handedOut.clear();
-            }
+            reportAssignments();
         } else {
             throw new IllegalArgumentException("source coordinator " + name + " cannot handle " + event.getEventCase());
         }
     }
 
+    /**
+     * The subtask's current attempt is replaced: its delivered and pending splits go back to the
+     * enumerator, and a pending NoMoreSplits is forgotten. Splits the enumerator hands out again
+     * in response are reported by the next {@link #reportAssignments}, once the reset is recorded.
+     */
     @Override
     public void subtaskReset(int subtask) throws Exception {
-        List<SourceSplit> splits = assigned.remove(subtask);
-        if (splits != null && !splits.isEmpty()) {
-            LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
+        List<SourceSplit> splits = new ArrayList<>(assigned.getOrDefault(subtask, List.of()));
+        splits.addAll(pending.getOrDefault(subtask, List.of()));
+        assigned.remove(subtask);
+        pending.remove(subtask);
+        noMoreSplitsPending.remove(subtask);
+        // Reported to nobody yet, and given back now: the listener never needs to hear of them.
+        List<byte[]> unheard = unreported.remove(subtask);
+        int heard = splits.size() - (unheard == null ? 0 : unheard.size());
+        if (splits.isEmpty()) {
+            return;
+        }
+        LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
+        if (heard > 0) {
+            listener.returned(subtask, heard);
+        }
+        resetting = subtask;
+        try {
             enumerator.addSplitsBack(splits, subtask);
-            listener.returned(subtask, splits.size());
+        } finally {
+            resetting = -1;
         }
     }
 
@@ -152,14 +277,22 @@ public final class SourceCoordinator implements OperatorCoordinator {
         return enumerator.snapshotState(checkpointId);
     }
 
+    /** Recovery: continues from a logged enumerator state; forgets every assignment. */
     @Override
     public void resetToSnapshot(long checkpointId, byte[] state) throws Exception {
         if (enumerator != null) {
             enumerator.close();
         }
-        assigned.clear();
+        forgetAssignments();
         enumerator = source.restoreEnumerator(context(), state);
         enumerator.start();
+    }
+
+    private void forgetAssignments() {
+        assigned.clear();
+        pending.clear();
+        noMoreSplitsPending.clear();
+        unreported.clear();
     }
 
     /** Recovery: splits a subtask held when the old leader died go back to the (restored) enumerator. */
@@ -169,8 +302,8 @@ public final class SourceCoordinator implements OperatorCoordinator {
             decoded.add(serializer.fromBytes(bytes));
         }
         if (!decoded.isEmpty()) {
-            enumerator.addSplitsBack(decoded, subtask);
             listener.returned(subtask, decoded.size());
+            enumerator.addSplitsBack(decoded, subtask);
         }
     }
 
@@ -184,7 +317,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
         if (enumerator != null) {
             enumerator.close();
         }
-        assigned.clear();
+        forgetAssignments();
         enumerator = new QueueSplitEnumerator<>(context(), serializer, List.of());
         enumerator.start();
     }

@@ -1,6 +1,7 @@
 package io.duraflow.taskmanager.task;
 
 import com.google.protobuf.ByteString;
+import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.source.InputStatus;
 import io.duraflow.api.source.Source;
@@ -197,7 +198,7 @@ public final class Task implements Runnable {
             return;
         }
         TaskStateUpdate.Builder failed = update(TaskState.FAILED).setFailure(oneLine(cause))
-                .setFailureDetail(stackTrace(cause));
+                .setFailureDetail(stackTrace(cause)).setNonRetriable(isNonRetriable(cause));
         Throwable search = cause;
         while (search != null) {
             if (search instanceof PartitionNotFoundException missing) {
@@ -208,6 +209,23 @@ public final class Task implements Runnable {
         }
         LOG.warn("Task {} failed: {}", name, oneLine(cause), cause);
         environment.reportState(failed.build());
+    }
+
+    /**
+     * Whether running the task again cannot succeed, so the job should fail at once: the cause
+     * chain holds a {@link NonRetriableException} (user code or the engine says so), a {@link
+     * LinkageError} (a class missing, incompatible or failing its initialization: the same
+     * classpath fails the same way) or a {@link ClassNotFoundException}. Anything else, including
+     * an {@link OutOfMemoryError} or an I/O error, may pass on another try or another TaskManager.
+     */
+    static boolean isNonRetriable(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof NonRetriableException || t instanceof LinkageError
+                    || t instanceof ClassNotFoundException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private TaskStateUpdate.Builder update(TaskState state) {

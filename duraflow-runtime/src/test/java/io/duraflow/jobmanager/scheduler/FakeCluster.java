@@ -6,11 +6,11 @@ import io.duraflow.jobmanager.ManualScheduler;
 import io.duraflow.jobmanager.RecordingGateways;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Event;
+import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.RequestSplit;
@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * One {@link JobMaster} wired to a manual clock, fake slots and recording gateways, and a
@@ -49,7 +50,7 @@ final class FakeCluster {
     final JobGraph graph;
     final JobSettings settings;
     final JobMaster job;
-    final List<JobState> terminations = new ArrayList<>();
+    final List<JobMasterState> terminations = new ArrayList<>();
 
     FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots) {
         this(graph, settings, slots, SESSION);
@@ -57,12 +58,18 @@ final class FakeCluster {
 
     /** A job master of the leadership session {@code session} (a new leader has a new one). */
     FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots, String session) {
+        this(graph, settings, slots, session, recording -> recording);
+    }
+
+    /** A job master that talks to the recording gateways through {@code wrap} (e.g. one that throws). */
+    FakeCluster(JobGraph graph, JobSettings settings, FakeSlotPool slots, String session,
+            UnaryOperator<TaskManagerGateways> wrap) {
         this.graph = graph;
         this.settings = settings;
         this.slots = slots;
         this.job = new JobMaster(JOB_ID, "test.Job", Map.of("input", "numbers"), Map.of(), graph, settings, session,
-                slots, gateways, scheduler, scheduler::now, terminated -> terminations.add(terminated.state()),
-                scheduler.now());
+                slots, wrap.apply(gateways), scheduler, scheduler::now,
+                terminated -> terminations.add(terminated.state()), scheduler.now());
     }
 
     static FakeCluster started(JobGraph graph, JobSettings settings, FakeSlotPool slots) {

@@ -8,7 +8,6 @@ import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Cancel;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Release;
-import io.duraflow.rpc.proto.JobState;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +24,7 @@ class JobMasterCancelTest {
 
         cluster.job.cancel();
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELLING);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELLING);
         assertThat(cluster.gateways.cancels()).containsExactly(new Cancel("tm-1", s0.attempt()),
                 new Cancel("tm-2", s1.attempt()));
         assertThat(cluster.execution(SOURCE, 0).state()).isEqualTo(ExecutionState.CANCELING);
@@ -35,13 +34,13 @@ class JobMasterCancelTest {
 
         cluster.running(s1); // a late RUNNING does not undo the cancellation
         cluster.canceled(s0);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELLING);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELLING);
         assertThat(cluster.terminations).isEmpty();
         assertThat(cluster.slots.usedTotal()).isEqualTo(1);
 
         cluster.canceled(s1);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELED);
-        assertThat(cluster.terminations).containsExactly(JobState.JOB_CANCELED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+        assertThat(cluster.terminations).containsExactly(JobMasterState.CANCELED);
         assertThat(cluster.job.status().getFailure()).contains("cancelled");
         assertThat(cluster.job.restarts()).isZero();
         assertThat(cluster.slots.usedTotal()).isZero();
@@ -62,11 +61,11 @@ class JobMasterCancelTest {
 
         cluster.finish(tasks.get(0));
         cluster.fail(tasks.get(1), "interrupted");
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELLING);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELLING);
         cluster.slots.removeTaskManager("tm-3");
         cluster.job.onTaskManagerLost("tm-3");
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
         assertThat(cluster.job.restarts()).isZero();
         assertThat(cluster.scheduler.pending()).isZero();
         assertThat(cluster.gateways.deployments()).hasSize(3);
@@ -77,13 +76,13 @@ class JobMasterCancelTest {
         FakeCluster cluster = FakeCluster.started(TestJobs.wordCount(4), FakeSlotPool.of(2, 2));
         cluster.job.forceCancelled();
         assertThat(cluster.job.state()).as("forceCancelled() of a job nobody cancelled")
-                .isEqualTo(JobState.JOB_RUNNING);
+                .isEqualTo(JobMasterState.RUNNING);
 
         cluster.job.cancel();
         cluster.job.forceCancelled();
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELED);
-        assertThat(cluster.terminations).containsExactly(JobState.JOB_CANCELED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+        assertThat(cluster.terminations).containsExactly(JobMasterState.CANCELED);
         assertThat(cluster.slots.usedTotal()).isZero();
         assertThat(cluster.gateways.releases()).extracting(Release::tmId).containsExactlyInAnyOrder("tm-1", "tm-2");
     }
@@ -97,7 +96,7 @@ class JobMasterCancelTest {
 
         cluster.job.cancel();
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_CANCELED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
         assertThat(cluster.gateways.cancels()).isEmpty();
         cluster.scheduler.advance(DELAY);
         assertThat(cluster.gateways.deployments()).hasSize(2);

@@ -11,7 +11,6 @@ import io.duraflow.jobmanager.RecordingGateways.Cancel;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.rpc.proto.TaskState;
@@ -46,7 +45,7 @@ class JobMasterFailoverTest {
         assertThat(failed.state()).isEqualTo(ExecutionState.CREATED);
         assertThat(failed.notBeforeMs()).isEqualTo(500 + DELAY);
         assertThat(cluster.job.restarts()).isEqualTo(1);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_RUNNING);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
         assertThat(cluster.slots.usedTotal()).isZero();
 
         cluster.scheduler.advance(DELAY - 1);
@@ -65,7 +64,7 @@ class JobMasterFailoverTest {
         }
 
         cluster.run(attempts.get(1));
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.job.status().getRestarts()).isEqualTo(1);
         assertThat(cluster.gateways.releases()).as("only the final release of everything")
                 .allSatisfy(release -> assertThat(release.partitionIds()).isEmpty());
@@ -81,15 +80,15 @@ class JobMasterFailoverTest {
         for (int failure = 1; failure <= 2; failure++) {
             cluster.fail(cluster.current(SOURCE, 0), "disk full #" + failure);
             assertThat(cluster.job.restarts()).isEqualTo(failure);
-            assertThat(cluster.job.state()).isEqualTo(JobState.JOB_RUNNING);
+            assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
             cluster.scheduler.advance(DELAY);
             assertThat(cluster.current(SOURCE, 0).attemptNumber()).isEqualTo(failure);
         }
         Deployment last = cluster.current(SOURCE, 0);
         cluster.fail(last, "disk full #3");
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FAILED);
-        assertThat(cluster.terminations).containsExactly(JobState.JOB_FAILED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
+        assertThat(cluster.terminations).containsExactly(JobMasterState.FAILED);
         assertThat(cluster.job.restarts()).isEqualTo(2);
         assertThat(cluster.job.status().getFailure()).contains("disk full #3").contains("no restarts left");
         assertThat(cluster.execution(SOURCE, 0).attempt()).as("the last attempt is not replaced").isEqualTo(2);
@@ -108,7 +107,7 @@ class JobMasterFailoverTest {
                 FakeSlotPool.of(1, 1));
         cluster.fail(cluster.current(SOURCE, 0), "bad input");
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FAILED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
         assertThat(cluster.job.restarts()).isZero();
         assertThat(cluster.job.status().getFailure()).contains("bad input").contains("no restarts left");
     }
@@ -120,7 +119,7 @@ class JobMasterFailoverTest {
         Deployment s1 = cluster.current(SOURCE, 1);
         cluster.running(s1);
         cluster.fail(cluster.current(SOURCE, 0), "boom");
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FAILED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
         assertThat(cluster.slots.usedTotal()).isZero();
 
         // Another job takes the slot s1 had; then s1's TaskManager confirms the cancellation.
@@ -157,14 +156,14 @@ class JobMasterFailoverTest {
 
         cluster.canceled(s0);
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_RUNNING);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
         assertThat(cluster.job.restarts()).isEqualTo(1);
         assertThat(cluster.execution(SOURCE, 0).attempt()).isEqualTo(1);
         assertThat(cluster.slots.usedTotal()).isZero();
         assertThat(cluster.slots.invalidFrees()).isEmpty();
         cluster.scheduler.advance(DELAY);
         cluster.run(cluster.current(SOURCE, 0));
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
     @Test
@@ -180,7 +179,7 @@ class JobMasterFailoverTest {
         assertThat(cluster.execution(SOURCE, 0).attempt()).isZero();
         assertThat(cluster.job.restarts()).isZero();
         cluster.run(cluster.current(SOURCE, 1));
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
     @Test
@@ -221,7 +220,7 @@ class JobMasterFailoverTest {
 
         cluster.run(r0Again);
         cluster.finish(r1);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.deploymentsOf(SOURCE, 0)).as("the other source never ran again").hasSize(1);
     }
 
@@ -248,7 +247,7 @@ class JobMasterFailoverTest {
 
         cluster.scheduler.advance(DELAY);
         cluster.runLive(REDUCE);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.deploymentsOf(SOURCE)).hasSize(3);
     }
 
@@ -294,7 +293,7 @@ class JobMasterFailoverTest {
                 .isNull();
         cluster.run(current);
         cluster.runLive(REDUCE);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).as("a split given out for a dead attempt is lost")
                 .containsExactlyElementsOf(JobMasterSourceSplitsTest.FOUR_SPLITS);
     }

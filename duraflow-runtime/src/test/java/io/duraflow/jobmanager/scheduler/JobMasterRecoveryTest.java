@@ -17,7 +17,6 @@ import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.InputGate;
-import io.duraflow.rpc.proto.JobState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -132,7 +131,7 @@ class JobMasterRecoveryTest {
 
         second.runLive(REDUCE);
 
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(second.deploymentsOf(SOURCE)).as("finished sources are never deployed again").isEmpty();
         assertThat(second.gateways.events()).as("no split handed out again").isEmpty();
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
@@ -155,7 +154,7 @@ class JobMasterRecoveryTest {
         assertThat(second.current(FINAL, 1).task().getInputsList()).isEqualTo(first.current(FINAL, 1).task()
                 .getInputsList());
         second.run(second.current(FINAL, 1));
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(describe(second.gateways.deployments())).containsExactly("v2/1#1");
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
@@ -183,7 +182,7 @@ class JobMasterRecoveryTest {
 
         second.runLive(REDUCE);
 
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(second.deploymentsOf(SOURCE, 0)).isEmpty();
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
@@ -223,7 +222,7 @@ class JobMasterRecoveryTest {
 
         second.runLive(REDUCE);
 
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
         for (int subtask = 0; subtask < 2; subtask++) {
             assertThat(second.execution(SOURCE, subtask).attempt()).isEqualTo(1);
@@ -246,7 +245,7 @@ class JobMasterRecoveryTest {
         }
 
         second.runLive(REDUCE);
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(second.job.restarts()).isEqualTo(2);
         assertThat(describe(second.deploymentsOf(SOURCE))).containsExactly("v0/0#1", "v0/0#2");
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
@@ -272,7 +271,7 @@ class JobMasterRecoveryTest {
                     .isEqualTo(first.current(REDUCE, subtask).task().getInputsList());
         }
         second.runLive(REDUCE);
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
     @Test
@@ -312,7 +311,7 @@ class JobMasterRecoveryTest {
         assertThat(describe(second.live())).containsExactly("v1/0#0", "v1/1#0");
         second.runLive(REDUCE);
 
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
 
@@ -345,7 +344,7 @@ class JobMasterRecoveryTest {
         second.readInTurnsAndFinish(SOURCE);
         second.runLive(REDUCE);
 
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
 
@@ -371,7 +370,7 @@ class JobMasterRecoveryTest {
         second.finish(second.current(SOURCE, 0));
         second.runLive(REDUCE);
 
-        assertThat(second.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(second.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
 
@@ -411,7 +410,7 @@ class JobMasterRecoveryTest {
         assertThat(describe(third.live())).containsExactly("v1/0#2", "v1/1#2");
         third.runLive(REDUCE);
 
-        assertThat(third.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(third.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(splitsReadInTheEnd(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
         assertThat(third.execution(SOURCE, 1).attempt()).isGreaterThan(highestBefore);
     }

@@ -8,7 +8,6 @@ import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.rpc.proto.InputGate;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.PartitionLocation;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -73,12 +72,12 @@ class JobMasterSchedulingTest {
 
         cluster.run(reduces.get(0));
         cluster.run(reduces.get(1));
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_RUNNING);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
         assertThat(cluster.terminations).isEmpty();
         cluster.run(reduces.get(2));
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
-        assertThat(cluster.terminations).containsExactly(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+        assertThat(cluster.terminations).containsExactly(JobMasterState.FINISHED);
         assertThat(cluster.gateways.releases()).containsExactlyInAnyOrder(
                 new Release("tm-1", FakeCluster.JOB_ID, List.of()),
                 new Release("tm-2", FakeCluster.JOB_ID, List.of()));
@@ -134,7 +133,7 @@ class JobMasterSchedulingTest {
         assertThat(cluster.deploymentsOf(REDUCE)).extracting(Deployment::subtask).containsExactly(0, 1);
         cluster.run(cluster.current(REDUCE, 1));
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.slots.allocations()).isEqualTo(4);
         assertThat(cluster.slots.usedTotal()).isZero();
         assertThat(cluster.slots.invalidFrees()).isEmpty();
@@ -152,7 +151,7 @@ class JobMasterSchedulingTest {
         cluster.run(cluster.current(SOURCE, 1));
         assertThat(cluster.deploymentsOf(SOURCE)).extracting(Deployment::subtask).containsExactly(0, 1, 2);
         cluster.runLive(SOURCE);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.gateways.deployments()).hasSize(3);
     }
 

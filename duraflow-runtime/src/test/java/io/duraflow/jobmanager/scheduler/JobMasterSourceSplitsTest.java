@@ -9,9 +9,9 @@ import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.InputGate;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ class JobMasterSourceSplitsTest {
         cluster.finish(s0Again);
         cluster.finish(s1);
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsSentTo(s1.attempt())).containsExactly(second);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
@@ -72,7 +72,7 @@ class JobMasterSourceSplitsTest {
         assertThat(cluster.readAllSplits(s0Again)).isEmpty();
         cluster.finish(s0Again);
 
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
     }
 
@@ -88,24 +88,38 @@ class JobMasterSourceSplitsTest {
     @Test
     void randomFailuresNeverLoseOrDuplicateASplit() {
         for (int seed = 0; seed < 200; seed++) {
-            new Simulation(seed).run();
+            new Simulation(seed, TestJobs.threeStages(), false).run();
+        }
+    }
+
+    /**
+     * The same with a push-style enumerator (as Kafka's): it assigns every split at start, before
+     * any reader runs, and pushes splits given back straight to the same subtask. A source reader
+     * only reads what is pushed to it and finishes once told there are no more.
+     */
+    @Test
+    void randomFailuresNeverLoseOrDuplicateAPushedSplit() {
+        for (int seed = 0; seed < 200; seed++) {
+            new Simulation(seed, TestSources.threeStages(TestSources.Behaviour.PUSH), true).run();
         }
     }
 
     private static final class Simulation {
         private final long seed;
         private final Random random;
-        private final FakeCluster cluster = FakeCluster.started(TestJobs.threeStages(),
-                FakeCluster.withRestarts(10_000), FakeSlotPool.of(3, 2));
+        private final boolean push;
+        private final FakeCluster cluster;
         /** Partitions that exist on the TaskManagers: id -> TaskManager. */
         private final Map<String, String> partitions = new HashMap<>();
         private final Set<AttemptId> noMoreSplits = new HashSet<>();
         private int releasesSeen;
         private int deploymentsSeen;
 
-        Simulation(long seed) {
+        Simulation(long seed, JobGraph graph, boolean push) {
             this.seed = seed;
             this.random = new Random(seed);
+            this.push = push;
+            this.cluster = FakeCluster.started(graph, FakeCluster.withRestarts(10_000), FakeSlotPool.of(3, 2));
         }
 
         void run() {
@@ -124,7 +138,7 @@ class JobMasterSourceSplitsTest {
                 checkNewDeployments();
             }
             assertThat(cluster.job.state()).as("seed %d: %s", seed, cluster.job.status().getFailure())
-                    .isEqualTo(JobState.JOB_FINISHED);
+                    .isEqualTo(JobMasterState.FINISHED);
             assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).as("seed %d: splits read", seed)
                     .containsExactlyElementsOf(FOUR_SPLITS);
         }
@@ -137,6 +151,11 @@ class JobMasterSourceSplitsTest {
                 restartTaskManager(d.tmId());
             } else if (cluster.execution(d.vertex(), d.subtask()).state() == ExecutionState.DEPLOYING) {
                 cluster.running(d);
+            } else if (cluster.graph.vertex(d.vertex()).isSource() && push) {
+                // A pushed reader has nothing to ask for: it waits until it is told there are no more.
+                if (cluster.gateways.eventsTo(d.attempt()).stream().anyMatch(e -> e.event().hasNoMoreSplits())) {
+                    finishOrMissInput(d);
+                }
             } else if (cluster.graph.vertex(d.vertex()).isSource() && !noMoreSplits.contains(d.attempt())) {
                 if (cluster.requestSplit(d).isEmpty()) {
                     noMoreSplits.add(d.attempt());

@@ -12,7 +12,6 @@ import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.rpc.proto.InputGate;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.PartitionLocation;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -73,7 +72,7 @@ class JobMasterTaskManagerLossTest {
                 location(FakeCluster.outputPartition(s1), "tm-2"));
         cluster.finish(r1);
         cluster.run(r0Again);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.gateways.releases()).contains(new Release("tm-2", FakeCluster.JOB_ID, List.of()));
         assertThat(cluster.gateways.releases()).noneMatch(r -> r.tmId().equals("tm-1") && r.partitionIds().isEmpty());
     }
@@ -105,7 +104,7 @@ class JobMasterTaskManagerLossTest {
         assertThat(f0Again.task().getInputs(0).getProducersList()).extracting(PartitionLocation::getTmId)
                 .containsExactly("tm-2", "tm-2");
         cluster.runLive(FINAL);
-        assertThat(cluster.job.state()).isEqualTo(JobState.JOB_FINISHED);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.deploymentsOf(SOURCE)).hasSize(2);
         assertThat(cluster.deploymentsOf(REDUCE)).hasSize(2);
     }

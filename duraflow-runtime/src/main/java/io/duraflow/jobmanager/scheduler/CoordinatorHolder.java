@@ -1,0 +1,260 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.jobmanager.TaskManagerGateways;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.plan.Operation;
+import io.duraflow.rpc.proto.OperatorEvent;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator coordinators of one job, by node id: creates and starts them, routes operator
+ * events to them, tells them of subtask resets, and closes them. Records split movements in the
+ * job event log, and the enumerator's state before a source task's finish.
+ *
+ * <p>Main thread only, except {@link #startAsync}, which runs the coordinators' {@code start}
+ * (a source's enumerator lists its input there) on another executor while the main thread does
+ * not touch them.
+ */
+final class CoordinatorHolder {
+    private static final Logger LOG = LoggerFactory.getLogger(CoordinatorHolder.class);
+
+    private final String jobId;
+    private final JobGraph graph;
+    private final ExecutionGraph executions;
+    private final Supplier<JobEventLog> eventLog;
+    private final Map<Integer, OperatorCoordinator> coordinators = new LinkedHashMap<>();
+    /** Source nodes whose splits changed hands since their enumerator's state was last logged. */
+    private final Set<Integer> splitsMovedSinceState = new HashSet<>();
+    /** The start running on another thread ({@link #startAsync}), until {@link #goLive}. */
+    private CompletableFuture<Void> starting;
+
+    CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways) {
+        this.jobId = executions.jobId();
+        this.graph = executions.jobGraph();
+        this.executions = executions;
+        this.eventLog = eventLog;
+        for (JobVertex vertex : graph.vertices()) {
+            if (vertex.head().operation() instanceof Operation.SourceOp op) {
+                int vertexId = vertex.id();
+                int nodeId = vertex.head().id();
+                coordinators.put(nodeId, new SourceCoordinator(vertex.head().name(), op.source(),
+                        vertex.parallelism(), subtasks(vertexId, nodeId, gateways), listener(vertexId, nodeId)));
+            }
+        }
+    }
+
+    /** What a coordinator sees of the subtasks: only a RUNNING attempt gets events. */
+    private SourceCoordinator.SubtaskGateway subtasks(int vertexId, int nodeId, TaskManagerGateways gateways) {
+        return new SourceCoordinator.SubtaskGateway() {
+            @Override
+            public boolean isRunning(int subtask) {
+                return executions.executions(vertexId)[subtask].state() == ExecutionState.RUNNING;
+            }
+
+            @Override
+            public boolean hasFinished(int subtask) {
+                return executions.executions(vertexId)[subtask].state() == ExecutionState.FINISHED;
+            }
+
+            @Override
+            public void send(int subtask, OperatorEvent event) {
+                Execution execution = executions.executions(vertexId)[subtask];
+                gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), nodeId, event);
+            }
+        };
+    }
+
+    private SourceCoordinator.AssignmentListener listener(int vertexId, int nodeId) {
+        return new SourceCoordinator.AssignmentListener() {
+            @Override
+            public void assigned(int subtask, List<byte[]> splits) {
+                eventLog.get().splitsAssigned(nodeId, subtask, executions.executions(vertexId)[subtask].attempt(),
+                        splits);
+                splitsMovedSinceState.add(nodeId);
+            }
+
+            @Override
+            public void returned(int subtask, int count) {
+                eventLog.get().splitsReturned(nodeId, subtask, count);
+                splitsMovedSinceState.add(nodeId);
+            }
+        };
+    }
+
+    /** Starts every coordinator on the calling thread, the main thread; the first failure is thrown. */
+    void start() throws Exception {
+        startAll(List.copyOf(coordinators.values()));
+        goLive();
+    }
+
+    private static void startAll(List<OperatorCoordinator> toStart) throws Exception {
+        for (OperatorCoordinator coordinator : toStart) {
+            coordinator.start();
+        }
+    }
+
+    /** Back on the main thread after the coordinators started: they deliver from now on. */
+    void goLive() {
+        starting = null;
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                source.goLive();
+            }
+        }
+    }
+
+    /**
+     * Starts every coordinator on {@code executor}, so that a slow input listing does not stall
+     * the main thread. Fails with a one-line message if that takes longer than {@code timeout};
+     * the coordinators are then closed once their start returns.
+     */
+    CompletableFuture<Void> startAsync(Executor executor, Duration timeout) {
+        List<OperatorCoordinator> toStart = List.copyOf(coordinators.values());
+        CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
+            try {
+                startAll(toStart);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, executor);
+        starting = started;
+        CompletableFuture<Void> limited = new CompletableFuture<>();
+        started.whenComplete((ignored, error) -> {
+            if (error == null) {
+                limited.complete(null);
+            } else {
+                limited.completeExceptionally(error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error);
+            }
+        });
+        limited.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return limited.handle((ignored, error) -> {
+            if (error instanceof TimeoutException) {
+                throw new CompletionException(new TimeoutException("starting the split enumerators (listing the"
+                        + " sources' input) took longer than " + timeout.toMillis() + " ms; check that the input is"
+                        + " reachable"));
+            }
+            if (error != null) {
+                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+            }
+            return null;
+        });
+    }
+
+    OperatorCoordinator get(int nodeId) {
+        return coordinators.get(nodeId);
+    }
+
+    /** The source coordinator of a node, or null. */
+    SourceCoordinator source(int nodeId) {
+        return coordinators.get(nodeId) instanceof SourceCoordinator source ? source : null;
+    }
+
+    /** Routes an event from a subtask's operator; throws what the coordinator throws. */
+    void handleEvent(int nodeId, int subtask, OperatorEvent event) throws Exception {
+        OperatorCoordinator coordinator = coordinators.get(nodeId);
+        if (coordinator == null) {
+            throw new IllegalArgumentException("operator event for node " + nodeId + " which has no coordinator");
+        }
+        coordinator.handleEventFromOperator(subtask, event);
+    }
+
+    /** A subtask of a vertex is replaced by a new attempt: what it was given is handed out again. */
+    void subtaskReset(int vertexId, int subtask) throws Exception {
+        OperatorCoordinator coordinator = coordinators.get(graph.vertex(vertexId).head().id());
+        if (coordinator != null) {
+            coordinator.subtaskReset(subtask);
+        }
+    }
+
+    /** A subtask of a vertex runs (its TaskManager confirmed it): what waits for it is delivered. */
+    void subtaskRunning(int vertexId, int subtask) throws Exception {
+        SourceCoordinator source = source(graph.vertex(vertexId).head().id());
+        if (source != null) {
+            source.subtaskRunning(subtask);
+        }
+    }
+
+    /** Records the split assignments not recorded yet of every coordinator: the job starts. */
+    void reportAssignments() throws Exception {
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                source.reportAssignments();
+            }
+        }
+    }
+
+    /** Records the split assignments of a vertex's coordinator not recorded yet (after a reset is). */
+    void reportAssignments(int vertexId) throws Exception {
+        SourceCoordinator source = source(graph.vertex(vertexId).head().id());
+        if (source != null) {
+            source.reportAssignments();
+        }
+    }
+
+    /**
+     * A source subtask finished: if splits changed hands since its enumerator's state was last
+     * logged, log the state now, so that replay sees this finish with an enumerator state as new
+     * as its splits. Once per finish rather than once per split: the state holds every split left.
+     */
+    void logStateBeforeFinish(Execution execution) {
+        JobEventLog log = eventLog.get();
+        if (log == JobEventLog.NONE) {
+            return;
+        }
+        int nodeId = graph.vertex(execution.vertex()).head().id();
+        if (!splitsMovedSinceState.remove(nodeId) || !(coordinators.get(nodeId) instanceof SourceCoordinator source)) {
+            return;
+        }
+        try {
+            log.coordinatorState(nodeId, source.supportsBatchSnapshot() ? source.snapshot(-1) : null);
+        } catch (Exception e) {
+            // Only recovery needs the state, and recording is best effort by design (a failing
+            // event store also only stops recording): without it, a recovery runs this finish
+            // again instead of keeping it. The job's own result does not depend on it.
+            LOG.warn("Job {}: cannot snapshot the split enumerator of node {}; a recovery will not keep this"
+                    + " finish: {}", jobId, nodeId, e.toString());
+            splitsMovedSinceState.add(nodeId);
+        }
+    }
+
+    /**
+     * Closes every coordinator; failures are logged (the job has ended or left this leader). A
+     * start still running on another thread is let finish first, so close never races it.
+     */
+    void closeAll() {
+        List<OperatorCoordinator> toClose = List.copyOf(coordinators.values());
+        coordinators.clear();
+        CompletableFuture<Void> inFlight = starting;
+        starting = null;
+        if (inFlight != null && !inFlight.isDone()) {
+            inFlight.whenComplete((ignored, error) -> closeQuietly(toClose));
+        } else {
+            closeQuietly(toClose);
+        }
+    }
+
+    private void closeQuietly(List<OperatorCoordinator> toClose) {
+        for (OperatorCoordinator coordinator : toClose) {
+            try {
+                coordinator.close();
+            } catch (Exception e) {
+                LOG.warn("Job {}: closing a coordinator failed", jobId, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.TaskStatus;
+import io.duraflow.rpc.proto.VertexStatus;
+
+/** What clients see of a job master: the one place where its state becomes the protobuf one. */
+final class JobStatusView {
+    private JobStatusView() {}
+
+    static JobStatus of(JobMaster job, ExecutionGraph executions) {
+        JobStatus.Builder status = JobStatus.newBuilder().setJobId(job.jobId()).setJobName(job.graph().jobName())
+                .setState(job.state().toProto()).setSubmittedAtMs(job.submittedAtMs()).setEndedAtMs(job.endedAtMs())
+                .setFailure(job.failure()).setRestarts(job.restarts()).setJobClass(job.jobClass())
+                .setRestoredTasks(job.restoredTasks());
+        for (JobVertex vertex : job.graph().vertices()) {
+            VertexStatus.Builder v = VertexStatus.newBuilder().setId(vertex.id()).setName(vertex.name());
+            Execution[] subtasks = executions.executions(vertex.id());
+            if (subtasks != null) {
+                v.setParallelism(subtasks.length);
+                for (Execution execution : subtasks) {
+                    if (execution.state() == ExecutionState.FINISHED) {
+                        v.setFinished(v.getFinished() + 1);
+                        v.setRecordsIn(v.getRecordsIn() + execution.recordsIn());
+                        v.setRecordsOut(v.getRecordsOut() + execution.recordsOut());
+                    } else if (execution.state().isActive()) {
+                        v.setRunning(v.getRunning() + 1);
+                    }
+                    v.setAttempts(v.getAttempts() + execution.attemptsStarted());
+                    v.addTasks(TaskStatus.newBuilder().setAttempt(execution.attempt())
+                            .setState(execution.state().name())
+                            .setTmId(execution.tmId() == null ? "" : execution.tmId()));
+                }
+            }
+            status.addVertices(v);
+        }
+        return status.build();
+    }
+}

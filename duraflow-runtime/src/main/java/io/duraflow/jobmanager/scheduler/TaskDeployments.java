@@ -1,0 +1,59 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.InputGate;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.TaskDeployment;
+import java.util.Map;
+
+/**
+ * What a TaskManager needs to run one execution: the job to build the plan from, the key-group
+ * range it reads of each input and where the producers' partitions are, and the partitions it
+ * writes. No I/O.
+ */
+final class TaskDeployments {
+    private final String sessionId;
+    private final String jobClass;
+    private final Map<String, String> params;
+    private final Map<String, String> config;
+    private final JobSettings settings;
+    private final ExecutionGraph executions;
+    private final JobGraph graph;
+
+    TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
+            JobSettings settings, ExecutionGraph executions) {
+        this.sessionId = sessionId;
+        this.jobClass = jobClass;
+        this.params = params;
+        this.config = config;
+        this.settings = settings;
+        this.executions = executions;
+        this.graph = executions.jobGraph();
+    }
+
+    /** The deployment of {@code execution}'s current attempt; every producer of its inputs has finished. */
+    TaskDeployment of(Execution execution) {
+        JobVertex vertex = graph.vertex(execution.vertex());
+        int[] bounds = executions.ranges(vertex.id());
+        TaskDeployment.Builder deployment = TaskDeployment.newBuilder().setJmSessionId(sessionId)
+                .setAttempt(execution.attemptId()).setJobClass(jobClass).putAllParams(params).putAllConfig(config)
+                .setDefaultParallelism(settings.defaultParallelism()).setFingerprint(graph.fingerprint())
+                .setParallelism(executions.executions(vertex.id()).length);
+        for (int edgeId : vertex.inputs()) {
+            InputGate.Builder gate = InputGate.newBuilder().setEdgeId(edgeId)
+                    .setSubpartitionFrom(bounds[execution.subtask()]).setSubpartitionTo(bounds[execution.subtask() + 1]);
+            for (Execution producer : executions.executions(graph.edge(edgeId).producer())) {
+                gate.addProducers(PartitionLocation.newBuilder().setPartitionId(producer.partitionId(edgeId))
+                        .setTmId(producer.tmId()).setTmAddress(producer.tmAddress()));
+            }
+            deployment.addInputs(gate);
+        }
+        for (int edgeId : vertex.outputs()) {
+            deployment.addOutputs(OutputSpec.newBuilder().setEdgeId(edgeId).setPartitionId(execution.partitionId(edgeId))
+                    .setSubpartitions(settings.keyGroups()));
+        }
+        return deployment.build();
+    }
+}
