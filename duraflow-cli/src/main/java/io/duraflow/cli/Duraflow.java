@@ -439,10 +439,7 @@ public final class Duraflow {
                 }
                 System.out.printf("%-20s %-10s %-20s %-24s %s%n", "JOB ID", "STATE", "NAME", "SUBMITTED", "DURATION");
                 for (JobStatus job : jobs) {
-                    long end = job.getEndedAtMs() > 0 ? job.getEndedAtMs() : System.currentTimeMillis();
-                    System.out.printf("%-20s %-10s %-20s %-24s %.1f s%n", job.getJobId(),
-                            JobRunner.stateName(job.getState()), job.getJobName(),
-                            Instant.ofEpochMilli(job.getSubmittedAtMs()), (end - job.getSubmittedAtMs()) / 1000.0);
+                    System.out.println(JobRunner.listLine(job, System.currentTimeMillis()));
                 }
                 return 0;
             });

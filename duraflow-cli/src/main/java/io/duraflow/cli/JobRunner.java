@@ -69,12 +69,35 @@ public final class JobRunner {
         return vertexName.length() > 40 ? vertexName.substring(0, 37) + "..." : vertexName;
     }
 
+    /**
+     * One row of {@code duraflow list}: what is known of the job. A job whose stored result is
+     * unreadable shows UNKNOWN and "-" for what was lost, never 1970 or a made-up duration.
+     */
+    static String listLine(JobStatus job, long nowMs) {
+        String state = job.getResultUnreadable() ? "UNKNOWN" : stateName(job.getState());
+        String submitted = job.getSubmittedAtMs() > 0 ? java.time.Instant.ofEpochMilli(job.getSubmittedAtMs()).toString()
+                : "-";
+        String duration = "-";
+        if (job.getSubmittedAtMs() > 0 && (job.getEndedAtMs() > 0 || !isTerminal(job.getState()))) {
+            long end = job.getEndedAtMs() > 0 ? job.getEndedAtMs() : nowMs;
+            duration = String.format("%.1f s", (end - job.getSubmittedAtMs()) / 1000.0);
+        }
+        return String.format("%-20s %-10s %-20s %-24s %s", job.getJobId(), state,
+                job.getJobName().isEmpty() ? "-" : job.getJobName(), submitted, duration);
+    }
+
     /** Prints status, collected records (up to {@code maxRecords} per result) and a summary. */
     void printResult(JobResult result, JobGraph graph, int maxRecords) {
         JobStatus status = result.getStatus();
-        double seconds = (status.getEndedAtMs() - status.getSubmittedAtMs()) / 1000.0;
-        out.printf("Job %s (%s) %s in %.2f s%n", status.getJobId(), status.getJobName(), stateName(status.getState()),
-                seconds);
+        if (status.getResultUnreadable()) {
+            out.printf("Job %s ended, but its stored result is unreadable; its outcome, times and output are"
+                    + " unknown%n  cause: %s%n", status.getJobId(), status.getFailure());
+            return;
+        }
+        double seconds = status.getSubmittedAtMs() > 0 && status.getEndedAtMs() > 0
+                ? (status.getEndedAtMs() - status.getSubmittedAtMs()) / 1000.0 : 0;
+        String took = seconds > 0 ? String.format(" in %.2f s", seconds) : "";
+        out.printf("Job %s (%s) %s%s%n", status.getJobId(), status.getJobName(), stateName(status.getState()), took);
         if (!status.getFailure().isEmpty()) {
             out.println("  cause: " + status.getFailure());
         }

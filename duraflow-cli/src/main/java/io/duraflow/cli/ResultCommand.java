@@ -37,9 +37,15 @@ final class ResultCommand implements Callable<Integer> {
 
     static void print(JobResult result, int show) {
         var status = result.getStatus();
+        if (status.getResultUnreadable()) {
+            new JobRunner(null, System.out).printResult(result, null, show);
+            return;
+        }
         System.out.println("Job " + status.getJobId() + " (" + status.getJobName() + ", " + status.getJobClass() + ")");
-        System.out.println("  submitted: " + Instant.ofEpochMilli(status.getSubmittedAtMs()));
-        System.out.println("  ended:     " + Instant.ofEpochMilli(status.getEndedAtMs()));
+        System.out.println("  submitted: " + (status.getSubmittedAtMs() > 0 ? Instant.ofEpochMilli(status.getSubmittedAtMs())
+                : "unknown"));
+        System.out.println("  ended:     " + (status.getEndedAtMs() > 0 ? Instant.ofEpochMilli(status.getEndedAtMs())
+                : "unknown"));
         System.out.println("  params:    " + result.getParamsMap());
         JobGraph graph = null;
         try {

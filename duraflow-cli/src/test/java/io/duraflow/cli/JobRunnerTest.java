@@ -85,4 +85,21 @@ class JobRunnerTest {
     private static io.duraflow.rpc.proto.TaskStatus task(int attempt) {
         return io.duraflow.rpc.proto.TaskStatus.newBuilder().setAttempt(attempt).setState("FINISHED").build();
     }
+
+    @Test
+    void anUnreadableResultSaysSoAndInventsNoTimes() {
+        io.duraflow.rpc.proto.JobStatus unreadable = io.duraflow.rpc.proto.JobStatus.newBuilder().setJobId("lost")
+                .setState(io.duraflow.rpc.proto.JobState.JOB_FAILED).setResultUnreadable(true)
+                .setFailure("the job ended, but its stored result is unreadable: corrupt job result file"
+                        + " /ha/job-result-store/lost.clean.json: checksum mismatch").build();
+
+        String line = JobRunner.listLine(unreadable, 1_796_082_248_000L);
+        assertThat(line).contains("lost").contains("UNKNOWN").doesNotContain("1970").doesNotContain(" s");
+
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        new JobRunner(null, new java.io.PrintStream(bytes, true)).printResult(
+                JobResult.newBuilder().setStatus(unreadable).build(), null, 10);
+        assertThat(bytes.toString()).contains("unreadable").contains("lost.clean.json").contains("checksum mismatch")
+                .doesNotContain("1970").doesNotContain("in 0.00 s");
+    }
 }

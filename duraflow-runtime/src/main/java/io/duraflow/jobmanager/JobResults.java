@@ -58,8 +58,10 @@ final class JobResults {
         JobStatus.Builder status = JobStatus.newBuilder().setJobId(entry.jobId()).setJobName(entry.jobName())
                 .setJobClass(entry.jobClass()).setState(state(entry.state())).setSubmittedAtMs(entry.submittedAtMs())
                 .setEndedAtMs(entry.endedAtMs()).setRestarts(entry.restarts())
-                .setFailure(entry.state() == JobOutcome.UNKNOWN && entry.failure().isEmpty()
-                        ? "the job ended, but its result is unknown" : entry.failure());
+                .setResultUnreadable(entry.state() == JobOutcome.UNKNOWN)
+                .setFailure(entry.state() != JobOutcome.UNKNOWN ? entry.failure()
+                        : "the job ended, but its stored result is unreadable"
+                                + (entry.failure().isEmpty() ? "" : ": " + entry.failure()));
         for (VertexSummary v : entry.vertices()) {
             VertexStatus.Builder vertex = VertexStatus.newBuilder().setId(v.id()).setName(v.name())
                     .setParallelism(v.parallelism()).setFinished(entry.state() == JobOutcome.FINISHED ? v.parallelism() : 0)
