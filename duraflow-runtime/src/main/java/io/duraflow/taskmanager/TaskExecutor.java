@@ -161,6 +161,20 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         REGISTERED
     }
 
+    /**
+     * A final report until the JobManager acknowledges it. While its own call is in flight,
+     * heartbeats leave it out: a report can hold collected records (up to collect.max-bytes),
+     * which should cross the network once, not once more per heartbeat.
+     */
+    private static final class PendingReport {
+        final TaskStateUpdate report;
+        boolean sending;
+
+        PendingReport(TaskStateUpdate report) {
+            this.report = report;
+        }
+    }
+
     /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
     private static final class Slot {
         final TaskDeployment deployment;
@@ -217,7 +231,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     /** By job id: built, being built, or failed (then evicted, so a later deployment tries again). */
     private final Map<String, CompletableFuture<JobGraph>> plans = new LinkedHashMap<>();
     /** Final reports not acknowledged by the JobManager yet, by attempt. */
-    private final Map<String, TaskStateUpdate> finalReports = new LinkedHashMap<>();
+    private final Map<String, PendingReport> finalReports = new LinkedHashMap<>();
     private boolean closed;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
@@ -362,7 +376,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             retentionExpiry = null;
         }
         int before = finalReports.size();
-        finalReports.values().removeIf(report -> !report.getJmSessionId().equals(sessionId));
+        finalReports.values().removeIf(pending -> !pending.report.getJmSessionId().equals(sessionId));
         LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions{}",
                 tmId, expected.address(), sessionId, slots, kept, before == finalReports.size() ? ""
                         : "; dropped " + (before - finalReports.size()) + " final reports of an earlier leader");
@@ -433,9 +447,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
                     .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
         }
-        for (TaskStateUpdate report : finalReports.values()) {
-            heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(report.getAttempt())
-                    .setState(report.getState()).setFinalReport(report));
+        for (PendingReport pending : finalReports.values()) {
+            TaskAttemptState.Builder task = TaskAttemptState.newBuilder().setAttempt(pending.report.getAttempt())
+                    .setState(pending.report.getState());
+            if (!pending.sending) {
+                task.setFinalReport(pending.report);
+            }
+            heartbeat.addTasks(task);
         }
         return heartbeat.build();
     }
@@ -443,10 +461,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private void heartbeatAnswered(JobManagerClient target, String session, JobManagerHeartbeat answer,
             Throwable error) {
         mailbox.assertRunningInMailbox();
-        if (target != client || !session.equals(sessionId)) {
+        if (target != client) {
             return;
         }
         heartbeatInFlight = false;
+        if (!session.equals(sessionId)) {
+            return;
+        }
         if (error != null) {
             if (mailbox.now() - lastJobManagerContactMs > heartbeatTimeoutMs) {
                 jobManagerLost("no heartbeat answer for " + heartbeatTimeoutMs + " ms");
@@ -675,22 +696,32 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             LOG.info("Dropping the {} report of {}: it belongs to an earlier JobManager", report.getState(), key);
             return;
         }
-        finalReports.put(key, report);
-        send(report);
+        PendingReport pending = new PendingReport(report);
+        finalReports.put(key, pending);
+        send(report, pending);
     }
 
-    private void send(TaskStateUpdate report) {
+    /** Sends a report; a final one ({@code pending} not null) is forgotten once the call succeeds. */
+    private void send(TaskStateUpdate report, PendingReport pending) {
         if (client == null) {
             return;
         }
-        boolean isFinal = isFinal(report.getState());
         String key = key(report.getAttempt());
+        if (pending != null) {
+            pending.sending = true;
+        }
         client.updateTaskState(report).whenComplete((ack, error) -> mailbox.execute(() -> {
-            if (error == null && isFinal && finalReports.get(key) == report) {
+            if (pending == null || finalReports.get(key) != pending) {
+                if (error != null) {
+                    LOG.debug("Could not report {} of {} to the JobManager: {}", report.getState(), key,
+                            Rpc.message(error));
+                }
+            } else if (error == null) {
                 finalReports.remove(key);
-            } else if (error != null) {
-                LOG.info("Could not report {} of {} to the JobManager ({}){}", report.getState(), key,
-                        Rpc.message(error), isFinal ? "; the next heartbeat carries it" : "");
+            } else {
+                pending.sending = false;
+                LOG.info("Could not report {} of {} to the JobManager ({}); the next heartbeat carries it",
+                        report.getState(), key, Rpc.message(error));
             }
         }));
     }
@@ -828,7 +859,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             if (isFinal(update.getState())) {
                 taskEnded(update);
             } else {
-                send(update);
+                send(update, null);
             }
         });
     }

@@ -345,6 +345,14 @@ class TaskExecutorTest {
         mailbox.runDue();
 
         endTask(attempt(0, 0), TaskState.FINISHED);
+        var whileSending = heartbeat();
+        assertThat(whileSending.getTasksList()).filteredOn(task -> task.getAttempt().equals(attempt(0, 0)))
+                .singleElement().as("the report is on its way: the heartbeat names it but does not carry it")
+                .satisfies(task -> {
+                    assertThat(task.getState()).isEqualTo(TaskState.FINISHED);
+                    assertThat(task.hasFinalReport()).isFalse();
+                });
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(true).build());
         FakeJobManager.last(jobManagers.reports).answer().complete(Ack.getDefaultInstance());
         mailbox.runDue();
 
