@@ -96,8 +96,8 @@ final class JobManagerServices {
                 JobManagerHeartbeat.Builder answer = JobManagerHeartbeat.newBuilder().setRegistered(known);
                 // Final reports whose own call was lost take the normal path; the job master
                 // ignores one of an attempt it already has as ended, so a repeat does no harm.
-                for (var task : known ? request.getTasksList() : java.util.List.<io.duraflow.rpc.proto.TaskAttemptState>of()) {
-                    if (task.hasFinalReport()) {
+                for (var task : request.getTasksList()) {
+                    if (known && task.hasFinalReport()) {
                         runner.dispatcher().onTaskStateUpdate(task.getFinalReport());
                         answer.addAcknowledgedReports(task.getAttempt());
                     }

@@ -7,22 +7,17 @@ import io.duraflow.config.TaskManagerOptions;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
-import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.FetchPartitionRequest;
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.JobManagerHeartbeat;
-import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
-import io.duraflow.rpc.proto.PartitionChunk;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
 import io.duraflow.rpc.proto.TaskAttemptState;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
@@ -33,8 +28,6 @@ import io.duraflow.taskmanager.task.OperatorChain;
 import io.duraflow.taskmanager.task.PartitionNotFoundException;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;
-import io.grpc.Context;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -51,14 +44,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -85,70 +75,11 @@ import org.slf4j.LoggerFactory;
 public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
 
-    /** Builds a job's plan from its class; user code, so it runs on a plan-build thread. */
-    public interface PlanBuilder {
-        JobGraph build(String jobClass, Map<String, String> params, int defaultParallelism);
-    }
-
-    /** A task in a slot, as the executor handles it: started on a task thread, cancelled, given events. */
-    public interface RunningTask {
-        void run();
-
-        void cancel();
-
-        void deliver(OperatorEvent event);
-    }
-
-    /** Makes the task of a deployment; a fake in tests. */
-    public interface TaskFactory {
-        RunningTask create(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment);
-    }
-
     /** How a request handled in the mailbox answers its caller: once, from the mailbox. */
     public interface Reply {
         void ok();
 
         void refuse(StatusRuntimeException error);
-    }
-
-    /** What the executor runs on; {@link #production} outside tests. */
-    public record Services(Mailbox mailbox, JobManagerClient.Factory clients, Executor taskThreads,
-            Executor planBuilds, PlanBuilder planBuilder, TaskFactory tasks) {
-        static Services production(Consumer<Throwable> fatalError, long heartbeatTimeoutMs) {
-            AtomicInteger taskIds = new AtomicInteger();
-            AtomicInteger planIds = new AtomicInteger();
-            return new Services(new ThreadMailbox("taskmanager-main", fatalError),
-                    address -> new GrpcJobManagerClient(address, heartbeatTimeoutMs),
-                    Executors.newCachedThreadPool(daemon("task-", taskIds)),
-                    Executors.newCachedThreadPool(daemon("plan-build-", planIds)), JobPlans::build,
-                    (deployment, graph, environment) -> {
-                        Task task = new Task(deployment, graph, environment);
-                        return new RunningTask() {
-                            @Override
-                            public void run() {
-                                task.run();
-                            }
-
-                            @Override
-                            public void cancel() {
-                                task.cancel();
-                            }
-
-                            @Override
-                            public void deliver(OperatorEvent event) {
-                                task.deliver(event);
-                            }
-                        };
-                    });
-        }
-
-        private static java.util.concurrent.ThreadFactory daemon(String prefix, AtomicInteger ids) {
-            return r -> {
-                Thread t = new Thread(r, prefix + ids.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            };
-        }
     }
 
     /** Where this TaskManager stands with the leader it follows. */
@@ -161,24 +92,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         REGISTERED
     }
 
-    /**
-     * A final report until the JobManager acknowledges it. While its own call is in flight,
-     * heartbeats leave it out: a report can hold collected records (up to collect.max-bytes),
-     * which should cross the network once, not once more per heartbeat.
-     */
-    private static final class PendingReport {
-        final TaskStateUpdate report;
-        boolean sending;
-
-        PendingReport(TaskStateUpdate report) {
-            this.report = report;
-        }
-    }
-
     /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
     private static final class Slot {
         final TaskDeployment deployment;
-        RunningTask task;
+        TaskExecutorServices.RunningTask task;
 
         Slot(TaskDeployment deployment) {
             this.deployment = deployment;
@@ -193,12 +110,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final int writeBufferBytes;
     private final long heartbeatIntervalMs;
     private final long heartbeatTimeoutMs;
-    private final long planBuildTimeoutMs;
     /** Keep finished partitions through a JobManager failover (batch job recovery). */
     private final boolean retainPartitions;
     private final long retentionTimeoutMs;
     private final Mailbox mailbox;
-    private final Services services;
+    private final TaskExecutorServices services;
     private final LeaderRetrieval leaderRetrieval;
     /**
      * Shared with other threads on purpose, and thread-safe: task threads create and publish
@@ -206,8 +122,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      * immutable records, then reading files nobody writes any more); the mailbox releases them.
      */
     private final PartitionStore partitions;
-    /** Channels to peer TaskManagers for fetches, used by task threads only. */
-    private final Map<String, ManagedChannel> peers = new ConcurrentHashMap<>();
+    /** Fetches from peer TaskManagers, for task threads; thread-safe. */
+    private final PeerPartitions peers = new PeerPartitions();
     /** Completed by the mailbox at the first registration; {@link #start} waits for it. */
     private final CompletableFuture<String> firstRegistration = new CompletableFuture<>();
 
@@ -222,16 +138,18 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private List<Runnable> waitingForRegistration = new ArrayList<>();
     private long lastJobManagerContactMs;
     private boolean heartbeatInFlight;
+    /** When the JobManager was last lost; registration waits a while for cancelled tasks to leave. */
+    private long lostJobManagerAtMs = Long.MIN_VALUE / 2;
+    /** A registration waits for the slots of cancelled tasks to be freed. */
+    private boolean registerWhenSlotsFree;
     /** The last refusal logged, so that a refused TaskManager logs it once, not every heartbeat. */
     private String lastRefusal = "";
     /** Releases the kept partitions if no new leader took them over in time. */
     private Mailbox.Cancellable retentionExpiry;
     /** By attempt ({@link #key}): one per slot. */
     private final Map<String, Slot> slotsByAttempt = new LinkedHashMap<>();
-    /** By job id: built, being built, or failed (then evicted, so a later deployment tries again). */
-    private final Map<String, CompletableFuture<JobGraph>> plans = new LinkedHashMap<>();
-    /** Final reports not acknowledged by the JobManager yet, by attempt. */
-    private final Map<String, PendingReport> finalReports = new LinkedHashMap<>();
+    private final JobPlanCache plans;
+    private final FinalReports finalReports;
     private boolean closed;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
@@ -250,11 +168,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
             Consumer<Throwable> fatalError) throws Exception {
         this(config, leaderRetrieval, dataDirectory,
-                Services.production(fatalError, config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis()));
+                TaskExecutorServices.production(fatalError, config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis()));
     }
 
-    TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory, Services services)
-            throws Exception {
+    TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
+            TaskExecutorServices services) throws Exception {
         this.slots = config.get(TaskManagerOptions.SLOTS);
         this.partitions = new PartitionStore(dataDirectory);
         Path spillDirectory = Files.createDirectories(dataDirectory.resolve("spill"));
@@ -264,11 +182,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(TaskManagerOptions.PARTITION_WRITE_BUFFER).bytes());
         this.heartbeatIntervalMs = config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis();
         this.heartbeatTimeoutMs = config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis();
-        this.planBuildTimeoutMs = config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis();
         this.retainPartitions = JobRecoveryOptions.isEnabled(config);
         this.retentionTimeoutMs = config.get(JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis();
         this.services = services;
         this.mailbox = services.mailbox();
+        this.plans = new JobPlanCache(mailbox, services.planBuilds(), services.planBuilder(),
+                config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis());
+        this.finalReports = new FinalReports(mailbox);
         this.leaderRetrieval = leaderRetrieval;
     }
 
@@ -335,6 +255,14 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         if (closed || client == null || address == null || registration != Registration.UNREGISTERED) {
             return;
         }
+        if (!slotsByAttempt.isEmpty() && mailbox.now() - lostJobManagerAtMs < heartbeatTimeoutMs) {
+            // Tasks cancelled when the JobManager was lost still hold their slots. Registering now
+            // would offer the JobManager slots that refuse its deployments (each one a failed task
+            // and a restart): wait until they are free (see freeSlot), or a heartbeat timeout.
+            registerWhenSlotsFree = true;
+            return;
+        }
+        registerWhenSlotsFree = false;
         registration = Registration.REGISTERING;
         RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
                 .setAddress(address).setSlots(slots);
@@ -375,11 +303,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             retentionExpiry.cancel();
             retentionExpiry = null;
         }
-        int before = finalReports.size();
-        finalReports.values().removeIf(pending -> !pending.report.getJmSessionId().equals(sessionId));
+        int dropped = finalReports.keepOnly(sessionId);
         LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions{}",
-                tmId, expected.address(), sessionId, slots, kept, before == finalReports.size() ? ""
-                        : "; dropped " + (before - finalReports.size()) + " final reports of an earlier leader");
+                tmId, expected.address(), sessionId, slots, kept,
+                dropped == 0 ? "" : "; dropped " + dropped + " final reports of an earlier leader");
         firstRegistration.complete(sessionId);
         runWaitingRequests();
     }
@@ -447,14 +374,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
                     .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
         }
-        for (PendingReport pending : finalReports.values()) {
-            TaskAttemptState.Builder task = TaskAttemptState.newBuilder().setAttempt(pending.report.getAttempt())
-                    .setState(pending.report.getState());
-            if (!pending.sending) {
-                task.setFinalReport(pending.report);
-            }
-            heartbeat.addTasks(task);
-        }
+        finalReports.addTo(heartbeat);
         return heartbeat.build();
     }
 
@@ -484,9 +404,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             register();
             return;
         }
-        for (AttemptId acknowledged : answer.getAcknowledgedReportsList()) {
-            finalReports.remove(key(acknowledged));
-        }
+        finalReports.acknowledged(answer.getAcknowledgedReportsList());
     }
 
     /**
@@ -496,6 +414,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      */
     private void jobManagerLost(String reason) {
         mailbox.assertRunningInMailbox();
+        lostJobManagerAtMs = mailbox.now();
         for (Iterator<Slot> it = slotsByAttempt.values().iterator(); it.hasNext(); ) {
             Slot slot = it.next();
             if (slot.task != null) {
@@ -566,7 +485,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      */
     private void onDeploy(TaskDeployment deployment, Reply reply) {
         String key = key(deployment.getAttempt());
-        if (slotsByAttempt.containsKey(key) || finalReports.containsKey(key)) {
+        if (slotsByAttempt.containsKey(key) || finalReports.contains(deployment.getAttempt())) {
             reply.refuse(Status.ALREADY_EXISTS.withDescription("attempt " + key + " already ran or runs on " + tmId)
                     .asRuntimeException());
             return;
@@ -579,7 +498,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         Slot slot = new Slot(deployment);
         slotsByAttempt.put(key, slot);
         reply.ok();
-        plan(deployment).whenComplete((graph, error) -> mailbox.execute(() -> planReady(key, slot, graph, error)));
+        plans.plan(deployment).whenComplete((graph, error) -> mailbox.execute(
+                () -> planReady(key, slot, graph, error)));
     }
 
     private void planReady(String key, Slot slot, JobGraph graph, Throwable error) {
@@ -602,51 +522,17 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 problem = "cannot start the task: " + e;
             }
         }
-        slotsByAttempt.remove(key);
+        freeSlot(key);
         LOG.warn("Task {} failed before it started: {}", key, problem);
         taskEnded(finalReport(deployment, TaskState.FAILED).setFailure(problem).build());
     }
 
-    /**
-     * The job's plan: built once per job on a plan-build thread, because it runs the job's
-     * build() (user code), which may be slow or hang. A build that takes longer than
-     * {@code taskmanager.plan-build.timeout} fails (its thread is interrupted) with an error that
-     * names the job class; a failed build is forgotten so that a later deployment tries again.
-     */
-    private CompletableFuture<JobGraph> plan(TaskDeployment deployment) {
-        String jobId = deployment.getAttempt().getJobId();
-        CompletableFuture<JobGraph> known = plans.get(jobId);
-        if (known != null) {
-            return known;
+    /** A task left its slot (ended, or never started). */
+    private void freeSlot(String key) {
+        mailbox.assertRunningInMailbox();
+        if (slotsByAttempt.remove(key) != null && registerWhenSlotsFree && slotsByAttempt.isEmpty()) {
+            register();
         }
-        String jobClass = deployment.getJobClass();
-        CompletableFuture<JobGraph> plan = new CompletableFuture<>();
-        plans.put(jobId, plan);
-        CompletableFuture<Thread> builder = new CompletableFuture<>();
-        services.planBuilds().execute(() -> {
-            builder.complete(Thread.currentThread());
-            try {
-                plan.complete(services.planBuilder().build(jobClass, deployment.getParamsMap(),
-                        deployment.getDefaultParallelism()));
-            } catch (Throwable t) {
-                plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
-                        + " failed: " + oneLine(t), t));
-            }
-        });
-        Mailbox.Cancellable timeout = mailbox.schedule(() -> {
-            if (plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
-                    + " did not finish within " + planBuildTimeoutMs + " ms (taskmanager.plan-build.timeout);"
-                    + " make sure its build() does not block"))) {
-                builder.thenAccept(Thread::interrupt);
-            }
-        }, planBuildTimeoutMs);
-        plan.whenComplete((graph, error) -> mailbox.execute(() -> {
-            timeout.cancel();
-            if (error != null) {
-                plans.remove(jobId, plan);
-            }
-        }));
-        return plan;
     }
 
     private void onCancel(AttemptId attempt, Reply reply) {
@@ -655,7 +541,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         if (slot != null && slot.task != null) {
             slot.task.cancel();
         } else if (slot != null) {
-            slotsByAttempt.remove(key);
+            freeSlot(key);
             taskEnded(finalReport(slot.deployment, TaskState.CANCELED).build());
         }
         reply.ok();
@@ -676,7 +562,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             partitions.releaseKept(jobId, partitionIds);
         } else if (partitionIds.isEmpty()) {
             partitions.releaseJob(jobId);
-            plans.remove(jobId);
+            plans.forget(jobId);
         } else {
             for (String partitionId : partitionIds) {
                 partitions.release(jobId, partitionId);
@@ -691,18 +577,16 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private void taskEnded(TaskStateUpdate report) {
         mailbox.assertRunningInMailbox();
         String key = key(report.getAttempt());
-        slotsByAttempt.remove(key);
+        freeSlot(key);
         if (registration == Registration.REGISTERED && !report.getJmSessionId().equals(sessionId)) {
             LOG.info("Dropping the {} report of {}: it belongs to an earlier JobManager", report.getState(), key);
             return;
         }
-        PendingReport pending = new PendingReport(report);
-        finalReports.put(key, pending);
-        send(report, pending);
+        send(report, finalReports.add(report));
     }
 
     /** Sends a report; a final one ({@code pending} not null) is forgotten once the call succeeds. */
-    private void send(TaskStateUpdate report, PendingReport pending) {
+    private void send(TaskStateUpdate report, FinalReports.Pending pending) {
         if (client == null) {
             return;
         }
@@ -711,13 +595,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             pending.sending = true;
         }
         client.updateTaskState(report).whenComplete((ack, error) -> mailbox.execute(() -> {
-            if (pending == null || finalReports.get(key) != pending) {
+            if (pending == null || !finalReports.isCurrent(pending)) {
                 if (error != null) {
                     LOG.debug("Could not report {} of {} to the JobManager: {}", report.getState(), key,
                             Rpc.message(error));
                 }
             } else if (error == null) {
-                finalReports.remove(key);
+                finalReports.delivered(pending);
             } else {
                 pending.sending = false;
                 LOG.info("Could not report {} of {} to the JobManager ({}); the next heartbeat carries it",
@@ -787,35 +671,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
             return;
         }
-        ManagedChannel channel = peers.computeIfAbsent(location.getTmAddress(), Rpc::channel);
-        // The blocking iterator's call lives until it is drained or cancelled: if the consumer
-        // throws, cancelling the context ends the call, and the producer closes its reader.
-        Context.CancellableContext call = Context.current().withCancellation();
-        try {
-            call.run(() -> {
-                Iterator<PartitionChunk> chunks = TaskManagerGatewayGrpc.newBlockingStub(channel)
-                        .fetchPartition(FetchPartitionRequest.newBuilder().setPartitionId(location.getPartitionId())
-                                .setSubpartitionFrom(from).setSubpartitionTo(to).build());
-                while (chunks.hasNext()) {
-                    frames.accept(chunks.next().getFrames().toByteArray());
-                }
-            });
-        } catch (StatusRuntimeException e) {
-            Status.Code code = e.getStatus().getCode();
-            if (code == Status.Code.NOT_FOUND || code == Status.Code.UNAVAILABLE
-                    || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED) {
-                throw new PartitionNotFoundException(location.getPartitionId(),
-                        "TaskManager " + location.getTmId() + " at " + location.getTmAddress() + ": " + Rpc.message(e));
-            }
-            throw e;
-        } finally {
-            call.cancel(null);
-        }
+        peers.fetch(location, from, to, frames);
     }
 
     @Override
     public void releaseSlot(AttemptId attempt) {
-        mailbox.execute(() -> slotsByAttempt.remove(key(attempt)));
+        mailbox.execute(() -> freeSlot(key(attempt)));
     }
 
     /** Sends through the mailbox (which knows the JobManager) and waits for the answer, on the task thread. */
@@ -881,7 +742,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         return sum;
     }
 
-    private static String oneLine(Throwable t) {
+    static String oneLine(Throwable t) {
         String message = t.getMessage();
         String text = message == null || message.isBlank() ? t.getClass().getSimpleName()
                 : t.getClass().getSimpleName() + ": " + message;
@@ -925,7 +786,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
         }
         partitions.releaseAll();
-        peers.values().forEach(Rpc::shutdown);
+        peers.close();
         try {
             leaderRetrieval.close();
         } catch (Exception e) {

@@ -39,7 +39,7 @@ public final class TaskManagerRunner implements AutoCloseable {
 
     /** As {@link #start(Configuration, String, long)}, with the executor's services adjusted (tests). */
     static TaskManagerRunner start(Configuration config, String jobManagerAddress, long registrationTimeoutMs,
-            java.util.function.UnaryOperator<TaskExecutor.Services> adjust) throws Exception {
+            java.util.function.UnaryOperator<TaskExecutorServices> adjust) throws Exception {
         String configured = config.get(TaskManagerOptions.DATA_DIR);
         // Claimed before anything is written: what a SIGKILLed predecessor left is swept here.
         InstanceDirectory dataDirectory = configured == null || configured.isBlank()
@@ -50,7 +50,7 @@ public final class TaskManagerRunner implements AutoCloseable {
         try {
             ha = HighAvailabilityServices.create(config);
             executor = new TaskExecutor(config, ha.createLeaderRetrieval(jobManagerAddress), dataDirectory.path(),
-                    adjust.apply(TaskExecutor.Services.production(TaskExecutor.EXIT_ON_FATAL_ERROR,
+                    adjust.apply(TaskExecutorServices.production(TaskExecutor.EXIT_ON_FATAL_ERROR,
                             config.get(io.duraflow.config.ClusterOptions.HEARTBEAT_TIMEOUT).toMillis())));
         } catch (Exception e) {
             dataDirectory.close();

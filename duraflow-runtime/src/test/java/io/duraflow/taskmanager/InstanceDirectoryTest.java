@@ -75,7 +75,8 @@ class InstanceDirectoryTest {
         try {
             Path partition = data.resolve("partitions/job/p.data");
             await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(partition));
-            assertThatThrownBy(() -> InstanceDirectory.claim(data)).as("alive").isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> InstanceDirectory.claim(data)).as("alive")
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("pid " + holder.pid());
 
             holder.destroyForcibly();  // SIGKILL

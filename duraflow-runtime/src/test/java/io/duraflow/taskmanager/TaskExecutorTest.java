@@ -65,12 +65,12 @@ class TaskExecutorTest {
     private final Map<String, FakeTask> tasks = new LinkedHashMap<>();
     /** Plan builds run inline unless a test queues or threads them. */
     private java.util.concurrent.Executor planBuilds = Runnable::run;
-    private TaskExecutor.PlanBuilder planBuilder = (jobClass, params, parallelism) -> GRAPH;
+    private TaskExecutorServices.PlanBuilder planBuilder = (jobClass, params, parallelism) -> GRAPH;
     private final Announcer leaders = new Announcer();
     private TaskExecutor executor;
     private final List<ExecutorService> pools = new ArrayList<>();
 
-    private static final class FakeTask implements TaskExecutor.RunningTask {
+    private static final class FakeTask implements TaskExecutorServices.RunningTask {
         boolean started;
         boolean cancelled;
         final List<OperatorEvent> events = new ArrayList<>();
@@ -134,7 +134,7 @@ class TaskExecutorTest {
         Configuration config = new Configuration().set(TaskManagerOptions.SLOTS, 2)
                 .set(ClusterOptions.HEARTBEAT_INTERVAL, Duration.ofMillis(HEARTBEAT_MS))
                 .set(ClusterOptions.HEARTBEAT_TIMEOUT, Duration.ofMillis(HEARTBEAT_TIMEOUT_MS));
-        TaskExecutor.Services services = new TaskExecutor.Services(mailbox, jobManagers, startedTaskThreads::add,
+        TaskExecutorServices services = new TaskExecutorServices(mailbox, jobManagers, startedTaskThreads::add,
                 runnable -> planBuilds.execute(runnable),
                 (jobClass, params, parallelism) -> planBuilder.build(jobClass, params, parallelism),
                 (deployment, graph, environment) -> {
@@ -280,10 +280,12 @@ class TaskExecutorTest {
 
         assertThat(tasks.get("0#0").cancelled).isTrue();
         assertThat(jobManagers.closed).containsExactly(FIRST.address());
-        assertThat(FakeJobManager.last(jobManagers.registrations).address()).isEqualTo(SECOND.address());
+        assertThat(jobManagers.registrations).as("not while the cancelled task holds its slot").hasSize(1);
 
-        answerRegistration(SECOND);
         endTask(FIRST.sessionId(), attempt(0, 0), TaskState.CANCELED);
+
+        assertThat(FakeJobManager.last(jobManagers.registrations).address()).isEqualTo(SECOND.address());
+        answerRegistration(SECOND);
         Answer stale = deploy(FIRST, 1, 0);
         mailbox.runDue();
 
@@ -306,7 +308,27 @@ class TaskExecutorTest {
         }
 
         assertThat(tasks.get("0#0").cancelled).isTrue();
+        assertThat(jobManagers.registrations).as("not while the cancelled task holds its slot")
+                .hasSize(registrations);
+
+        endTask(attempt(0, 0), TaskState.CANCELED);
+
         assertThat(jobManagers.registrations).hasSize(registrations + 1);
+    }
+
+    @Test
+    void aCancelledTaskThatDoesNotLeaveItsSlotDelaysTheRegistrationOnlyForAHeartbeatTimeout() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+        assertThat(jobManagers.registrations).hasSize(1);
+
+        mailbox.advance(HEARTBEAT_TIMEOUT_MS);
+
+        assertThat(FakeJobManager.last(jobManagers.registrations).address()).isEqualTo(SECOND.address());
     }
 
     // ------------------------------------------------------------------ final reports

@@ -79,7 +79,7 @@ class TaskManagerWithJobManagerTest {
     void aLostFinishedReportOfASinkTaskComesWithTheNextHeartbeatAndTheTaskDoesNotRunAgain() throws Exception {
         AtomicInteger dropped = new AtomicInteger();
         taskManager = TaskManagerRunner.start(config, "127.0.0.1:" + jobManager.port(), 30_000,
-                services -> new TaskExecutor.Services(services.mailbox(),
+                services -> new TaskExecutorServices(services.mailbox(),
                         dropFirstSinkFinish(services.clients(), dropped), services.taskThreads(),
                         services.planBuilds(), services.planBuilder(), services.tasks()));
         Path marker = dir.resolve("marker");
