@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -385,34 +384,35 @@ class TaskExecutorTest {
     // ------------------------------------------------------------------ plans
 
     @Test
-    void aPlanBuildThatHangsFailsTheDeploymentNamingTheJobClassAndIsInterrupted() throws Exception {
+    void aJobWhoseBuildBlocksFailsTheDeploymentNamingTheJobClassAndItsBuildIsInterrupted() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         pools.add(pool);
         planBuilds = pool;
-        CountDownLatch interrupted = new CountDownLatch(1);
-        CountDownLatch building = new CountDownLatch(1);
-        planBuilder = (jobClass, params, parallelism) -> {
-            building.countDown();
-            try {
-                new CountDownLatch(1).await();
-            } catch (InterruptedException e) {
-                interrupted.countDown();
-            }
-            throw new IllegalStateException("interrupted");
-        };
+        planBuilder = JobPlans::build;
         register(FIRST);
-        Answer deployed = deploy(FIRST, 0, 0);
+        Answer deployed = new Answer();
+        executor.deploy(TaskDeployment.newBuilder().setJmSessionId(FIRST.sessionId()).setAttempt(attempt(0, 0))
+                .setJobClass(BlockingBuildJob.class.getName()).setDefaultParallelism(1).setFingerprint("f")
+                .setParallelism(1).build(), deployed);
         mailbox.runDue();
         assertThat(deployed.ok).isTrue();
-        assertThat(building.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(BlockingBuildJob.BUILDING.await(10, TimeUnit.SECONDS)).isTrue();
 
-        mailbox.advance(TaskManagerOptions.PLAN_BUILD_TIMEOUT.defaultValue().toMillis());
-        mailbox.runDue();
+        mailbox.advance(TaskManagerOptions.PLAN_BUILD_TIMEOUT.defaultValue().toMillis() - 1);
+        assertThat(reportsOf(TaskState.FAILED)).as("not before the timeout").isEmpty();
+        mailbox.advance(1);
 
         assertThat(reportsOf(TaskState.FAILED)).singleElement().satisfies(report -> assertThat(report.getFailure())
-                .contains(TinyJob.class.getName()).contains("taskmanager.plan-build.timeout"));
-        assertThat(interrupted.await(10, TimeUnit.SECONDS)).as("the build thread was interrupted").isTrue();
+                .isEqualTo("building the plan of job class " + BlockingBuildJob.class.getName()
+                        + " did not finish within 60000 ms (taskmanager.plan-build.timeout);"
+                        + " make sure its build() does not block"));
+        assertThat(BlockingBuildJob.INTERRUPTED.await(10, TimeUnit.SECONDS)).as("the build was interrupted")
+                .isTrue();
         assertThat(startedTaskThreads).isEmpty();
+        assertThat(deploy(FIRST, 1, 0)).as("the slot is free again").satisfies(answer -> {
+            mailbox.runDue();
+            assertThat(answer.ok).isTrue();
+        });
     }
 
     @Test
