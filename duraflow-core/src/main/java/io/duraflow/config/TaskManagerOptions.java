@@ -42,6 +42,14 @@ public final class TaskManagerOptions {
                     .validator(ConfigValidator.positiveMemory())
                     .description("Size of the in-memory buffer a task fills before writing result partition data to disk.");
 
+    public static final ConfigOption<java.time.Duration> PLAN_BUILD_TIMEOUT =
+            ConfigOption.key("taskmanager.plan-build.timeout")
+                    .durationType()
+                    .defaultValue(java.time.Duration.ofSeconds(60))
+                    .validator(ConfigValidator.positiveDuration())
+                    .description("How long a task manager lets a job's build() run (user code) before the"
+                            + " deployments of that job fail with a timeout naming the job class.");
+
     private TaskManagerOptions() {
     }
 }

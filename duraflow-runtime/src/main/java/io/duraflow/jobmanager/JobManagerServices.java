@@ -57,6 +57,9 @@ final class JobManagerServices {
         });
     }
 
+    /** How long a registering TaskManager's address may take to accept a connection. */
+    static final long ADDRESS_CHECK_TIMEOUT_MS = 2_000;
+
     /** What TaskManagers call. */
     static final class TaskManagerFacing extends JobManagerGatewayGrpc.JobManagerGatewayImplBase {
         private final JobManagerRunner runner;
@@ -68,6 +71,13 @@ final class JobManagerServices {
         @Override
         public void registerTaskManager(RegisterTaskManagerRequest request,
                 StreamObserver<RegisterTaskManagerResponse> response) {
+            // Off the main thread: checking that the advertised address answers takes a round trip.
+            try {
+                ResourceManager.checkAddress(request.getTmId(), request.getAddress(), ADDRESS_CHECK_TIMEOUT_MS);
+            } catch (StatusRuntimeException e) {
+                response.onError(e);
+                return;
+            }
             answer(runner.mainThread(), response, () -> {
                 runner.resourceManager().register(request.getTmId(), request.getAddress(), request.getSlots(),
                         request.getHeldPartitionsList());
@@ -82,7 +92,16 @@ final class JobManagerServices {
             answer(runner.mainThread(), response, () -> {
                 boolean known = request.getJmSessionId().equals(runner.sessionId()) && runner.resourceManager()
                         .heartbeat(request.getTmId(), request.getHeapUsedBytes(), request.getPeakHeapUsedBytes());
-                return JobManagerHeartbeat.newBuilder().setRegistered(known).build();
+                JobManagerHeartbeat.Builder answer = JobManagerHeartbeat.newBuilder().setRegistered(known);
+                // Final reports whose own call was lost take the normal path; the job master
+                // ignores one of an attempt it already has as ended, so a repeat does no harm.
+                for (var task : request.getTasksList()) {
+                    if (known && task.hasFinalReport()) {
+                        runner.dispatcher().onTaskStateUpdate(task.getFinalReport());
+                        answer.addAcknowledgedReports(task.getAttempt());
+                    }
+                }
+                return answer.build();
             });
         }
 
@@ -97,6 +116,11 @@ final class JobManagerServices {
         @Override
         public void sendOperatorEvent(OperatorEventFromTask request, StreamObserver<Ack> response) {
             answer(runner.mainThread(), response, () -> {
+                if (!request.getJmSessionId().equals(runner.sessionId())) {
+                    throw Status.PERMISSION_DENIED.withDescription("operator event of " + request.getAttempt()
+                            .getJobId() + " from JobManager session '" + request.getJmSessionId()
+                            + "', but this JobManager leads session " + runner.sessionId()).asRuntimeException();
+                }
                 runner.dispatcher().onOperatorEvent(request);
                 return Ack.getDefaultInstance();
             });

@@ -128,6 +128,18 @@ public final class PartitionStore {
         }
     }
 
+    /** Regular files under {@code directory}; 0 if it does not exist. */
+    static int countFiles(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            return (int) files.filter(Files::isRegularFile).count();
+        } catch (IOException | UncheckedIOException e) {
+            return 0;
+        }
+    }
+
     static void deleteTree(Path directory) {
         if (!Files.exists(directory)) {
             return;

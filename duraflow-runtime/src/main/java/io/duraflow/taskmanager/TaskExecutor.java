@@ -2,25 +2,24 @@ package io.duraflow.taskmanager;
 
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
+import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.TaskManagerOptions;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
-import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.JobManagerGatewayGrpc;
+import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.JobManagerHeartbeat;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
-import io.duraflow.rpc.proto.PartitionChunk;
-import io.duraflow.rpc.proto.FetchPartitionRequest;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
+import io.duraflow.rpc.proto.TaskAttemptState;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.shuffle.CorruptPartitionException;
 import io.duraflow.shuffle.PartitionFileReader;
@@ -29,97 +28,168 @@ import io.duraflow.taskmanager.task.OperatorChain;
 import io.duraflow.taskmanager.task.PartitionNotFoundException;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;
-import io.grpc.Context;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The TaskManager's state: its slots and running tasks, its partitions, and its connection to
- * the JobManager (registration and heartbeats). RPC handlers call in from gRPC threads; the
- * task and partition maps are concurrent, and a task's operators are touched only by its thread.
+ * The TaskManager's state: its slots and the tasks in them, the job plans they run, the final
+ * reports the JobManager has not acknowledged, and the registration with the leading JobManager.
+ *
+ * <p>All of that is owned by one {@link Mailbox}: every method that changes it runs as a mail
+ * (each starts with {@code mailbox.assertRunningInMailbox()}), and other threads only enqueue:
+ * gRPC handlers enqueue the request and the mail answers it, answers of calls to the JobManager
+ * come back as mails, task threads report by enqueueing, plans are built (user code) on threads
+ * of their own and enqueue the result. So the state has no locks and no volatile flags, and a
+ * test drives it step by step with a manual mailbox and clock.
+ *
+ * <p>Reports: a task's final report (FINISHED, FAILED, CANCELED) is kept until the JobManager
+ * acknowledges it, by answering the report's call or a heartbeat that carried it (heartbeats
+ * carry every task's state and every unacknowledged final report). A report lost on the way is
+ * thus taken from the next heartbeat instead of being dropped, and the task is not run again
+ * just because its report came late. Reports of an earlier leadership are dropped when this
+ * TaskManager registers with a new one: no JobManager of that session exists any more.
  */
 public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
 
+    /** How a request handled in the mailbox answers its caller: once, from the mailbox. */
+    public interface Reply {
+        void ok();
+
+        void refuse(StatusRuntimeException error);
+    }
+
+    /** Where this TaskManager stands with the leader it follows. */
+    private enum Registration {
+        /** No registration in flight; the next heartbeat tick tries. */
+        UNREGISTERED,
+        /** A registration call is in flight; requests of an unknown session wait for its answer. */
+        REGISTERING,
+        /** Registered in session {@link #sessionId}. */
+        REGISTERED
+    }
+
+    /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
+    private static final class Slot {
+        final TaskDeployment deployment;
+        TaskExecutorServices.RunningTask task;
+
+        Slot(TaskDeployment deployment) {
+            this.deployment = deployment;
+        }
+    }
+
+    // ------------------------------------------------------------ fixed at construction
+
     private final String tmId = "tm-" + UUID.randomUUID().toString().substring(0, 8);
     private final int slots;
-    private final PartitionStore partitions;
     private final OperatorChain.Settings settings;
     private final int writeBufferBytes;
-    /** Running tasks by attempt; one per slot. Insertions hold {@link #slotLock}, removals need not. */
-    private final Map<String, Task> tasks = new ConcurrentHashMap<>();
-    /** Makes "is a slot free" and "take it" one step for concurrent deployments. */
-    private final Object slotLock = new Object();
-    private final Map<String, JobGraph> plans = new ConcurrentHashMap<>();
-    private final Map<String, ManagedChannel> peers = new ConcurrentHashMap<>();
-    private final ExecutorService taskThreads;
-    private final ScheduledExecutorService heartbeats;
-    private final LeaderRetrieval leaderRetrieval;
-    /** The leader this TaskManager follows; changed only on the heartbeat thread. */
-    private volatile LeaderInfo leader;
-    private volatile ManagedChannel jobManagerChannel;
-    private volatile JobManagerGatewayGrpc.JobManagerGatewayBlockingStub jobManager;
     private final long heartbeatIntervalMs;
     private final long heartbeatTimeoutMs;
-    private volatile String address;
-    private volatile String jmSessionId = "";
-    /**
-     * Set while a registration call is in flight. The JobManager may deploy to this TaskManager as
-     * soon as it has registered it, before the answer (with the session id) is back here; such
-     * requests wait for the answer instead of being refused.
-     */
-    private final Object registration = new Object();
-    private boolean registering;
-    private volatile long lastJobManagerContactMs = System.currentTimeMillis();
     /** Keep finished partitions through a JobManager failover (batch job recovery). */
     private final boolean retainPartitions;
     private final long retentionTimeoutMs;
-    /** Releases the kept partitions if no new leader took them over in time. Heartbeat thread only. */
-    private java.util.concurrent.ScheduledFuture<?> retentionExpiry;
+    private final Mailbox mailbox;
+    private final TaskExecutorServices services;
+    private final LeaderRetrieval leaderRetrieval;
+    /**
+     * Shared with other threads on purpose, and thread-safe: task threads create and publish
+     * partitions, gRPC threads serve fetches from published ones (a lookup in a concurrent map of
+     * immutable records, then reading files nobody writes any more); the mailbox releases them.
+     */
+    private final PartitionStore partitions;
+    /** Fetches from peer TaskManagers, for task threads; thread-safe. */
+    private final PeerPartitions peers = new PeerPartitions();
+    /** Completed by the mailbox at the first registration; {@link #start} waits for it. */
+    private final CompletableFuture<String> firstRegistration = new CompletableFuture<>();
+
+    // ------------------------------------------------------------ mailbox only
+
+    private String address;
+    private LeaderInfo leader;
+    private JobManagerClient client;
+    private Registration registration = Registration.UNREGISTERED;
+    private String sessionId = "";
+    /** Requests from a session not known yet, waiting for the registration call's answer. */
+    private List<Runnable> waitingForRegistration = new ArrayList<>();
+    private long lastJobManagerContactMs;
+    private boolean heartbeatInFlight;
+    /** When the JobManager was last lost; registration waits a while for cancelled tasks to leave. */
+    private long lostJobManagerAtMs = Long.MIN_VALUE / 2;
+    /** A registration waits for the slots of cancelled tasks to be freed. */
+    private boolean registerWhenSlotsFree;
+    /** The last refusal logged, so that a refused TaskManager logs it once, not every heartbeat. */
+    private String lastRefusal = "";
+    /** Releases the kept partitions if no new leader took them over in time. */
+    private Mailbox.Cancellable retentionExpiry;
+    /** By attempt ({@link #key}): one per slot. */
+    private final Map<String, Slot> slotsByAttempt = new LinkedHashMap<>();
+    private final JobPlanCache plans;
+    private final FinalReports finalReports;
+    private boolean closed;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
+        this(config, leaderRetrieval, dataDirectory, EXIT_ON_FATAL_ERROR);
+    }
+
+    /**
+     * A mail that threw left the executor's own state in doubt: exit, so that the JobManager sees
+     * this TaskManager go and runs its tasks elsewhere, instead of limping on.
+     */
+    static final Consumer<Throwable> EXIT_ON_FATAL_ERROR = error -> {
+        LOG.error("Fatal error in the TaskManager's main thread; exiting", error);
+        Runtime.getRuntime().halt(70);
+    };
+
+    public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
+            Consumer<Throwable> fatalError) throws Exception {
+        this(config, leaderRetrieval, dataDirectory,
+                TaskExecutorServices.production(fatalError, config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis()));
+    }
+
+    TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
+            TaskExecutorServices services) throws Exception {
         this.slots = config.get(TaskManagerOptions.SLOTS);
         this.partitions = new PartitionStore(dataDirectory);
-        Path spillDirectory = java.nio.file.Files.createDirectories(dataDirectory.resolve("spill"));
+        Path spillDirectory = Files.createDirectories(dataDirectory.resolve("spill"));
         this.settings = new OperatorChain.Settings(config.get(TaskManagerOptions.AGGREGATION_BUDGET).bytes(),
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(), spillDirectory);
         this.writeBufferBytes = (int) Math.min(Integer.MAX_VALUE,
                 config.get(TaskManagerOptions.PARTITION_WRITE_BUFFER).bytes());
         this.heartbeatIntervalMs = config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis();
         this.heartbeatTimeoutMs = config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis();
-        AtomicInteger threadIds = new AtomicInteger();
-        this.taskThreads = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "task-" + threadIds.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tm-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
+        this.retainPartitions = JobRecoveryOptions.isEnabled(config);
+        this.retentionTimeoutMs = config.get(JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis();
+        this.services = services;
+        this.mailbox = services.mailbox();
+        this.plans = new JobPlanCache(mailbox, services.planBuilds(), services.planBuilder(),
+                config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis());
+        this.finalReports = new FinalReports(mailbox);
         this.leaderRetrieval = leaderRetrieval;
-        this.retainPartitions = io.duraflow.config.JobRecoveryOptions.isEnabled(config);
-        this.retentionTimeoutMs = config.get(io.duraflow.config.JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis();
     }
 
     public String taskManagerId() {
@@ -127,142 +197,214 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     /**
-     * Follows the leader JobManager and registers with it, waiting up to {@code timeoutMs} for
-     * the first registration; then heartbeats.
+     * Follows the leader JobManager and registers with it, waiting up to {@code registrationTimeoutMs}
+     * for the first registration; then heartbeats. Not on the mailbox thread.
      *
-     * @throws IllegalStateException when no JobManager could be reached in time
+     * @throws IllegalStateException when no JobManager could be reached in time, or it refused this
+     *     TaskManager
      */
     public void start(String ownAddress, long registrationTimeoutMs) throws Exception {
-        this.address = ownAddress;
-        leaderRetrieval.start(info -> {
-            // A call to the old leader may hold the heartbeat thread (a frozen leader answers
-            // nothing until the deadline): close its channel now so that call fails at once.
-            ManagedChannel current = jobManagerChannel;
-            LeaderInfo known = leader;
-            if (info != null && known != null && !info.equals(known) && current != null) {
-                current.shutdownNow();
-            }
-            heartbeats.execute(() -> followLeader(info));
-        });
-        long deadline = System.currentTimeMillis() + registrationTimeoutMs;
-        while (jmSessionId.isEmpty()) {
-            if (System.currentTimeMillis() > deadline) {
-                LeaderInfo known = leader;
-                throw new IllegalStateException(known == null
-                        ? "no leading JobManager appeared within " + registrationTimeoutMs + " ms; is it running?"
-                        : "cannot reach the JobManager at " + known.address() + " within " + registrationTimeoutMs
-                                + " ms; is it running?");
-            }
-            heartbeats.submit(this::registerIfNeeded).get();
-            if (jmSessionId.isEmpty()) {
-                Thread.sleep(Math.min(100, heartbeatIntervalMs));
-            }
+        begin(ownAddress);
+        try {
+            firstRegistration.get(registrationTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            String problem = askMailbox(() -> leader == null
+                    ? "no leading JobManager appeared within " + registrationTimeoutMs + " ms; is it running?"
+                    : "cannot reach the JobManager at " + leader.address() + " within " + registrationTimeoutMs
+                            + " ms; is it running?");
+            throw new IllegalStateException(problem);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
         }
-        heartbeats.scheduleWithFixedDelay(this::heartbeat, heartbeatIntervalMs, heartbeatIntervalMs,
-                TimeUnit.MILLISECONDS);
     }
 
-    /** Heartbeat thread: a new leader was announced (or none, while an election runs). */
-    private void followLeader(LeaderInfo info) {
-        if (info == null || info.equals(leader)) {
+    /** Starts following the leader and heartbeating, without waiting for the registration. */
+    void begin(String ownAddress) throws Exception {
+        mailbox.execute(() -> {
+            address = ownAddress;
+            lastJobManagerContactMs = mailbox.now();
+            mailbox.schedule(this::heartbeatTick, heartbeatIntervalMs);
+        });
+        leaderRetrieval.start(info -> mailbox.execute(() -> followLeader(info)));
+    }
+
+    // ------------------------------------------------------------ registration and heartbeats
+
+    /** A new leader was announced (or none, while an election runs). */
+    void followLeader(LeaderInfo info) {
+        mailbox.assertRunningInMailbox();
+        if (closed || info == null || info.equals(leader)) {
             return;
         }
         LeaderInfo previous = leader;
         leader = info;
-        if (previous != null && !jmSessionId.isEmpty()) {
+        if (previous != null && registration == Registration.REGISTERED) {
             jobManagerLost("the leader changed to " + info.address());
         }
-        jmSessionId = "";
-        ManagedChannel old = jobManagerChannel;
-        jobManagerChannel = Rpc.channel(info.address());
-        jobManager = JobManagerGatewayGrpc.newBlockingStub(jobManagerChannel);
-        if (old != null) {
-            Rpc.shutdown(old);
+        unregistered();
+        if (client != null) {
+            client.close();
         }
-        registerIfNeeded();
+        client = services.clients().connect(info.address());
+        heartbeatInFlight = false;
+        register();
     }
 
-    private void registerIfNeeded() {
-        if (jmSessionId.isEmpty() && jobManager != null) {
-            register();
-        }
-    }
-
-    private boolean register() {
-        synchronized (registration) {
-            registering = true;
-        }
-        try {
-            return registerOnce();
-        } finally {
-            synchronized (registration) {
-                registering = false;
-                registration.notifyAll();
-            }
-        }
-    }
-
-    private boolean registerOnce() {
-        LeaderInfo target = leader;
-        try {
-            RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
-                    .setAddress(address).setSlots(slots);
-            for (PartitionStore.StoredPartition held : partitions.keepPublished()) {
-                request.addHeldPartitions(io.duraflow.rpc.proto.HeldPartition.newBuilder().setJobId(held.jobId())
-                        .setPartitionId(held.partitionId()));
-            }
-            RegisterTaskManagerResponse response = jobManager.withDeadlineAfter(5, TimeUnit.SECONDS)
-                    .registerTaskManager(request.build());
-            if (target != null && !target.sessionId().isEmpty()
-                    && !target.sessionId().equals(response.getJmSessionId())) {
-                LOG.info("JobManager answered with session {} but the leader is {}; waiting",
-                        response.getJmSessionId(), target.sessionId());
-                return false;
-            }
-            jmSessionId = response.getJmSessionId();
-            lastJobManagerContactMs = System.currentTimeMillis();
-            if (retentionExpiry != null) {
-                // The new leader knows the kept partitions now and releases what it does not need.
-                retentionExpiry.cancel(false);
-                retentionExpiry = null;
-            }
-            LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions",
-                    tmId, jobManagerChannel.authority(), jmSessionId, slots, request.getHeldPartitionsCount());
-            return true;
-        } catch (StatusRuntimeException e) {
-            LOG.debug("Registration failed: {}", e.getStatus());
-            return false;
-        }
-    }
-
-    private void heartbeat() {
-        if (jobManager == null) {
+    private void register() {
+        mailbox.assertRunningInMailbox();
+        if (closed || client == null || address == null || registration != Registration.UNREGISTERED) {
             return;
         }
-        if (jmSessionId.isEmpty()) {
+        if (!slotsByAttempt.isEmpty() && mailbox.now() - lostJobManagerAtMs < heartbeatTimeoutMs) {
+            // Tasks cancelled when the JobManager was lost still hold their slots. Registering now
+            // would offer the JobManager slots that refuse its deployments (each one a failed task
+            // and a restart): wait until they are free (see freeSlot), or a heartbeat timeout.
+            registerWhenSlotsFree = true;
+            return;
+        }
+        registerWhenSlotsFree = false;
+        registration = Registration.REGISTERING;
+        RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
+                .setAddress(address).setSlots(slots);
+        for (PartitionStore.StoredPartition held : partitions.keepPublished()) {
+            request.addHeldPartitions(HeldPartition.newBuilder().setJobId(held.jobId())
+                    .setPartitionId(held.partitionId()));
+        }
+        JobManagerClient target = client;
+        LeaderInfo expected = leader;
+        int kept = request.getHeldPartitionsCount();
+        target.register(request.build()).whenComplete((response, error) -> mailbox.execute(
+                () -> registrationAnswered(target, expected, kept, response, error)));
+    }
+
+    private void registrationAnswered(JobManagerClient target, LeaderInfo expected, int kept,
+            RegisterTaskManagerResponse response, Throwable error) {
+        mailbox.assertRunningInMailbox();
+        if (target != client || registration != Registration.REGISTERING) {
+            return;  // an answer from a leader this TaskManager no longer follows
+        }
+        if (error != null) {
+            unregistered();
+            registrationFailed(expected, error);
+            return;
+        }
+        if (!expected.sessionId().isEmpty() && !expected.sessionId().equals(response.getJmSessionId())) {
+            LOG.info("JobManager answered with session {} but the leader is {}; waiting", response.getJmSessionId(),
+                    expected.sessionId());
+            unregistered();
+            return;
+        }
+        registration = Registration.REGISTERED;
+        sessionId = response.getJmSessionId();
+        lastJobManagerContactMs = mailbox.now();
+        lastRefusal = "";
+        if (retentionExpiry != null) {
+            // The new leader knows the kept partitions now and releases what it does not need.
+            retentionExpiry.cancel();
+            retentionExpiry = null;
+        }
+        int dropped = finalReports.keepOnly(sessionId);
+        LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions{}",
+                tmId, expected.address(), sessionId, slots, kept,
+                dropped == 0 ? "" : "; dropped " + dropped + " final reports of an earlier leader");
+        firstRegistration.complete(sessionId);
+        runWaitingRequests();
+    }
+
+    /** A refusal is logged once in one line; an unreachable leader is retried quietly. */
+    private void registrationFailed(LeaderInfo expected, Throwable error) {
+        if (error instanceof StatusRuntimeException status && !Rpc.isUnreachable(status)
+                && status.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+            String refusal = "the JobManager at " + expected.address() + " refused to register TaskManager " + tmId
+                    + ": " + Rpc.message(status);
+            if (!refusal.equals(lastRefusal)) {
+                LOG.error("{}", refusal);
+                lastRefusal = refusal;
+            }
+            firstRegistration.completeExceptionally(new IllegalStateException(refusal));
+            return;
+        }
+        LOG.debug("Registration failed: {}", Rpc.message(error));
+        if (!firstRegistration.isDone()) {
+            // Starting up: try again soon rather than at the next heartbeat.
+            mailbox.schedule(this::register, Math.min(100, heartbeatIntervalMs));
+        }
+    }
+
+    private void unregistered() {
+        registration = Registration.UNREGISTERED;
+        sessionId = "";
+        runWaitingRequests();
+    }
+
+    /** Decides the requests that waited for a registration answer, now that there is one. */
+    private void runWaitingRequests() {
+        List<Runnable> waiting = waitingForRegistration;
+        waitingForRegistration = new ArrayList<>();
+        waiting.forEach(Runnable::run);
+    }
+
+    private void heartbeatTick() {
+        mailbox.assertRunningInMailbox();
+        if (closed) {
+            return;
+        }
+        mailbox.schedule(this::heartbeatTick, heartbeatIntervalMs);
+        if (client == null) {
+            return;
+        }
+        if (registration == Registration.UNREGISTERED) {
             register();
             return;
         }
-        try {
-            JobManagerHeartbeat answer = jobManager.withDeadlineAfter(heartbeatTimeoutMs, TimeUnit.MILLISECONDS)
-                    .heartbeat(TaskManagerHeartbeat.newBuilder().setTmId(tmId).setJmSessionId(jmSessionId)
-                            .setHeapUsedBytes(heapUsed()).setPeakHeapUsedBytes(peakHeapUsed()).build());
-            lastJobManagerContactMs = System.currentTimeMillis();
-            if (!answer.getRegistered()) {
-                LOG.warn("The JobManager does not know this TaskManager any more; registering again");
-                jobManagerLost("JobManager forgot this TaskManager");
-                jmSessionId = "";
-                register();
-            }
-        } catch (StatusRuntimeException e) {
-            if (System.currentTimeMillis() - lastJobManagerContactMs > heartbeatTimeoutMs) {
+        if (registration != Registration.REGISTERED || heartbeatInFlight) {
+            return;
+        }
+        heartbeatInFlight = true;
+        JobManagerClient target = client;
+        String session = sessionId;
+        target.heartbeat(heartbeat()).whenComplete((answer, error) -> mailbox.execute(
+                () -> heartbeatAnswered(target, session, answer, error)));
+    }
+
+    private TaskManagerHeartbeat heartbeat() {
+        TaskManagerHeartbeat.Builder heartbeat = TaskManagerHeartbeat.newBuilder().setTmId(tmId)
+                .setJmSessionId(sessionId).setHeapUsedBytes(heapUsed()).setPeakHeapUsedBytes(peakHeapUsed());
+        for (Slot slot : slotsByAttempt.values()) {
+            heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
+                    .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
+        }
+        finalReports.addTo(heartbeat);
+        return heartbeat.build();
+    }
+
+    private void heartbeatAnswered(JobManagerClient target, String session, JobManagerHeartbeat answer,
+            Throwable error) {
+        mailbox.assertRunningInMailbox();
+        if (target != client) {
+            return;
+        }
+        heartbeatInFlight = false;
+        if (!session.equals(sessionId)) {
+            return;
+        }
+        if (error != null) {
+            if (mailbox.now() - lastJobManagerContactMs > heartbeatTimeoutMs) {
                 jobManagerLost("no heartbeat answer for " + heartbeatTimeoutMs + " ms");
-                jmSessionId = "";
+                unregistered();
                 register();
             }
-        } catch (RuntimeException e) {
-            LOG.error("Heartbeat failed", e);
+            return;
         }
+        lastJobManagerContactMs = mailbox.now();
+        if (!answer.getRegistered()) {
+            LOG.warn("The JobManager does not know this TaskManager any more; registering again");
+            jobManagerLost("JobManager forgot this TaskManager");
+            unregistered();
+            register();
+            return;
+        }
+        finalReports.acknowledged(answer.getAcknowledgedReportsList());
     }
 
     /**
@@ -271,8 +413,15 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      * about them when this TaskManager registers, and takes them over; otherwise they go now.
      */
     private void jobManagerLost(String reason) {
-        for (Task task : tasks.values()) {
-            task.cancel();
+        mailbox.assertRunningInMailbox();
+        lostJobManagerAtMs = mailbox.now();
+        for (Iterator<Slot> it = slotsByAttempt.values().iterator(); it.hasNext(); ) {
+            Slot slot = it.next();
+            if (slot.task != null) {
+                slot.task.cancel();
+            } else {
+                it.remove();  // its plan was still being built: it never ran
+            }
         }
         plans.clear();
         if (!retainPartitions) {
@@ -283,87 +432,199 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         LOG.warn("Lost the JobManager ({}): cancelled the tasks, keeping {} finished partitions for {} ms", reason,
                 partitions.size(), retentionTimeoutMs);
         if (retentionExpiry != null) {
-            retentionExpiry.cancel(false);
+            retentionExpiry.cancel();
         }
-        retentionExpiry = heartbeats.schedule(() -> {
-            if (jmSessionId.isEmpty()) {
+        retentionExpiry = mailbox.schedule(() -> {
+            if (registration != Registration.REGISTERED) {
                 LOG.warn("No JobManager took over the kept partitions within {} ms; releasing them", retentionTimeoutMs);
                 partitions.releaseAll();
             }
-        }, retentionTimeoutMs, TimeUnit.MILLISECONDS);
+        }, retentionTimeoutMs);
     }
 
-    // ------------------------------------------------------------------ RPC handlers
+    // ------------------------------------------------------------ requests from the JobManager (any thread)
 
-    void deploy(TaskDeployment deployment) {
-        checkSession(deployment.getJmSessionId());
-        JobGraph graph = plans.computeIfAbsent(deployment.getAttempt().getJobId(),
-                id -> JobPlans.build(deployment.getJobClass(), deployment.getParamsMap(),
-                        deployment.getDefaultParallelism()));
-        if (!graph.fingerprint().equals(deployment.getFingerprint())) {
-            throw Status.FAILED_PRECONDITION.withDescription("plan fingerprint mismatch for job "
-                    + deployment.getAttempt().getJobId() + ": JobManager has " + deployment.getFingerprint()
-                    + ", TaskManager " + tmId + " built " + graph.fingerprint()
-                    + "; make sure both run the same version of the job's jar").asRuntimeException();
-        }
-        Task task = new Task(deployment, graph, this);
-        String key = key(deployment.getAttempt());
-        synchronized (slotLock) {
-            if (tasks.size() >= slots) {
-                throw Status.RESOURCE_EXHAUSTED.withDescription("all " + slots + " slots of " + tmId + " are busy")
-                        .asRuntimeException();
-            }
-            if (tasks.putIfAbsent(key, task) != null) {
-                throw Status.ALREADY_EXISTS.withDescription("attempt " + key + " already runs on " + tmId)
-                        .asRuntimeException();
-            }
-        }
-        taskThreads.execute(() -> {
-            try {
-                task.run();
-            } finally {
-                tasks.remove(key, task);
-            }
-        });
+    void deploy(TaskDeployment deployment, Reply reply) {
+        mailbox.execute(() -> inSession(deployment.getJmSessionId(), reply, () -> onDeploy(deployment, reply)));
     }
 
-    void cancel(String sessionId, AttemptId attempt) {
-        checkSession(sessionId);
-        Task task = tasks.get(key(attempt));
-        if (task != null) {
-            task.cancel();
-        }
+    void cancel(String requestSession, AttemptId attempt, Reply reply) {
+        mailbox.execute(() -> inSession(requestSession, reply, () -> onCancel(attempt, reply)));
     }
 
-    void deliver(OperatorEventToTask event) {
-        checkSession(event.getJmSessionId());
-        Task task = tasks.get(key(event.getAttempt()));
-        if (task != null) {
-            task.deliver(event.getEvent());
+    void deliver(OperatorEventToTask event, Reply reply) {
+        mailbox.execute(() -> inSession(event.getJmSessionId(), reply, () -> onDeliver(event, reply)));
+    }
+
+    void releasePartitions(String requestSession, String jobId, List<String> partitionIds, boolean onlyKept,
+            Reply reply) {
+        mailbox.execute(() -> inSession(requestSession, reply,
+                () -> onReleasePartitions(jobId, partitionIds, onlyKept, reply)));
+    }
+
+    /**
+     * Runs {@code action} if the request comes from the session this TaskManager belongs to. The
+     * JobManager may send requests as soon as it registered this TaskManager, before the answer
+     * (with the session id) is back here: those wait for the answer instead of being refused.
+     */
+    private void inSession(String requestSession, Reply reply, Runnable action) {
+        mailbox.assertRunningInMailbox();
+        if (registration == Registration.REGISTERED && requestSession.equals(sessionId)) {
+            action.run();
+        } else if (registration == Registration.REGISTERING) {
+            waitingForRegistration.add(() -> inSession(requestSession, reply, action));
         } else {
-            LOG.debug("Dropping an operator event for {}: the task is not running", Rpc.describe(event.getAttempt()));
-        }
-    }
-
-    void releasePartitions(String sessionId, String jobId, java.util.List<String> partitionIds, boolean onlyKept) {
-        checkSession(sessionId);
-        if (onlyKept) {
-            partitions.releaseKept(jobId, partitionIds);
-            return;
-        }
-        if (partitionIds.isEmpty()) {
-            partitions.releaseJob(jobId);
-            plans.remove(jobId);
-            return;
-        }
-        for (String partitionId : partitionIds) {
-            partitions.release(jobId, partitionId);
+            reply.refuse(Status.PERMISSION_DENIED.withDescription("request from JobManager session " + requestSession
+                    + ", but this TaskManager belongs to session " + sessionId).asRuntimeException());
         }
     }
 
     /**
+     * Takes a slot and answers at once; the task starts when its job's plan is built (at once if
+     * it is known), or fails with the reason the plan could not be built.
+     */
+    private void onDeploy(TaskDeployment deployment, Reply reply) {
+        String key = key(deployment.getAttempt());
+        if (slotsByAttempt.containsKey(key) || finalReports.contains(deployment.getAttempt())) {
+            reply.refuse(Status.ALREADY_EXISTS.withDescription("attempt " + key + " already ran or runs on " + tmId)
+                    .asRuntimeException());
+            return;
+        }
+        if (slotsByAttempt.size() >= slots) {
+            reply.refuse(Status.RESOURCE_EXHAUSTED.withDescription("all " + slots + " slots of " + tmId + " are busy")
+                    .asRuntimeException());
+            return;
+        }
+        Slot slot = new Slot(deployment);
+        slotsByAttempt.put(key, slot);
+        reply.ok();
+        plans.plan(deployment).whenComplete((graph, error) -> mailbox.execute(
+                () -> planReady(key, slot, graph, error)));
+    }
+
+    private void planReady(String key, Slot slot, JobGraph graph, Throwable error) {
+        mailbox.assertRunningInMailbox();
+        if (slotsByAttempt.get(key) != slot) {
+            return;  // cancelled, or the JobManager was lost, while the plan was built
+        }
+        TaskDeployment deployment = slot.deployment;
+        String problem = error != null ? error.getMessage()
+                : graph.fingerprint().equals(deployment.getFingerprint()) ? null
+                : "plan fingerprint mismatch for job " + deployment.getAttempt().getJobId() + ": JobManager has "
+                        + deployment.getFingerprint() + ", TaskManager " + tmId + " built " + graph.fingerprint()
+                        + "; make sure both run the same version of the job's jar";
+        if (problem == null) {
+            try {
+                slot.task = services.tasks().create(deployment, graph, this);
+                services.taskThreads().execute(slot.task::run);
+                return;
+            } catch (RuntimeException e) {
+                problem = "cannot start the task: " + e;
+            }
+        }
+        freeSlot(key);
+        LOG.warn("Task {} failed before it started: {}", key, problem);
+        taskEnded(finalReport(deployment, TaskState.FAILED).setFailure(problem).build());
+    }
+
+    /** A task left its slot (ended, or never started). */
+    private void freeSlot(String key) {
+        mailbox.assertRunningInMailbox();
+        if (slotsByAttempt.remove(key) != null && registerWhenSlotsFree && slotsByAttempt.isEmpty()) {
+            register();
+        }
+    }
+
+    private void onCancel(AttemptId attempt, Reply reply) {
+        String key = key(attempt);
+        Slot slot = slotsByAttempt.get(key);
+        if (slot != null && slot.task != null) {
+            slot.task.cancel();
+        } else if (slot != null) {
+            freeSlot(key);
+            taskEnded(finalReport(slot.deployment, TaskState.CANCELED).build());
+        }
+        reply.ok();
+    }
+
+    private void onDeliver(OperatorEventToTask event, Reply reply) {
+        Slot slot = slotsByAttempt.get(key(event.getAttempt()));
+        if (slot != null && slot.task != null) {
+            slot.task.deliver(event.getEvent());
+        } else {
+            LOG.debug("Dropping an operator event for {}: the task is not running", Rpc.describe(event.getAttempt()));
+        }
+        reply.ok();
+    }
+
+    private void onReleasePartitions(String jobId, List<String> partitionIds, boolean onlyKept, Reply reply) {
+        if (onlyKept) {
+            partitions.releaseKept(jobId, partitionIds);
+        } else if (partitionIds.isEmpty()) {
+            partitions.releaseJob(jobId);
+            plans.forget(jobId);
+        } else {
+            for (String partitionId : partitionIds) {
+                partitions.release(jobId, partitionId);
+            }
+        }
+        reply.ok();
+    }
+
+    // ------------------------------------------------------------ task reports
+
+    /** A task ended (or was found unable to start): keep its final report until acknowledged, and send it. */
+    private void taskEnded(TaskStateUpdate report) {
+        mailbox.assertRunningInMailbox();
+        String key = key(report.getAttempt());
+        freeSlot(key);
+        if (registration == Registration.REGISTERED && !report.getJmSessionId().equals(sessionId)) {
+            LOG.info("Dropping the {} report of {}: it belongs to an earlier JobManager", report.getState(), key);
+            return;
+        }
+        send(report, finalReports.add(report));
+    }
+
+    /** Sends a report; a final one ({@code pending} not null) is forgotten once the call succeeds. */
+    private void send(TaskStateUpdate report, FinalReports.Pending pending) {
+        if (client == null) {
+            return;
+        }
+        String key = key(report.getAttempt());
+        if (pending != null) {
+            pending.sending = true;
+        }
+        client.updateTaskState(report).whenComplete((ack, error) -> mailbox.execute(() -> {
+            if (pending == null || !finalReports.isCurrent(pending)) {
+                if (error != null) {
+                    LOG.debug("Could not report {} of {} to the JobManager: {}", report.getState(), key,
+                            Rpc.message(error));
+                }
+            } else if (error == null) {
+                finalReports.delivered(pending);
+            } else {
+                pending.sending = false;
+                LOG.info("Could not report {} of {} to the JobManager ({}); the next heartbeat carries it",
+                        report.getState(), key, Rpc.message(error));
+            }
+        }));
+    }
+
+    private static boolean isFinal(TaskState state) {
+        return state == TaskState.FINISHED || state == TaskState.FAILED || state == TaskState.CANCELED;
+    }
+
+    private TaskStateUpdate.Builder finalReport(TaskDeployment deployment, TaskState state) {
+        return TaskStateUpdate.newBuilder().setJmSessionId(deployment.getJmSessionId()).setTmId(tmId)
+                .setAttempt(deployment.getAttempt()).setState(state);
+    }
+
+    // ------------------------------------------------------------ partitions served to peers (gRPC threads)
+
+    /**
      * Opens a published partition to stream its frames, for a local fetch (task thread) or a peer's
-     * (gRPC thread). The one place that decides what counts as "gone", for both.
+     * (gRPC thread): reads only the thread-safe {@link #partitions}, never mailbox state. The one
+     * place that decides what counts as "gone", for both.
      *
      * @throws PartitionNotFoundException if it is not published here, was released while being
      *     opened, or its files are corrupt: in each case only running its producer again helps
@@ -381,41 +642,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
     }
 
-    private void checkSession(String sessionId) {
-        awaitRegistrationAnswer(sessionId);
-        if (!sessionId.equals(jmSessionId)) {
-            throw Status.PERMISSION_DENIED.withDescription("request from JobManager session " + sessionId
-                    + ", but this TaskManager belongs to session " + jmSessionId).asRuntimeException();
-        }
-    }
-
-    /** A request from a session this TaskManager does not know yet may race its registration's answer. */
-    private void awaitRegistrationAnswer(String sessionId) {
-        if (sessionId.equals(jmSessionId)) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        synchronized (registration) {
-            while (registering && !sessionId.equals(jmSessionId)) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(registration, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
     private static String key(AttemptId attempt) {
         return Rpc.describe(attempt);
     }
 
-    // ------------------------------------------------------------------ TaskEnvironment
+    // ------------------------------------------------------------ TaskEnvironment (task threads)
 
     @Override
     public OperatorChain.Settings settings() {
@@ -440,63 +671,61 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
             return;
         }
-        ManagedChannel channel = peers.computeIfAbsent(location.getTmAddress(), Rpc::channel);
-        // The blocking iterator's call lives until it is drained or cancelled: if the consumer
-        // throws, cancelling the context ends the call, and the producer closes its reader.
-        Context.CancellableContext call = Context.current().withCancellation();
-        try {
-            call.run(() -> {
-                Iterator<PartitionChunk> chunks = TaskManagerGatewayGrpc.newBlockingStub(channel)
-                        .fetchPartition(FetchPartitionRequest.newBuilder().setPartitionId(location.getPartitionId())
-                                .setSubpartitionFrom(from).setSubpartitionTo(to).build());
-                while (chunks.hasNext()) {
-                    frames.accept(chunks.next().getFrames().toByteArray());
-                }
-            });
-        } catch (StatusRuntimeException e) {
-            Status.Code code = e.getStatus().getCode();
-            if (code == Status.Code.NOT_FOUND || code == Status.Code.UNAVAILABLE
-                    || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED) {
-                throw new PartitionNotFoundException(location.getPartitionId(),
-                        "TaskManager " + location.getTmId() + " at " + location.getTmAddress() + ": " + Rpc.message(e));
-            }
-            throw e;
-        } finally {
-            call.cancel(null);
-        }
+        peers.fetch(location, from, to, frames);
     }
 
     @Override
     public void releaseSlot(AttemptId attempt) {
-        tasks.remove(key(attempt));
+        mailbox.execute(() -> freeSlot(key(attempt)));
     }
 
+    /** Sends through the mailbox (which knows the JobManager) and waits for the answer, on the task thread. */
     @Override
     public void sendOperatorEvent(OperatorEventFromTask event) {
+        CompletableFuture<Void> sent = new CompletableFuture<>();
+        mailbox.execute(() -> {
+            Slot slot = slotsByAttempt.get(key(event.getAttempt()));
+            if (client == null || slot == null) {
+                sent.completeExceptionally(new IllegalStateException(client == null ? "no JobManager is known"
+                        : "the task is no longer in a slot"));
+                return;
+            }
+            // The session that deployed the task, not the current one: a task of an earlier
+            // leadership must not pass for one of the new leader's.
+            client.sendOperatorEvent(event.toBuilder().setJmSessionId(slot.deployment.getJmSessionId()).build())
+                    .whenComplete((ack, error) -> {
+                        if (error == null) {
+                            sent.complete(null);
+                        } else {
+                            sent.completeExceptionally(error);
+                        }
+                    });
+        });
         try {
-            jobManager.withDeadlineAfter(10, TimeUnit.SECONDS).sendOperatorEvent(event);
-        } catch (StatusRuntimeException e) {
-            throw new IllegalStateException("cannot send an operator event to the JobManager: " + Rpc.message(e), e);
+            sent.get(15, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending an operator event to the JobManager", e);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IllegalStateException("cannot send an operator event to the JobManager: " + Rpc.message(cause),
+                    cause);
         }
     }
 
+    /** Task thread: RUNNING is sent once; a final report is kept until acknowledged. */
     @Override
     public void reportState(TaskStateUpdate update) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                jobManager.withDeadlineAfter(10, TimeUnit.SECONDS).updateTaskState(update);
-                return;
-            } catch (StatusRuntimeException e) {
-                if (attempt >= 3 || !Rpc.isUnreachable(e)) {
-                    LOG.warn("Could not report {} of {} to the JobManager: {}", update.getState(),
-                            Rpc.describe(update.getAttempt()), Rpc.message(e));
-                    return;
-                }
+        mailbox.execute(() -> {
+            if (isFinal(update.getState())) {
+                taskEnded(update);
+            } else {
+                send(update, null);
             }
-        }
+        });
     }
 
-    // ------------------------------------------------------------------ metrics
+    // ------------------------------------------------------------ metrics
 
     private static long heapUsed() {
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
@@ -513,22 +742,58 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         return sum;
     }
 
+    static String oneLine(Throwable t) {
+        String message = t.getMessage();
+        String text = message == null || message.isBlank() ? t.getClass().getSimpleName()
+                : t.getClass().getSimpleName() + ": " + message;
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+
+    /** Runs {@code question} in the mailbox and waits for the answer; not from the mailbox itself. */
+    private <T> T askMailbox(Supplier<T> question) throws Exception {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        mailbox.execute(() -> answer.complete(question.get()));
+        return answer.get(5, TimeUnit.SECONDS);
+    }
+
+    /** Stops the tasks and leaves the JobManager; any thread but the mailbox's. */
     @Override
     public void close() {
-        heartbeats.shutdownNow();
-        for (Task task : tasks.values()) {
-            task.cancel();
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        mailbox.execute(() -> {
+            closed = true;
+            slotsByAttempt.values().forEach(slot -> {
+                if (slot.task != null) {
+                    slot.task.cancel();
+                }
+            });
+            if (client != null) {
+                client.close();
+            }
+            stopped.complete(null);
+        });
+        if (mailbox instanceof ThreadMailbox) {
+            try {
+                stopped.get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.warn("The TaskManager's main thread did not stop its tasks in time: {}", e.toString());
+            }
         }
-        taskThreads.shutdownNow();
+        for (Executor executor : new Executor[] {services.taskThreads(), services.planBuilds()}) {
+            if (executor instanceof ExecutorService pool) {
+                pool.shutdownNow();
+            }
+        }
         partitions.releaseAll();
-        peers.values().forEach(Rpc::shutdown);
+        peers.close();
         try {
             leaderRetrieval.close();
         } catch (Exception e) {
             LOG.warn("Closing leader retrieval failed", e);
         }
-        if (jobManagerChannel != null) {
-            Rpc.shutdown(jobManagerChannel);
+        if (mailbox instanceof ThreadMailbox owned) {
+            owned.close();
         }
     }
 }

@@ -5,7 +5,6 @@ import io.duraflow.config.TaskManagerOptions;
 import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.rpc.RpcServers;
 import io.grpc.Server;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -17,18 +16,16 @@ public final class TaskManagerRunner implements AutoCloseable {
 
     private final TaskExecutor executor;
     private final Server server;
-    private final Path dataDirectory;
-    private final boolean ownsDataDirectory;
+    private final InstanceDirectory dataDirectory;
 
     private final HighAvailabilityServices ha;
 
-    private TaskManagerRunner(TaskExecutor executor, Server server, Path dataDirectory, boolean ownsDataDirectory,
+    private TaskManagerRunner(TaskExecutor executor, Server server, InstanceDirectory dataDirectory,
             HighAvailabilityServices ha) {
         this.ha = ha;
         this.executor = executor;
         this.server = server;
         this.dataDirectory = dataDirectory;
-        this.ownsDataDirectory = ownsDataDirectory;
     }
 
     /**
@@ -37,12 +34,28 @@ public final class TaskManagerRunner implements AutoCloseable {
      */
     public static TaskManagerRunner start(Configuration config, String jobManagerAddress, long registrationTimeoutMs)
             throws Exception {
-        HighAvailabilityServices ha = HighAvailabilityServices.create(config);
+        return start(config, jobManagerAddress, registrationTimeoutMs, services -> services);
+    }
+
+    /** As {@link #start(Configuration, String, long)}, with the executor's services adjusted (tests). */
+    static TaskManagerRunner start(Configuration config, String jobManagerAddress, long registrationTimeoutMs,
+            java.util.function.UnaryOperator<TaskExecutorServices> adjust) throws Exception {
         String configured = config.get(TaskManagerOptions.DATA_DIR);
-        boolean owns = configured == null || configured.isBlank();
-        Path dataDirectory = owns ? Files.createTempDirectory("duraflow-tm-")
-                : Files.createDirectories(Path.of(configured));
-        TaskExecutor executor = new TaskExecutor(config, ha.createLeaderRetrieval(jobManagerAddress), dataDirectory);
+        // Claimed before anything is written: what a SIGKILLed predecessor left is swept here.
+        InstanceDirectory dataDirectory = configured == null || configured.isBlank()
+                ? InstanceDirectory.createTemporary(Path.of(System.getProperty("java.io.tmpdir")))
+                : InstanceDirectory.claim(Path.of(configured));
+        HighAvailabilityServices ha;
+        TaskExecutor executor;
+        try {
+            ha = HighAvailabilityServices.create(config);
+            executor = new TaskExecutor(config, ha.createLeaderRetrieval(jobManagerAddress), dataDirectory.path(),
+                    adjust.apply(TaskExecutorServices.production(TaskExecutor.EXIT_ON_FATAL_ERROR,
+                            config.get(io.duraflow.config.ClusterOptions.HEARTBEAT_TIMEOUT).toMillis())));
+        } catch (Exception e) {
+            dataDirectory.close();
+            throw e;
+        }
         String host = config.get(TaskManagerOptions.RPC_ADDRESS);
         Server server;
         try {
@@ -51,17 +64,19 @@ public final class TaskManagerRunner implements AutoCloseable {
         } catch (RuntimeException e) {
             executor.close();
             ha.close();
+            dataDirectory.close();
             throw e;
         }
         String address = host + ":" + server.getPort();
-        TaskManagerRunner runner = new TaskManagerRunner(executor, server, dataDirectory, owns, ha);
+        TaskManagerRunner runner = new TaskManagerRunner(executor, server, dataDirectory, ha);
         try {
             executor.start(address, registrationTimeoutMs);
         } catch (Exception e) {
             runner.close();
             throw e;
         }
-        LOG.info("TaskManager {} listening on {}, data in {}", executor.taskManagerId(), address, dataDirectory);
+        LOG.info("TaskManager {} listening on {}, data in {}", executor.taskManagerId(), address,
+                dataDirectory.path());
         return runner;
     }
 
@@ -87,8 +102,6 @@ public final class TaskManagerRunner implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         ha.close();
-        if (ownsDataDirectory) {
-            PartitionStore.deleteTree(dataDirectory);
-        }
+        dataDirectory.close();
     }
 }

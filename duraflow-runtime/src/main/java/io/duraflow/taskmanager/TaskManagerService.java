@@ -21,7 +21,11 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The TaskManager's gRPC endpoint: deployments and events from the JobManager, fetches from peers. */
+/**
+ * The TaskManager's gRPC endpoint: deployments and events from the JobManager, which the executor
+ * handles and answers in its mailbox, and fetches from peers, which are served here on gRPC
+ * threads because they only read published partitions (see {@link TaskExecutor#openPartition}).
+ */
 final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGatewayImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerService.class);
     static final int CHUNK_BYTES = 1 << 20;
@@ -34,36 +38,39 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
 
     @Override
     public void deployTask(TaskDeployment request, StreamObserver<Ack> response) {
-        answer(response, () -> executor.deploy(request));
+        executor.deploy(request, reply(response));
     }
 
     @Override
     public void cancelTask(CancelTaskRequest request, StreamObserver<Ack> response) {
-        answer(response, () -> executor.cancel(request.getJmSessionId(), request.getAttempt()));
+        executor.cancel(request.getJmSessionId(), request.getAttempt(), reply(response));
     }
 
     @Override
     public void sendOperatorEvent(OperatorEventToTask request, StreamObserver<Ack> response) {
-        answer(response, () -> executor.deliver(request));
+        executor.deliver(request, reply(response));
     }
 
     @Override
     public void releasePartitions(ReleasePartitionsRequest request, StreamObserver<Ack> response) {
-        answer(response, () -> executor.releasePartitions(request.getJmSessionId(), request.getJobId(),
-                request.getPartitionIdsList(), request.getOnlyKept()));
+        executor.releasePartitions(request.getJmSessionId(), request.getJobId(), request.getPartitionIdsList(),
+                request.getOnlyKept(), reply(response));
     }
 
-    private static void answer(StreamObserver<Ack> response, Runnable action) {
-        try {
-            action.run();
-            response.onNext(Ack.getDefaultInstance());
-            response.onCompleted();
-        } catch (StatusRuntimeException e) {
-            response.onError(e);
-        } catch (RuntimeException e) {
-            LOG.warn("Request failed", e);
-            response.onError(io.duraflow.rpc.Rpc.internalError(e));
-        }
+    /** The executor answers from its mailbox; this thread only hands the request over. */
+    private static TaskExecutor.Reply reply(StreamObserver<Ack> response) {
+        return new TaskExecutor.Reply() {
+            @Override
+            public void ok() {
+                response.onNext(Ack.getDefaultInstance());
+                response.onCompleted();
+            }
+
+            @Override
+            public void refuse(StatusRuntimeException error) {
+                response.onError(error);
+            }
+        };
     }
 
     /**

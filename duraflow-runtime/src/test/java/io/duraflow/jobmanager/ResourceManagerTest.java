@@ -1,6 +1,7 @@
 package io.duraflow.jobmanager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.rpc.proto.HeldPartition;
@@ -56,5 +57,38 @@ class ResourceManagerTest {
         assertThat(lost).containsExactly("tm-1", "tm-2");
         assertThat(resourceManager.heldPartitions("a")).isEmpty();
         assertThat(taskManagers.connected()).containsOnlyKeys("tm-1");
+    }
+
+    @Test
+    void aTaskManagerWhoseAddressIsNotHostAndPortIsNotRegistered() {
+        for (String address : List.of("", "tm-1.test", "tm-1.test:", ":6122", "tm-1.test:http", "tm-1.test:0",
+                "tm-1.test:70000")) {
+            assertThatThrownBy(() -> resourceManager.register("tm-1", address, 2))
+                    .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.INVALID_ARGUMENT);
+                        assertThat(e.getStatus().getDescription()).contains("'" + address + "'")
+                                .contains("is not host:port").contains("taskmanager.rpc.address");
+                    });
+        }
+
+        assertThat(resourceManager.taskManagers()).isEmpty();
+        assertThat(taskManagers.connected()).isEmpty();
+    }
+
+    @Test
+    void anAddressNobodyListensOnIsRefusedBeforeRegistration() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+            ResourceManager.checkAddress("tm-1", "127.0.0.1:" + closedPort, 2_000);  // listening: fine
+        }
+
+        assertThatThrownBy(() -> ResourceManager.checkAddress("tm-1", "127.0.0.1:" + closedPort, 2_000))
+                .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> assertThat(
+                        e.getStatus().getDescription()).contains("the JobManager cannot connect to it"));
+        assertThatThrownBy(() -> ResourceManager.checkAddress("tm-1", "no-such-host.invalid:6122", 2_000))
+                .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> assertThat(
+                        e.getStatus().getDescription()).contains("does not resolve"));
     }
 }

@@ -1,0 +1,35 @@
+package io.duraflow.taskmanager;
+
+import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.JobManagerHeartbeat;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
+import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
+import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The TaskExecutor's calls to one JobManager, all asynchronous so that the mailbox never blocks on
+ * the network: the futures complete on other threads, and the executor hops back into its mailbox
+ * to act on the answer. gRPC outside tests ({@link GrpcJobManagerClient}); tests use fakes that
+ * answer, fail or drop calls on command.
+ */
+public interface JobManagerClient extends AutoCloseable {
+    CompletableFuture<RegisterTaskManagerResponse> register(RegisterTaskManagerRequest request);
+
+    CompletableFuture<JobManagerHeartbeat> heartbeat(TaskManagerHeartbeat heartbeat);
+
+    CompletableFuture<Ack> updateTaskState(TaskStateUpdate update);
+
+    CompletableFuture<Ack> sendOperatorEvent(OperatorEventFromTask event);
+
+    /** Ends every call in flight (they fail) and frees the connection. */
+    @Override
+    void close();
+
+    /** Connects to the JobManager at {@code address} (host:port). */
+    interface Factory {
+        JobManagerClient connect(String address);
+    }
+}

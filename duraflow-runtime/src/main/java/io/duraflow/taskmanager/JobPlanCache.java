@@ -1,0 +1,83 @@
+package io.duraflow.taskmanager;
+
+import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.proto.TaskDeployment;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * The plans of the jobs whose tasks this TaskManager runs, by job id. A plan is built once per
+ * job on a plan-build thread, never on the mailbox or a gRPC thread, because building runs the
+ * job's build() (user code), which may be slow or hang. A build that takes longer than
+ * {@code taskmanager.plan-build.timeout} fails, and its thread is interrupted, with an error that
+ * names the job class; a failed build is forgotten so that a later deployment tries again.
+ *
+ * <p>Mailbox only: the futures complete on other threads, but the map is touched only in mails.
+ */
+final class JobPlanCache {
+    private final Mailbox mailbox;
+    private final Executor planBuilds;
+    private final TaskExecutorServices.PlanBuilder planBuilder;
+    private final long timeoutMs;
+    /** Built, or being built; failed ones are evicted. */
+    private final Map<String, CompletableFuture<JobGraph>> plans = new LinkedHashMap<>();
+
+    JobPlanCache(Mailbox mailbox, Executor planBuilds, TaskExecutorServices.PlanBuilder planBuilder, long timeoutMs) {
+        this.mailbox = mailbox;
+        this.planBuilds = planBuilds;
+        this.planBuilder = planBuilder;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** The plan of the deployment's job; the future may complete on any thread. */
+    CompletableFuture<JobGraph> plan(TaskDeployment deployment) {
+        mailbox.assertRunningInMailbox();
+        String jobId = deployment.getAttempt().getJobId();
+        CompletableFuture<JobGraph> known = plans.get(jobId);
+        if (known != null) {
+            return known;
+        }
+        String jobClass = deployment.getJobClass();
+        CompletableFuture<JobGraph> plan = new CompletableFuture<>();
+        plans.put(jobId, plan);
+        CompletableFuture<Thread> builder = new CompletableFuture<>();
+        planBuilds.execute(() -> {
+            builder.complete(Thread.currentThread());
+            try {
+                plan.complete(planBuilder.build(jobClass, deployment.getParamsMap(),
+                        deployment.getDefaultParallelism()));
+            } catch (Throwable t) {
+                plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
+                        + " failed: " + TaskExecutor.oneLine(t), t));
+            }
+        });
+        Mailbox.Cancellable timeout = mailbox.schedule(() -> {
+            if (plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
+                    + " did not finish within " + timeoutMs + " ms (taskmanager.plan-build.timeout);"
+                    + " make sure its build() does not block"))) {
+                builder.thenAccept(Thread::interrupt);
+            }
+        }, timeoutMs);
+        plan.whenComplete((graph, error) -> mailbox.execute(() -> {
+            timeout.cancel();
+            if (error != null) {
+                plans.remove(jobId, plan);
+            }
+        }));
+        return plan;
+    }
+
+    /** The job ended here (its partitions were released): its plan is not needed any more. */
+    void forget(String jobId) {
+        mailbox.assertRunningInMailbox();
+        plans.remove(jobId);
+    }
+
+    /** The JobManager is gone: the next one deploys afresh. */
+    void clear() {
+        mailbox.assertRunningInMailbox();
+        plans.clear();
+    }
+}

@@ -1,0 +1,523 @@
+package io.duraflow.taskmanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.duraflow.config.ClusterOptions;
+import io.duraflow.config.Configuration;
+import io.duraflow.config.TaskManagerOptions;
+import io.duraflow.ha.LeaderInfo;
+import io.duraflow.ha.LeaderRetrieval;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.JobManagerHeartbeat;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
+import io.duraflow.rpc.proto.RequestSplit;
+import io.duraflow.rpc.proto.TaskAttemptState;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskState;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The TaskExecutor driven step by step: a manual mailbox and clock, fake JobManagers whose calls
+ * the test answers, fake tasks that end when the test says so. Nothing runs unless a test runs
+ * the mailbox, so each test sees exactly one interleaving.
+ */
+class TaskExecutorTest {
+    private static final String JOB = "job";
+    private static final String OWN_ADDRESS = "127.0.0.1:7000";
+    private static final LeaderInfo FIRST = new LeaderInfo("127.0.0.1:6001", "s1");
+    private static final LeaderInfo SECOND = new LeaderInfo("127.0.0.1:6002", "s2");
+    private static final long HEARTBEAT_MS = 1_000;
+    private static final long HEARTBEAT_TIMEOUT_MS = 5_000;
+    private static final JobGraph GRAPH = JobPlans.build(TinyJob.class.getName(), Map.of(), 1);
+
+    @TempDir
+    Path dir;
+
+    private final ManualMailbox mailbox = new ManualMailbox();
+    private final FakeJobManager jobManagers = new FakeJobManager();
+    private final List<Runnable> startedTaskThreads = new CopyOnWriteArrayList<>();
+    private final Map<String, FakeTask> tasks = new LinkedHashMap<>();
+    /** Plan builds run inline unless a test queues or threads them. */
+    private java.util.concurrent.Executor planBuilds = Runnable::run;
+    private TaskExecutorServices.PlanBuilder planBuilder = (jobClass, params, parallelism) -> GRAPH;
+    private final Announcer leaders = new Announcer();
+    private TaskExecutor executor;
+    private final List<ExecutorService> pools = new ArrayList<>();
+
+    private static final class FakeTask implements TaskExecutorServices.RunningTask {
+        boolean started;
+        boolean cancelled;
+        final List<OperatorEvent> events = new ArrayList<>();
+
+        @Override
+        public void run() {
+            started = true;
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+        }
+
+        @Override
+        public void deliver(OperatorEvent event) {
+            events.add(event);
+        }
+    }
+
+    /** Leader retrieval whose announcements the test makes. */
+    private static final class Announcer implements LeaderRetrieval {
+        Consumer<LeaderInfo> listener;
+
+        @Override
+        public void start(Consumer<LeaderInfo> listener) {
+            this.listener = listener;
+        }
+
+        @Override
+        public LeaderInfo awaitLeader(Duration timeout) {
+            return null;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** What a request's caller got back. */
+    private static final class Answer implements TaskExecutor.Reply {
+        boolean ok;
+        StatusRuntimeException refused;
+
+        @Override
+        public void ok() {
+            ok = true;
+        }
+
+        @Override
+        public void refuse(StatusRuntimeException error) {
+            refused = error;
+        }
+
+        boolean answered() {
+            return ok || refused != null;
+        }
+    }
+
+    @BeforeEach
+    void create() throws Exception {
+        Configuration config = new Configuration().set(TaskManagerOptions.SLOTS, 2)
+                .set(ClusterOptions.HEARTBEAT_INTERVAL, Duration.ofMillis(HEARTBEAT_MS))
+                .set(ClusterOptions.HEARTBEAT_TIMEOUT, Duration.ofMillis(HEARTBEAT_TIMEOUT_MS));
+        TaskExecutorServices services = new TaskExecutorServices(mailbox, jobManagers, startedTaskThreads::add,
+                runnable -> planBuilds.execute(runnable),
+                (jobClass, params, parallelism) -> planBuilder.build(jobClass, params, parallelism),
+                (deployment, graph, environment) -> {
+                    FakeTask task = new FakeTask();
+                    tasks.put(deployment.getAttempt().getSubtask() + "#" + deployment.getAttempt().getAttempt(), task);
+                    return task;
+                });
+        executor = new TaskExecutor(config, leaders, dir, services);
+        executor.begin(OWN_ADDRESS);
+    }
+
+    @AfterEach
+    void close() {
+        pools.forEach(ExecutorService::shutdownNow);
+    }
+
+    // ------------------------------------------------------------------ registration
+
+    @Test
+    void registersWithTheLeaderAndLetsRequestsOfItsSessionWaitForTheAnswer() {
+        leaders.listener.accept(FIRST);
+        mailbox.runDue();
+
+        assertThat(jobManagers.registrations).singleElement().satisfies(call -> {
+            assertThat(call.address()).isEqualTo(FIRST.address());
+            assertThat(call.request().getAddress()).isEqualTo(OWN_ADDRESS);
+            assertThat(call.request().getSlots()).isEqualTo(2);
+        });
+        Answer early = deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        assertThat(early.answered()).as("a deployment of the session being registered waits").isFalse();
+
+        answerRegistration(FIRST);
+
+        assertThat(early.ok).isTrue();
+        assertThat(startedTaskThreads).hasSize(1);
+    }
+
+    @Test
+    void refusesRequestsOfAnotherSession() {
+        register(FIRST);
+
+        Answer answer = deploy(SECOND, 0, 0);
+        mailbox.runDue();
+
+        assertThat(answer.refused.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(startedTaskThreads).isEmpty();
+    }
+
+    @Test
+    void aRefusedRegistrationFailsTheStartWithTheJobManagersReason() {
+        leaders.listener.accept(FIRST);
+        mailbox.runDue();
+
+        FakeJobManager.last(jobManagers.registrations).answer().completeExceptionally(Status.INVALID_ARGUMENT
+                .withDescription("TaskManager tm-x advertises address 'nowhere:1', but ...").asRuntimeException());
+        mailbox.runDue();
+
+        assertThatThrownBy(() -> executor.start(OWN_ADDRESS, 1_000)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("refused to register").hasMessageContaining("advertises address 'nowhere:1'");
+    }
+
+    // ------------------------------------------------------------------ slots
+
+    @Test
+    void deploysIntoFreeSlotsAndRefusesWhenAllAreBusy() {
+        register(FIRST);
+
+        Answer first = deploy(FIRST, 0, 0);
+        Answer second = deploy(FIRST, 1, 0);
+        Answer third = deploy(FIRST, 2, 0);
+        mailbox.runDue();
+
+        assertThat(first.ok).isTrue();
+        assertThat(second.ok).isTrue();
+        assertThat(third.refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(startedTaskThreads).hasSize(2);
+
+        endTask(attempt(0, 0), TaskState.FINISHED);
+        Answer again = deploy(FIRST, 2, 0);
+        mailbox.runDue();
+
+        assertThat(again.ok).as("the finished task's slot is free").isTrue();
+        assertThat(startedTaskThreads).hasSize(3);
+    }
+
+    @Test
+    void aDeploymentOfAnAttemptThatAlreadyRanIsRefused() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        Answer twice = deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        assertThat(twice.refused.getStatus().getCode()).isEqualTo(Status.Code.ALREADY_EXISTS);
+    }
+
+    // ------------------------------------------------------------------ cancel
+
+    @Test
+    void cancelStopsARunningTask() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        Answer answer = new Answer();
+        executor.cancel(FIRST.sessionId(), attempt(0, 0), answer);
+        mailbox.runDue();
+
+        assertThat(answer.ok).isTrue();
+        assertThat(tasks.get("0#0").cancelled).isTrue();
+    }
+
+    @Test
+    void cancelEndsATaskWaitingForItsPlanWhichThenNeverStarts() {
+        List<Runnable> queuedBuilds = new ArrayList<>();
+        planBuilds = queuedBuilds::add;
+        register(FIRST);
+        Answer deployed = deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        assertThat(deployed.ok).isTrue();
+
+        executor.cancel(FIRST.sessionId(), attempt(0, 0), new Answer());
+        mailbox.runDue();
+        queuedBuilds.forEach(Runnable::run);
+        mailbox.runDue();
+
+        assertThat(reportsOf(TaskState.CANCELED)).hasSize(1);
+        assertThat(startedTaskThreads).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ leader change
+
+    @Test
+    void aNewLeaderCancelsTheTasksAndGetsARegistrationWhileTheOldSessionIsRefused() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+
+        assertThat(tasks.get("0#0").cancelled).isTrue();
+        assertThat(jobManagers.closed).containsExactly(FIRST.address());
+        assertThat(jobManagers.registrations).as("not while the cancelled task holds its slot").hasSize(1);
+
+        endTask(FIRST.sessionId(), attempt(0, 0), TaskState.CANCELED);
+
+        assertThat(FakeJobManager.last(jobManagers.registrations).address()).isEqualTo(SECOND.address());
+        answerRegistration(SECOND);
+        Answer stale = deploy(FIRST, 1, 0);
+        mailbox.runDue();
+
+        assertThat(stale.refused.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(heartbeat().getTasksList()).as("the old leader's report went with it").isEmpty();
+    }
+
+    @Test
+    void missedHeartbeatsLoseTheJobManagerAndRegisterAgain() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        int registrations = jobManagers.registrations.size();
+
+        for (long waited = 0; waited <= HEARTBEAT_TIMEOUT_MS; waited += HEARTBEAT_MS) {
+            mailbox.advance(HEARTBEAT_MS);
+            FakeJobManager.last(jobManagers.heartbeats).answer()
+                    .completeExceptionally(Status.UNAVAILABLE.asRuntimeException());
+            mailbox.runDue();
+        }
+
+        assertThat(tasks.get("0#0").cancelled).isTrue();
+        assertThat(jobManagers.registrations).as("not while the cancelled task holds its slot")
+                .hasSize(registrations);
+
+        endTask(attempt(0, 0), TaskState.CANCELED);
+
+        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+    }
+
+    @Test
+    void aCancelledTaskThatDoesNotLeaveItsSlotDelaysTheRegistrationOnlyForAHeartbeatTimeout() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+        assertThat(jobManagers.registrations).hasSize(1);
+
+        mailbox.advance(HEARTBEAT_TIMEOUT_MS);
+
+        assertThat(FakeJobManager.last(jobManagers.registrations).address()).isEqualTo(SECOND.address());
+    }
+
+    // ------------------------------------------------------------------ final reports
+
+    @Test
+    void aFinalReportWhoseCallFailedGoesWithEveryHeartbeatUntilAcknowledged() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        endTask(attempt(0, 0), TaskState.FINISHED);
+        FakeJobManager.last(jobManagers.reports).answer().completeExceptionally(
+                Status.UNAVAILABLE.withDescription("io exception").asRuntimeException());
+        mailbox.runDue();
+
+        var first = heartbeat();
+        assertThat(first.getTasksList()).singleElement().satisfies(task -> {
+            assertThat(task.getState()).isEqualTo(TaskState.FINISHED);
+            assertThat(task.getFinalReport().getAttempt()).isEqualTo(attempt(0, 0));
+            assertThat(task.getFinalReport().getRecordsOut()).isEqualTo(42);
+        });
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(true).build());
+        assertThat(heartbeat().getTasksList()).as("not acknowledged: carried again").hasSize(1);
+
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(true).addAcknowledgedReports(attempt(0, 0))
+                .build());
+
+        assertThat(heartbeat().getTasksList()).isEmpty();
+    }
+
+    @Test
+    void aFinalReportWhoseCallSucceededIsForgotten() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        deploy(FIRST, 1, 0);
+        mailbox.runDue();
+
+        endTask(attempt(0, 0), TaskState.FINISHED);
+        var whileSending = heartbeat();
+        assertThat(whileSending.getTasksList()).filteredOn(task -> task.getAttempt().equals(attempt(0, 0)))
+                .singleElement().as("the report is on its way: the heartbeat names it but does not carry it")
+                .satisfies(task -> {
+                    assertThat(task.getState()).isEqualTo(TaskState.FINISHED);
+                    assertThat(task.hasFinalReport()).isFalse();
+                });
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(true).build());
+        FakeJobManager.last(jobManagers.reports).answer().complete(Ack.getDefaultInstance());
+        mailbox.runDue();
+
+        assertThat(heartbeat().getTasksList()).extracting(TaskAttemptState::getAttempt)
+                .as("only the running task").containsExactly(attempt(1, 0));
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    @Test
+    void aJobWhoseBuildBlocksFailsTheDeploymentNamingTheJobClassAndItsBuildIsInterrupted() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        pools.add(pool);
+        planBuilds = pool;
+        planBuilder = JobPlans::build;
+        register(FIRST);
+        Answer deployed = new Answer();
+        executor.deploy(TaskDeployment.newBuilder().setJmSessionId(FIRST.sessionId()).setAttempt(attempt(0, 0))
+                .setJobClass(BlockingBuildJob.class.getName()).setDefaultParallelism(1).setFingerprint("f")
+                .setParallelism(1).build(), deployed);
+        mailbox.runDue();
+        assertThat(deployed.ok).isTrue();
+        assertThat(BlockingBuildJob.BUILDING.await(10, TimeUnit.SECONDS)).isTrue();
+
+        mailbox.advance(TaskManagerOptions.PLAN_BUILD_TIMEOUT.defaultValue().toMillis() - 1);
+        assertThat(reportsOf(TaskState.FAILED)).as("not before the timeout").isEmpty();
+        mailbox.advance(1);
+
+        assertThat(reportsOf(TaskState.FAILED)).singleElement().satisfies(report -> assertThat(report.getFailure())
+                .isEqualTo("building the plan of job class " + BlockingBuildJob.class.getName()
+                        + " did not finish within 60000 ms (taskmanager.plan-build.timeout);"
+                        + " make sure its build() does not block"));
+        assertThat(BlockingBuildJob.INTERRUPTED.await(10, TimeUnit.SECONDS)).as("the build was interrupted")
+                .isTrue();
+        assertThat(startedTaskThreads).isEmpty();
+        assertThat(deploy(FIRST, 1, 0)).as("the slot is free again").satisfies(answer -> {
+            mailbox.runDue();
+            assertThat(answer.ok).isTrue();
+        });
+    }
+
+    @Test
+    void aPlanBuildThatThrowsFailsTheDeploymentAndTheNextDeploymentBuildsAgain() {
+        int[] builds = {0};
+        planBuilder = (jobClass, params, parallelism) -> {
+            if (builds[0]++ == 0) {
+                throw new IllegalArgumentException("no such parameter 'x'");
+            }
+            return GRAPH;
+        };
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        assertThat(reportsOf(TaskState.FAILED)).singleElement().satisfies(report -> assertThat(report.getFailure())
+                .isEqualTo("building the plan of job class " + TinyJob.class.getName()
+                        + " failed: IllegalArgumentException: no such parameter 'x'"));
+
+        deploy(FIRST, 0, 1);
+        mailbox.runDue();
+
+        assertThat(builds[0]).isEqualTo(2);
+        assertThat(startedTaskThreads).hasSize(1);
+    }
+
+    // ------------------------------------------------------------------ operator events and threads
+
+    @Test
+    void operatorEventsCarryTheSessionThatDeployedTheTask() throws Exception {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        OperatorEventFromTask event = OperatorEventFromTask.newBuilder().setAttempt(attempt(0, 0)).setNodeId(1)
+                .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build();
+
+        CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> executor.sendOperatorEvent(event));
+        await().atMost(Duration.ofSeconds(10)).until(() -> mailbox.due() > 0);
+        mailbox.runDue();
+        FakeJobManager.last(jobManagers.operatorEvents).answer().complete(Ack.getDefaultInstance());
+
+        sent.get(10, TimeUnit.SECONDS);
+        assertThat(FakeJobManager.last(jobManagers.operatorEvents).request().getJmSessionId())
+                .isEqualTo(FIRST.sessionId());
+    }
+
+    @Test
+    void stateChangingMethodsRefuseToRunOutsideTheMailbox() {
+        assertThatThrownBy(() -> executor.followLeader(FIRST)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("mailbox");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void register(LeaderInfo leader) {
+        leaders.listener.accept(leader);
+        mailbox.runDue();
+        answerRegistration(leader);
+    }
+
+    private void answerRegistration(LeaderInfo leader) {
+        FakeJobManager.last(jobManagers.registrations).answer().complete(RegisterTaskManagerResponse.newBuilder()
+                .setJmSessionId(leader.sessionId()).build());
+        mailbox.runDue();
+    }
+
+    /** The next heartbeat the executor sends (the clock moves one interval). */
+    private io.duraflow.rpc.proto.TaskManagerHeartbeat heartbeat() {
+        int before = jobManagers.heartbeats.size();
+        mailbox.advance(HEARTBEAT_MS);
+        assertThat(jobManagers.heartbeats).hasSize(before + 1);
+        return FakeJobManager.last(jobManagers.heartbeats).request();
+    }
+
+    private void answerHeartbeat(JobManagerHeartbeat answer) {
+        FakeJobManager.last(jobManagers.heartbeats).answer().complete(answer);
+        mailbox.runDue();
+    }
+
+    private Answer deploy(LeaderInfo leader, int subtask, int attemptNumber) {
+        Answer answer = new Answer();
+        executor.deploy(TaskDeployment.newBuilder().setJmSessionId(leader.sessionId())
+                .setAttempt(attempt(subtask, attemptNumber)).setJobClass(TinyJob.class.getName())
+                .setDefaultParallelism(1).setFingerprint(GRAPH.fingerprint()).setParallelism(1).build(), answer);
+        return answer;
+    }
+
+    /** What a task thread does when its task ends: free the slot, then report. */
+    private void endTask(AttemptId attempt, TaskState state) {
+        endTask(FakeJobManager.last(jobManagers.registrations).answer().join().getJmSessionId(), attempt, state);
+    }
+
+    private void endTask(String session, AttemptId attempt, TaskState state) {
+        executor.releaseSlot(attempt);
+        executor.reportState(TaskStateUpdate.newBuilder().setJmSessionId(session).setTmId(executor.taskManagerId())
+                .setAttempt(attempt).setState(state).setRecordsOut(42).build());
+        mailbox.runDue();
+    }
+
+    private List<TaskStateUpdate> reportsOf(TaskState state) {
+        return jobManagers.reports.stream().map(FakeJobManager.Call::request).filter(r -> r.getState() == state)
+                .toList();
+    }
+
+    private static AttemptId attempt(int subtask, int attemptNumber) {
+        return AttemptId.newBuilder().setJobId(JOB).setVertex(0).setSubtask(subtask).setAttempt(attemptNumber).build();
+    }
+}
