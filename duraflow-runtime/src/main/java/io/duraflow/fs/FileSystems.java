@@ -68,7 +68,8 @@ public final class FileSystems {
                 return LocalFileSystem.INSTANCE;
             }
         });
-        for (FileSystemFactory factory : ServiceLoader.load(FileSystemFactory.class, FileSystems.class.getClassLoader())) {
+        ClassLoader loader = FileSystems.class.getClassLoader();
+        for (FileSystemFactory factory : ServiceLoader.load(FileSystemFactory.class, loader)) {
             factories.putIfAbsent(factory.scheme(), factory);
         }
         return factories;

@@ -86,10 +86,10 @@ public final class LocalFileSystem implements FileSystem {
         if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
             throw new FileSystemException(file.toString(), null, "is a directory, so it cannot be created as a file");
         }
-        StandardOpenOption create = mode == WriteMode.EXCLUSIVE ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE;
         FileChannel channel = mode == WriteMode.EXCLUSIVE
-                ? FileChannel.open(path, create, StandardOpenOption.WRITE)
-                : FileChannel.open(path, create, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+                ? FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+                : FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING);
         return new LocalOutputStream(channel, parent);
     }
 

@@ -48,7 +48,8 @@ public final class HighAvailabilityServices implements AutoCloseable {
         FsPath clusterStorage = JobStores.clusterDirectory(config);
         FileSystem fileSystem = JobStores.clusterFileSystem(config);
         boolean zk = config.get(HighAvailabilityOptions.TYPE) == HighAvailabilityType.ZOOKEEPER;
-        return new HighAvailabilityServices(config, fileSystem, clusterStorage, zk ? ZooKeeperClients.start(config) : null);
+        CuratorFramework zooKeeper = zk ? ZooKeeperClients.start(config) : null;
+        return new HighAvailabilityServices(config, fileSystem, clusterStorage, zooKeeper);
     }
 
     public boolean isZooKeeper() {

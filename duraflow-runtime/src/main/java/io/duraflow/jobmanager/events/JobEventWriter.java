@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The log lives on any {@link FileSystem} whose {@link FsOutputStream#sync()} makes appends
  * durable (local disk, HDFS). Records are complete in every write call, so a crash tears at most
- * the last record of the file, which readers ignore. Event order in the file is the order of {@link #append} calls;
- * the events of one calling thread keep their order.
+ * the last record of the file, which readers ignore. Event order in the file is the order of
+ * {@link #append} calls; the events of one calling thread keep their order.
  *
  * <p><b>Failure.</b> The log is an aid to recovery, not a condition of running: a failed write
  * or file creation, an event over {@link JobEventLogFormat#MAX_PAYLOAD_BYTES}, or a writer that
@@ -107,7 +107,8 @@ public final class JobEventWriter implements AutoCloseable {
      * @param flushInterval longest time an event waits in the buffer, counted from the oldest unwritten event
      */
     public JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval) {
-        this(fileSystem, dir, bufferBytes, flushInterval, ownThread(), file -> fileSystem.create(file, WriteMode.EXCLUSIVE));
+        this(fileSystem, dir, bufferBytes, flushInterval, ownThread(),
+                file -> fileSystem.create(file, WriteMode.EXCLUSIVE));
     }
 
     /** A writer of a log in a local directory; see {@link #JobEventWriter(FileSystem, FsPath, long, Duration)}. */
