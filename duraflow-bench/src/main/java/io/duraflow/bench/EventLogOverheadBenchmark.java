@@ -140,7 +140,7 @@ public final class EventLogOverheadBenchmark {
      * files while it runs (the job's cleanup deletes them right after it ends).
      */
     private Run run(String jobId, boolean eventLog, boolean linkLog) throws Exception {
-        Path logDirectory = ha.jobDirectory(jobId).resolve(Dispatcher.JOB_EVENTS_DIRECTORY);
+        Path logDirectory = ha.jobDirectory(jobId).resolve(Dispatcher.JOB_EVENTS_DIRECTORY).toLocalPath();
         Path links = linkRoot.resolve(jobId);
         if (linkLog) {
             Files.createDirectories(links);

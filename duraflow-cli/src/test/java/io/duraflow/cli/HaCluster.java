@@ -486,7 +486,7 @@ final class HaCluster implements AutoCloseable {
 
     /** {@code <storage-dir>/default}: job-graphs/, job-result-store/, jobs/. */
     Path clusterStorage() {
-        return ha.clusterStorage();
+        return ha.clusterStorage().toLocalPath();
     }
 
     Path jobGraphFile(String jobId) {
@@ -507,7 +507,7 @@ final class HaCluster implements AutoCloseable {
 
     /** The job's own directory; cleanup deletes it. */
     Path jobDirectory(String jobId) {
-        return ha.jobDirectory(jobId);
+        return ha.jobDirectory(jobId).toLocalPath();
     }
 
     /** Names of the files in the result store that belong to the job (also temp files). */

@@ -3,10 +3,11 @@ package io.duraflow.ha;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.HighAvailabilityOptions;
 import io.duraflow.config.HighAvailabilityOptions.HighAvailabilityType;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.store.JobGraphStore;
 import io.duraflow.jobmanager.store.JobResultStore;
 import io.duraflow.jobmanager.store.JobStores;
-import java.nio.file.Path;
 import java.time.Clock;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -19,24 +20,36 @@ import org.apache.curator.framework.CuratorFramework;
  *   jobs/&lt;jobId&gt;/                     per-job data (event log, checkpoints), deleted by cleanup
  * </pre>
  * With {@code none} the stores are the same files under the cluster's work directory, so
- * results survive a restart; election is trivial and the JobManager address is configured.
+ * results survive a restart; election is trivial and the JobManager address is configured. The
+ * storage directory is a local path or a URI; its scheme picks the {@link FileSystem}, checked
+ * when the services are created.
  */
 public final class HighAvailabilityServices implements AutoCloseable {
     private final Configuration config;
     private final CuratorFramework zooKeeper;
-    private final Path clusterStorage;
+    private final FileSystem fileSystem;
+    private final FsPath clusterStorage;
     private JobResultStore jobResultStore;
     private JobGraphStore jobGraphStore;
 
-    private HighAvailabilityServices(Configuration config, CuratorFramework zooKeeper) {
+    private HighAvailabilityServices(Configuration config, FileSystem fileSystem, FsPath clusterStorage,
+            CuratorFramework zooKeeper) {
         this.config = config;
+        this.fileSystem = fileSystem;
+        this.clusterStorage = clusterStorage;
         this.zooKeeper = zooKeeper;
-        this.clusterStorage = JobStores.clusterDirectory(config).toAbsolutePath().normalize();
     }
 
+    /**
+     * @throws io.duraflow.config.IllegalConfigurationException if no file system serves the
+     *     scheme of {@code high-availability.storage-dir}; checked before ZooKeeper is contacted
+     */
     public static HighAvailabilityServices create(Configuration config) {
+        FsPath clusterStorage = JobStores.clusterDirectory(config);
+        FileSystem fileSystem = JobStores.clusterFileSystem(config);
         boolean zk = config.get(HighAvailabilityOptions.TYPE) == HighAvailabilityType.ZOOKEEPER;
-        return new HighAvailabilityServices(config, zk ? ZooKeeperClients.start(config) : null);
+        CuratorFramework zooKeeper = zk ? ZooKeeperClients.start(config) : null;
+        return new HighAvailabilityServices(config, fileSystem, clusterStorage, zooKeeper);
     }
 
     public boolean isZooKeeper() {
@@ -66,12 +79,22 @@ public final class HighAvailabilityServices implements AutoCloseable {
         return jobGraphStore;
     }
 
-    /** Where a job's own durable data lives; deleted when the job is cleaned up. */
-    public Path jobDirectory(String jobId) {
-        return clusterStorage.resolve("jobs").resolve(jobId);
+    /** The file system of {@link #clusterStorage()}, and so of every job directory. */
+    public FileSystem fileSystem() {
+        return fileSystem;
     }
 
-    public Path clusterStorage() {
+    /** Where the jobs' own durable data lives, one {@link #jobDirectory} per job. */
+    public FsPath jobsDirectory() {
+        return clusterStorage.resolve("jobs");
+    }
+
+    /** Where a job's own durable data lives; deleted when the job is cleaned up. */
+    public FsPath jobDirectory(String jobId) {
+        return jobsDirectory().resolve(jobId);
+    }
+
+    public FsPath clusterStorage() {
         return clusterStorage;
     }
 

@@ -18,12 +18,10 @@ import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.grpc.Status;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -51,7 +49,7 @@ public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
     /** The event log of a job, under its job directory. */
-    public static final String JOB_EVENTS_DIRECTORY = JobFactory.JOB_EVENTS_DIRECTORY;
+    public static final String JOB_EVENTS_DIRECTORY = JobDirectories.JOB_EVENTS_DIRECTORY;
 
     /** Results whose summaries (without collected records) a leader keeps in memory; older ones are read from the store. */
     static final int MAX_RESULT_SUMMARIES = 1_000;
@@ -63,7 +61,7 @@ public final class Dispatcher {
      * @param userCode runs the jobs' own code (plan building), bounded by a time limit
      * @param stillLeads asks the election, with a round trip, whether a session still leads
      */
-    public record Services(JobResultStore results, JobGraphStore jobGraphs, Function<String, Path> jobDirectory,
+    public record Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
             CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
             Predicate<String> stillLeads) {}
 
@@ -87,7 +85,7 @@ public final class Dispatcher {
         this.registry = new JobRegistry(clusterConfig.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(),
                 MAX_RESULT_SUMMARIES);
         JobFactory factory = new JobFactory(clusterConfig, sessionId, resourceManager, mainThread, clock,
-                services.jobDirectory(), services.userCode(), this::jobTerminated);
+                services.jobDirectories(), services.userCode(), this::jobTerminated);
         JobCleanup.DispatcherLifecycle lifecycle = () -> closed;
         this.cleanup = new JobCleanup(services, resourceManager, mainThread, clock, this::requireLeadership, lifecycle,
                 this::resultStored);

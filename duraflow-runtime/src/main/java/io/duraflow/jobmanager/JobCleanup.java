@@ -4,16 +4,12 @@ import io.duraflow.jobmanager.store.JobResultEntry;
 import io.duraflow.jobmanager.store.JobResultEntryExistsException;
 import io.duraflow.util.Failpoints;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,7 +123,8 @@ final class JobCleanup {
             try {
                 requireLeadership.run();
                 services.jobGraphs().remove(jobId);
-                deleteTree(services.jobDirectory().apply(jobId));
+                services.jobDirectories().fileSystem().deleteRecursively(
+                        services.jobDirectories().jobDirectory(jobId));
                 requireLeadership.run();
                 services.results().markResultAsClean(jobId);
             } catch (IOException e) {
@@ -183,14 +180,4 @@ final class JobCleanup {
         return cause;
     }
 
-    private static void deleteTree(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
-    }
 }

@@ -6,6 +6,7 @@ import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobManagerOptions;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RestartStrategyType;
+import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.events.RecordingJobEventLog;
 import io.duraflow.jobmanager.scheduler.JobMaster;
@@ -15,7 +16,6 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +23,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -33,27 +32,24 @@ import java.util.function.LongSupplier;
  * recovery is on.
  */
 final class JobFactory {
-    /** The event log of a job, under its job directory. */
-    static final String JOB_EVENTS_DIRECTORY = "job-events";
-
     private final Configuration clusterConfig;
     private final String sessionId;
     private final ResourceManager resourceManager;
     private final Scheduler mainThread;
     private final LongSupplier clock;
-    private final Function<String, Path> jobDirectory;
+    private final JobDirectories jobDirectories;
     private final Executor userCode;
     private final JobMaster.TerminationListener terminated;
 
     JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Scheduler mainThread,
-            LongSupplier clock, Function<String, Path> jobDirectory, Executor userCode,
+            LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
             JobMaster.TerminationListener terminated) {
         this.clusterConfig = clusterConfig;
         this.sessionId = sessionId;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.clock = clock;
-        this.jobDirectory = jobDirectory;
+        this.jobDirectories = jobDirectories;
         this.userCode = userCode;
         this.terminated = terminated;
     }
@@ -129,7 +125,8 @@ final class JobFactory {
                 terminated, job.submittedAtMs());
         JobEventWriter writer = null;
         if (JobRecoveryOptions.isEnabled(built.config())) {
-            writer = JobEventWriter.create(eventLogDirectory(job.jobId()), built.config());
+            writer = JobEventWriter.create(jobDirectories.fileSystem(), eventLogDirectory(job.jobId()),
+                    built.config());
             master.eventLog(new RecordingJobEventLog(writer, clock));
         }
         return new Created(master, writer);
@@ -138,12 +135,13 @@ final class JobFactory {
     /** A new job master and its event log writer, or null. */
     record Created(JobMaster job, JobEventWriter writer) {}
 
-    Path eventLogDirectory(String jobId) {
-        return jobDirectory.apply(jobId).resolve(JOB_EVENTS_DIRECTORY);
+    FsPath eventLogDirectory(String jobId) {
+        return jobDirectories.eventLogDirectory(jobId);
     }
 
-    Path jobDirectory(String jobId) {
-        return jobDirectory.apply(jobId);
+    /** Where the jobs' directories are. */
+    JobDirectories jobDirectories() {
+        return jobDirectories;
     }
 
     static JobSettings settings(Configuration config, int parallelism) {

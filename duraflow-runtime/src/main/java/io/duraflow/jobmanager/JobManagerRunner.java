@@ -120,8 +120,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         ResourceManager resourceManager = new ResourceManager(sessionId, mainThread, System::currentTimeMillis,
                 heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
         Dispatcher.Services services = new Dispatcher.Services(ha.jobResultStore(), ha.jobGraphStore(),
-                ha::jobDirectory, CleanupRetryPolicy.fromConfiguration(config), io, userCode, () -> giveUpLeadership(sessionId),
-                election::stillLeads);
+                new JobDirectories(ha.fileSystem(), ha.jobsDirectory()), CleanupRetryPolicy.fromConfiguration(config),
+                io, userCode, () -> giveUpLeadership(sessionId), election::stillLeads);
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
         Scheduler.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {

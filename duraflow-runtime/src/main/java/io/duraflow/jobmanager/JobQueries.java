@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventFormatter;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.scheduler.JobMaster;
@@ -12,8 +14,6 @@ import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.grpc.Status;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -134,14 +134,16 @@ final class JobQueries {
     /** The job's event log in readable form, read from storage. */
     CompletableFuture<JobEvents> events(String jobId) {
         requireValid(jobId);
-        Path directory = factory.eventLogDirectory(jobId);
+        FsPath directory = factory.eventLogDirectory(jobId);
+        FileSystem fileSystem = factory.jobDirectories().fileSystem();
         return CompletableFuture.supplyAsync(() -> {
-            if (!Files.isDirectory(directory)) {
-                throw new CompletionException(Status.NOT_FOUND.withDescription("no event log for job '" + jobId
-                        + "' (the job is unknown, job recovery is off, or its data was cleaned up)").asRuntimeException());
-            }
             try {
-                var read = JobEventReader.readAll(directory);
+                if (!fileSystem.exists(directory)) {
+                    throw new CompletionException(Status.NOT_FOUND.withDescription("no event log for job '" + jobId
+                            + "' (the job is unknown, job recovery is off, or its data was cleaned up)")
+                            .asRuntimeException());
+                }
+                var read = JobEventReader.readAll(fileSystem, directory);
                 var events = JobEvents.newBuilder().addAllWarnings(read.warnings());
                 for (var event : read.events()) {
                     events.addLines(JobEventFormatter.format(event));

@@ -1,6 +1,9 @@
 package io.duraflow.jobmanager;
 
 import io.duraflow.config.JobRecoveryOptions;
+import io.duraflow.fs.FileStatus;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
@@ -14,8 +17,6 @@ import io.duraflow.jobmanager.store.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.HeldPartition;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,7 +28,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -176,12 +176,13 @@ final class StoredJobRecovery {
 
     /** Reads a stored job's event log on an I/O thread; a damaged log means a full restart. */
     private StoredJob readEventLog(SubmittedJob job) {
-        Path directory = factory.eventLogDirectory(job.jobId());
-        if (!Files.isDirectory(directory)) {
-            return new StoredJob(job, List.of(), "");
-        }
+        FsPath directory = factory.eventLogDirectory(job.jobId());
+        FileSystem fileSystem = factory.jobDirectories().fileSystem();
         try {
-            JobEventReader.ReadResult read = JobEventReader.readAll(directory);
+            if (!fileSystem.exists(directory)) {
+                return new StoredJob(job, List.of(), "");
+            }
+            JobEventReader.ReadResult read = JobEventReader.readAll(fileSystem, directory);
             read.warnings().forEach(w -> LOG.warn("Job {}: {}", job.jobId(), w));
             return new StoredJob(job, read.events(), "");
         } catch (IOException e) {
@@ -256,11 +257,12 @@ final class StoredJobRecovery {
      * ignored by the next replay.
      */
     private void restartFromScratch(JobMaster job, String reason) {
-        Path directory = factory.eventLogDirectory(job.jobId());
+        FsPath directory = factory.eventLogDirectory(job.jobId());
+        FileSystem fileSystem = factory.jobDirectories().fileSystem();
         CompletableFuture.runAsync(() -> {
-            try (Stream<Path> files = Files.exists(directory) ? Files.list(directory) : Stream.empty()) {
-                for (Path file : files.toList()) {
-                    Files.deleteIfExists(file);
+            try {
+                for (FileStatus file : fileSystem.listIfExists(directory)) {
+                    fileSystem.deleteRecursively(file.path());
                 }
             } catch (IOException e) {
                 LOG.warn("Cannot delete the old event log of job {}: {}", job.jobId(), e.getMessage());

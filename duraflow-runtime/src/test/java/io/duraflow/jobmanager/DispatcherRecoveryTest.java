@@ -93,7 +93,7 @@ class DispatcherRecoveryTest {
         RecordingGateways taskManagers = new RecordingGateways(main);
         ResourceManager resourceManager = new ResourceManager(main, main::now, 60_000, taskManagers);
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
-                jobId -> tempDir.resolve("jobs").resolve(jobId), CleanupRetryPolicy.none(), io, Runnable::run, () -> { },
+                JobDirectories.local(tempDir.resolve("jobs")), CleanupRetryPolicy.none(), io, Runnable::run, () -> { },
                 s -> s.equals(leadingSession));
         Leader leader = new Leader(session, new Dispatcher(CONFIG, session, resourceManager, main, main::now,
                 services), resourceManager, taskManagers);

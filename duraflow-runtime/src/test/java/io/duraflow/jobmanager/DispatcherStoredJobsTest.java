@@ -75,7 +75,7 @@ class DispatcherStoredJobsTest {
         }
         ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
-                jobId -> tempDir.resolve("jobs").resolve(jobId), CleanupRetryPolicy.none(), Runnable::run,
+                JobDirectories.local(tempDir.resolve("jobs")), CleanupRetryPolicy.none(), Runnable::run,
                 Runnable::run, gaveUp::incrementAndGet, s -> true);
         return new Dispatcher(config, session, resourceManager, main, main::now, services);
     }

@@ -78,7 +78,7 @@ class DispatcherTest {
     private Dispatcher dispatcher(String session, CleanupRetryPolicy policy) {
         ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
-                jobId -> tempDir.resolve("jobs").resolve(jobId), policy, Runnable::run, Runnable::run, gaveUp::incrementAndGet,
+                JobDirectories.local(tempDir.resolve("jobs")), policy, Runnable::run, Runnable::run, gaveUp::incrementAndGet,
                 s -> leads.get());
         return new Dispatcher(new Configuration(), session, resourceManager, main, main::now, services);
     }

@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager.events;
 
+import io.duraflow.fs.FsPath;
 import java.io.IOException;
-import java.nio.file.Path;
 
 /**
  * A job event log that cannot be replayed: a checksum mismatch, an impossible record length, a
@@ -13,18 +13,18 @@ import java.nio.file.Path;
  * job again. A torn last record (a crash while writing) is not corruption; see {@link JobEventReader}.
  */
 public final class CorruptJobEventLogException extends IOException {
-    private final transient Path file;
+    private final transient FsPath file;
     private final long offset;
     private final String reason;
 
-    public CorruptJobEventLogException(Path file, long offset, String reason) {
+    public CorruptJobEventLogException(FsPath file, long offset, String reason) {
         super("corrupt job event log " + file + " at offset " + offset + ": " + reason);
         this.file = file;
         this.offset = offset;
         this.reason = reason;
     }
 
-    public Path file() {
+    public FsPath file() {
         return file;
     }
 

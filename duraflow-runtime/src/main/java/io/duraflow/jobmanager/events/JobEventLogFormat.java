@@ -1,14 +1,13 @@
 package io.duraflow.jobmanager.events;
 
 import com.google.protobuf.CodedOutputStream;
+import io.duraflow.fs.FileStatus;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -27,7 +26,7 @@ import java.util.zip.CRC32C;
  *     ...                        indices are decimal without leading zeros and have no gaps
  * </pre>
  *
- * A session creates its file (with {@code CREATE_NEW}, index = highest existing index + 1) when it
+ * A session creates its file (exclusively, index = highest existing index + 1) when it
  * writes its first batch of events, so a session that records nothing leaves no file. Reading the
  * files in index order gives the job's events in the order they were recorded.
  *
@@ -128,17 +127,13 @@ public final class JobEventLogFormat {
     }
 
     /** The log files in a directory by index; other files are ignored; empty if the directory does not exist. */
-    static SortedMap<Integer, Path> listFiles(Path dir) throws IOException {
-        SortedMap<Integer, Path> files = new TreeMap<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path entry : entries) {
-                Matcher m = FILE_NAME.matcher(entry.getFileName().toString());
-                if (m.matches()) {
-                    files.put(Integer.parseInt(m.group(1)), entry);
-                }
+    static SortedMap<Integer, FsPath> listFiles(FileSystem fileSystem, FsPath dir) throws IOException {
+        SortedMap<Integer, FsPath> files = new TreeMap<>();
+        for (FileStatus entry : fileSystem.listIfExists(dir)) {
+            Matcher m = FILE_NAME.matcher(entry.path().name());
+            if (m.matches()) {
+                files.put(Integer.parseInt(m.group(1)), entry.path());
             }
-        } catch (NoSuchFileException e) {
-            return files;
         }
         return files;
     }

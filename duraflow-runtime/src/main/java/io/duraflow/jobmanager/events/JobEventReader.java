@@ -1,12 +1,14 @@
 package io.duraflow.jobmanager.events;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -65,30 +67,41 @@ public final class JobEventReader {
      * @throws CorruptJobEventLogException if the log is corrupt; recovery must then restart the job from scratch
      * @throws IOException if a file cannot be read
      */
-    public static ReadResult readAll(Path dir) throws IOException {
+    public static ReadResult readAll(FileSystem fileSystem, FsPath dir) throws IOException {
         List<JobEvent> events = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
-        SortedMap<Integer, Path> files = JobEventLogFormat.listFiles(dir);
+        SortedMap<Integer, FsPath> files = JobEventLogFormat.listFiles(fileSystem, dir);
         int expected = 0;
-        for (Map.Entry<Integer, Path> file : files.entrySet()) {
+        for (Map.Entry<Integer, FsPath> file : files.entrySet()) {
             if (file.getKey() != expected) {
                 throw new CorruptJobEventLogException(dir.resolve(JobEventLogFormat.fileName(expected)), 0,
-                        "missing, but " + file.getValue().getFileName() + " exists");
+                        "missing, but " + file.getValue().name() + " exists");
             }
-            readFile(file.getValue(), events, warnings);
+            readFile(fileSystem, file.getValue(), events, warnings);
             expected++;
         }
         return new ReadResult(events, warnings);
     }
 
+    /** {@link #readAll(FileSystem, FsPath)} of a local directory. */
+    public static ReadResult readAll(Path dir) throws IOException {
+        return readAll(LocalFileSystem.INSTANCE, FsPath.of(dir));
+    }
+
     /** The index of the next file a new session creates: one more than the highest existing index, 0 if none. */
-    public static int nextFileIndex(Path dir) throws IOException {
-        SortedMap<Integer, Path> files = JobEventLogFormat.listFiles(dir);
+    public static int nextFileIndex(FileSystem fileSystem, FsPath dir) throws IOException {
+        SortedMap<Integer, FsPath> files = JobEventLogFormat.listFiles(fileSystem, dir);
         return files.isEmpty() ? 0 : Math.addExact(files.lastKey(), 1);
     }
 
-    private static void readFile(Path file, List<JobEvent> events, List<String> warnings) throws IOException {
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+    /** {@link #nextFileIndex(FileSystem, FsPath)} of a local directory. */
+    public static int nextFileIndex(Path dir) throws IOException {
+        return nextFileIndex(LocalFileSystem.INSTANCE, FsPath.of(dir));
+    }
+
+    private static void readFile(FileSystem fileSystem, FsPath file, List<JobEvent> events, List<String> warnings)
+            throws IOException {
+        try (InputStream in = new BufferedInputStream(fileSystem.open(file), 1 << 16)) {
             if (!readHeader(file, in, warnings)) {
                 return;
             }
@@ -130,7 +143,7 @@ public final class JobEventReader {
     }
 
     /** Checks the file header; false if the file ends within it (with a warning). */
-    private static boolean readHeader(Path file, InputStream in, List<String> warnings) throws IOException {
+    private static boolean readHeader(FsPath file, InputStream in, List<String> warnings) throws IOException {
         byte[] expected = JobEventLogFormat.fileHeader().array();
         byte[] header = in.readNBytes(expected.length);
         if (header.length < expected.length && Arrays.equals(header, Arrays.copyOf(expected, header.length))) {
@@ -165,7 +178,7 @@ public final class JobEventReader {
         return true;
     }
 
-    private static JobEvent decode(Path file, long offset, int checksum, byte[] payload)
+    private static JobEvent decode(FsPath file, long offset, int checksum, byte[] payload)
             throws CorruptJobEventLogException {
         int actual = JobEventLogFormat.crc32c(payload, 0, payload.length);
         if (actual != checksum) {
@@ -210,12 +223,12 @@ public final class JobEventReader {
         return true;
     }
 
-    private static String torn(Path file, long offset, long present, String what) {
+    private static String torn(FsPath file, long offset, long present, String what) {
         return "ignored torn end of job event log " + file + " at offset " + offset + ": " + present + " bytes of a "
                 + what + " (its JobManager stopped while writing)";
     }
 
-    private static String zeroed(Path file, long offset, long zeros) {
+    private static String zeroed(FsPath file, long offset, long zeros) {
         return "ignored " + zeros + " zero bytes at the end of job event log " + file + " from offset " + offset
                 + " (space that was never written)";
     }

@@ -2,15 +2,17 @@ package io.duraflow.jobmanager.events;
 
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobRecoveryOptions;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsOutputStream;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.fs.WriteMode;
 import io.duraflow.jobmanager.Scheduler;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -32,13 +34,14 @@ import org.slf4j.LoggerFactory;
  *   --------------                        --------------------------------
  *   append(e): encode, copy into  ---->   buffer >= bufferBytes, or flushInterval after the oldest
  *              the pending buffer         unwritten event, or flush()/close():
- *                                           swap the buffer, write it whole (one gathering write),
- *                                           FileChannel.force
+ *                                           swap the buffer, write it whole (one write call),
+ *                                           FsOutputStream.sync
  * </pre>
  *
- * <p>Records are complete in every write call, so a crash tears at most the last record of the
- * file, which readers ignore. Event order in the file is the order of {@link #append} calls;
- * the events of one calling thread keep their order.
+ * <p>The log lives on any {@link FileSystem} whose {@link FsOutputStream#sync()} makes appends
+ * durable (local disk, HDFS). Records are complete in every write call, so a crash tears at most
+ * the last record of the file, which readers ignore. Event order in the file is the order of
+ * {@link #append} calls; the events of one calling thread keep their order.
  *
  * <p><b>Failure.</b> The log is an aid to recovery, not a condition of running: a failed write
  * or file creation, an event over {@link JobEventLogFormat#MAX_PAYLOAD_BYTES}, or a writer that
@@ -55,13 +58,17 @@ public final class JobEventWriter implements AutoCloseable {
     public static final String THREAD_NAME = "job-event-writer";
     private static final int MAX_CREATE_ATTEMPTS = 16;
 
-    /** Creates and opens a new log file for writing; tests replace it to inject failures. */
+    /**
+     * Creates and opens a new log file for writing, failing with {@link FileAlreadyExistsException}
+     * if it exists; tests replace it to inject failures.
+     */
     @FunctionalInterface
     interface FileOpener {
-        FileChannel createNew(Path file) throws IOException;
+        FsOutputStream createNew(FsPath file) throws IOException;
     }
 
-    private final Path dir;
+    private final FileSystem fileSystem;
+    private final FsPath dir;
     private final long bufferBytes;
     private final long flushIntervalMs;
     private final long maxPendingBytes;
@@ -83,8 +90,8 @@ public final class JobEventWriter implements AutoCloseable {
     private CompletableFuture<Void> closed;
 
     /** The open log file; writer thread only. */
-    private FileChannel channel;
-    private volatile Path file;
+    private FsOutputStream out;
+    private volatile FsPath file;
 
     /** Why the writer is disabled; null while it records. */
     private final AtomicReference<IOException> disabledCause = new AtomicReference<>();
@@ -94,26 +101,34 @@ public final class JobEventWriter implements AutoCloseable {
     /**
      * A writer with its own writer thread.
      *
+     * @param fileSystem holds {@code dir}
      * @param dir the job's log directory; created with the first batch
      * @param bufferBytes a batch is written when this many bytes are buffered, 1 to 64 MiB
      * @param flushInterval longest time an event waits in the buffer, counted from the oldest unwritten event
      */
-    public JobEventWriter(Path dir, long bufferBytes, Duration flushInterval) {
-        this(dir, bufferBytes, flushInterval, ownThread(), JobEventWriter::createNew);
+    public JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval) {
+        this(fileSystem, dir, bufferBytes, flushInterval, ownThread(),
+                file -> fileSystem.create(file, WriteMode.EXCLUSIVE));
     }
 
-    private JobEventWriter(Path dir, long bufferBytes, Duration flushInterval, ScheduledThreadPoolExecutor executor,
-            FileOpener opener) {
-        this(dir, bufferBytes, flushInterval, schedulerOf(executor), executor::shutdown, opener);
+    /** A writer of a log in a local directory; see {@link #JobEventWriter(FileSystem, FsPath, long, Duration)}. */
+    public JobEventWriter(Path dir, long bufferBytes, Duration flushInterval) {
+        this(LocalFileSystem.INSTANCE, FsPath.of(dir), bufferBytes, flushInterval);
+    }
+
+    private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
+            ScheduledThreadPoolExecutor executor, FileOpener opener) {
+        this(fileSystem, dir, bufferBytes, flushInterval, schedulerOf(executor), executor::shutdown, opener);
     }
 
     /** For tests: {@code writerThread} runs the writes (e.g. a manual scheduler); {@code opener} creates files. */
-    JobEventWriter(Path dir, long bufferBytes, Duration flushInterval, Scheduler writerThread, FileOpener opener) {
-        this(dir, bufferBytes, flushInterval, writerThread, () -> { }, opener);
+    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, Scheduler writerThread,
+            FileOpener opener) {
+        this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener);
     }
 
-    private JobEventWriter(Path dir, long bufferBytes, Duration flushInterval, Scheduler writerThread,
-            Runnable stopWriterThread, FileOpener opener) {
+    private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
+            Scheduler writerThread, Runnable stopWriterThread, FileOpener opener) {
         if (bufferBytes < 1 || bufferBytes > JobEventLogFormat.MAX_PAYLOAD_BYTES) {
             throw new IllegalArgumentException("write buffer of " + bufferBytes + " bytes; expected 1 to "
                     + JobEventLogFormat.MAX_PAYLOAD_BYTES);
@@ -121,6 +136,7 @@ public final class JobEventWriter implements AutoCloseable {
         if (flushInterval.isNegative() || flushInterval.isZero()) {
             throw new IllegalArgumentException("flush interval must be positive: " + flushInterval);
         }
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
         this.dir = Objects.requireNonNull(dir, "dir");
         this.bufferBytes = bufferBytes;
         this.flushIntervalMs = flushInterval.toMillis();
@@ -131,8 +147,8 @@ public final class JobEventWriter implements AutoCloseable {
     }
 
     /** A writer for {@code dir} with the buffer size and flush interval of {@code job-event.store.write-buffer.*}. */
-    public static JobEventWriter create(Path dir, Configuration config) {
-        return new JobEventWriter(dir, config.get(JobRecoveryOptions.WRITE_BUFFER_SIZE).bytes(),
+    public static JobEventWriter create(FileSystem fileSystem, FsPath dir, Configuration config) {
+        return new JobEventWriter(fileSystem, dir, config.get(JobRecoveryOptions.WRITE_BUFFER_SIZE).bytes(),
                 config.get(JobRecoveryOptions.WRITE_BUFFER_FLUSH_INTERVAL));
     }
 
@@ -218,7 +234,7 @@ public final class JobEventWriter implements AutoCloseable {
             writerThread.execute(() -> {
                 try {
                     flushBuffered();
-                    closeChannel();
+                    closeStream();
                 } finally {
                     complete(done);
                     stopWriterThread.run();
@@ -271,7 +287,7 @@ public final class JobEventWriter implements AutoCloseable {
     }
 
     /** The file this writer writes to, or null before its first batch. */
-    public Path file() {
+    public FsPath file() {
         return file;
     }
 
@@ -295,7 +311,7 @@ public final class JobEventWriter implements AutoCloseable {
             droppedEvents.addAndGet(batch.events());
             disable("cannot write " + (file != null ? file : dir),
                     e instanceof IOException io ? io : new IOException(e.toString(), e));
-            closeChannel();
+            closeStream();
         } finally {
             batch.clear((int) (2 * bufferBytes));
             synchronized (lock) {
@@ -304,23 +320,33 @@ public final class JobEventWriter implements AutoCloseable {
         }
     }
 
-    /** Writer thread: one gathering write of whole records (after the file header for a new file), then force. */
+    /**
+     * Writer thread: one write call of whole records (after the file header for a new file), then
+     * sync. One call, so that a file system that writes each call through at once (the local one)
+     * never has a write end inside a record unless it fails.
+     */
     private void write(ByteBuffer records) throws IOException {
-        ByteBuffer[] buffers = channel == null ? new ByteBuffer[] {openNewFile(), records} : new ByteBuffer[] {records};
-        while (buffers[buffers.length - 1].hasRemaining()) {
-            channel.write(buffers);
+        if (out == null) {
+            ByteBuffer header = openNewFile();
+            ByteBuffer first = ByteBuffer.allocate(header.remaining() + records.remaining());
+            first.put(header).put(records).flip();
+            records = first;
         }
-        channel.force(false);
+        out.write(records.array(), records.arrayOffset() + records.position(), records.remaining());
+        out.sync();
     }
 
-    /** Writer thread: creates the next file; returns its header, to be written with the first records. */
+    /**
+     * Writer thread: creates the next file; returns its header, to be written with the first
+     * records. The file's name becomes durable with the first sync.
+     */
     private ByteBuffer openNewFile() throws IOException {
-        Files.createDirectories(dir);
-        int index = JobEventReader.nextFileIndex(dir);
+        fileSystem.mkdirs(dir);
+        int index = JobEventReader.nextFileIndex(fileSystem, dir);
         for (int attempt = 1; ; attempt++, index++) {
-            Path candidate = dir.resolve(JobEventLogFormat.fileName(index));
+            FsPath candidate = dir.resolve(JobEventLogFormat.fileName(index));
             try {
-                channel = opener.createNew(candidate);
+                out = opener.createNew(candidate);
                 file = candidate;
                 break;
             } catch (FileAlreadyExistsException e) {
@@ -330,18 +356,8 @@ public final class JobEventWriter implements AutoCloseable {
                 }
             }
         }
-        syncDirectory();
         LOG.info("Recording job events in {}", file);
         return JobEventLogFormat.fileHeader();
-    }
-
-    /** Makes the new file's directory entry durable; not supported everywhere, so best effort. */
-    private void syncDirectory() {
-        try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
-            directory.force(true);
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("cannot sync directory {}", dir, e);
-        }
     }
 
     private void disable(String what, IOException cause) {
@@ -364,17 +380,17 @@ public final class JobEventWriter implements AutoCloseable {
         }
     }
 
-    private void closeChannel() {
-        if (channel == null) {
+    private void closeStream() {
+        if (out == null) {
             return;
         }
         try {
-            channel.close();
+            out.close();
         } catch (IOException e) {
-            // Everything written was forced before; a failing close loses nothing.
+            // Everything written was synced before; a failing close loses nothing.
             LOG.debug("cannot close job event log {}", file, e);
         }
-        channel = null;
+        out = null;
     }
 
     private void complete(CompletableFuture<Void> done) {
@@ -384,10 +400,6 @@ public final class JobEventWriter implements AutoCloseable {
         } else {
             done.complete(null);
         }
-    }
-
-    private static FileChannel createNew(Path file) throws IOException {
-        return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     private static ScheduledThreadPoolExecutor ownThread() {

@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager.store;
 
+import io.duraflow.fs.FsPath;
 import java.io.IOException;
-import java.nio.file.Path;
 
 /**
  * A store file that cannot be read: not JSON, truncated, a checksum mismatch, an unknown format
@@ -9,16 +9,16 @@ import java.nio.file.Path;
  * graph file /ha/default/job-graphs/j1.json: checksum mismatch: ...}.
  */
 public final class CorruptStoreFileException extends IOException {
-    private final Path file;
+    private final FsPath file;
     private final String reason;
 
-    public CorruptStoreFileException(String kind, Path file, String reason) {
+    public CorruptStoreFileException(String kind, FsPath file, String reason) {
         super("corrupt " + kind + " file " + file + ": " + reason);
         this.file = file;
         this.reason = reason;
     }
 
-    public Path file() {
+    public FsPath file() {
         return file;
     }
 

@@ -1,5 +1,8 @@
 package io.duraflow.jobmanager.store;
 
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,7 +35,8 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * <p>{@link #put} writes a temp file ({@code .<jobId>.json.<uuid>.tmp}, ignored by readers) and
- * moves it over the old file, so readers see the old or the new job, never a partial one. A file
+ * renames it over the old file, so readers see the old or the new job, never a partial one (on a
+ * file system without atomic rename, a crash may leave the temp file behind; it is never read). A file
  * that cannot be read is a {@link CorruptStoreFileException} naming it: the job must not silently
  * disappear from recovery.
  *
@@ -42,14 +46,22 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     private static final String SUFFIX = ".json";
     private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")\\.json");
 
-    private final Path directory;
+    private final FsPath directory;
+    private final StoreFiles files;
     private final Object lock = new Object();
 
-    public FileSystemJobGraphStore(Path directory) {
+    /** A store in {@code directory} of {@code fileSystem}; the directory is created with the first job. */
+    public FileSystemJobGraphStore(FileSystem fileSystem, FsPath directory) {
         this.directory = Objects.requireNonNull(directory, "directory");
+        this.files = new StoreFiles(fileSystem);
     }
 
-    public Path directory() {
+    /** A store in a local directory. */
+    public FileSystemJobGraphStore(Path directory) {
+        this(LocalFileSystem.INSTANCE, FsPath.of(directory));
+    }
+
+    public FsPath directory() {
         return directory;
     }
 
@@ -57,16 +69,16 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     public void put(SubmittedJob job) throws IOException {
         byte[] bytes = StoreFileFormat.JOB_GRAPH.encode(SubmittedJobJson.toJson(job));
         synchronized (lock) {
-            StoreFiles.writeViaTemp(file(job.jobId()), bytes, true);
+            files.writeViaTemp(file(job.jobId()), bytes, true);
         }
     }
 
     @Override
     public Optional<SubmittedJob> get(String jobId) throws IOException {
-        Path file = file(JobIds.requireValid(jobId));
+        FsPath file = file(JobIds.requireValid(jobId));
         Optional<byte[]> bytes;
         synchronized (lock) {
-            bytes = StoreFiles.readIfExists(file);
+            bytes = files.readIfExists(file);
         }
         if (bytes.isEmpty()) {
             return Optional.empty();
@@ -86,9 +98,9 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
 
     @Override
     public void remove(String jobId) throws IOException {
-        Path file = file(JobIds.requireValid(jobId));
+        FsPath file = file(JobIds.requireValid(jobId));
         synchronized (lock) {
-            StoreFiles.delete(file);
+            files.delete(file);
         }
     }
 
@@ -97,7 +109,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         List<String> jobIds = new ArrayList<>();
         List<String> names;
         synchronized (lock) {
-            names = StoreFiles.fileNames(directory);
+            names = files.fileNames(directory);
         }
         for (String name : names) {
             Matcher m = FILE_NAME.matcher(name);
@@ -109,7 +121,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         return jobIds;
     }
 
-    private Path file(String jobId) {
+    private FsPath file(String jobId) {
         return directory.resolve(jobId + SUFFIX);
     }
 

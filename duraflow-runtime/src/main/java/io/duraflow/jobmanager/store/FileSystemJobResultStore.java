@@ -1,5 +1,8 @@
 package io.duraflow.jobmanager.store;
 
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
@@ -22,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   &lt;directory&gt;/
- *     &lt;jobId&gt;.dirty.json        created with CREATE_NEW: exactly one creator wins, also across processes
+ *     &lt;jobId&gt;.dirty.json        created exclusively: exactly one creator wins, also across processes
  *     &lt;jobId&gt;.clean.json        the same bytes, written when the job's cleanup is done
  *     .&lt;name&gt;.&lt;uuid&gt;.tmp        a clean file being written; ignored by readers
  * </pre>
@@ -69,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Marking clean without atomic rename</h2>
  *
  * Marking clean does not rely on an atomic rename, so it is safe on object stores: the clean file
- * is written completely (under a temp name, then moved without {@code ATOMIC_MOVE}), and only then
+ * is written completely (under a temp name, then renamed; the rename need not be atomic), and only then
  * is the dirty file deleted. A crash in between leaves both files; readers treat that as clean,
  * and the next {@link #markResultAsClean} or {@link #getDirtyResults} deletes the stale dirty file
  * (only after reading the clean one successfully). With delete-on-commit, marking clean just
@@ -86,7 +89,8 @@ import org.slf4j.LoggerFactory;
  * kept. Corrupt clean files never expire: an operator should look at them.
  *
  * <p>Thread-safe; operations of one instance are serialized. Several instances (processes) may
- * share the directory: creation is exclusive, and leader election keeps the rest apart.
+ * share the directory: creation is exclusive, and leader election keeps the rest apart. The
+ * directory may be on any {@link FileSystem}; only exclusive creation must be atomic.
  */
 public final class FileSystemJobResultStore implements JobResultStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileSystemJobResultStore.class);
@@ -95,7 +99,8 @@ public final class FileSystemJobResultStore implements JobResultStore {
     static final String CLEAN_SUFFIX = ".clean.json";
     private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")(\\.dirty\\.json|\\.clean\\.json)");
 
-    private final Path directory;
+    private final FsPath directory;
+    private final StoreFiles files;
     private final boolean deleteOnCommit;
     /** Null: clean entries are kept until deleted by hand. */
     private final Duration cleanTtl;
@@ -107,14 +112,17 @@ public final class FileSystemJobResultStore implements JobResultStore {
     }
 
     /**
+     * @param fileSystem holds the directory
      * @param directory where the files are; created when the first entry is written
      * @param deleteOnCommit whether marking an entry clean deletes it instead of keeping it readable
      * @param cleanTtlOrNull how long after its job ended a clean entry is kept by
      *     {@link #expireCleanResults()}, or null to keep it forever
      * @param clock compared with entries' {@code endedAtMs} when expiring
      */
-    public FileSystemJobResultStore(Path directory, boolean deleteOnCommit, Duration cleanTtlOrNull, Clock clock) {
+    public FileSystemJobResultStore(FileSystem fileSystem, FsPath directory, boolean deleteOnCommit,
+            Duration cleanTtlOrNull, Clock clock) {
         this.directory = Objects.requireNonNull(directory, "directory");
+        this.files = new StoreFiles(fileSystem);
         this.deleteOnCommit = deleteOnCommit;
         if (cleanTtlOrNull != null && (cleanTtlOrNull.isZero() || cleanTtlOrNull.isNegative())) {
             throw new IllegalArgumentException("clean result TTL must be positive: " + cleanTtlOrNull);
@@ -123,7 +131,12 @@ public final class FileSystemJobResultStore implements JobResultStore {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    public Path directory() {
+    /** A store in a local directory; see the other constructor. */
+    public FileSystemJobResultStore(Path directory, boolean deleteOnCommit, Duration cleanTtlOrNull, Clock clock) {
+        this(LocalFileSystem.INSTANCE, FsPath.of(directory), deleteOnCommit, cleanTtlOrNull, clock);
+    }
+
+    public FsPath directory() {
         return directory;
     }
 
@@ -132,18 +145,18 @@ public final class FileSystemJobResultStore implements JobResultStore {
         String jobId = entry.jobId();
         byte[] bytes = StoreFileFormat.JOB_RESULT.encode(JobResultJson.toJson(entry));
         synchronized (lock) {
-            if (StoreFiles.exists(clean(jobId))) {
+            if (files.exists(clean(jobId))) {
                 throw new JobResultEntryExistsException(jobId, true);
             }
             try {
-                StoreFiles.createNew(dirty(jobId), bytes);
+                files.createNew(dirty(jobId), bytes);
             } catch (FileAlreadyExistsException e) {
-                throw new JobResultEntryExistsException(jobId, StoreFiles.exists(clean(jobId)));
+                throw new JobResultEntryExistsException(jobId, files.exists(clean(jobId)));
             }
             // Another process may have committed an earlier dirty entry between our check and the
             // create; our dirty file would then be a stale one next to a clean file.
-            if (StoreFiles.exists(clean(jobId))) {
-                StoreFiles.delete(dirty(jobId));
+            if (files.exists(clean(jobId))) {
+                files.delete(dirty(jobId));
                 throw new JobResultEntryExistsException(jobId, true);
             }
         }
@@ -154,19 +167,19 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public void markResultAsClean(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            if (StoreFiles.exists(clean(jobId))) {
+            if (files.exists(clean(jobId))) {
                 deleteStaleDirty(jobId);
                 return;
             }
-            Optional<byte[]> dirtyBytes = StoreFiles.readIfExists(dirty(jobId));
+            Optional<byte[]> dirtyBytes = files.readIfExists(dirty(jobId));
             if (dirtyBytes.isEmpty()) {
                 throw new NoSuchElementException("job " + jobId + " has no result in " + directory);
             }
             if (!deleteOnCommit) {
                 // The same bytes, so a corrupt dirty file stays visibly corrupt rather than being rewritten.
-                StoreFiles.writeViaTemp(clean(jobId), dirtyBytes.get(), false);
+                files.writeViaTemp(clean(jobId), dirtyBytes.get(), false);
             }
-            StoreFiles.delete(dirty(jobId));
+            files.delete(dirty(jobId));
         }
         LOG.debug("Marked result of job {} as clean in {}", jobId, directory);
     }
@@ -175,7 +188,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return StoreFiles.exists(clean(jobId)) || StoreFiles.exists(dirty(jobId));
+            return files.exists(clean(jobId)) || files.exists(dirty(jobId));
         }
     }
 
@@ -183,7 +196,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasDirtyJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return !StoreFiles.exists(clean(jobId)) && StoreFiles.exists(dirty(jobId));
+            return !files.exists(clean(jobId)) && files.exists(dirty(jobId));
         }
     }
 
@@ -191,7 +204,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasCleanJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return StoreFiles.exists(clean(jobId));
+            return files.exists(clean(jobId));
         }
     }
 
@@ -216,7 +229,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
         List<JobResultEntry> results = new ArrayList<>();
         synchronized (lock) {
             for (String jobId : jobIdsWithSuffix(DIRTY_SUFFIX)) {
-                if (StoreFiles.exists(clean(jobId))) {
+                if (files.exists(clean(jobId))) {
                     deleteStaleDirty(jobId);
                 } else {
                     load(jobId, dirty(jobId)).ifPresent(loaded -> results.add(loaded.entry()));
@@ -240,8 +253,8 @@ public final class FileSystemJobResultStore implements JobResultStore {
                 if (loaded.isPresent() && !loaded.get().corrupt()
                         && nowMs - loaded.get().entry().endedAtMs() > cleanTtl.toMillis()) {
                     // Dirty first: a lone dirty file would make a new leader redo the cleanup.
-                    StoreFiles.delete(dirty(jobId));
-                    StoreFiles.delete(clean(jobId));
+                    files.delete(dirty(jobId));
+                    files.delete(clean(jobId));
                     expired.add(jobId);
                 }
             }
@@ -254,8 +267,8 @@ public final class FileSystemJobResultStore implements JobResultStore {
 
     /** Deletes the dirty file next to a clean one, unless the clean file is unreadable and the dirty one is not. */
     private void deleteStaleDirty(String jobId) throws IOException {
-        Path dirty = dirty(jobId);
-        if (!StoreFiles.exists(dirty)) {
+        FsPath dirty = dirty(jobId);
+        if (!files.exists(dirty)) {
             return;
         }
         Optional<Loaded> clean = load(jobId, clean(jobId));
@@ -263,14 +276,14 @@ public final class FileSystemJobResultStore implements JobResultStore {
             LOG.warn("Keeping {} because the clean result of job {} next to it cannot be read", dirty, jobId);
             return;
         }
-        if (StoreFiles.delete(dirty)) {
+        if (files.delete(dirty)) {
             LOG.info("Deleted stale {}: job {} is marked clean", dirty, jobId);
         }
     }
 
     /** Reads one file; a corrupt one becomes an UNKNOWN entry and a WARN. Empty if the file does not exist. */
-    private Optional<Loaded> load(String jobId, Path file) throws IOException {
-        Optional<byte[]> bytes = StoreFiles.readIfExists(file);
+    private Optional<Loaded> load(String jobId, FsPath file) throws IOException {
+        Optional<byte[]> bytes = files.readIfExists(file);
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
@@ -287,7 +300,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
         }
     }
 
-    private static JobResultEntry decode(Path file, byte[] bytes) throws CorruptStoreFileException {
+    private static JobResultEntry decode(FsPath file, byte[] bytes) throws CorruptStoreFileException {
         StoreFileFormat format = StoreFileFormat.JOB_RESULT;
         try {
             return JobResultJson.fromJson(format.decode(file, bytes));
@@ -298,7 +311,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
 
     private List<String> jobIdsWithSuffix(String suffix) throws IOException {
         List<String> jobIds = new ArrayList<>();
-        for (String name : StoreFiles.fileNames(directory)) {
+        for (String name : files.fileNames(directory)) {
             Matcher m = FILE_NAME.matcher(name);
             if (m.matches() && m.group(2).equals(suffix)) {
                 jobIds.add(m.group(1));
@@ -307,11 +320,11 @@ public final class FileSystemJobResultStore implements JobResultStore {
         return jobIds;
     }
 
-    private Path dirty(String jobId) {
+    private FsPath dirty(String jobId) {
         return directory.resolve(jobId + DIRTY_SUFFIX);
     }
 
-    private Path clean(String jobId) {
+    private FsPath clean(String jobId) {
         return directory.resolve(jobId + CLEAN_SUFFIX);
     }
 

@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.duraflow.fs.FsPath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -96,7 +96,7 @@ final class StoreFileFormat {
      * @param file named in the exception
      * @throws CorruptStoreFileException if the contents are not a valid envelope of this format
      */
-    ObjectNode decode(Path file, byte[] bytes) throws CorruptStoreFileException {
+    ObjectNode decode(FsPath file, byte[] bytes) throws CorruptStoreFileException {
         if (bytes.length == 0) {
             throw corrupt(file, "empty file");
         }
@@ -138,7 +138,7 @@ final class StoreFileFormat {
         return (ObjectNode) payload;
     }
 
-    CorruptStoreFileException corrupt(Path file, String reason) {
+    CorruptStoreFileException corrupt(FsPath file, String reason) {
         return new CorruptStoreFileException(kind, file, reason);
     }
 

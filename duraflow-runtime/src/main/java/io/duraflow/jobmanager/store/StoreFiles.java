@@ -1,50 +1,40 @@
 package io.duraflow.jobmanager.store;
 
+import io.duraflow.fs.FileStatus;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.WriteMode;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * File operations of the stores, chosen so that they stay correct where rename is not atomic
- * (object stores): files are created with {@code CREATE_NEW} or written under a temp name and then
- * moved without {@code ATOMIC_MOVE}. Temp names start with a dot and end with {@code .tmp}; job ids
- * never start with a dot, so readers, which only look at {@code <jobId>.<suffix>} names, never see
- * them. Unlike {@link Files#exists}, nothing here turns an I/O error into "absent".
+ * File operations of the stores on a {@link FileSystem}, chosen so that they stay correct where
+ * rename is not atomic (object stores): files are created {@link WriteMode#EXCLUSIVE exclusively}
+ * or written under a temp name and then renamed, and no reader ever depends on the rename being
+ * atomic. Temp names start with a dot and end with {@code .tmp}; job ids never start with a dot,
+ * so readers, which only look at {@code <jobId>.<suffix>} names, never see them. Nothing here
+ * turns an I/O error into "absent".
  */
 final class StoreFiles {
-    private StoreFiles() {
+    private final FileSystem fileSystem;
+
+    StoreFiles(FileSystem fileSystem) {
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
     }
 
     /** Whether the file exists; errors other than "no such file" are thrown. */
-    static boolean exists(Path file) throws IOException {
-        try {
-            Files.readAttributes(file, BasicFileAttributes.class);
-            return true;
-        } catch (NoSuchFileException e) {
-            return false;
-        }
+    boolean exists(FsPath file) throws IOException {
+        return fileSystem.exists(file);
     }
 
     /** The file's bytes, or empty if it does not exist (also if it disappears while we look). */
-    static Optional<byte[]> readIfExists(Path file) throws IOException {
-        try {
-            return Optional.of(Files.readAllBytes(file));
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        }
+    Optional<byte[]> readIfExists(FsPath file) throws IOException {
+        return fileSystem.readFileIfExists(file);
     }
 
     /**
@@ -54,113 +44,49 @@ final class StoreFiles {
      * @throws FileAlreadyExistsException if the file exists: exactly one of several concurrent
      *     creators succeeds, also across processes
      */
-    static void createNew(Path file, byte[] bytes) throws IOException {
-        createDirectories(file.getParent());
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        try (channel) {
-            writeFully(channel, bytes);
-            channel.force(true);
-        } catch (IOException | RuntimeException e) {
-            deleteQuietly(file, e);
-            throw e;
-        }
-        syncDirectory(file.getParent());
+    void createNew(FsPath file, byte[] bytes) throws IOException {
+        fileSystem.writeFile(file, bytes, WriteMode.EXCLUSIVE);
     }
 
     /**
-     * Writes the bytes to a temp file next to {@code file}, syncs it and moves it to {@code file}.
-     * The move need not be atomic: readers never see the temp name, and on an object store a
-     * single object appears whole or not at all.
+     * Writes the bytes to a temp file next to {@code file}, syncs it and renames it to {@code file}.
+     * The rename need not be atomic: readers never see the temp name, and the target never appears
+     * partially written.
      *
      * @param replace whether an existing {@code file} is replaced
      * @return false if {@code file} exists and {@code replace} is false; nothing is written then
      */
-    static boolean writeViaTemp(Path file, byte[] bytes, boolean replace) throws IOException {
-        Path directory = file.getParent();
-        createDirectories(directory);
-        Path temp = directory.resolve("." + file.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    boolean writeViaTemp(FsPath file, byte[] bytes, boolean replace) throws IOException {
+        FsPath temp = file.parent().resolve("." + file.name() + "." + UUID.randomUUID() + ".tmp");
+        fileSystem.writeFile(temp, bytes, WriteMode.EXCLUSIVE);
         try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
-                writeFully(channel, bytes);
-                channel.force(true);
-            }
-            if (replace) {
-                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-            } else {
-                Files.move(temp, file);
-            }
+            fileSystem.rename(temp, file, replace ? WriteMode.OVERWRITE : WriteMode.EXCLUSIVE);
         } catch (FileAlreadyExistsException e) {
-            Files.deleteIfExists(temp);
+            fileSystem.delete(temp);
             return false;
         } catch (IOException | RuntimeException e) {
-            deleteQuietly(temp, e);
+            try {
+                fileSystem.delete(temp);
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             throw e;
         }
-        syncDirectory(directory);
         return true;
     }
 
-    /** Deletes the file if it exists and syncs its directory; returns whether it existed. */
-    static boolean delete(Path file) throws IOException {
-        boolean deleted = Files.deleteIfExists(file);
-        if (deleted) {
-            syncDirectory(file.getParent());
-        }
-        return deleted;
+    /** Deletes the file if it exists, durably; returns whether it existed. */
+    boolean delete(FsPath file) throws IOException {
+        return fileSystem.delete(file);
     }
 
-    /** Names of the entries of the directory, or none if it does not exist (it is created lazily). */
-    static List<String> fileNames(Path directory) throws IOException {
+    /** Names of the entries of the directory, sorted, or none if it does not exist (it is created lazily). */
+    List<String> fileNames(FsPath directory) throws IOException {
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
-            for (Path entry : entries) {
-                names.add(entry.getFileName().toString());
-            }
-        } catch (NoSuchFileException e) {
-            return List.of();
+        for (FileStatus status : fileSystem.listIfExists(directory)) {
+            names.add(status.path().name());
         }
         names.sort(null);
         return names;
-    }
-
-    /**
-     * Creates the directory and its parents if needed. A file in the way is a
-     * {@link NotDirectoryException}, never a {@link FileAlreadyExistsException}, which callers
-     * read as "the entry exists".
-     */
-    private static void createDirectories(Path directory) throws IOException {
-        try {
-            Files.createDirectories(directory);
-        } catch (FileAlreadyExistsException e) {
-            throw new NotDirectoryException(directory.toString());
-        }
-    }
-
-    private static void writeFully(FileChannel channel, byte[] bytes) throws IOException {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-            channel.write(buffer);
-        }
-    }
-
-    /**
-     * Makes a created, moved or deleted name durable. Best effort: some platforms (Windows) and
-     * file systems cannot open or sync a directory, and there nothing more can be done.
-     */
-    private static void syncDirectory(Path directory) {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException | UnsupportedOperationException e) {
-            // Not supported here; the file's own contents were synced already.
-        }
-    }
-
-    private static void deleteQuietly(Path file, Exception cause) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            cause.addSuppressed(e);
-        }
     }
 }

@@ -3,6 +3,7 @@ package io.duraflow.jobmanager.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventReader.ReadResult;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
@@ -178,7 +179,7 @@ class JobEventReaderTest {
                         + ": checksum mismatch")
                 .satisfies(e -> {
                     CorruptJobEventLogException corrupt = (CorruptJobEventLogException) e;
-                    assertThat(corrupt.file()).isEqualTo(file(1));
+                    assertThat(corrupt.file()).isEqualTo(FsPath.of(file(1)));
                     assertThat(corrupt.offset()).isEqualTo(offsets[victim]).isGreaterThan(8);
                 });
     }

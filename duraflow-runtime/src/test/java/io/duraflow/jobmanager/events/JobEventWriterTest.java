@@ -8,6 +8,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.jobmanager.ManualScheduler;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
@@ -55,8 +57,8 @@ class JobEventWriterTest {
 
     /** A writer whose writes happen only when the test runs the manual scheduler. */
     private JobEventWriter manualWriter(long bufferBytes) {
-        return track(new JobEventWriter(dir, bufferBytes, INTERVAL, scheduler,
-                file -> InterceptingChannel.createNew(file, 0)));
+        return track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), bufferBytes, INTERVAL,
+                scheduler, file -> InterceptingStream.createNew(file, 0)));
     }
 
     private JobEventWriter track(JobEventWriter writer) {
@@ -83,7 +85,7 @@ class JobEventWriterTest {
         JobEventWriter second = new JobEventWriter(dir, LARGE_BUFFER, INTERVAL);
         second.append(TestEvents.executionFinished());
         second.flush().get(10, TimeUnit.SECONDS);
-        assertThat(second.file()).isEqualTo(dir.resolve("events.1"));
+        assertThat(second.file()).isEqualTo(FsPath.of(dir.resolve("events.1")));
         second.close();
 
         assertThat(onDisk()).containsExactly(TestEvents.vertexInitialized(), TestEvents.splitsAssigned(),
@@ -233,11 +235,12 @@ class JobEventWriterTest {
 
     @Test
     void everyWriteCallEndsOnARecordBoundaryAndIsForced() throws Exception {
-        List<InterceptingChannel> channels = new ArrayList<>();
-        JobEventWriter writer = track(new JobEventWriter(dir, 300, INTERVAL, scheduler, file -> {
-            InterceptingChannel channel = InterceptingChannel.createNew(file, 0);
-            channels.add(channel);
-            return channel;
+        List<InterceptingStream> streams = new ArrayList<>();
+        JobEventWriter writer = track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), 300, INTERVAL,
+                scheduler, file -> {
+            InterceptingStream stream = InterceptingStream.createNew(file, 0);
+            streams.add(stream);
+            return stream;
         }));
         Set<Long> boundaries = new HashSet<>();
         long end = JobEventLogFormat.FILE_HEADER_BYTES;
@@ -254,20 +257,20 @@ class JobEventWriterTest {
         scheduler.runDue();
 
         long fileSize = end;
-        assertThat(channels).singleElement().satisfies(channel -> {
-            assertThat(channel.positionsAfterWrites).hasSizeGreaterThan(10);
-            assertThat(boundaries).containsAll(channel.positionsAfterWrites);
-            assertThat(channel.positionsAfterWrites).last().isEqualTo(fileSize);
-            assertThat(channel.positionsForced).as("every batch is forced to disk")
-                    .isEqualTo(channel.positionsAfterWrites);
+        assertThat(streams).singleElement().satisfies(stream -> {
+            assertThat(stream.positionsAfterWrites).hasSizeGreaterThan(10);
+            assertThat(boundaries).containsAll(stream.positionsAfterWrites);
+            assertThat(stream.positionsAfterWrites).last().isEqualTo(fileSize);
+            assertThat(stream.positionsSynced).as("every batch is forced to disk")
+                    .isEqualTo(stream.positionsAfterWrites);
         });
         assertThat(onDisk()).hasSize(200);
     }
 
     @Test
     void aWriteFailureDisablesTheWriterAndTheJobGoesOn() throws Exception {
-        JobEventWriter writer = track(new JobEventWriter(dir, LARGE_BUFFER, INTERVAL, scheduler,
-                file -> InterceptingChannel.createNew(file, 2)));
+        JobEventWriter writer = track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER,
+                INTERVAL, scheduler, file -> InterceptingStream.createNew(file, 2)));
         writer.append(TestEvents.numbered(1));
         writer.append(TestEvents.numbered(2));
         writer.flush();
@@ -317,22 +320,23 @@ class JobEventWriterTest {
         writer.close();
         assertThat(writer.droppedEvents()).isEqualTo(2);
         assertThat(warnings()).singleElement().satisfies(warning -> assertThat(warning.getFormattedMessage())
-                .contains(dir.toString()).contains("FileAlreadyExistsException"));
+                .contains(dir.toString()).contains("NotDirectoryException"));
     }
 
     @Test
     void aFileTakenByAnotherSessionMeanwhileMakesTheWriterTakeTheNextIndex() throws Exception {
-        JobEventWriter writer = track(new JobEventWriter(dir, LARGE_BUFFER, INTERVAL, scheduler, file -> {
-            if (file.getFileName().toString().equals("events.0")) {
-                TestEvents.writeFile(file, List.of(TestEvents.numbered(0)));  // the other session wins the race
+        JobEventWriter writer = track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER,
+                INTERVAL, scheduler, file -> {
+            if (file.name().equals("events.0")) {
+                TestEvents.writeFile(file.toLocalPath(), List.of(TestEvents.numbered(0)));  // the other session wins the race
             }
-            return InterceptingChannel.createNew(file, 0);
+            return InterceptingStream.createNew(file, 0);
         }));
         writer.append(TestEvents.numbered(1));
         writer.closeAsync();
         scheduler.runDue();
 
-        assertThat(writer.file()).isEqualTo(dir.resolve("events.1"));
+        assertThat(writer.file()).isEqualTo(FsPath.of(dir.resolve("events.1")));
         assertThat(onDisk()).containsExactly(TestEvents.numbered(0), TestEvents.numbered(1));
         assertThat(writer.disabled()).isFalse();
     }

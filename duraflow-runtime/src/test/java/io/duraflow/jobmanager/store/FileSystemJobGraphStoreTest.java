@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.duraflow.fs.FsPath;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +79,7 @@ class FileSystemJobGraphStoreTest extends JobGraphStoreContractTest {
 
         assertThatThrownBy(() -> store.get("j1"))
                 .isInstanceOfSatisfying(CorruptStoreFileException.class, e -> {
-                    assertThat(e.file()).isEqualTo(file("j1"));
+                    assertThat(e.file()).isEqualTo(FsPath.of(file("j1")));
                     assertThat(e.reason()).contains(reason);
                 })
                 .hasMessageStartingWith("corrupt job graph file " + file("j1") + ": ")
