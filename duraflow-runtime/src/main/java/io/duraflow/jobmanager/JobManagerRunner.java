@@ -218,6 +218,11 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         return leading().sessionId;
     }
 
+    /** Whether this JobManager leads now; main thread, or after {@link #close}. */
+    boolean isLeading() {
+        return leadership != null;
+    }
+
     ResourceManager resourceManager() {
         return leading().resourceManager;
     }

@@ -71,6 +71,11 @@ final class JobQueries {
         if (job.isTerminal()) {
             return status.toBuilder().setState(JobState.JOB_RUNNING).setEndedAtMs(0).build();
         }
+        if (status.getState() == JobState.JOB_CREATED) {
+            // A job this leader took over and is still recovering (waiting for the TaskManagers
+            // that hold its output): to its user it is running, as it was before the failover.
+            status = status.toBuilder().setState(JobState.JOB_RUNNING).build();
+        }
         var writer = registry.eventWriter(job.jobId());
         if (writer != null) {
             status = status.toBuilder().setEventLog(JobEventLogStatus.newBuilder()

@@ -432,6 +432,8 @@ class DispatcherRecoveryTest {
         second.dispatcher().startRecoveredJobs();
         main.runDue();
         assertThat(second.taskManagers().deployments()).as("still waiting").isEmpty();
+        assertThat(status(second).getState()).as("a job being recovered is running to its user, not CREATED")
+                .isEqualTo(JobState.JOB_RUNNING);
 
         second.dispatcher().cancel(JOB_ID);
         awaitCleanResult();

@@ -1,0 +1,30 @@
+package io.duraflow.jobmanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.duraflow.config.Configuration;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JobManagerRunnerTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void closeStandsByBeforeItStopsTheMainThread() throws Exception {
+        Configuration config = Configuration.fromMap(Map.of("cluster.work-dir", dir.toString(),
+                "jobmanager.rpc.port", "0"));
+        JobManagerRunner runner = JobManagerRunner.start(config);
+        await().atMost(Duration.ofSeconds(30)).until(() -> runner.mainThread().call(runner::isLeading).get());
+
+        runner.close();
+
+        // Before the fix close() enqueued the stand-by and shut the main thread down right after,
+        // so the leadership (its jobs, its ResourceManager) was never closed.
+        assertThat(runner.isLeading()).isFalse();
+    }
+}
