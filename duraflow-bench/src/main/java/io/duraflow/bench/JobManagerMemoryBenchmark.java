@@ -53,26 +53,36 @@ public final class JobManagerMemoryBenchmark {
             try (ClusterClient client = new ClusterClient(address)) {
                 long baseline = usedHeapAfterGc(jobManager);
                 System.out.printf("%-28s %,8d KiB used after GC%n", "started", baseline);
-                List<Long> samples = new ArrayList<>();
-                runSmallJobs(client, smallJobs, jobManager, samples);
+                List<Long> small = new ArrayList<>();
+                runSmallJobs(client, smallJobs, jobManager, small);
+                List<Long> large = new ArrayList<>();
                 for (int i = 1; i <= largeJobs; i++) {
                     runJob(client, "large-" + i, Map.of("words", Long.toString(largeDistinct), "distinct",
                             Long.toString(largeDistinct)), largeDistinct);
                     if (i % Math.max(1, largeJobs / 10) == 0 || i == largeJobs) {
                         long used = usedHeapAfterGc(jobManager);
-                        samples.add(used);
+                        large.add(used);
                         System.out.printf("%-28s %,8d KiB used after GC%n", "after " + i + " large jobs", used);
                     }
                 }
-                long first = samples.get(0);
-                long last = samples.get(samples.size() - 1);
-                long max = samples.stream().mapToLong(Long::longValue).max().orElse(0);
-                System.out.printf("JobManager heap after GC: first sample %,d KiB, last %,d KiB, largest %,d KiB"
-                        + " (flat: last within 2x of the first and under 256 MiB)%n", first, last, max);
+                summary("small jobs", small);
+                summary("large-result jobs", large);
             }
         } finally {
             cluster.stop();
         }
+    }
+
+    /** Flat means the last sample of a phase is within 10 % of its first. */
+    private static void summary(String phase, List<Long> samples) {
+        if (samples.isEmpty()) {
+            return;
+        }
+        long first = samples.get(0);
+        long last = samples.get(samples.size() - 1);
+        long max = samples.stream().mapToLong(Long::longValue).max().orElse(0);
+        System.out.printf("%s: JobManager heap after GC first %,d KiB, last %,d KiB, largest %,d KiB: %s%n", phase,
+                first, last, max, last <= first * 1.1 ? "flat" : "GROWS");
     }
 
     private static void runSmallJobs(ClusterClient client, int count, ProcessHandle jobManager, List<Long> samples)
