@@ -4,6 +4,7 @@ import io.duraflow.api.types.Tuple2;
 import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.LocalCluster;
+import io.duraflow.client.CollectedResults;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.examples.RecoveryDemo;
@@ -212,7 +213,7 @@ public final class EventLogOverheadBenchmark {
 
     private void checkResult(String jobId, JobResult result) {
         long[] actual = new long[expectedSums.length];
-        for (Object record : JobRunner.decode(result, graph).get(RecoveryDemo.RESULT)) {
+        for (Object record : CollectedResults.decode(result, graph).get(RecoveryDemo.RESULT)) {
             @SuppressWarnings("unchecked")
             Tuple2<Long, Long> bucketSum = (Tuple2<Long, Long>) record;
             actual[Math.toIntExact(bucketSum.f0())] += bucketSum.f1();

@@ -4,7 +4,7 @@ import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import io.duraflow.examples.OrdersJoin;
-import io.duraflow.operators.SpillingHashJoin;
+import io.duraflow.spill.SpillingHashJoin;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

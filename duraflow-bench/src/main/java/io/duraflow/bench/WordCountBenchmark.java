@@ -3,6 +3,7 @@ package io.duraflow.bench;
 import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.LocalCluster;
+import io.duraflow.client.CollectedResults;
 import io.duraflow.examples.WordCount;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.JobResult;
@@ -100,7 +101,7 @@ public final class WordCountBenchmark {
                     check(status.getState() == JobState.JOB_FINISHED, "job ended " + status.getState() + ": "
                             + status.getFailure());
                     if (i == 0) {
-                        var records = JobRunner.decode(result, JobPlans.build(WordCount.class.getName(), params,
+                        var records = CollectedResults.decode(result, JobPlans.build(WordCount.class.getName(), params,
                                 PARALLELISM)).get(WordCount.RESULT);
                         distinct = records.size();
                         for (Object record : records) {

@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import io.duraflow.client.CollectedResults;
 import io.duraflow.config.Configuration;
 import io.duraflow.examples.RecoveryDemo;
 import io.duraflow.ha.HighAvailabilityServices;
@@ -122,7 +123,7 @@ final class BatchFailoverDemo {
                 }
                 long totalMs = (System.nanoTime() - start) / 1_000_000;
                 JobResult result = client.result(jobId);
-                boolean same = JobRunner.decode(result, graph).equals(JobRunner.decode(baseline, graph))
+                boolean same = CollectedResults.decode(result, graph).equals(CollectedResults.decode(baseline, graph))
                         && matchesIndependentComputation(result, graph, jobParams);
                 List<TaskRuns.TaskKey> ranAgain = TaskRuns.ranAgain(finishedBefore, end);
                 int rerun = rerunCount(finishedBefore.size(), ranAgain.size(), seen);
@@ -154,7 +155,7 @@ final class BatchFailoverDemo {
         long[] expected = RecoveryDemo.expected(Long.parseLong(params.get("records")),
                 Long.parseLong(params.getOrDefault("keys", "10000")));
         Map<Long, Long> actual = new java.util.HashMap<>();
-        for (Object record : JobRunner.decode(result, graph).get(RecoveryDemo.RESULT)) {
+        for (Object record : CollectedResults.decode(result, graph).get(RecoveryDemo.RESULT)) {
             var pair = (io.duraflow.api.types.Tuple2<Long, Long>) record;
             actual.put(pair.f0(), pair.f1());
         }

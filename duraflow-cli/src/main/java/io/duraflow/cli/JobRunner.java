@@ -1,19 +1,13 @@
 package io.duraflow.cli;
 
-import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.client.CollectedResults;
 import io.duraflow.plan.JobGraph;
-import io.duraflow.plan.Operation;
-import io.duraflow.plan.PlanNode;
-import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.VertexStatus;
-import io.duraflow.shuffle.Frames;
-import io.duraflow.shuffle.RecordIterator;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -101,7 +95,7 @@ public final class JobRunner {
         if (!status.getFailure().isEmpty()) {
             out.println("  cause: " + status.getFailure());
         }
-        for (Map.Entry<String, List<Object>> entry : decode(result, graph).entrySet()) {
+        for (Map.Entry<String, List<Object>> entry : CollectedResults.decode(result, graph).entrySet()) {
             List<Object> records = entry.getValue();
             List<String> lines = new ArrayList<>();
             for (Object record : records) {
@@ -126,44 +120,5 @@ public final class JobRunner {
                 status.getRestoredTasks() > 0 ? ", " + status.getRestoredTasks()
                         + " finished tasks kept through a JobManager failover" : "",
                 seconds, seconds > 0 ? String.format("%,.0f", sourceRecords / seconds) : "-");
-    }
-
-    /**
-     * Decodes the collected bytes ({@code varint length | record bytes}, as the collect operator
-     * writes them) with the types of the plan's collect operators.
-     *
-     * @throws io.duraflow.shuffle.CorruptFrameException if a length overruns the data or a record
-     *     does not deserialize to exactly its bytes
-     */
-    @SuppressWarnings("unchecked")
-    public static Map<String, List<Object>> decode(JobResult result, JobGraph graph) {
-        Map<String, TypeSerializer<Object>> types = new LinkedHashMap<>();
-        if (graph != null) {
-            for (var vertex : graph.vertices()) {
-                for (PlanNode node : vertex.nodes()) {
-                    if (node.operation() instanceof Operation.CollectOp) {
-                        types.put(node.name(), (TypeSerializer<Object>) node.inputs().get(0).outputType());
-                    }
-                }
-            }
-        }
-        Map<String, List<Object>> decoded = new LinkedHashMap<>();
-        for (String name : types.keySet()) {
-            decoded.put(name, new ArrayList<>());
-        }
-        for (CollectedResult collected : result.getCollectedList()) {
-            TypeSerializer<Object> type = types.get(collected.getName());
-            if (type == null) {
-                continue;
-            }
-            List<Object> records = decoded.get(collected.getName());
-            byte[] data = collected.getData().toByteArray();
-            RecordIterator iterator = Frames.records(data, 0, data.length,
-                    "collected result '" + collected.getName() + "' of subtask " + collected.getSubtask());
-            while (iterator.hasNext()) {
-                records.add(iterator.next(type));
-            }
-        }
-        return decoded;
     }
 }

@@ -4,6 +4,7 @@ import static io.duraflow.cli.ExactResults.assertSameEntries;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.api.types.Tuple2;
+import io.duraflow.client.CollectedResults;
 import io.duraflow.examples.OrdersJoin;
 import io.duraflow.examples.TpchQ1;
 import io.duraflow.examples.WordCount;
@@ -81,7 +82,7 @@ class BatchJobsIT {
             }
         }
         assertThat(sourceRecords).as("records read by the sources").isEqualTo(expectedSourceRecords);
-        return JobRunner.decode(result, graph);
+        return CollectedResults.decode(result, graph);
     }
 
     @Test

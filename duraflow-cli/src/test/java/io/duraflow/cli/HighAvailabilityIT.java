@@ -7,10 +7,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.ha.LeaderInfo;
-import io.duraflow.jobmanager.store.CollectedData;
-import io.duraflow.jobmanager.store.FileSystemJobResultStore;
-import io.duraflow.jobmanager.store.JobOutcome;
-import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobstore.CollectedData;
+import io.duraflow.jobstore.FileSystemJobResultStore;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.ClusterOverview;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;

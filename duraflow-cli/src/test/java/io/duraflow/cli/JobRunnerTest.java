@@ -8,6 +8,7 @@ import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
+import io.duraflow.client.CollectedResults;
 import io.duraflow.examples.WordCount;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
@@ -46,7 +47,7 @@ class JobRunnerTest {
     void decodesTheCollectedRecordsWithThePlansTypes() {
         byte[] data = collected(List.of(Tuple2.of("a", 2L), Tuple2.of("b", 1L)));
 
-        assertThat(JobRunner.decode(result(data), wordCount()))
+        assertThat(CollectedResults.decode(result(data), wordCount()))
                 .containsEntry(WordCount.RESULT, List.of(Tuple2.of("a", 2L), Tuple2.of("b", 1L)));
     }
 
@@ -55,7 +56,7 @@ class JobRunnerTest {
         byte[] data = collected(List.of(Tuple2.of("a", 2L)));
         byte[] cut = java.util.Arrays.copyOf(data, data.length - 1);
 
-        assertThatThrownBy(() -> JobRunner.decode(result(cut), wordCount()))
+        assertThatThrownBy(() -> CollectedResults.decode(result(cut), wordCount()))
                 .isInstanceOf(CorruptFrameException.class)
                 .hasMessageContaining("collected result 'counts' of subtask 0");
     }

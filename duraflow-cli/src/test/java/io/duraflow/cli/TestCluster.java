@@ -2,6 +2,7 @@ package io.duraflow.cli;
 
 import static org.awaitility.Awaitility.await;
 
+import io.duraflow.client.CollectedResults;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.ClusterOverview;
 import io.duraflow.rpc.proto.JobResult;
@@ -202,7 +203,7 @@ final class TestCluster implements AutoCloseable {
     /** Collected results decoded with the types of the job's plan, built here the same way. */
     static Map<String, List<Object>> decode(JobResult result, String jobClass, Map<String, String> params,
             int parallelism) {
-        return JobRunner.decode(result, JobPlans.build(jobClass, params, parallelism));
+        return CollectedResults.decode(result, JobPlans.build(jobClass, params, parallelism));
     }
 
     static VertexStatus vertex(JobStatus status, String namePrefix) {

@@ -6,9 +6,9 @@ import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.MapFunction;
 import io.duraflow.api.sink.Sink;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.plan.Operation;
-import io.duraflow.plan.Plan;
-import io.duraflow.plan.PlanNode;
+import io.duraflow.api.dag.Operation;
+import io.duraflow.api.dag.Plan;
+import io.duraflow.api.dag.PlanNode;
 import java.util.List;
 
 /** A flow of records of type T; each method adds an operator and returns its output. */

@@ -1,9 +1,9 @@
 package io.duraflow.api;
 
 import io.duraflow.api.source.Source;
-import io.duraflow.plan.Operation;
-import io.duraflow.plan.Plan;
-import io.duraflow.plan.PlanNode;
+import io.duraflow.api.dag.Operation;
+import io.duraflow.api.dag.Plan;
+import io.duraflow.api.dag.PlanNode;
 import java.util.List;
 
 /** The entry point of the fluent API: a job's sources, from which flows are built. */

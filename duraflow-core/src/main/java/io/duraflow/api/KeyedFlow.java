@@ -5,8 +5,8 @@ import io.duraflow.api.functions.JoinFunction;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.ReduceFunction;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.plan.KeyedAggregation;
-import io.duraflow.plan.Operation;
+import io.duraflow.api.dag.KeyedAggregation;
+import io.duraflow.api.dag.Operation;
 import java.util.List;
 
 /** A flow grouped by key: aggregate each group, or join with another flow on the key. */

@@ -1,5 +1,7 @@
 package io.duraflow.plan;
 
+import io.duraflow.api.dag.PlanNode;
+
 /**
  * A blocking exchange between two vertices. The producer writes {@code subpartitions} (the
  * consumer's maximum parallelism) subpartitions; each consumer task reads a contiguous range.

@@ -1,5 +1,8 @@
 package io.duraflow.plan;
 
+import io.duraflow.api.dag.Operation;
+import io.duraflow.api.dag.Plan;
+import io.duraflow.api.dag.PlanNode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

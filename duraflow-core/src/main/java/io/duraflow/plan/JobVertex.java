@@ -1,5 +1,7 @@
 package io.duraflow.plan;
 
+import io.duraflow.api.dag.Operation;
+import io.duraflow.api.dag.PlanNode;
 import java.util.List;
 
 /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.duraflow.api.Flow;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.dag.Plan;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Types;
 import org.junit.jupiter.api.Test;

@@ -5,9 +5,9 @@ import io.duraflow.config.HighAvailabilityOptions;
 import io.duraflow.config.HighAvailabilityOptions.HighAvailabilityType;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
-import io.duraflow.jobmanager.store.JobGraphStore;
-import io.duraflow.jobmanager.store.JobResultStore;
-import io.duraflow.jobmanager.store.JobStores;
+import io.duraflow.jobstore.JobGraphStore;
+import io.duraflow.jobstore.JobResultStore;
+import io.duraflow.jobstore.JobStores;
 import java.time.Clock;
 import org.apache.curator.framework.CuratorFramework;
 

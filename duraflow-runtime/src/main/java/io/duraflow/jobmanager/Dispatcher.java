@@ -4,10 +4,10 @@ import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.JobMaster;
-import io.duraflow.jobmanager.store.CleanupRetryPolicy;
-import io.duraflow.jobmanager.store.JobGraphStore;
-import io.duraflow.jobmanager.store.JobResultEntry;
-import io.duraflow.jobmanager.store.JobResultStore;
+import io.duraflow.jobstore.CleanupRetryPolicy;
+import io.duraflow.jobstore.JobGraphStore;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
@@ -16,6 +16,7 @@ import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import java.io.IOException;
 import java.util.List;
@@ -67,7 +68,7 @@ public final class Dispatcher {
 
     private final String sessionId;
     private final ResourceManager resourceManager;
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final Services services;
     private final JobRegistry registry;
     private final JobCleanup cleanup;
@@ -77,7 +78,7 @@ public final class Dispatcher {
     private boolean closed;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
-            Scheduler mainThread, LongSupplier clock, Services services) {
+            MainThreadExecutor mainThread, LongSupplier clock, Services services) {
         this.sessionId = sessionId;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;

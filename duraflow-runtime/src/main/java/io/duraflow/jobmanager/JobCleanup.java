@@ -1,8 +1,9 @@
 package io.duraflow.jobmanager;
 
-import io.duraflow.jobmanager.store.JobResultEntry;
-import io.duraflow.jobmanager.store.JobResultEntryExistsException;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.JobResultEntryExistsException;
 import io.duraflow.util.Failpoints;
+import io.duraflow.util.MainThreadExecutor;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +28,7 @@ final class JobCleanup {
 
     private final Dispatcher.Services services;
     private final ResourceManager resourceManager;
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final java.util.function.LongSupplier clock;
     private final Runnable requireLeadership;
     private final DispatcherLifecycle lifecycle;
@@ -40,7 +41,7 @@ final class JobCleanup {
         boolean closed();
     }
 
-    JobCleanup(Dispatcher.Services services, ResourceManager resourceManager, Scheduler mainThread,
+    JobCleanup(Dispatcher.Services services, ResourceManager resourceManager, MainThreadExecutor mainThread,
             java.util.function.LongSupplier clock, Runnable requireLeadership, DispatcherLifecycle lifecycle,
             java.util.function.Consumer<JobResultEntry> resultStored) {
         this.services = services;

@@ -33,7 +33,7 @@ public record JobDirectories(FileSystem fileSystem, FsPath root) {
         return new JobDirectories(LocalFileSystem.INSTANCE, FsPath.of(root));
     }
 
-    /** The job's directory; the job id must be valid ({@link io.duraflow.jobmanager.store.JobIds}). */
+    /** The job's directory; the job id must be valid ({@link io.duraflow.jobstore.JobIds}). */
     public FsPath jobDirectory(String jobId) {
         return root.resolve(jobId);
     }

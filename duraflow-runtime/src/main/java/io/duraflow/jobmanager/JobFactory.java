@@ -8,12 +8,13 @@ import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RestartStrategyType;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventWriter;
-import io.duraflow.jobmanager.events.RecordingJobEventLog;
+import io.duraflow.jobmanager.scheduler.RecordingJobEventLog;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobSettings;
-import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
+import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.HashMap;
@@ -35,13 +36,13 @@ final class JobFactory {
     private final Configuration clusterConfig;
     private final String sessionId;
     private final ResourceManager resourceManager;
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
     private final JobDirectories jobDirectories;
     private final Executor userCode;
     private final JobMaster.TerminationListener terminated;
 
-    JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Scheduler mainThread,
+    JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, MainThreadExecutor mainThread,
             LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
             JobMaster.TerminationListener terminated) {
         this.clusterConfig = clusterConfig;

@@ -6,8 +6,9 @@ import io.duraflow.config.JobManagerOptions;
 import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.ha.LeaderContender;
 import io.duraflow.ha.LeaderElection;
-import io.duraflow.jobmanager.store.CleanupRetryPolicy;
+import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.rpc.RpcServers;
+import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Server;
 import io.grpc.Status;
 import java.util.UUID;
@@ -57,12 +58,12 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         final String sessionId;
         final ResourceManager resourceManager;
         final Dispatcher dispatcher;
-        final Scheduler.Cancellable heartbeatCheck;
+        final MainThreadExecutor.Cancellable heartbeatCheck;
         /** False until the stored jobs are recovered: until then every request is turned away. */
         boolean ready;
 
         Leadership(String sessionId, ResourceManager resourceManager, Dispatcher dispatcher,
-                Scheduler.Cancellable heartbeatCheck) {
+                MainThreadExecutor.Cancellable heartbeatCheck) {
             this.sessionId = sessionId;
             this.resourceManager = resourceManager;
             this.dispatcher = dispatcher;
@@ -124,7 +125,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
                 io, userCode, () -> giveUpLeadership(sessionId), election::stillLeads);
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
-        Scheduler.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {
+        MainThreadExecutor.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {
             resourceManager.checkHeartbeats();
             long now = System.currentTimeMillis();
             if (now - lastExpiryMs > 60_000) {

@@ -5,13 +5,14 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventFormatter;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.scheduler.JobMaster;
-import io.duraflow.jobmanager.store.JobIds;
-import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobstore.JobIds;
+import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.rpc.proto.JobEventLogStatus;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -29,9 +30,9 @@ final class JobQueries {
     private final Dispatcher.Services services;
     private final JobRegistry registry;
     private final JobFactory factory;
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
 
-    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, Scheduler mainThread) {
+    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread) {
         this.services = services;
         this.registry = registry;
         this.factory = factory;

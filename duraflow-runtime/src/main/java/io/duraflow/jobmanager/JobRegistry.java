@@ -2,7 +2,7 @@ package io.duraflow.jobmanager;
 
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.JobMaster;
-import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.rpc.proto.JobStatus;
 import java.util.ArrayList;
 import java.util.Collection;

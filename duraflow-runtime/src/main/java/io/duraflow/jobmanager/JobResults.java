@@ -1,10 +1,10 @@
 package io.duraflow.jobmanager;
 
 import com.google.protobuf.ByteString;
-import io.duraflow.jobmanager.store.CollectedData;
-import io.duraflow.jobmanager.store.JobOutcome;
-import io.duraflow.jobmanager.store.JobResultEntry;
-import io.duraflow.jobmanager.store.VertexSummary;
+import io.duraflow.jobstore.CollectedData;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.VertexSummary;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;

@@ -1,12 +1,13 @@
 package io.duraflow.jobmanager;
 
 import io.duraflow.jobmanager.scheduler.JobMaster;
-import io.duraflow.jobmanager.store.JobIds;
-import io.duraflow.jobmanager.store.JobResultEntry;
-import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.jobstore.JobIds;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -30,12 +31,12 @@ final class JobSubmissions {
     private final Dispatcher.Services services;
     private final JobRegistry registry;
     private final JobFactory factory;
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
     private final Runnable requireLeadership;
     private final JobCleanup.DispatcherLifecycle lifecycle;
 
-    JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, Scheduler mainThread,
+    JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
             LongSupplier clock, Runnable requireLeadership, JobCleanup.DispatcherLifecycle lifecycle) {
         this.services = services;
         this.registry = registry;

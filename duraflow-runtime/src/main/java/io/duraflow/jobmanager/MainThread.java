@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.util.MainThreadExecutor;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -13,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * The JobManager's single main thread. The dispatcher, the resource manager and every job
  * master keep their state here; other threads (gRPC handlers, RPC callbacks) only enqueue.
  */
-public final class MainThread implements Scheduler, AutoCloseable {
+public final class MainThread implements MainThreadExecutor, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MainThread.class);
 
     private final ScheduledExecutorService executor;

@@ -1,10 +1,13 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.scheduler.SlotPool;
+import io.duraflow.jobmanager.scheduler.TaskManagerGateways;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerInfo;
+import io.duraflow.util.MainThreadExecutor;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -18,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Registered TaskManagers, their slots and heartbeats, and the calls to them (through a {@link
  * TaskManagerTransport}, gRPC outside tests). Main thread only; RPC callbacks come back through
- * the main thread's {@link Scheduler#execute}.
+ * the main thread's {@link MainThreadExecutor#execute}.
  */
 public final class ResourceManager implements SlotPool, TaskManagerGateways, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ResourceManager.class);
@@ -45,7 +48,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         }
     }
 
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
     private final long heartbeatTimeoutMs;
     private final TaskManagerTransport transport;
@@ -61,13 +64,13 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     private final Map<String, Held> heldPartitions = new LinkedHashMap<>();
 
     /** Calls the TaskManagers over gRPC, in leadership session {@code sessionId}. */
-    public ResourceManager(String sessionId, Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+    public ResourceManager(String sessionId, MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             long rpcTimeoutMs) {
         this(mainThread, clock, heartbeatTimeoutMs, new GrpcTaskManagerTransport(sessionId, rpcTimeoutMs));
     }
 
     /** Calls the TaskManagers through {@code transport} (a fake in tests). */
-    public ResourceManager(Scheduler mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+    public ResourceManager(MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             TaskManagerTransport transport) {
         this.mainThread = mainThread;
         this.clock = clock;

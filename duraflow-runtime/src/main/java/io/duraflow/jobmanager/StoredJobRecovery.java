@@ -10,12 +10,13 @@ import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobMasterState;
-import io.duraflow.jobmanager.store.CorruptStoreFileException;
-import io.duraflow.jobmanager.store.JobOutcome;
-import io.duraflow.jobmanager.store.JobResultEntry;
-import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.jobstore.CorruptStoreFileException;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.HeldPartition;
+import io.duraflow.util.MainThreadExecutor;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,16 +56,16 @@ final class StoredJobRecovery {
     private final JobFactory factory;
     private final JobCleanup cleanup;
     private final ResourceManager resourceManager;
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
     private final JobCleanup.DispatcherLifecycle lifecycle;
     private final Map<String, PendingRecovery> pending = new LinkedHashMap<>();
-    private Scheduler.Cancellable recoveryCheck;
+    private MainThreadExecutor.Cancellable recoveryCheck;
     /** Set once this leader is published: from then on recovered jobs may plan. */
     private boolean started;
 
     StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
-            ResourceManager resourceManager, Scheduler mainThread, LongSupplier clock,
+            ResourceManager resourceManager, MainThreadExecutor mainThread, LongSupplier clock,
             JobCleanup.DispatcherLifecycle lifecycle) {
         this.services = services;
         this.registry = registry;

@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.scheduler.TaskManagerGateways;
+
 /**
  * How the {@link ResourceManager} reaches the TaskManagers it registered: a gRPC channel each
  * ({@link GrpcTaskManagerTransport}), or a fake that records the calls in tests. The

@@ -12,10 +12,10 @@ import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.events.proto.ExecutionFinished;
 import io.duraflow.jobmanager.events.proto.JobEvent;
-import io.duraflow.jobmanager.store.CleanupRetryPolicy;
-import io.duraflow.jobmanager.store.InMemoryJobGraphStore;
-import io.duraflow.jobmanager.store.InMemoryJobResultStore;
-import io.duraflow.jobmanager.store.JobOutcome;
+import io.duraflow.jobstore.CleanupRetryPolicy;
+import io.duraflow.jobstore.InMemoryJobGraphStore;
+import io.duraflow.jobstore.InMemoryJobResultStore;
+import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.HeldPartition;
@@ -69,7 +69,7 @@ class DispatcherRecoveryTest {
     @TempDir
     Path tempDir;
 
-    private final ManualScheduler main = new ManualScheduler();
+    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
     private final InMemoryJobResultStore results = new InMemoryJobResultStore();
     private final InMemoryJobGraphStore jobGraphs = new InMemoryJobGraphStore();
     private final JobGraph graph = JobPlans.build(WordCount.class.getName(), PARAMS, PARALLELISM);
@@ -346,7 +346,7 @@ class DispatcherRecoveryTest {
     void aJobRestartedFromScratchStartsOnlyOnceItsOldLogIsDeleted() throws IOException {
         List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
         flipPayloadByte(eventLogFiles().get(0), 2);
-        ManualScheduler io = new ManualScheduler();
+        ManualMainThreadExecutor io = new ManualMainThreadExecutor();
         Leader second = leader("session-2", io);
         CompletableFuture<Void> recovered = second.dispatcher().recover();
         io.runDue();

@@ -7,11 +7,11 @@ import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.MemorySize;
 import io.duraflow.examples.WordCount;
-import io.duraflow.jobmanager.store.CleanupRetryPolicy;
-import io.duraflow.jobmanager.store.FileSystemJobGraphStore;
-import io.duraflow.jobmanager.store.InMemoryJobResultStore;
-import io.duraflow.jobmanager.store.JobOutcome;
-import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.jobstore.CleanupRetryPolicy;
+import io.duraflow.jobstore.FileSystemJobGraphStore;
+import io.duraflow.jobstore.InMemoryJobResultStore;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
@@ -34,7 +34,7 @@ class DispatcherStoredJobsTest {
     @TempDir
     Path tempDir;
 
-    private final ManualScheduler main = new ManualScheduler();
+    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
     private final StepClock storeClock = new StepClock();
 
     /** The result store's clock, moved by hand. */
@@ -182,7 +182,7 @@ class DispatcherStoredJobsTest {
         await(dispatcher.submit(wordCount("raced")));
         // The worst case of the check-then-write window: the earlier leader checked its leadership,
         // paused, and wrote the job's result after this leader took the job over.
-        results.createDirtyResult(new io.duraflow.jobmanager.store.JobResultEntry("raced", "WordCount",
+        results.createDirtyResult(new io.duraflow.jobstore.JobResultEntry("raced", "WordCount",
                 WordCount.class.getName(), JobOutcome.FINISHED, 0, 5, "", 0, Map.of(), Map.of(), java.util.List.of(),
                 java.util.List.of()));
 

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.duraflow.config.Configuration;
 import io.duraflow.examples.WordCount;
-import io.duraflow.jobmanager.store.CleanupRetryPolicy;
-import io.duraflow.jobmanager.store.InMemoryJobGraphStore;
-import io.duraflow.jobmanager.store.InMemoryJobResultStore;
-import io.duraflow.jobmanager.store.JobGraphStore;
-import io.duraflow.jobmanager.store.JobOutcome;
-import io.duraflow.jobmanager.store.SubmittedJob;
+import io.duraflow.jobstore.CleanupRetryPolicy;
+import io.duraflow.jobstore.InMemoryJobGraphStore;
+import io.duraflow.jobstore.InMemoryJobResultStore;
+import io.duraflow.jobstore.JobGraphStore;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
@@ -37,7 +37,7 @@ class DispatcherTest {
     @TempDir
     Path tempDir;
 
-    private final ManualScheduler main = new ManualScheduler();
+    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
     private final InMemoryJobResultStore results = new InMemoryJobResultStore();
     private final FlakyJobGraphStore jobGraphs = new FlakyJobGraphStore();
     private final AtomicBoolean leads = new AtomicBoolean(true);

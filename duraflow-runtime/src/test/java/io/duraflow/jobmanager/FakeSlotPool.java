@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.scheduler.SlotPool;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,9 +2,9 @@ package io.duraflow.jobmanager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.duraflow.jobmanager.store.CollectedData;
-import io.duraflow.jobmanager.store.JobOutcome;
-import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobstore.CollectedData;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.JobResultEntry;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

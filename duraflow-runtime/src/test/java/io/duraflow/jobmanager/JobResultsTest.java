@@ -2,7 +2,7 @@ package io.duraflow.jobmanager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.duraflow.jobmanager.store.JobResultEntry;
+import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.rpc.proto.JobStatus;
 import org.junit.jupiter.api.Test;
 

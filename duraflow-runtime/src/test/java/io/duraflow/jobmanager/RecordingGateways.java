@@ -3,6 +3,7 @@ package io.duraflow.jobmanager;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.util.MainThreadExecutor;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public final class RecordingGateways implements TaskManagerTransport {
         }
     }
 
-    private final Scheduler mainThread;
+    private final MainThreadExecutor mainThread;
     private final Deque<String> deployErrors = new ArrayDeque<>();
     private final Deque<String> lateDeployErrors = new ArrayDeque<>();
     private final List<Deployment> deployments = new ArrayList<>();
@@ -58,7 +59,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     private final List<Release> releases = new ArrayList<>();
     private final Map<String, String> connected = new LinkedHashMap<>();
 
-    public RecordingGateways(Scheduler mainThread) {
+    public RecordingGateways(MainThreadExecutor mainThread) {
         this.mainThread = mainThread;
     }
 

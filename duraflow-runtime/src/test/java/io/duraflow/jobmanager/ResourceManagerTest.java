@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /** Registrations and the partitions TaskManagers kept through a JobManager failover. */
 class ResourceManagerTest {
-    private final ManualScheduler main = new ManualScheduler();
+    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
     private final RecordingGateways taskManagers = new RecordingGateways(main);
     private final ResourceManager resourceManager = new ResourceManager(main, main::now, 10_000, taskManagers);
 

@@ -7,7 +7,7 @@ import io.duraflow.fs.FsOutputStream;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
-import io.duraflow.jobmanager.Scheduler;
+import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -73,7 +73,7 @@ public final class JobEventWriter implements AutoCloseable {
     private final long flushIntervalMs;
     private final long maxPendingBytes;
     /** Runs every write, close and timer action, one at a time, in submission order. */
-    private final Scheduler writerThread;
+    private final MainThreadExecutor writerThread;
     private final Runnable stopWriterThread;
     private final FileOpener opener;
 
@@ -83,7 +83,7 @@ public final class JobEventWriter implements AutoCloseable {
     /** The buffer a flush returns after writing; null while a flush writes it. Guarded by lock. */
     private RecordBuffer spare = new RecordBuffer();
     /** Flush due flushInterval after the oldest pending event; null while pending is empty. Guarded by lock. */
-    private Scheduler.Cancellable intervalFlush;
+    private MainThreadExecutor.Cancellable intervalFlush;
     /** A flush for a full buffer is queued on the writer thread. Guarded by lock. */
     private boolean sizeFlushQueued;
     /** Completes when the writer has stopped; set by closeAsync()/abandon(). Guarded by lock. */
@@ -122,13 +122,13 @@ public final class JobEventWriter implements AutoCloseable {
     }
 
     /** For tests: {@code writerThread} runs the writes (e.g. a manual scheduler); {@code opener} creates files. */
-    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, Scheduler writerThread,
+    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, MainThreadExecutor writerThread,
             FileOpener opener) {
         this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener);
     }
 
     private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
-            Scheduler writerThread, Runnable stopWriterThread, FileOpener opener) {
+            MainThreadExecutor writerThread, Runnable stopWriterThread, FileOpener opener) {
         if (bufferBytes < 1 || bufferBytes > JobEventLogFormat.MAX_PAYLOAD_BYTES) {
             throw new IllegalArgumentException("write buffer of " + bufferBytes + " bytes; expected 1 to "
                     + JobEventLogFormat.MAX_PAYLOAD_BYTES);
@@ -413,8 +413,8 @@ public final class JobEventWriter implements AutoCloseable {
         return executor;
     }
 
-    private static Scheduler schedulerOf(ScheduledThreadPoolExecutor executor) {
-        return new Scheduler() {
+    private static MainThreadExecutor schedulerOf(ScheduledThreadPoolExecutor executor) {
+        return new MainThreadExecutor() {
             @Override
             public void execute(Runnable action) {
                 executor.execute(action);

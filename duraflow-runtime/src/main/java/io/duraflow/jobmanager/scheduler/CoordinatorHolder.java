@@ -1,9 +1,8 @@
 package io.duraflow.jobmanager.scheduler;
 
-import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
-import io.duraflow.plan.Operation;
+import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
 import java.time.Duration;
 import java.util.HashSet;

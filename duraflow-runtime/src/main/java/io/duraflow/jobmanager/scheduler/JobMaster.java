@@ -1,8 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
-import io.duraflow.jobmanager.Scheduler;
-import io.duraflow.jobmanager.SlotPool;
-import io.duraflow.jobmanager.TaskManagerGateways;
+import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.AttemptId;
@@ -45,7 +43,7 @@ public final class JobMaster {
     private final Map<String, String> config;
     private final JobGraph graph;
     private final JobSettings settings;
-    private final Scheduler scheduler;
+    private final MainThreadExecutor scheduler;
     private final LongSupplier clock;
     private final TerminationListener listener;
     private final ExecutionGraph executions;
@@ -58,13 +56,13 @@ public final class JobMaster {
     private long endedAtMs;
     private String failure = "";
     private int restarts;
-    private Scheduler.Cancellable wakeUp;
+    private MainThreadExecutor.Cancellable wakeUp;
     private JobEventLog eventLog = JobEventLog.NONE;
     private int restoredTasks;
 
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
-            Scheduler scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
+            MainThreadExecutor scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
         this.jobId = jobId;
         this.jobClass = jobClass;
         this.params = Map.copyOf(params);

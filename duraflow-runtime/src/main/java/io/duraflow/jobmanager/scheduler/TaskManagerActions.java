@@ -1,7 +1,5 @@
 package io.duraflow.jobmanager.scheduler;
 
-import io.duraflow.jobmanager.SlotPool;
-import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.plan.JobGraph;
 import java.util.List;
 import java.util.function.BiConsumer;

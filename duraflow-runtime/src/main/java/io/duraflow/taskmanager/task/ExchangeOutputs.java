@@ -4,7 +4,7 @@ import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.plan.KeyedAggregation;
+import io.duraflow.api.dag.KeyedAggregation;
 import io.duraflow.shuffle.PartitionFileWriter;
 import io.duraflow.util.Murmur;
 import java.util.HashMap;

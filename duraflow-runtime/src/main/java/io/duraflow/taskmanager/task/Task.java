@@ -13,7 +13,7 @@ import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
-import io.duraflow.plan.Operation;
+import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;

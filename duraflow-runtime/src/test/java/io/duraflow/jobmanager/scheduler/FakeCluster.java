@@ -2,11 +2,10 @@ package io.duraflow.jobmanager.scheduler;
 
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.jobmanager.FakeSlotPool;
-import io.duraflow.jobmanager.ManualScheduler;
+import io.duraflow.jobmanager.ManualMainThreadExecutor;
 import io.duraflow.jobmanager.RecordingGateways;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Event;
-import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
@@ -44,7 +43,7 @@ final class FakeCluster {
      */
     static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000);
 
-    final ManualScheduler scheduler = new ManualScheduler();
+    final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
     final FakeSlotPool slots;
     final RecordingGateways gateways = new RecordingGateways(scheduler);
     final JobGraph graph;

@@ -9,7 +9,6 @@ import com.google.protobuf.ByteString;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
-import io.duraflow.jobmanager.TaskManagerGateways;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;

@@ -11,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
-import io.duraflow.jobmanager.events.RecordingJobEventLog;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;

@@ -1,0 +1,28 @@
+package io.duraflow.cli;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** What the command line may use of the runtime, held by the build. */
+class CliArchitectureTest {
+    private static final JavaClasses CLI = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.duraflow.cli");
+
+    @Test
+    void cliUsesTheRuntimeOnlyThroughItsEntryPoints() {
+        noClasses().that().resideInAPackage("io.duraflow.cli..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.duraflow.shuffle..", "io.duraflow.spill..",
+                        "io.duraflow.taskmanager.task..", "io.duraflow.jobmanager.scheduler..")
+                .because("the CLI talks to a cluster over gRPC and starts processes through JobManagerRunner and"
+                        + " TaskManagerRunner; shuffle and spill file formats and the task and scheduler internals"
+                        + " must be free to change without it (collected results are decoded by"
+                        + " io.duraflow.client.CollectedResults)")
+                .check(CLI);
+    }
+}

@@ -1,0 +1,98 @@
+package io.duraflow.api.dag;
+
+import io.duraflow.api.functions.FilterFunction;
+import io.duraflow.api.functions.FlatMapFunction;
+import io.duraflow.api.functions.JoinFunction;
+import io.duraflow.api.functions.KeySelector;
+import io.duraflow.api.functions.MapFunction;
+import io.duraflow.api.sink.Sink;
+import io.duraflow.api.source.Source;
+import io.duraflow.api.types.TypeSerializer;
+
+/** What a {@link PlanNode} does. */
+public sealed interface Operation {
+    /** A short word for the fingerprint and for logs. */
+    String kind();
+
+    /** Extra text that identifies the configuration, for the fingerprint. */
+    default String detail() {
+        return "";
+    }
+
+    record SourceOp(Source<?, ?> source) implements Operation {
+        public String kind() {
+            return "source";
+        }
+
+        public String detail() {
+            return source.description();
+        }
+    }
+
+    record MapOp(MapFunction<Object, Object> function) implements Operation {
+        public String kind() {
+            return "map";
+        }
+    }
+
+    record FlatMapOp(FlatMapFunction<Object, Object> function) implements Operation {
+        public String kind() {
+            return "flatMap";
+        }
+    }
+
+    record FilterOp(FilterFunction<Object> function) implements Operation {
+        public String kind() {
+            return "filter";
+        }
+    }
+
+    /** Redistributes records round-robin over the next vertex's tasks. */
+    record RebalanceOp() implements Operation {
+        public String kind() {
+            return "rebalance";
+        }
+    }
+
+    /** Groups by key and folds each group into one result; pre-aggregates before the exchange. */
+    record KeyedAggregateOp(KeySelector<Object, Object> keySelector, TypeSerializer<Object> keyType,
+            KeyedAggregation<Object, Object, Object, Object> aggregation, TypeSerializer<Object> accumulatorType)
+            implements Operation {
+        public String kind() {
+            return "keyedAggregate";
+        }
+
+        public String detail() {
+            return "key=" + keyType.description() + ",acc=" + accumulatorType.description();
+        }
+    }
+
+    /** Equi-join of two inputs on a key: every matching (left, right) pair is joined. */
+    record JoinOp(KeySelector<Object, Object> leftKey, KeySelector<Object, Object> rightKey,
+            TypeSerializer<Object> keyType, JoinFunction<Object, Object, Object> function) implements Operation {
+        public String kind() {
+            return "join";
+        }
+
+        public String detail() {
+            return "key=" + keyType.description();
+        }
+    }
+
+    record SinkOp(Sink<Object> sink) implements Operation {
+        public String kind() {
+            return "sink";
+        }
+
+        public String detail() {
+            return sink.description();
+        }
+    }
+
+    /** Sends the records back to the client, which reads them from the job result by name. */
+    record CollectOp() implements Operation {
+        public String kind() {
+            return "collect";
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package io.duraflow.jobmanager.scheduler;
+
+import java.util.Collection;
+
+/** Free task slots across TaskManagers, as the job masters see them. */
+public interface SlotPool {
+    /** A free slot, or null when all are busy. */
+    SlotOffer allocate();
+
+    void free(String tmId);
+
+    /** TaskManagers registered now. */
+    Collection<String> taskManagers();
+
+    /** A slot on one TaskManager. */
+    record SlotOffer(String tmId, String address) {}
+}

@@ -1,0 +1,23 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.TaskDeployment;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * How a job master talks to TaskManagers. Callbacks run on the main thread. The real one sends
+ * gRPC; tests use a fake that records calls.
+ */
+public interface TaskManagerGateways {
+    /** Deploys; {@code onFailure} gets the error when the TaskManager refused or was unreachable. */
+    void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure);
+
+    void cancel(String tmId, AttemptId attempt);
+
+    void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event);
+
+    /** Releases the listed partitions of a job, or all of them when the list is empty. */
+    void releasePartitions(String tmId, String jobId, List<String> partitionIds);
+}

@@ -1,0 +1,132 @@
+package io.duraflow.jobstore;
+
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@link JobGraphStore} with one file per job, {@code <directory>/<jobId>.json}, created when
+ * the first job is put. Each file is one JSON document in the envelope that
+ * {@link FileSystemJobResultStore} describes, with format {@code duraflow-job-graph} and the job
+ * under {@code "job"} (all fields required):
+ *
+ * <pre>
+ * {
+ *   "format" : "duraflow-job-graph",
+ *   "version" : 1,
+ *   "checksum" : "1f97d829",                 CRC32C of the canonical bytes of "job"
+ *   "job" : {
+ *     "config" : { "parallelism.default" : "4" },
+ *     "jobClass" : "com.example.WordCount",
+ *     "jobId" : "j1",                        equals the file name's job id
+ *     "parallelism" : 0,                     0: the cluster's default
+ *     "params" : { "input" : "/data" },
+ *     "submittedAtMs" : 1700000000000
+ *   }
+ * }
+ * </pre>
+ *
+ * <p>{@link #put} writes a temp file ({@code .<jobId>.json.<uuid>.tmp}, ignored by readers) and
+ * renames it over the old file, so readers see the old or the new job, never a partial one (on a
+ * file system without atomic rename, a crash may leave the temp file behind; it is never read). A file
+ * that cannot be read is a {@link CorruptStoreFileException} naming it: the job must not silently
+ * disappear from recovery.
+ *
+ * <p>Thread-safe: operations of one instance are serialized.
+ */
+public final class FileSystemJobGraphStore implements JobGraphStore {
+    private static final String SUFFIX = ".json";
+    private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")\\.json");
+
+    private final FsPath directory;
+    private final StoreFiles files;
+    private final Object lock = new Object();
+
+    /** A store in {@code directory} of {@code fileSystem}; the directory is created with the first job. */
+    public FileSystemJobGraphStore(FileSystem fileSystem, FsPath directory) {
+        this.directory = Objects.requireNonNull(directory, "directory");
+        this.files = new StoreFiles(fileSystem);
+    }
+
+    /** A store in a local directory. */
+    public FileSystemJobGraphStore(Path directory) {
+        this(LocalFileSystem.INSTANCE, FsPath.of(directory));
+    }
+
+    public FsPath directory() {
+        return directory;
+    }
+
+    @Override
+    public void put(SubmittedJob job) throws IOException {
+        byte[] bytes = StoreFileFormat.JOB_GRAPH.encode(SubmittedJobJson.toJson(job));
+        synchronized (lock) {
+            files.writeViaTemp(file(job.jobId()), bytes, true);
+        }
+    }
+
+    @Override
+    public Optional<SubmittedJob> get(String jobId) throws IOException {
+        FsPath file = file(JobIds.requireValid(jobId));
+        Optional<byte[]> bytes;
+        synchronized (lock) {
+            bytes = files.readIfExists(file);
+        }
+        if (bytes.isEmpty()) {
+            return Optional.empty();
+        }
+        StoreFileFormat format = StoreFileFormat.JOB_GRAPH;
+        SubmittedJob job;
+        try {
+            job = SubmittedJobJson.fromJson(format.decode(file, bytes.get()));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw format.corrupt(file, String.valueOf(e.getMessage()));
+        }
+        if (!job.jobId().equals(jobId)) {
+            throw format.corrupt(file, "it holds job " + job.jobId());
+        }
+        return Optional.of(job);
+    }
+
+    @Override
+    public void remove(String jobId) throws IOException {
+        FsPath file = file(JobIds.requireValid(jobId));
+        synchronized (lock) {
+            files.delete(file);
+        }
+    }
+
+    @Override
+    public List<String> jobIds() throws IOException {
+        List<String> jobIds = new ArrayList<>();
+        List<String> names;
+        synchronized (lock) {
+            names = files.fileNames(directory);
+        }
+        for (String name : names) {
+            Matcher m = FILE_NAME.matcher(name);
+            if (m.matches()) {
+                jobIds.add(m.group(1));
+            }
+        }
+        jobIds.sort(null); // file names sort differently: "a.2.json" < "a.json"
+        return jobIds;
+    }
+
+    private FsPath file(String jobId) {
+        return directory.resolve(jobId + SUFFIX);
+    }
+
+    @Override
+    public String toString() {
+        return "FileSystemJobGraphStore[" + directory + "]";
+    }
+}

@@ -1,0 +1,336 @@
+package io.duraflow.jobstore;
+
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link JobResultStore} with one file per job in a directory, for a highly available job
+ * manager. The directory is created when the first entry is written.
+ *
+ * <pre>
+ *   &lt;directory&gt;/
+ *     &lt;jobId&gt;.dirty.json        created exclusively: exactly one creator wins, also across processes
+ *     &lt;jobId&gt;.clean.json        the same bytes, written when the job's cleanup is done
+ *     .&lt;name&gt;.&lt;uuid&gt;.tmp        a clean file being written; ignored by readers
+ * </pre>
+ *
+ * <h2>File format, version 1</h2>
+ *
+ * One JSON document (UTF-8, indented, ending in a newline):
+ *
+ * <pre>
+ * {
+ *   "format" : "duraflow-job-result",       always this string
+ *   "version" : 1,                          readers reject any other version
+ *   "checksum" : "6e167dc3",                CRC32C of the canonical bytes of "result", 8 lower-case hex digits
+ *   "result" : {
+ *     "collected" : [ {                     data of collect sinks
+ *       "data" : "AQID",                    the bytes, standard base64 with padding
+ *       "name" : "out", "records" : 3, "subtask" : 0
+ *     } ],
+ *     "counters" : { "lines" : 3 },         integers
+ *     "endedAtMs" : 1700000005000,          epoch milliseconds
+ *     "failure" : "",                       one line, "" if none
+ *     "jobClass" : "com.example.WordCount",
+ *     "jobId" : "j1",                       equals the file name's job id
+ *     "jobName" : "WordCount",
+ *     "params" : { "input" : "/data" },     strings
+ *     "restarts" : 0,
+ *     "state" : "FINISHED",                 FINISHED, FAILED, CANCELED or UNKNOWN
+ *     "submittedAtMs" : 1700000000000,
+ *     "vertices" : [ {
+ *       "attempts" : 2, "id" : 1, "name" : "Source", "parallelism" : 2, "recordsIn" : 0, "recordsOut" : 3
+ *     } ]
+ *   }
+ * }
+ * </pre>
+ *
+ * The canonical bytes of {@code result} are the object as compact JSON (no whitespace between
+ * tokens) with the members of every object sorted by key; numbers are decimal integers. For
+ * ordinary text that is what Python's {@code json.dumps(result, sort_keys=True, separators=(',',
+ * ':'), ensure_ascii=False)} writes (Jackson escapes control characters other than {@code \b \f
+ * \n \r \t} with upper-case hex digits). Readers re-serialize the parsed {@code result}, so
+ * indentation and member order in the file do not matter. All fields are required; unknown fields
+ * are ignored.
+ *
+ * <h2>Marking clean without atomic rename</h2>
+ *
+ * Marking clean does not rely on an atomic rename, so it is safe on object stores: the clean file
+ * is written completely (under a temp name, then renamed; the rename need not be atomic), and only then
+ * is the dirty file deleted. A crash in between leaves both files; readers treat that as clean,
+ * and the next {@link #markResultAsClean} or {@link #getDirtyResults} deletes the stale dirty file
+ * (only after reading the clean one successfully). With delete-on-commit, marking clean just
+ * deletes the dirty file, and the result is gone.
+ *
+ * <h2>Unreadable files</h2>
+ *
+ * A file that cannot be read (empty, truncated, not JSON, checksum mismatch, unknown format or
+ * version, missing fields, another job's result) is never ignored: the job still has an entry,
+ * read as {@link JobOutcome#UNKNOWN} with the failure {@code corrupt job result file <path>:
+ * <reason>}, and {@link #getDirtyResults} includes it if it is dirty, so a new leader does not
+ * run the job again. A WARN with the path is logged each time the file is read. If a clean file
+ * is corrupt but its dirty file is intact, the dirty file's result is returned and the dirty file
+ * kept. Corrupt clean files never expire: an operator should look at them.
+ *
+ * <p>Thread-safe; operations of one instance are serialized. Several instances (processes) may
+ * share the directory: creation is exclusive, and leader election keeps the rest apart. The
+ * directory may be on any {@link FileSystem}; only exclusive creation must be atomic.
+ */
+public final class FileSystemJobResultStore implements JobResultStore {
+    private static final Logger LOG = LoggerFactory.getLogger(FileSystemJobResultStore.class);
+
+    static final String DIRTY_SUFFIX = ".dirty.json";
+    static final String CLEAN_SUFFIX = ".clean.json";
+    private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")(\\.dirty\\.json|\\.clean\\.json)");
+
+    private final FsPath directory;
+    private final StoreFiles files;
+    private final boolean deleteOnCommit;
+    /** Null: clean entries are kept until deleted by hand. */
+    private final Duration cleanTtl;
+    private final Clock clock;
+    private final Object lock = new Object();
+
+    /** A read entry; {@code corrupt} if it came from a file that could not be read. */
+    private record Loaded(JobResultEntry entry, boolean corrupt) {
+    }
+
+    /**
+     * @param fileSystem holds the directory
+     * @param directory where the files are; created when the first entry is written
+     * @param deleteOnCommit whether marking an entry clean deletes it instead of keeping it readable
+     * @param cleanTtlOrNull how long after its job ended a clean entry is kept by
+     *     {@link #expireCleanResults()}, or null to keep it forever
+     * @param clock compared with entries' {@code endedAtMs} when expiring
+     */
+    public FileSystemJobResultStore(FileSystem fileSystem, FsPath directory, boolean deleteOnCommit,
+            Duration cleanTtlOrNull, Clock clock) {
+        this.directory = Objects.requireNonNull(directory, "directory");
+        this.files = new StoreFiles(fileSystem);
+        this.deleteOnCommit = deleteOnCommit;
+        if (cleanTtlOrNull != null && (cleanTtlOrNull.isZero() || cleanTtlOrNull.isNegative())) {
+            throw new IllegalArgumentException("clean result TTL must be positive: " + cleanTtlOrNull);
+        }
+        this.cleanTtl = cleanTtlOrNull;
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** A store in a local directory; see the other constructor. */
+    public FileSystemJobResultStore(Path directory, boolean deleteOnCommit, Duration cleanTtlOrNull, Clock clock) {
+        this(LocalFileSystem.INSTANCE, FsPath.of(directory), deleteOnCommit, cleanTtlOrNull, clock);
+    }
+
+    public FsPath directory() {
+        return directory;
+    }
+
+    @Override
+    public void createDirtyResult(JobResultEntry entry) throws IOException {
+        String jobId = entry.jobId();
+        byte[] bytes = StoreFileFormat.JOB_RESULT.encode(JobResultJson.toJson(entry));
+        synchronized (lock) {
+            if (files.exists(clean(jobId))) {
+                throw new JobResultEntryExistsException(jobId, true);
+            }
+            try {
+                files.createNew(dirty(jobId), bytes);
+            } catch (FileAlreadyExistsException e) {
+                throw new JobResultEntryExistsException(jobId, files.exists(clean(jobId)));
+            }
+            // Another process may have committed an earlier dirty entry between our check and the
+            // create; our dirty file would then be a stale one next to a clean file.
+            if (files.exists(clean(jobId))) {
+                files.delete(dirty(jobId));
+                throw new JobResultEntryExistsException(jobId, true);
+            }
+        }
+        LOG.debug("Stored dirty result of job {} ({}) in {}", jobId, entry.state(), directory);
+    }
+
+    @Override
+    public void markResultAsClean(String jobId) throws IOException {
+        JobIds.requireValid(jobId);
+        synchronized (lock) {
+            if (files.exists(clean(jobId))) {
+                deleteStaleDirty(jobId);
+                return;
+            }
+            Optional<byte[]> dirtyBytes = files.readIfExists(dirty(jobId));
+            if (dirtyBytes.isEmpty()) {
+                throw new NoSuchElementException("job " + jobId + " has no result in " + directory);
+            }
+            if (!deleteOnCommit) {
+                // The same bytes, so a corrupt dirty file stays visibly corrupt rather than being rewritten.
+                files.writeViaTemp(clean(jobId), dirtyBytes.get(), false);
+            }
+            files.delete(dirty(jobId));
+        }
+        LOG.debug("Marked result of job {} as clean in {}", jobId, directory);
+    }
+
+    @Override
+    public boolean hasJobResultEntry(String jobId) throws IOException {
+        JobIds.requireValid(jobId);
+        synchronized (lock) {
+            return files.exists(clean(jobId)) || files.exists(dirty(jobId));
+        }
+    }
+
+    @Override
+    public boolean hasDirtyJobResultEntry(String jobId) throws IOException {
+        JobIds.requireValid(jobId);
+        synchronized (lock) {
+            return !files.exists(clean(jobId)) && files.exists(dirty(jobId));
+        }
+    }
+
+    @Override
+    public boolean hasCleanJobResultEntry(String jobId) throws IOException {
+        JobIds.requireValid(jobId);
+        synchronized (lock) {
+            return files.exists(clean(jobId));
+        }
+    }
+
+    @Override
+    public Optional<JobResultEntry> getResult(String jobId) throws IOException {
+        JobIds.requireValid(jobId);
+        synchronized (lock) {
+            Optional<Loaded> clean = load(jobId, clean(jobId));
+            if (clean.isPresent() && !clean.get().corrupt()) {
+                return Optional.of(clean.get().entry());
+            }
+            Optional<Loaded> dirty = load(jobId, dirty(jobId));
+            if (clean.isPresent() && (dirty.isEmpty() || dirty.get().corrupt())) {
+                return Optional.of(clean.get().entry());
+            }
+            return dirty.map(Loaded::entry);
+        }
+    }
+
+    @Override
+    public List<JobResultEntry> getDirtyResults() throws IOException {
+        List<JobResultEntry> results = new ArrayList<>();
+        synchronized (lock) {
+            for (String jobId : jobIdsWithSuffix(DIRTY_SUFFIX)) {
+                if (files.exists(clean(jobId))) {
+                    deleteStaleDirty(jobId);
+                } else {
+                    load(jobId, dirty(jobId)).ifPresent(loaded -> results.add(loaded.entry()));
+                }
+            }
+        }
+        results.sort(Comparator.comparing(JobResultEntry::jobId));
+        return results;
+    }
+
+    @Override
+    public List<String> expireCleanResults() throws IOException {
+        if (cleanTtl == null) {
+            return List.of();
+        }
+        long nowMs = clock.millis();
+        List<String> expired = new ArrayList<>();
+        synchronized (lock) {
+            for (String jobId : jobIdsWithSuffix(CLEAN_SUFFIX)) {
+                Optional<Loaded> loaded = load(jobId, clean(jobId));
+                if (loaded.isPresent() && !loaded.get().corrupt()
+                        && nowMs - loaded.get().entry().endedAtMs() > cleanTtl.toMillis()) {
+                    // Dirty first: a lone dirty file would make a new leader redo the cleanup.
+                    files.delete(dirty(jobId));
+                    files.delete(clean(jobId));
+                    expired.add(jobId);
+                }
+            }
+        }
+        if (!expired.isEmpty()) {
+            LOG.info("Expired {} clean job results older than {} in {}", expired.size(), cleanTtl, directory);
+        }
+        return expired;
+    }
+
+    /** Deletes the dirty file next to a clean one, unless the clean file is unreadable and the dirty one is not. */
+    private void deleteStaleDirty(String jobId) throws IOException {
+        FsPath dirty = dirty(jobId);
+        if (!files.exists(dirty)) {
+            return;
+        }
+        Optional<Loaded> clean = load(jobId, clean(jobId));
+        if (clean.isPresent() && clean.get().corrupt()) {
+            LOG.warn("Keeping {} because the clean result of job {} next to it cannot be read", dirty, jobId);
+            return;
+        }
+        if (files.delete(dirty)) {
+            LOG.info("Deleted stale {}: job {} is marked clean", dirty, jobId);
+        }
+    }
+
+    /** Reads one file; a corrupt one becomes an UNKNOWN entry and a WARN. Empty if the file does not exist. */
+    private Optional<Loaded> load(String jobId, FsPath file) throws IOException {
+        Optional<byte[]> bytes = files.readIfExists(file);
+        if (bytes.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            JobResultEntry entry = decode(file, bytes.get());
+            if (!entry.jobId().equals(jobId)) {
+                throw StoreFileFormat.JOB_RESULT.corrupt(file, "it holds the result of job " + entry.jobId());
+            }
+            return Optional.of(new Loaded(entry, false));
+        } catch (CorruptStoreFileException e) {
+            LOG.warn("Cannot read the result of job {}, so it counts as ended with an unknown result: {}",
+                    jobId, e.getMessage());
+            return Optional.of(new Loaded(JobResultEntry.unknown(jobId, e.getMessage()), true));
+        }
+    }
+
+    private static JobResultEntry decode(FsPath file, byte[] bytes) throws CorruptStoreFileException {
+        StoreFileFormat format = StoreFileFormat.JOB_RESULT;
+        try {
+            return JobResultJson.fromJson(format.decode(file, bytes));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw format.corrupt(file, String.valueOf(e.getMessage()));
+        }
+    }
+
+    private List<String> jobIdsWithSuffix(String suffix) throws IOException {
+        List<String> jobIds = new ArrayList<>();
+        for (String name : files.fileNames(directory)) {
+            Matcher m = FILE_NAME.matcher(name);
+            if (m.matches() && m.group(2).equals(suffix)) {
+                jobIds.add(m.group(1));
+            }
+        }
+        return jobIds;
+    }
+
+    private FsPath dirty(String jobId) {
+        return directory.resolve(jobId + DIRTY_SUFFIX);
+    }
+
+    private FsPath clean(String jobId) {
+        return directory.resolve(jobId + CLEAN_SUFFIX);
+    }
+
+    @Override
+    public String toString() {
+        return "FileSystemJobResultStore[" + directory + (deleteOnCommit ? ", delete-on-commit" : "")
+                + (cleanTtl == null ? "" : ", ttl " + cleanTtl) + "]";
+    }
+}

@@ -1,0 +1,82 @@
+package io.duraflow.jobstore;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+
+/**
+ * Durable record of the jobs of a cluster that reached a terminal state (FLIP-194's job result
+ * store). It outlives the job manager, so a new leader knows which jobs must not run again, and
+ * which of them still need their resources cleaned up.
+ *
+ * <p>Life of an entry:
+ *
+ * <pre>
+ *   job reaches a terminal state
+ *        |  createDirtyResult(entry)      fails if the job id has any entry
+ *        v
+ *     DIRTY  -- cleanup of the job's resources, retried (CleanupRetryPolicy);
+ *        |      a new leader finds the job in getDirtyResults() and finishes it
+ *        |  markResultAsClean(jobId)      idempotent
+ *        v
+ *     CLEAN  -- still readable through getResult(jobId), unless the store deletes on commit
+ *        |  expireCleanResults()          once the job ended longer ago than the TTL
+ *        v
+ *     (gone)
+ * </pre>
+ *
+ * <p>Methods block and are thread-safe; the job manager calls them from an I/O thread, never from
+ * its main thread. Every job id argument must be a valid job id (1 to 64 letters, digits, '.',
+ * '_' or '-', starting with a letter or digit), else {@link IllegalArgumentException}.
+ */
+public interface JobResultStore {
+    /**
+     * Records the result of a job whose resources are not cleaned up yet.
+     *
+     * @throws JobResultEntryExistsException if the job already has an entry, dirty or clean:
+     *     a job id runs at most once per cluster
+     * @throws IOException if the entry could not be stored durably; the job manager must not
+     *     start cleaning up then
+     */
+    void createDirtyResult(JobResultEntry entry) throws IOException;
+
+    /**
+     * Marks that all resources of the job are cleaned up. Does nothing if the entry is clean
+     * already; with delete-on-commit the entry is deleted instead, so a second call fails.
+     *
+     * @throws NoSuchElementException if the job has no entry
+     */
+    void markResultAsClean(String jobId) throws IOException;
+
+    /** Whether the job has an entry, dirty or clean. */
+    boolean hasJobResultEntry(String jobId) throws IOException;
+
+    /** Whether the job has an entry that is not marked clean yet. */
+    boolean hasDirtyJobResultEntry(String jobId) throws IOException;
+
+    /** Whether the job has an entry that is marked clean. */
+    boolean hasCleanJobResultEntry(String jobId) throws IOException;
+
+    /**
+     * The job's result, dirty or clean. An entry that cannot be read comes back with state
+     * {@link JobOutcome#UNKNOWN} and a failure that says why, never as empty.
+     */
+    Optional<JobResultEntry> getResult(String jobId) throws IOException;
+
+    /**
+     * The entries not yet marked clean, sorted by job id: the jobs whose cleanup a new leader must
+     * finish. Unreadable entries are included with state {@link JobOutcome#UNKNOWN}.
+     */
+    List<JobResultEntry> getDirtyResults() throws IOException;
+
+    /**
+     * Deletes the clean entries of jobs that ended longer ago than the store's time-to-live,
+     * measured with the store's clock against {@link JobResultEntry#endedAtMs()}. Does nothing if
+     * the store has no time-to-live.
+     *
+     * @return the ids of the jobs whose entries were deleted, so that a caller that caches
+     *     results forgets exactly these (memory and store forget together)
+     */
+    List<String> expireCleanResults() throws IOException;
+}

@@ -1,0 +1,29 @@
+package io.duraflow.jobstore;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A job as it was submitted: enough for a new leader to build its graph again and run it. Maps
+ * are copied and sorted by key.
+ *
+ * @param jobId the job's id, unique within a cluster
+ * @param jobClass the class that builds the job's graph
+ * @param params the job's parameters
+ * @param config configuration the job set for itself, {@code key -> text}
+ * @param parallelism the parallelism the submitter asked for; 0 for the cluster's default
+ * @param submittedAtMs when the job was submitted, in epoch milliseconds
+ */
+public record SubmittedJob(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
+        int parallelism, long submittedAtMs) {
+
+    public SubmittedJob {
+        JobIds.requireValid(jobId);
+        Objects.requireNonNull(jobClass, "jobClass");
+        params = JobResultEntry.sortedCopy(params, "params");
+        config = JobResultEntry.sortedCopy(config, "config");
+        if (parallelism < 0) {
+            throw new IllegalArgumentException("job " + jobId + ": parallelism " + parallelism + " must not be negative");
+        }
+    }
+}

@@ -1,8 +1,0 @@
-package io.duraflow.jobmanager.store;
-
-class InMemoryJobGraphStoreTest extends JobGraphStoreContractTest {
-    @Override
-    protected JobGraphStore createStore() {
-        return new InMemoryJobGraphStore();
-    }
-}
