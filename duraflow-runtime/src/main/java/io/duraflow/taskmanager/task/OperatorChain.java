@@ -9,8 +9,8 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.plan.Operation;
 import io.duraflow.plan.PlanNode;
-import io.duraflow.plan.ShipStrategy;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.plan.ExchangeMode;
+import io.duraflow.shuffle.ResultPartitionWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +34,7 @@ public final class OperatorChain implements AutoCloseable {
     private HeadOperator head;
     private Downstream sourceOutput;
 
-    OperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
+    OperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, ResultPartitionWriter> writersByEdge,
             Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
             TaskCounters counters) throws Exception {
         try {
@@ -52,7 +52,7 @@ public final class OperatorChain implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private void build(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
+    private void build(JobGraph graph, JobVertex vertex, Map<Integer, ResultPartitionWriter> writersByEdge,
             Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
             TaskCounters counters) throws Exception {
         List<PlanNode> nodes = vertex.nodes();
@@ -133,16 +133,31 @@ public final class OperatorChain implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private static Downstream exchange(ExchangeEdge edge, PartitionFileWriter writer, int subpartitions,
+    private static Downstream exchange(ExchangeEdge edge, ResultPartitionWriter writer, int subpartitions,
             int subtaskIndex, Settings settings, TaskCounters counters) {
-        TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
-        if (edge.strategy() == ShipStrategy.REBALANCE) {
-            return ExchangeOutputs.rebalance(recordType, writer, subpartitions, subtaskIndex, counters);
+        if (edge.mode() != ExchangeMode.BLOCKING) {
+            throw new IllegalStateException("edge " + edge.id() + " is " + edge.mode()
+                    + ": only blocking exchanges run so far");
         }
+        TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
+        return switch (edge.strategy()) {
+            case REBALANCE -> ExchangeOutputs.rebalance(recordType, writer, subpartitions, subtaskIndex, counters);
+            case FORWARD -> ExchangeOutputs.forward(recordType, writer, subtaskIndex, counters);
+            case BROADCAST -> ExchangeOutputs.broadcast(recordType, writer, counters);
+            case HASH -> hashExchange(edge, recordType, writer, subpartitions, settings, counters);
+        };
+    }
+
+    private static Downstream hashExchange(ExchangeEdge edge, TypeSerializer<Object> recordType,
+            ResultPartitionWriter writer, int subpartitions, Settings settings, TaskCounters counters) {
         Operation consumer = edge.consumerNode().operation();
         if (consumer instanceof Operation.KeyedAggregateOp op) {
-            return new ExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(), op.aggregation(),
-                    writer, subpartitions, settings.memoryBudgetBytes(), counters);
+            if (edge.combine()) {
+                return new ExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(),
+                        op.aggregation(), writer, subpartitions, settings.memoryBudgetBytes(), counters);
+            }
+            throw new IllegalStateException("edge " + edge.id() + " into " + edge.consumerNode()
+                    + " has no combiner: the aggregation reads (key, partial) records, so plan compilation sets it");
         }
         if (consumer instanceof Operation.JoinOp op) {
             return ExchangeOutputs.hash(edge.inputIndex() == 0 ? op.leftKey() : op.rightKey(), op.keyType(),

@@ -31,7 +31,7 @@ import io.duraflow.shuffle.FrameIterator;
 import io.duraflow.shuffle.Frames;
 import io.duraflow.shuffle.RecordIterator;
 import io.duraflow.api.types.DataReader;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.shuffle.ResultPartitionWriter;
 import io.duraflow.shuffle.PartitionSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -106,7 +106,7 @@ public final class Task implements Runnable {
         String name = Rpc.describe(attempt) + " " + vertex.name();
         LOG.info("Task {} starting", name);
         environment.reportState(update(TaskState.RUNNING).build());
-        Map<Integer, PartitionFileWriter> writers = new LinkedHashMap<>();
+        Map<Integer, ResultPartitionWriter> writers = new LinkedHashMap<>();
         Map<Integer, Integer> subpartitions = new LinkedHashMap<>();
         OperatorChain chain = null;
         TaskStateUpdate.Builder finished = null;
@@ -130,7 +130,7 @@ public final class Task implements Runnable {
             LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
         } catch (Throwable t) {
             failure = t;
-            for (PartitionFileWriter writer : writers.values()) {
+            for (ResultPartitionWriter writer : writers.values()) {
                 try {
                     writer.abort();
                 } catch (Exception ignored) {
@@ -161,7 +161,7 @@ public final class Task implements Runnable {
      * Finishes and publishes the output partitions and collects the results for the FINISHED
      * report. A writer leaves {@code writers} once it is finished (or has aborted itself).
      */
-    private TaskStateUpdate.Builder publishOutputs(Map<Integer, PartitionFileWriter> writers, OperatorChain chain)
+    private TaskStateUpdate.Builder publishOutputs(Map<Integer, ResultPartitionWriter> writers, OperatorChain chain)
             throws IOException {
         TaskStateUpdate.Builder finished = update(TaskState.FINISHED);
         for (OutputSpec output : deployment.getOutputsList()) {
