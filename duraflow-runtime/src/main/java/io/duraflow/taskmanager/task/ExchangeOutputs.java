@@ -196,7 +196,7 @@ final class ExchangeOutputs {
         }
 
         @Override
-        public void finish() throws java.io.IOException {
+        public void endInput() throws java.io.IOException {
             flush();
         }
     }

@@ -119,13 +119,15 @@ public final class Task implements Runnable {
             }
             chain = new OperatorChain(graph, vertex, writers, subpartitions, sinkContext(),
                     environment.settings(), counters);
+            chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
+                    deployment.getParallelism(), attempt.getAttempt()));
             if (vertex.isSource()) {
                 runSource(chain.sourceOutput());
             } else {
                 readInputs(chain.head());
             }
             checkCancelled();
-            chain.finish();
+            chain.endInput();
             finished = publishOutputs(writers, chain);
             LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
         } catch (Throwable t) {
