@@ -3,6 +3,7 @@ package io.duraflow.plan;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.Plan;
 import io.duraflow.api.dag.PlanNode;
+import io.duraflow.api.source.Boundedness;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -13,11 +14,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The plan cut into vertices (operator chains) and blocking exchange edges.
+ * The plan cut into vertices (operator chains) and exchange edges.
  *
  * <p>Chaining rule: a source, a rebalance, a keyed aggregation and a join start a new vertex;
- * map, flatMap, filter and sinks run in the vertex of their input. A keyed aggregation
- * pre-aggregates in the producing vertex (the combiner) and merges after the exchange.
+ * map, flatMap, filter and sinks run in the vertex of their input.
+ *
+ * <p>Edges: {@link #compile} builds a batch graph, so every edge is {@link ExchangeMode#BLOCKING};
+ * keyBy (aggregation, join) is {@link ShipStrategy#HASH} and rebalance {@link
+ * ShipStrategy#REBALANCE}. A keyed aggregation over a blocking hash edge pre-aggregates in the
+ * producing vertex (the combiner) and merges after the exchange; over a pipelined edge it could
+ * not (a partial would have to be retracted), so the combiner belongs to the blocking mode.
+ * Every vertex records whether its input ends ({@link JobVertex#boundedness()}).
  *
  * <p>The {@link #fingerprint()} hashes everything that must match between the JobManager and
  * the TaskManagers for them to exchange data: vertices, operators, types, sources and sinks.
@@ -78,6 +85,16 @@ public final class JobGraph {
         return fingerprint;
     }
 
+    /** Whether every source ends, so the job can run as a batch job. */
+    public boolean isBounded() {
+        for (JobVertex vertex : vertices) {
+            if (vertex.isSource() && vertex.boundedness() != Boundedness.BOUNDED) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Checks that every vertex reading an exchange fits the key groups its input is split into:
      * each of its tasks reads a non-empty range of them, so a fixed parallelism above {@code
@@ -99,6 +116,9 @@ public final class JobGraph {
 
     /** The option that sets the key groups of every exchange; {@link #checkKeyGroups} names it. */
     public static final String MAX_KEY_GROUPS_OPTION = "execution.batch.max-key-groups";
+
+    /** The mode of every edge {@link #compile} creates: batch execution. */
+    private static final ExchangeMode BATCH_MODE = ExchangeMode.BLOCKING;
 
     public static JobGraph compile(Plan plan, int defaultParallelism) {
         if (defaultParallelism < 1) {
@@ -133,16 +153,22 @@ public final class JobGraph {
             int vertexId = builders.size();
             int parallelism = node.parallelism() > 0 ? node.parallelism()
                     : op instanceof Operation.SourceOp ? defaultParallelism : -1;
-            VertexBuilder builder = new VertexBuilder(vertexId, node, parallelism);
+            VertexBuilder builder = new VertexBuilder(vertexId, node, parallelism,
+                    op instanceof Operation.SourceOp source ? source.source().boundedness() : Boundedness.BOUNDED);
             builders.add(builder);
             vertexOfNode.put(node.id(), vertexId);
             for (int i = 0; i < node.inputs().size(); i++) {
                 PlanNode input = node.inputs().get(i);
                 int producer = vertexOfNode.get(input.id());
                 ShipStrategy strategy = op instanceof Operation.RebalanceOp ? ShipStrategy.REBALANCE : ShipStrategy.HASH;
-                ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, strategy,
-                        op instanceof Operation.KeyedAggregateOp);
+                boolean combine = op instanceof Operation.KeyedAggregateOp && BATCH_MODE == ExchangeMode.BLOCKING
+                        && strategy == ShipStrategy.HASH;
+                ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, BATCH_MODE,
+                        strategy, combine);
                 edges.add(edge);
+                if (builders.get(producer).boundedness == Boundedness.CONTINUOUS_UNBOUNDED) {
+                    builder.boundedness = Boundedness.CONTINUOUS_UNBOUNDED;
+                }
                 builders.get(producer).outputs.add(edge.id());
                 builder.inputs.add(edge.id());
             }
@@ -168,7 +194,8 @@ public final class JobGraph {
     private String computeFingerprint() {
         StringBuilder text = new StringBuilder("duraflow-plan-v1\n");
         for (JobVertex vertex : vertices) {
-            text.append("vertex ").append(vertex.id()).append(" p=").append(vertex.parallelism()).append('\n');
+            text.append("vertex ").append(vertex.id()).append(" p=").append(vertex.parallelism())
+                    .append(' ').append(vertex.boundedness()).append('\n');
             for (PlanNode node : vertex.nodes()) {
                 text.append(" node ").append(node.id()).append(' ').append(node.operation().kind())
                         .append(" name=").append(node.name())
@@ -183,7 +210,7 @@ public final class JobGraph {
         }
         for (ExchangeEdge edge : edges) {
             text.append("edge ").append(edge.id()).append(' ').append(edge.producer()).append("->")
-                    .append(edge.consumer()).append(' ').append(edge.strategy()).append(" combine=")
+                    .append(edge.consumer()).append(' ').append(edge.mode()).append(' ').append(edge.strategy()).append(" combine=")
                     .append(edge.combine()).append(" in=").append(edge.inputIndex()).append('\n');
         }
         try {
@@ -201,11 +228,13 @@ public final class JobGraph {
         final List<PlanNode> nodes = new ArrayList<>();
         final List<Integer> inputs = new ArrayList<>();
         final List<Integer> outputs = new ArrayList<>();
+        Boundedness boundedness;
 
-        VertexBuilder(int id, PlanNode head, int parallelism) {
+        VertexBuilder(int id, PlanNode head, int parallelism, Boundedness boundedness) {
             this.id = id;
             this.head = head;
             this.parallelism = parallelism;
+            this.boundedness = boundedness;
             nodes.add(head);
         }
 
@@ -218,7 +247,7 @@ public final class JobGraph {
                 name.append(node.name());
             }
             return new JobVertex(id, name.toString(), head, List.copyOf(nodes), parallelism, List.copyOf(inputs),
-                    List.copyOf(outputs));
+                    List.copyOf(outputs), boundedness);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.duraflow.plan;
 
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
+import io.duraflow.api.source.Boundedness;
 import java.util.List;
 
 /**
@@ -14,9 +15,11 @@ import java.util.List;
  * @param parallelism fixed parallelism, or -1 when the adaptive scheduler decides it
  * @param inputs      the edges this vertex reads, by edge id
  * @param outputs     the edges this vertex writes, by edge id
+ * @param boundedness a source vertex's: its source's; any other: unbounded as soon as one of
+ *                    its inputs is, so the last vertex says whether the job ever ends
  */
 public record JobVertex(int id, String name, PlanNode head, List<PlanNode> nodes, int parallelism,
-        List<Integer> inputs, List<Integer> outputs) {
+        List<Integer> inputs, List<Integer> outputs, Boundedness boundedness) {
 
     public boolean isSource() {
         return head.operation() instanceof Operation.SourceOp;

@@ -5,5 +5,9 @@ public enum ShipStrategy {
     /** By key group of the record's key: all records of a key meet in one consumer task. */
     HASH,
     /** Round-robin. */
-    REBALANCE
+    REBALANCE,
+    /** Producer task i to consumer task i (same parallelism), without redistribution. */
+    FORWARD,
+    /** Every record to every subpartition. */
+    BROADCAST
 }

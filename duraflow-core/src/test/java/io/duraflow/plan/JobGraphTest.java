@@ -5,8 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.duraflow.api.Flow;
 import io.duraflow.api.JobBuilder;
+import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.api.connectors.SequenceSource;
 import io.duraflow.api.dag.Plan;
+import io.duraflow.api.dag.PlanNode;
+import io.duraflow.api.source.Boundedness;
+import io.duraflow.api.source.Source;
+import io.duraflow.api.source.SourceReader;
+import io.duraflow.api.source.SourceReaderContext;
+import io.duraflow.api.source.SplitEnumerator;
+import io.duraflow.api.source.SplitEnumeratorContext;
+import io.duraflow.api.source.SplitSerializer;
+import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Types;
 import org.junit.jupiter.api.Test;
@@ -39,6 +49,100 @@ class JobGraphTest {
             assertThat(edge.strategy()).isEqualTo(ShipStrategy.HASH);
             assertThat(edge.combine()).isTrue();
         });
+    }
+
+    @Test
+    void batchCompilationMakesEveryEdgeBlockingWithTheStrategyOfItsOperator() {
+        JobBuilder job = new JobBuilder("strategies");
+        job.fromSource("numbers", new SequenceSource(0, 10, 1)).rebalance()
+                .keyBy(n -> n % 3, Types.LONG).reduce(Long::sum).collect("out");
+        JobGraph graph = JobGraph.compile(job.plan(), 2);
+        assertThat(graph.edges()).extracting(ExchangeEdge::mode)
+                .containsExactly(ExchangeMode.BLOCKING, ExchangeMode.BLOCKING);
+        assertThat(graph.edges()).extracting(ExchangeEdge::strategy)
+                .containsExactly(ShipStrategy.REBALANCE, ShipStrategy.HASH);
+        // the combiner runs only before the blocking hash exchange of the aggregation
+        assertThat(graph.edges()).extracting(ExchangeEdge::combine).containsExactly(false, true);
+    }
+
+    @Test
+    void aCombinerNeedsABlockingHashEdge() {
+        Plan plan = wordCountLike(10);
+        PlanNode producer = plan.nodes().get(0);
+        PlanNode consumer = plan.nodes().get(3);
+        assertThatThrownBy(() -> new ExchangeEdge(0, 0, 1, producer, consumer, 0, ExchangeMode.PIPELINED,
+                ShipStrategy.HASH, true)).hasMessageContaining("blocking hash");
+        assertThatThrownBy(() -> new ExchangeEdge(0, 0, 1, producer, consumer, 0, ExchangeMode.BLOCKING,
+                ShipStrategy.REBALANCE, true)).hasMessageContaining("blocking hash");
+    }
+
+    @Test
+    void sourcesAreBoundedByDefaultAndAnUnboundedSourceMakesItsConsumersUnbounded() {
+        JobGraph bounded = JobGraph.compile(wordCountLike(100), 2);
+        assertThat(bounded.vertices()).extracting(JobVertex::boundedness)
+                .containsOnly(Boundedness.BOUNDED);
+        assertThat(bounded.isBounded()).isTrue();
+
+        JobBuilder job = new JobBuilder("unbounded");
+        var endless = job.fromSource("endless", new Unbounded()).keyBy(n -> n, Types.LONG);
+        var finite = job.fromSource("finite", new SequenceSource(0, 10, 1)).keyBy(n -> n, Types.LONG);
+        finite.join(endless, (a, b) -> a + b, Types.LONG).collect("sums");
+        JobGraph graph = JobGraph.compile(job.plan(), 1);
+        assertThat(graph.vertices()).extracting(JobVertex::boundedness).containsExactly(
+                Boundedness.CONTINUOUS_UNBOUNDED, Boundedness.BOUNDED, Boundedness.CONTINUOUS_UNBOUNDED);
+        assertThat(graph.isBounded()).isFalse();
+    }
+
+    @Test
+    void fingerprintCoversBoundedness() {
+        JobBuilder bounded = new JobBuilder("b");
+        bounded.fromSource("s", new SequenceSource(0, 10, 1)).collect("out");
+        JobBuilder unbounded = new JobBuilder("b");
+        unbounded.fromSource("s", new Unbounded()).collect("out");
+        assertThat(JobGraph.compile(unbounded.plan(), 1).fingerprint())
+                .isNotEqualTo(JobGraph.compile(bounded.plan(), 1).fingerprint());
+    }
+
+    /** A sequence that claims to be unbounded; only its flag matters to the plan. */
+    private static final class Unbounded implements Source<Long, RangeSplit> {
+        private final SequenceSource delegate = new SequenceSource(0, 10, 1);
+
+        @Override
+        public Boundedness boundedness() {
+            return Boundedness.CONTINUOUS_UNBOUNDED;
+        }
+
+        @Override
+        public SplitEnumerator<RangeSplit> createEnumerator(SplitEnumeratorContext<RangeSplit> context)
+                throws Exception {
+            return delegate.createEnumerator(context);
+        }
+
+        @Override
+        public SplitEnumerator<RangeSplit> restoreEnumerator(SplitEnumeratorContext<RangeSplit> context, byte[] state)
+                throws Exception {
+            return delegate.restoreEnumerator(context, state);
+        }
+
+        @Override
+        public SourceReader<Long, RangeSplit> createReader(SourceReaderContext context) throws Exception {
+            return delegate.createReader(context);
+        }
+
+        @Override
+        public SplitSerializer<RangeSplit> splitSerializer() {
+            return delegate.splitSerializer();
+        }
+
+        @Override
+        public TypeSerializer<Long> producedType() {
+            return delegate.producedType();
+        }
+
+        @Override
+        public String description() {
+            return delegate.description();
+        }
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.duraflow.shuffle;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -53,7 +52,7 @@ import java.util.Objects;
  * <p>{@link #finish()} writes the index under a temporary name and renames it, after fsyncing
  * the data file, so an index that exists describes a complete, durable data file.
  */
-public final class PartitionFileWriter implements Closeable {
+public final class PartitionFileWriter implements ResultPartitionWriter {
     /** Write-behind buffer of the data file; big enough that syscalls are not per record. */
     private static final int IO_BUFFER_BYTES = 256 * 1024;
     /** Per-subpartition buffers keep at most this much capacity between flushes (or their fair share). */
@@ -109,11 +108,13 @@ public final class PartitionFileWriter implements Closeable {
         filePosition = PartitionFormat.DATA_HEADER_BYTES;
     }
 
+    @Override
     public int subpartitionCount() {
         return buffers.length;
     }
 
     /** Appends one serialized record, {@code record[offset, offset + length)}, to a subpartition. */
+    @Override
     public void write(int subpartition, byte[] record, int offset, int length) throws IOException {
         requireOpen();
         Objects.checkIndex(subpartition, buffers.length);
@@ -140,6 +141,7 @@ public final class PartitionFileWriter implements Closeable {
      * Writes what is buffered and the index, makes both files durable and closes them. If this
      * throws, the writer has been aborted: both files are gone.
      */
+    @Override
     public PartitionSummary finish() throws IOException {
         requireOpen();
         try {
@@ -162,6 +164,7 @@ public final class PartitionFileWriter implements Closeable {
     }
 
     /** Closes the writer and deletes both files (even after {@link #finish()}). Idempotent. */
+    @Override
     public void abort() {
         state = State.ABORTED;
         try {

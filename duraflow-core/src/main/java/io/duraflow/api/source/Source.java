@@ -18,6 +18,11 @@ public interface Source<T, S extends SourceSplit> {
 
     TypeSerializer<T> producedType();
 
+    /** Whether the source ends; every source so far does. The plan records it per source vertex. */
+    default Boundedness boundedness() {
+        return Boundedness.BOUNDED;
+    }
+
     /** Identifies the source's configuration for the plan fingerprint (path, range, ...). */
     String description();
 }

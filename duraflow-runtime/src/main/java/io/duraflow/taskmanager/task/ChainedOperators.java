@@ -67,8 +67,13 @@ final class ChainedOperators {
             }
 
             @Override
-            public void finish() throws Exception {
+            public void endInput() throws Exception {
                 writer.finish();
+            }
+
+            @Override
+            public void close() throws Exception {
+                writer.close();
             }
         };
     }

@@ -1,8 +1,9 @@
 package io.duraflow.taskmanager.task;
 
-/** Receives records inside an operator chain; finish is called once, in chain order. */
-interface Downstream {
+/** Receives records inside an operator chain (a one-input operator or an exchange output). */
+interface Downstream extends StreamOperator {
     void push(Object record) throws Exception;
 
-    default void finish() throws Exception {}
+    /** No more records will be pushed; emit what is left. Called once, in chain order. */
+    default void endInput() throws Exception {}
 }

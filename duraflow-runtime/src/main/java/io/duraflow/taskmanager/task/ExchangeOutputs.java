@@ -6,12 +6,13 @@ import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.dag.KeyedAggregation;
 import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.shuffle.ResultPartitionWriter;
 import io.duraflow.util.Murmur;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The ends of a chain that write a blocking result partition. A record's subpartition is its
+ * The ends of a chain that write a result partition through a {@link ResultPartitionWriter}. A record's subpartition is its
  * key group (hash of the serialized key modulo the subpartition count), or round-robin.
  */
 final class ExchangeOutputs {
@@ -19,7 +20,7 @@ final class ExchangeOutputs {
 
     /** Writes each record to the subpartition of its join key. */
     static Downstream hash(KeySelector<Object, Object> keySelector, TypeSerializer<Object> keyType,
-            TypeSerializer<Object> recordType, PartitionFileWriter writer, int subpartitions, TaskCounters counters) {
+            TypeSerializer<Object> recordType, ResultPartitionWriter writer, int subpartitions, TaskCounters counters) {
         DataWriter keyScratch = new DataWriter(64);
         DataWriter recordScratch = new DataWriter(256);
         return record -> {
@@ -47,7 +48,7 @@ final class ExchangeOutputs {
     }
 
     /** Spreads records round-robin, starting at a different subpartition in every task. */
-    static Downstream rebalance(TypeSerializer<Object> recordType, PartitionFileWriter writer, int subpartitions,
+    static Downstream rebalance(TypeSerializer<Object> recordType, ResultPartitionWriter writer, int subpartitions,
             int subtaskIndex, TaskCounters counters) {
         DataWriter scratch = new DataWriter(256);
         int[] next = {Math.floorMod(subtaskIndex * 31, subpartitions)};
@@ -56,6 +57,30 @@ final class ExchangeOutputs {
             recordType.write(record, scratch);
             writer.write(next[0], scratch.buffer(), 0, scratch.position());
             next[0] = next[0] + 1 == subpartitions ? 0 : next[0] + 1;
+            counters.recordsOut++;
+        };
+    }
+
+    /** Writes every record to the subpartition of this task's index: producer i feeds consumer i. */
+    static Downstream forward(TypeSerializer<Object> recordType, ResultPartitionWriter writer, int subtaskIndex,
+            TaskCounters counters) {
+        DataWriter scratch = new DataWriter(256);
+        return record -> {
+            scratch.reset();
+            recordType.write(record, scratch);
+            writer.write(subtaskIndex, scratch.buffer(), 0, scratch.position());
+            counters.recordsOut++;
+        };
+    }
+
+    /** Writes every record to every subpartition. */
+    static Downstream broadcast(TypeSerializer<Object> recordType, ResultPartitionWriter writer,
+            TaskCounters counters) {
+        DataWriter scratch = new DataWriter(256);
+        return record -> {
+            scratch.reset();
+            recordType.write(record, scratch);
+            writer.broadcast(scratch.buffer(), 0, scratch.position());
             counters.recordsOut++;
         };
     }
@@ -92,7 +117,7 @@ final class ExchangeOutputs {
         private final TypeSerializer<Object> keyType;
         private final TypeSerializer<Object> accType;
         private final KeyedAggregation<Object, Object, Object, Object> aggregation;
-        private final PartitionFileWriter writer;
+        private final ResultPartitionWriter writer;
         private final int subpartitions;
         private final long budgetBytes;
         private final TaskCounters counters;
@@ -102,7 +127,7 @@ final class ExchangeOutputs {
         private long flushes;
 
         Combiner(KeySelector<Object, Object> keySelector, TypeSerializer<Object> keyType, TypeSerializer<Object> accType,
-                KeyedAggregation<Object, Object, Object, Object> aggregation, PartitionFileWriter writer,
+                KeyedAggregation<Object, Object, Object, Object> aggregation, ResultPartitionWriter writer,
                 int subpartitions, long budgetBytes, TaskCounters counters) {
             this.keySelector = keySelector;
             this.keyType = keyType;
@@ -172,7 +197,7 @@ final class ExchangeOutputs {
         }
 
         @Override
-        public void finish() throws java.io.IOException {
+        public void endInput() throws java.io.IOException {
             flush();
         }
     }

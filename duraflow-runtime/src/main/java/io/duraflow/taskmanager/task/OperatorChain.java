@@ -11,6 +11,8 @@ import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
 import io.duraflow.plan.ShipStrategy;
 import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.plan.ExchangeMode;
+import io.duraflow.shuffle.ResultPartitionWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,21 +28,22 @@ public final class OperatorChain implements AutoCloseable {
     public record Settings(long memoryBudgetBytes, long collectMaxBytes, Path spillDirectory) {}
 
     private final Map<Integer, Downstream> inputOfNode = new HashMap<>();
-    /** Downstreams to finish, in the order their nodes were built (topological). */
-    private final List<Downstream> finishOrder = new ArrayList<>();
+    /** Every operator in the order it was built: back to front, the head last. */
+    private final List<StreamOperator> builtBackToFront = new ArrayList<>();
+    private final ChainLifecycle lifecycle = new ChainLifecycle();
     private final List<SinkWriter<Object>> sinkWriters = new ArrayList<>();
-    private final List<AutoCloseable> closeables = new ArrayList<>();
     final List<ChainedOperators.CollectOperator> collects = new ArrayList<>();
     private HeadOperator head;
     private Downstream sourceOutput;
 
-    OperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
+    OperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, ResultPartitionWriter> writersByEdge,
             Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
             TaskCounters counters) throws Exception {
         try {
             build(graph, vertex, writersByEdge, subpartitionsByEdge, sinkContext, settings, counters);
         } catch (Throwable e) {
             // The task never sees a chain that failed half built: release what the built part holds.
+            registerBuiltOperators();
             abortSinks();
             try {
                 close();
@@ -49,15 +52,20 @@ public final class OperatorChain implements AutoCloseable {
             }
             throw e;
         }
+        registerBuiltOperators();
+    }
+
+    private void registerBuiltOperators() {
+        for (int i = builtBackToFront.size() - 1; i >= 0; i--) {
+            lifecycle.add(builtBackToFront.get(i));
+        }
     }
 
     @SuppressWarnings("unchecked")
-    private void build(JobGraph graph, JobVertex vertex, Map<Integer, PartitionFileWriter> writersByEdge,
+    private void build(JobGraph graph, JobVertex vertex, Map<Integer, ResultPartitionWriter> writersByEdge,
             Map<Integer, Integer> subpartitionsByEdge, SinkContext sinkContext, Settings settings,
             TaskCounters counters) throws Exception {
         List<PlanNode> nodes = vertex.nodes();
-        Map<Integer, Downstream> outputOfNode = new HashMap<>();
-        List<Downstream> reversedFinish = new ArrayList<>();
         for (int i = nodes.size() - 1; i >= 0; i--) {
             PlanNode node = nodes.get(i);
             List<Downstream> targets = new ArrayList<>();
@@ -68,20 +76,16 @@ public final class OperatorChain implements AutoCloseable {
                 Downstream exchange = exchange(edge, writersByEdge.get(edge.id()), subpartitionsByEdge.get(edge.id()),
                         sinkContext.subtaskIndex(), settings, counters);
                 targets.add(exchange);
-                reversedFinish.add(exchange);
+                builtBackToFront.add(exchange);
             }
             Downstream out = targets.isEmpty() ? record -> {} : FanOut.of(targets);
-            outputOfNode.put(node.id(), out);
             if (node == vertex.head()) {
                 buildHead(node, out, settings);
                 continue;
             }
             Downstream input = chained(node, out, sinkContext, settings, counters);
             inputOfNode.put(node.id(), input);
-            reversedFinish.add(input);
-        }
-        for (int i = reversedFinish.size() - 1; i >= 0; i--) {
-            finishOrder.add(reversedFinish.get(i));
+            builtBackToFront.add(input);
         }
     }
 
@@ -115,17 +119,18 @@ public final class OperatorChain implements AutoCloseable {
             sourceOutput = out;
         } else if (operation instanceof Operation.RebalanceOp) {
             head = HeadOperators.passThrough(out);
+            builtBackToFront.add(head);
         } else if (operation instanceof Operation.KeyedAggregateOp op) {
             var aggregate = new HeadOperators.Aggregate(op.keyType(), op.accumulatorType(), op.aggregation(),
                     settings.memoryBudgetBytes(), settings.spillDirectory(), out);
-            closeables.add(aggregate);
+            builtBackToFront.add(aggregate);
             head = aggregate;
         } else if (operation instanceof Operation.JoinOp op) {
             var join = new HeadOperators.Join(op.leftKey(), op.rightKey(), op.keyType(),
                     (TypeSerializer<Object>) node.inputs().get(0).outputType(),
                     (TypeSerializer<Object>) node.inputs().get(1).outputType(), op.function(),
                     settings.memoryBudgetBytes(), settings.spillDirectory(), out);
-            closeables.add(join);
+            builtBackToFront.add(join);
             head = join;
         } else {
             throw new IllegalStateException("operator " + node + " cannot start a chain");
@@ -133,16 +138,31 @@ public final class OperatorChain implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private static Downstream exchange(ExchangeEdge edge, PartitionFileWriter writer, int subpartitions,
+    private static Downstream exchange(ExchangeEdge edge, ResultPartitionWriter writer, int subpartitions,
             int subtaskIndex, Settings settings, TaskCounters counters) {
-        TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
-        if (edge.strategy() == ShipStrategy.REBALANCE) {
-            return ExchangeOutputs.rebalance(recordType, writer, subpartitions, subtaskIndex, counters);
+        if (edge.mode() != ExchangeMode.BLOCKING) {
+            throw new IllegalStateException("edge " + edge.id() + " is " + edge.mode()
+                    + ": only blocking exchanges run so far");
         }
+        TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
+        return switch (edge.strategy()) {
+            case REBALANCE -> ExchangeOutputs.rebalance(recordType, writer, subpartitions, subtaskIndex, counters);
+            case FORWARD -> ExchangeOutputs.forward(recordType, writer, subtaskIndex, counters);
+            case BROADCAST -> ExchangeOutputs.broadcast(recordType, writer, counters);
+            case HASH -> hashExchange(edge, recordType, writer, subpartitions, settings, counters);
+        };
+    }
+
+    private static Downstream hashExchange(ExchangeEdge edge, TypeSerializer<Object> recordType,
+            ResultPartitionWriter writer, int subpartitions, Settings settings, TaskCounters counters) {
         Operation consumer = edge.consumerNode().operation();
         if (consumer instanceof Operation.KeyedAggregateOp op) {
-            return new ExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(), op.aggregation(),
-                    writer, subpartitions, settings.memoryBudgetBytes(), counters);
+            if (edge.combine()) {
+                return new ExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(),
+                        op.aggregation(), writer, subpartitions, settings.memoryBudgetBytes(), counters);
+            }
+            throw new IllegalStateException("edge " + edge.id() + " into " + edge.consumerNode()
+                    + " has no combiner: the aggregation reads (key, partial) records, so plan compilation sets it");
         }
         if (consumer instanceof Operation.JoinOp op) {
             return ExchangeOutputs.hash(edge.inputIndex() == 0 ? op.leftKey() : op.rightKey(), op.keyType(),
@@ -169,11 +189,14 @@ public final class OperatorChain implements AutoCloseable {
         return sourceOutput;
     }
 
-    /** All input has been pushed: finish operators front to back so each can emit its last records. */
-    void finish() throws Exception {
-        for (Downstream downstream : finishOrder) {
-            downstream.finish();
-        }
+    /** Initializes and opens every operator (see {@link StreamOperator} for the order). */
+    void open(StreamOperator.OperatorContext context) throws Exception {
+        lifecycle.open(context, StreamOperator.StateInitializationContext.EMPTY);
+    }
+
+    /** All input has been pushed: end it front to back so each operator can emit its last records. */
+    void endInput() throws Exception {
+        lifecycle.endInput();
     }
 
     void abortSinks() {
@@ -186,25 +209,9 @@ public final class OperatorChain implements AutoCloseable {
         }
     }
 
+    /** Closes every operator (sink writers included), also after a failure. Idempotent. */
     @Override
     public void close() throws Exception {
-        Exception first = null;
-        for (AutoCloseable closeable : closeables) {
-            try {
-                closeable.close();
-            } catch (Exception e) {
-                first = first == null ? e : first;
-            }
-        }
-        for (SinkWriter<Object> writer : sinkWriters) {
-            try {
-                writer.close();
-            } catch (Exception e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        lifecycle.close();
     }
 }

@@ -17,7 +17,6 @@ import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;
-import io.duraflow.rpc.proto.InputGate;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OutputSpec;
@@ -31,7 +30,7 @@ import io.duraflow.shuffle.FrameIterator;
 import io.duraflow.shuffle.Frames;
 import io.duraflow.shuffle.RecordIterator;
 import io.duraflow.api.types.DataReader;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.shuffle.ResultPartitionWriter;
 import io.duraflow.shuffle.PartitionSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -40,16 +39,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One attempt of one parallel instance of a vertex, run on its own thread: read the inputs (or
  * the source), push records through the operator chain, write the output partitions, and tell
- * the JobManager how it ended. Only the task thread touches the operators; other threads only
- * enqueue operator events and set the cancel flag.
+ * the JobManager how it ended.
+ *
+ * <p>The task thread runs a {@link MailboxProcessor} loop whose default action processes the
+ * next part of the input: a batch of the source reader, or a channel of the {@link InputGate}
+ * (yielding to mails after every buffer). Other threads only put mails (operator events,
+ * cancel) and, to cancel, interrupt the thread, so only the task thread touches the operators.
  */
 public final class Task implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
@@ -59,8 +60,13 @@ public final class Task implements Runnable {
     private final JobGraph graph;
     private final JobVertex vertex;
     private final TaskEnvironment environment;
-    private final LinkedBlockingQueue<OperatorEvent> events = new LinkedBlockingQueue<>();
     private final TaskCounters counters = new TaskCounters();
+    /** The task thread's loop; set once in {@link #run} before it starts (mails put earlier wait in it). */
+    private final MailboxProcessor mailbox = new MailboxProcessor(controller -> this.defaultAction.run(controller));
+    private MailboxProcessor.DefaultAction defaultAction;
+    /** The source task's reader, for operator events; task thread only. */
+    private SourceReader<Object, SourceSplit> reader;
+    private SplitSerializer<SourceSplit> splitSerializer;
     private volatile boolean cancelled;
     /** The task thread while it may be interrupted; set and cleared under {@link #interruptLock}. */
     private Thread thread;
@@ -79,13 +85,20 @@ public final class Task implements Runnable {
         return attempt;
     }
 
-    /** Called from an RPC thread: the enumerator answered. */
+    /** Called from an RPC thread: the enumerator answered; applied on the task thread. */
     public void deliver(OperatorEvent event) {
-        events.add(event);
+        mailbox.put(() -> apply(event));
     }
 
+    /**
+     * Any thread: the task stops at its next mail check (between two source batches or input
+     * buffers) and is interrupted in case it blocks (a fetch, a wait for splits, user code).
+     */
     public void cancel() {
         cancelled = true;
+        mailbox.put(() -> {
+            throw new InterruptedException("task cancelled");
+        });
         synchronized (interruptLock) {
             if (thread != null) {
                 thread.interrupt();
@@ -106,7 +119,7 @@ public final class Task implements Runnable {
         String name = Rpc.describe(attempt) + " " + vertex.name();
         LOG.info("Task {} starting", name);
         environment.reportState(update(TaskState.RUNNING).build());
-        Map<Integer, PartitionFileWriter> writers = new LinkedHashMap<>();
+        Map<Integer, ResultPartitionWriter> writers = new LinkedHashMap<>();
         Map<Integer, Integer> subpartitions = new LinkedHashMap<>();
         OperatorChain chain = null;
         TaskStateUpdate.Builder finished = null;
@@ -119,18 +132,20 @@ public final class Task implements Runnable {
             }
             chain = new OperatorChain(graph, vertex, writers, subpartitions, sinkContext(),
                     environment.settings(), counters);
+            chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
+                    deployment.getParallelism(), attempt.getAttempt()));
             if (vertex.isSource()) {
                 runSource(chain.sourceOutput());
             } else {
                 readInputs(chain.head());
             }
             checkCancelled();
-            chain.finish();
+            chain.endInput();
             finished = publishOutputs(writers, chain);
             LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
         } catch (Throwable t) {
             failure = t;
-            for (PartitionFileWriter writer : writers.values()) {
+            for (ResultPartitionWriter writer : writers.values()) {
                 try {
                     writer.abort();
                 } catch (Exception ignored) {
@@ -161,7 +176,7 @@ public final class Task implements Runnable {
      * Finishes and publishes the output partitions and collects the results for the FINISHED
      * report. A writer leaves {@code writers} once it is finished (or has aborted itself).
      */
-    private TaskStateUpdate.Builder publishOutputs(Map<Integer, PartitionFileWriter> writers, OperatorChain chain)
+    private TaskStateUpdate.Builder publishOutputs(Map<Integer, ResultPartitionWriter> writers, OperatorChain chain)
             throws IOException {
         TaskStateUpdate.Builder finished = update(TaskState.FINISHED);
         for (OutputSpec output : deployment.getOutputsList()) {
@@ -268,7 +283,6 @@ public final class Task implements Runnable {
     private void runSource(Downstream out) throws Exception {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
-        SplitSerializer<SourceSplit> splitSerializer = source.splitSerializer();
         int nodeId = vertex.head().id();
         SourceReaderContext readerContext = new SourceReaderContext() {
             @Override
@@ -295,35 +309,39 @@ public final class Task implements Runnable {
                 throw ChainedOperators.ChainException.wrap(e);
             }
         };
-        try (SourceReader<Object, SourceSplit> reader = source.createReader(readerContext)) {
-            reader.start();
-            while (true) {
-                checkCancelled();
-                OperatorEvent pending;
-                while ((pending = events.poll()) != null) {
-                    apply(reader, splitSerializer, pending);
-                }
-                InputStatus status = reader.pollNext(collector);
+        this.splitSerializer = source.splitSerializer();
+        try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
+            this.reader = sourceReader;
+            sourceReader.start();
+            defaultAction = controller -> {
+                InputStatus status = sourceReader.pollNext(collector);
                 if (status == InputStatus.END_OF_INPUT) {
-                    return;
+                    controller.allActionsCompleted();
+                } else if (status == InputStatus.NOTHING_AVAILABLE) {
+                    // Splits come as mails; the bound only guards a reader that is ready again without one.
+                    controller.suspendUntilMail(SOURCE_IDLE_WAIT_MS);
                 }
-                if (status == InputStatus.NOTHING_AVAILABLE) {
-                    OperatorEvent event = events.poll(200, TimeUnit.MILLISECONDS);
-                    if (event != null) {
-                        apply(reader, splitSerializer, event);
-                    }
-                }
-            }
+            };
+            mailbox.runMailboxLoop();
+        } finally {
+            this.reader = null;
         }
     }
 
-    private static void apply(SourceReader<Object, SourceSplit> reader, SplitSerializer<SourceSplit> serializer,
-            OperatorEvent event) {
+    /** How long an idle source waits for a mail before polling its reader again. */
+    private static final long SOURCE_IDLE_WAIT_MS = 200;
+
+    /** Task thread (a mail): an operator event from the source's enumerator. */
+    private void apply(OperatorEvent event) {
+        if (reader == null) {
+            throw new IllegalStateException("operator event " + event.getEventCase() + " for task "
+                    + Rpc.describe(attempt) + ", which runs no source reader");
+        }
         switch (event.getEventCase()) {
             case ADD_SPLITS -> {
                 List<SourceSplit> splits = new ArrayList<>();
                 for (var bytes : event.getAddSplits().getSplitsList()) {
-                    splits.add(serializer.fromBytes(bytes.toByteArray()));
+                    splits.add(splitSerializer.fromBytes(bytes.toByteArray()));
                 }
                 reader.addSplits(splits);
             }
@@ -333,32 +351,49 @@ public final class Task implements Runnable {
         }
     }
 
+    @SuppressWarnings("unchecked")
     private void readInputs(HeadOperator head) throws Exception {
-        for (InputGate gate : deployment.getInputsList()) {
+        List<BlockingInputGate.Input> inputs = new ArrayList<>();
+        TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
+        for (io.duraflow.rpc.proto.InputGate gate : deployment.getInputsList()) {
             ExchangeEdge edge = graph.edge(gate.getEdgeId());
-            TypeSerializer<Object> wireType = OperatorChain.wireType(edge);
-            int input = edge.inputIndex();
+            wireTypes[edge.inputIndex()] = OperatorChain.wireType(edge);
+            List<InputChannel> channels = new ArrayList<>();
             for (PartitionLocation producer : gate.getProducersList()) {
-                checkCancelled();
-                environment.fetch(producer, gate.getSubpartitionFrom(), gate.getSubpartitionTo(), frames -> {
-                    try {
-                        FrameIterator frameIterator = Frames.iterate(frames, producer.getPartitionId());
-                        while (frameIterator.next()) {
-                            RecordIterator records = frameIterator.records();
-                            while (records.hasNext()) {
-                                DataReader record = records.next();
-                                int length = record.remaining();
-                                counters.recordsIn++;
-                                head.process(input, wireType.read(record), length);
-                            }
-                        }
-                    } catch (Exception e) {
-                        throw ChainedOperators.ChainException.wrap(e);
-                    }
-                });
+                channels.add(BlockingInputGate.blockingPartition(environment, producer, gate.getSubpartitionFrom(),
+                        gate.getSubpartitionTo()));
             }
-            head.endInput(input);
+            inputs.add(new BlockingInputGate.Input(edge.inputIndex(), channels));
         }
+        InputGate gate = new BlockingInputGate(inputs);
+        InputGate.Handler handler = new InputGate.Handler() {
+            @Override
+            public void buffer(int input, String partitionId, byte[] frames) throws Exception {
+                TypeSerializer<Object> wireType = wireTypes[input];
+                FrameIterator frameIterator = Frames.iterate(frames, partitionId);
+                while (frameIterator.next()) {
+                    RecordIterator records = frameIterator.records();
+                    while (records.hasNext()) {
+                        DataReader record = records.next();
+                        int length = record.remaining();
+                        counters.recordsIn++;
+                        head.process(input, wireType.read(record), length);
+                    }
+                }
+                mailbox.yieldToMails();
+            }
+
+            @Override
+            public void endOfInput(int input) throws Exception {
+                head.endInput(input);
+            }
+        };
+        defaultAction = controller -> {
+            if (!gate.processNext(handler)) {
+                controller.allActionsCompleted();
+            }
+        };
+        mailbox.runMailboxLoop();
     }
 
     private static String oneLine(Throwable t) {

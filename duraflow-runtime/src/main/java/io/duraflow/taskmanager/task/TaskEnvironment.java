@@ -3,7 +3,7 @@ package io.duraflow.taskmanager.task;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.shuffle.ResultPartitionWriter;
 import java.util.function.Consumer;
 
 /** What a task needs from its TaskManager; lets tasks run in tests without processes. */
@@ -13,7 +13,7 @@ public interface TaskEnvironment {
     OperatorChain.Settings settings();
 
     /** Creates the file writer of a partition this task produces; visible once {@link #publish}ed. */
-    PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception;
+    ResultPartitionWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception;
 
     void publish(String jobId, String partitionId);
 

@@ -67,7 +67,7 @@ class CombinerTest {
                 combiner.push(i);
                 assertThat(combiner.estimatedBytes()).isLessThanOrEqualTo(BUDGET);
             }
-            combiner.finish();
+            combiner.endInput();
             // 60 keys of 10 KB against 64 KB: a flush about every 6 new keys, not one at the end.
             assertThat(combiner.flushes()).isGreaterThanOrEqualTo(15);
             assertThat(writer.finish().totalRecords()).isEqualTo(120);
@@ -83,7 +83,7 @@ class CombinerTest {
                 // Measured after 1, 2, 4, 8, ... additions: at most twice what was measured.
                 assertThat(combiner.estimatedBytes()).isLessThanOrEqualTo(BUDGET);
             }
-            combiner.finish();
+            combiner.endInput();
             // About 1 MB of longs against 64 KB: many partial lists, none much beyond the budget.
             assertThat(combiner.flushes()).isGreaterThanOrEqualTo(8);
             assertThat(writer.finish().totalRecords()).isEqualTo(combiner.flushes());
@@ -97,7 +97,7 @@ class CombinerTest {
             for (long i = 0; i < 100; i++) {
                 combiner.push(i);
             }
-            combiner.finish();
+            combiner.endInput();
             assertThat(combiner.flushes()).isEqualTo(1);
         }
     }

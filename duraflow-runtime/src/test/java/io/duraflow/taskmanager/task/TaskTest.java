@@ -1,6 +1,7 @@
 package io.duraflow.taskmanager.task;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.duraflow.api.JobBuilder;
@@ -18,7 +19,13 @@ import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.api.sink.SinkContext;
+import io.duraflow.api.sink.SinkWriter;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -66,6 +73,71 @@ class TaskTest {
     }
 
     @Test
+    void aCancelWakesASourceWaitingForSplitsAtOnce() throws Exception {
+        FakeEnvironment environment = new FakeEnvironment();
+        environment.answerSplitRequests = false;
+        RecordingSink sink = RecordingSink.working();
+        Task task = sourceTask(sink, environment);
+        Thread thread = new Thread(task, "task");
+        thread.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> environment.splitRequests.get() > 0);
+        long cancelledAt = System.nanoTime();
+        task.cancel();
+        thread.join(10_000);
+        assertThat(thread.isAlive()).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).isLessThan(Duration.ofSeconds(5));
+        assertThat(environment.events).containsExactly("RUNNING", "releaseSlot", "CANCELED");
+        assertThat(sink.writers.get(0).aborts).isEqualTo(1);
+        assertThat(sink.writers.get(0).closes).isEqualTo(1);
+    }
+
+    @Test
+    void aCancelInterruptsUserCodeThatBlocks() throws Exception {
+        FakeEnvironment environment = new FakeEnvironment();
+        CountDownLatch blocked = new CountDownLatch(1);
+        Sink<Long> sleeping = new Sink<>() {
+            @Override
+            public SinkWriter<Long> createWriter(SinkContext context) {
+                return new SinkWriter<>() {
+                    @Override
+                    public void write(Long record) throws Exception {
+                        blocked.countDown();
+                        Thread.sleep(600_000);
+                    }
+
+                    @Override
+                    public void finish() {}
+                };
+            }
+
+            @Override
+            public String description() {
+                return "sleeping";
+            }
+        };
+        Task task = sourceTask(sleeping, environment);
+        Thread thread = new Thread(task, "task");
+        thread.start();
+        assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+        task.cancel();
+        thread.join(10_000);
+        assertThat(thread.isAlive()).isFalse();
+        assertThat(environment.events).containsExactly("RUNNING", "releaseSlot", "CANCELED");
+    }
+
+    @Test
+    void anOperatorEventTheReaderCannotHandleFailsTheTaskWithThatCause() {
+        FakeEnvironment environment = new FakeEnvironment();
+        Task task = sourceTask(RecordingSink.working(), environment);
+        task.deliver(OperatorEvent.newBuilder().setRequestSplit(
+                io.duraflow.rpc.proto.RequestSplit.getDefaultInstance()).build());
+        task.run();
+        assertThat(environment.events).containsExactly("RUNNING", "releaseSlot", "FAILED");
+        assertThat(environment.reports.get(1).getFailure())
+                .isEqualTo("IllegalStateException: a source reader cannot handle operator event REQUEST_SPLIT");
+    }
+
+    @Test
     void aFinishedTaskFinishesAndClosesItsSinkOnce() {
         FakeEnvironment environment = new FakeEnvironment();
         RecordingSink sink = RecordingSink.working();
@@ -99,6 +171,8 @@ class TaskTest {
         Consumer<TaskStateUpdate> onReport = update -> {};
         boolean interruptedWhileReportingFinished;
         Task task;
+        boolean answerSplitRequests = true;
+        final AtomicInteger splitRequests = new AtomicInteger();
         private boolean splitSent;
 
         @Override
@@ -129,6 +203,10 @@ class TaskTest {
         /** The enumerator: one split with everything, then no more. */
         @Override
         public void sendOperatorEvent(OperatorEventFromTask event) {
+            splitRequests.incrementAndGet();
+            if (!answerSplitRequests) {
+                return;
+            }
             if (splitSent) {
                 task.deliver(OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance()).build());
                 return;

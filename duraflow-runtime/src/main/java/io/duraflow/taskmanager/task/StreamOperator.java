@@ -1,0 +1,52 @@
+package io.duraflow.taskmanager.task;
+
+/**
+ * The lifecycle of every operator in a task's chain, called by the task thread only (never
+ * concurrently with processing), in this order:
+ *
+ * <ol>
+ *   <li>{@link #initializeState} then {@link #open}, tail of the chain first, so that an
+ *       operator that emits while opening finds its downstream open, and {@code open} can use
+ *       restored state;
+ *   <li>records, with {@link #snapshotState} and {@link #notifyCheckpointComplete} / {@link
+ *       #notifyCheckpointAborted} between them (streaming; batch never calls these);
+ *   <li>end of input ({@link Downstream#endInput()}, {@link HeadOperator#endInput(int)}), head
+ *       first, so each operator can emit its last records before its downstream ends;
+ *   <li>{@link #close}, head first, always: also after a failure or cancellation, where it must
+ *       release what the operator holds (files, memory) without emitting.
+ * </ol>
+ *
+ * <p>Every hook defaults to doing nothing: batch operators implement only what they use.
+ */
+interface StreamOperator {
+    default void initializeState(StateInitializationContext context) throws Exception {}
+
+    default void open(OperatorContext context) throws Exception {}
+
+    /**
+     * Takes the synchronous part of a snapshot for checkpoint {@code checkpointId}. Batch
+     * operators hold no state worth snapshotting; streaming adds the state handles returned here.
+     */
+    default void snapshotState(long checkpointId) throws Exception {}
+
+    default void notifyCheckpointComplete(long checkpointId) throws Exception {}
+
+    default void notifyCheckpointAborted(long checkpointId) throws Exception {}
+
+    default void close() throws Exception {}
+
+    /** Who the operator runs as. */
+    record OperatorContext(String jobId, int subtaskIndex, int parallelism, int attemptNumber) {}
+
+    /**
+     * What the operator starts from: {@code restoredCheckpointId} is the checkpoint whose state
+     * it gets, or -1 when it starts empty (batch always does).
+     */
+    record StateInitializationContext(long restoredCheckpointId) {
+        static final StateInitializationContext EMPTY = new StateInitializationContext(-1);
+
+        boolean isRestored() {
+            return restoredCheckpointId >= 0;
+        }
+    }
+}
