@@ -289,10 +289,17 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             return;
         }
         if (!expected.sessionId().isEmpty() && !expected.sessionId().equals(response.getJmSessionId())) {
-            LOG.info("JobManager answered with session {} but the leader is {}; waiting", response.getJmSessionId(),
-                    expected.sessionId());
-            unregistered();
-            return;
+            // The JobManager at the leader's address registered us, so it leads session
+            // response.getJmSessionId() now: a process leads one session at a time, and answers
+            // only once it leads. The session announced for it has thus ended, and this is a new
+            // leadership of the same process (issue 8: after a ZooKeeper outage the JobManager
+            // led again before the new announcement arrived here). Refusing the answer would
+            // leave us registered there but refusing its deployments with PERMISSION_DENIED, each
+            // one a failed task and a restart, and every registration again would lose our
+            // kept partitions for it. So follow the session the JobManager named.
+            LOG.info("JobManager at {} answered with session {} while {} was announced; it leads again, following"
+                    + " the new session", expected.address(), response.getJmSessionId(), expected.sessionId());
+            leader = new LeaderInfo(expected.address(), response.getJmSessionId());
         }
         registration = Registration.REGISTERED;
         sessionId = response.getJmSessionId();

@@ -293,6 +293,32 @@ class TaskExecutorTest {
     }
 
     @Test
+    void aNewLeadershipOfTheSameJobManagerIsFollowedBeforeItsAnnouncementArrives() {
+        // Issue 8: ZooKeeper was down, the JobManager lost leadership and won it again in a new
+        // session; this TaskManager registered again (the JobManager no longer knew it) before
+        // the new announcement reached it. It used to refuse the answer and then every
+        // deployment of the new session with PERMISSION_DENIED.
+        register(FIRST);
+        int registrations = jobManagers.registrations.size();
+        heartbeat();
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
+        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+        LeaderInfo again = new LeaderInfo(FIRST.address(), "s1-again");
+
+        answerRegistration(again);
+        Answer deployment = deploy(again, 0, 0);
+        mailbox.runDue();
+
+        assertThat(deployment.ok).as("the new session's deployment is taken").isTrue();
+        assertThat(heartbeat().getJmSessionId()).isEqualTo(again.sessionId());
+        leaders.listener.accept(again);
+        mailbox.runDue();
+        assertThat(jobManagers.registrations).as("the late announcement changes nothing")
+                .hasSize(registrations + 1);
+        assertThat(tasks.get("0#0").cancelled).isFalse();
+    }
+
+    @Test
     void missedHeartbeatsLoseTheJobManagerAndRegisterAgain() {
         register(FIRST);
         deploy(FIRST, 0, 0);
