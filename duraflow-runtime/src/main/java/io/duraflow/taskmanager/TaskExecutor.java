@@ -69,8 +69,15 @@ import org.slf4j.LoggerFactory;
  * acknowledges it, by answering the report's call or a heartbeat that carried it (heartbeats
  * carry every task's state and every unacknowledged final report). A report lost on the way is
  * thus taken from the next heartbeat instead of being dropped, and the task is not run again
- * just because its report came late. Reports of an earlier leadership are dropped when this
- * TaskManager registers with a new one: no JobManager of that session exists any more.
+ * just because its report came late. When this TaskManager registers with a new leader, the
+ * FINISHED reports of earlier leaderships still unacknowledged go with the registration
+ * ({@code earlier_finished_reports}) and the answer acknowledges them; the other final reports of
+ * earlier leaderships are dropped, since no JobManager of theirs exists any more. What the new
+ * leader does with such a finish: if the job is being recovered, the attempt is the latest one
+ * its event log deployed for that subtask, and the finish is not logged, it logs the finish (with
+ * the report's results, e.g. collected records) before planning the recovery, so that the task
+ * counts as finished; any other such report it ignores (one of its own session comes by the
+ * normal path too, and stays pending here until acknowledged).
  */
 public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
@@ -270,6 +277,9 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             request.addHeldPartitions(HeldPartition.newBuilder().setJobId(held.jobId())
                     .setPartitionId(held.partitionId()));
         }
+        // Finishes an earlier leader may not have logged go to the new one, which can take them
+        // instead of running those tasks again (a sink whose finish was lost would write twice).
+        request.addAllEarlierFinishedReports(finalReports.finished());
         JobManagerClient target = client;
         LeaderInfo expected = leader;
         int kept = request.getHeldPartitionsCount();
@@ -310,10 +320,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             retentionExpiry.cancel();
             retentionExpiry = null;
         }
+        // The answer acknowledges the earlier finishes the registration carried; the other final
+        // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
         int dropped = finalReports.keepOnly(sessionId);
         LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions{}",
                 tmId, expected.address(), sessionId, slots, kept,
-                dropped == 0 ? "" : "; dropped " + dropped + " final reports of an earlier leader");
+                dropped == 0 ? "" : "; handed over or dropped " + dropped + " final reports of an earlier leader");
         firstRegistration.complete(sessionId);
         runWaitingRequests();
     }

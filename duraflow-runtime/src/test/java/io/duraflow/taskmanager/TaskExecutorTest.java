@@ -385,6 +385,33 @@ class TaskExecutorTest {
     }
 
     @Test
+    void anUnacknowledgedFinishOfAnEarlierLeaderGoesWithTheRegistrationAtTheNextOne() {
+        // Issue 8: the leader went before a sink's FINISHED report reached it; the report used to
+        // be dropped at the registration with the next leader, and the sink ran again.
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        deploy(FIRST, 1, 0);
+        mailbox.runDue();
+        endTask(attempt(0, 0), TaskState.FINISHED);
+        endTask(attempt(1, 0), TaskState.FAILED);
+        jobManagers.reports.forEach(call -> call.answer().completeExceptionally(
+                Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()));
+        mailbox.runDue();
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+
+        assertThat(FakeJobManager.last(jobManagers.registrations).request().getEarlierFinishedReportsList())
+                .as("only the finish goes along").singleElement().satisfies(report -> {
+                    assertThat(report.getAttempt()).isEqualTo(attempt(0, 0));
+                    assertThat(report.getJmSessionId()).isEqualTo(FIRST.sessionId());
+                    assertThat(report.getRecordsOut()).isEqualTo(42);
+                });
+        answerRegistration(SECOND);
+        assertThat(heartbeat().getTasksList()).as("the registration's answer acknowledged it").isEmpty();
+    }
+
+    @Test
     void aFinalReportWhoseCallSucceededIsForgotten() {
         register(FIRST);
         deploy(FIRST, 0, 0);
