@@ -59,7 +59,12 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
             onFailure.accept(new IllegalStateException("no connection to TaskManager " + tmId));
             return;
         }
-        stub(connection).deployTask(deployment, callback(onFailure));
+        ManagedChannel channel = connection.channel();
+        stub(connection).deployTask(deployment, callback(error -> {
+            // A channel shut down by disconnect or close fails its calls with UNAVAILABLE
+            // ("Channel shutdownNow invoked"), like a TaskManager that is gone: tell them apart.
+            onFailure.accept(channel.isShutdown() ? new ClosedByUs(tmId, error) : error);
+        }));
     }
 
     @Override

@@ -272,20 +272,34 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure) {
-        if (!taskManagers.containsKey(tmId)) {
+        Registered target = taskManagers.get(tmId);
+        if (target == null) {
             mainThread.execute(() -> onFailure.accept(new IllegalStateException("TaskManager " + tmId + " is gone")));
             return;
         }
         transport.deploy(tmId, deployment, error -> mainThread.execute(() -> {
-            if (error instanceof io.grpc.StatusRuntimeException status
-                    && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+            if (taskManagers.get(tmId) == target && refusedConnection(error)) {
                 // Nobody listens there any more: the TaskManager is gone, whatever its last
                 // heartbeat said. Losing it resets the deployment with everything else it held.
                 lose(tmId, "it refused a connection (" + Rpc.message(error) + ")");
             } else {
+                // Either the registration this call went to has ended (the TaskManager registered
+                // again, and its channel was shut down by us: that is no sign of the new
+                // registration being gone; issue 8 lost a live TaskManager's kept outputs that
+                // way), or the call failed for another reason: only the deployment failed.
                 onFailure.accept(error);
             }
         }));
+    }
+
+    /**
+     * Whether a failed call shows that nobody listens at the TaskManager's address: UNAVAILABLE
+     * from the network, not from a channel this JobManager shut down itself ({@link
+     * TaskManagerTransport.ClosedByUs}), which says nothing about the TaskManager.
+     */
+    private static boolean refusedConnection(Throwable error) {
+        return error instanceof io.grpc.StatusRuntimeException status
+                && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE;
     }
 
     @Override

@@ -24,6 +24,17 @@ public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable
      */
     void releaseKeptPartitions(String tmId, String jobId, java.util.List<String> partitionIds);
 
+    /**
+     * What a call's {@code onFailure} gets when it failed because this JobManager shut the
+     * TaskManager's channel down (it registered again, was lost, or the leadership ended), not
+     * because of the TaskManager: never a reason to declare the TaskManager lost.
+     */
+    final class ClosedByUs extends IllegalStateException {
+        public ClosedByUs(String tmId, Throwable cause) {
+            super("the call to TaskManager " + tmId + " was cut off: this JobManager closed its connection", cause);
+        }
+    }
+
     /** Drops every connection. */
     @Override
     void close();

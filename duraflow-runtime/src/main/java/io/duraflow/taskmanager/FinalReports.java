@@ -78,6 +78,16 @@ final class FinalReports {
     }
 
     /**
+     * The unacknowledged FINISHED reports, for a registration: the session that answers it is not
+     * known before the answer (the announced one may have ended, see TaskExecutor), so all go.
+     */
+    List<TaskStateUpdate> finished() {
+        mailbox.assertRunningInMailbox();
+        return byAttempt.values().stream().map(pending -> pending.report)
+                .filter(report -> report.getState() == io.duraflow.rpc.proto.TaskState.FINISHED).toList();
+    }
+
+    /**
      * Registered in {@code sessionId}: reports of other sessions go, since no JobManager of
      * theirs exists any more. Returns how many went.
      */

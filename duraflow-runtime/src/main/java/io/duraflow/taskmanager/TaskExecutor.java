@@ -69,8 +69,15 @@ import org.slf4j.LoggerFactory;
  * acknowledges it, by answering the report's call or a heartbeat that carried it (heartbeats
  * carry every task's state and every unacknowledged final report). A report lost on the way is
  * thus taken from the next heartbeat instead of being dropped, and the task is not run again
- * just because its report came late. Reports of an earlier leadership are dropped when this
- * TaskManager registers with a new one: no JobManager of that session exists any more.
+ * just because its report came late. When this TaskManager registers with a new leader, the
+ * FINISHED reports of earlier leaderships still unacknowledged go with the registration
+ * ({@code earlier_finished_reports}) and the answer acknowledges them; the other final reports of
+ * earlier leaderships are dropped, since no JobManager of theirs exists any more. What the new
+ * leader does with such a finish: if the job is being recovered, the attempt is the latest one
+ * its event log deployed for that subtask, and the finish is not logged, it logs the finish (with
+ * the report's results, e.g. collected records) before planning the recovery, so that the task
+ * counts as finished; any other such report it ignores (one of its own session comes by the
+ * normal path too, and stays pending here until acknowledged).
  */
 public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
@@ -270,6 +277,9 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             request.addHeldPartitions(HeldPartition.newBuilder().setJobId(held.jobId())
                     .setPartitionId(held.partitionId()));
         }
+        // Finishes an earlier leader may not have logged go to the new one, which can take them
+        // instead of running those tasks again (a sink whose finish was lost would write twice).
+        request.addAllEarlierFinishedReports(finalReports.finished());
         JobManagerClient target = client;
         LeaderInfo expected = leader;
         int kept = request.getHeldPartitionsCount();
@@ -289,10 +299,17 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             return;
         }
         if (!expected.sessionId().isEmpty() && !expected.sessionId().equals(response.getJmSessionId())) {
-            LOG.info("JobManager answered with session {} but the leader is {}; waiting", response.getJmSessionId(),
-                    expected.sessionId());
-            unregistered();
-            return;
+            // The JobManager at the leader's address registered us, so it leads session
+            // response.getJmSessionId() now: a process leads one session at a time, and answers
+            // only once it leads. The session announced for it has thus ended, and this is a new
+            // leadership of the same process (issue 8: after a ZooKeeper outage the JobManager
+            // led again before the new announcement arrived here). Refusing the answer would
+            // leave us registered there but refusing its deployments with PERMISSION_DENIED, each
+            // one a failed task and a restart, and every registration again would lose our
+            // kept partitions for it. So follow the session the JobManager named.
+            LOG.info("JobManager at {} answered with session {} while {} was announced; it leads again, following"
+                    + " the new session", expected.address(), response.getJmSessionId(), expected.sessionId());
+            leader = new LeaderInfo(expected.address(), response.getJmSessionId());
         }
         registration = Registration.REGISTERED;
         sessionId = response.getJmSessionId();
@@ -303,10 +320,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             retentionExpiry.cancel();
             retentionExpiry = null;
         }
+        // The answer acknowledges the earlier finishes the registration carried; the other final
+        // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
         int dropped = finalReports.keepOnly(sessionId);
         LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions{}",
                 tmId, expected.address(), sessionId, slots, kept,
-                dropped == 0 ? "" : "; dropped " + dropped + " final reports of an earlier leader");
+                dropped == 0 ? "" : "; handed over or dropped " + dropped + " final reports of an earlier leader");
         firstRegistration.complete(sessionId);
         runWaitingRequests();
     }

@@ -293,6 +293,32 @@ class TaskExecutorTest {
     }
 
     @Test
+    void aNewLeadershipOfTheSameJobManagerIsFollowedBeforeItsAnnouncementArrives() {
+        // Issue 8: ZooKeeper was down, the JobManager lost leadership and won it again in a new
+        // session; this TaskManager registered again (the JobManager no longer knew it) before
+        // the new announcement reached it. It used to refuse the answer and then every
+        // deployment of the new session with PERMISSION_DENIED.
+        register(FIRST);
+        int registrations = jobManagers.registrations.size();
+        heartbeat();
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
+        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+        LeaderInfo again = new LeaderInfo(FIRST.address(), "s1-again");
+
+        answerRegistration(again);
+        Answer deployment = deploy(again, 0, 0);
+        mailbox.runDue();
+
+        assertThat(deployment.ok).as("the new session's deployment is taken").isTrue();
+        assertThat(heartbeat().getJmSessionId()).isEqualTo(again.sessionId());
+        leaders.listener.accept(again);
+        mailbox.runDue();
+        assertThat(jobManagers.registrations).as("the late announcement changes nothing")
+                .hasSize(registrations + 1);
+        assertThat(tasks.get("0#0").cancelled).isFalse();
+    }
+
+    @Test
     void missedHeartbeatsLoseTheJobManagerAndRegisterAgain() {
         register(FIRST);
         deploy(FIRST, 0, 0);
@@ -356,6 +382,33 @@ class TaskExecutorTest {
                 .build());
 
         assertThat(heartbeat().getTasksList()).isEmpty();
+    }
+
+    @Test
+    void anUnacknowledgedFinishOfAnEarlierLeaderGoesWithTheRegistrationAtTheNextOne() {
+        // Issue 8: the leader went before a sink's FINISHED report reached it; the report used to
+        // be dropped at the registration with the next leader, and the sink ran again.
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        deploy(FIRST, 1, 0);
+        mailbox.runDue();
+        endTask(attempt(0, 0), TaskState.FINISHED);
+        endTask(attempt(1, 0), TaskState.FAILED);
+        jobManagers.reports.forEach(call -> call.answer().completeExceptionally(
+                Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()));
+        mailbox.runDue();
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+
+        assertThat(FakeJobManager.last(jobManagers.registrations).request().getEarlierFinishedReportsList())
+                .as("only the finish goes along").singleElement().satisfies(report -> {
+                    assertThat(report.getAttempt()).isEqualTo(attempt(0, 0));
+                    assertThat(report.getJmSessionId()).isEqualTo(FIRST.sessionId());
+                    assertThat(report.getRecordsOut()).isEqualTo(42);
+                });
+        answerRegistration(SECOND);
+        assertThat(heartbeat().getTasksList()).as("the registration's answer acknowledged it").isEmpty();
     }
 
     @Test
