@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * its kept outputs were redone).
  */
 class ResourceManagerChannelTest {
-    private final ManualScheduler main = new ManualScheduler();
+    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
     private final AtomicInteger deploymentsReceived = new AtomicInteger();
     private Server taskManager;
     private String address;
