@@ -245,6 +245,14 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
         LeaderInfo previous = leader;
         leader = info;
+        if (previous != null && registration == Registration.REGISTERING && client != null
+                && info.address().equals(previous.address())) {
+            // A new leadership of the JobManager this registration already goes to: its answer
+            // names the new session (registrationAnswered follows it). Registering a second time
+            // would make the JobManager drop the first registration as a lost TaskManager, with
+            // the tasks it just deployed and the finished output it holds (issue 8, ZooKeeper outage).
+            return;
+        }
         if (previous != null && registration == Registration.REGISTERED) {
             jobManagerLost("the leader changed to " + info.address());
         }

@@ -319,6 +319,31 @@ class TaskExecutorTest {
     }
 
     @Test
+    void theAnnouncementOfANewLeadershipArrivingWhileItsRegistrationIsInFlightDoesNotRegisterTwice() {
+        // Seen in ZooKeeperOutageIT: the TaskManager registered again with the JobManager that
+        // led again; the new session's announcement came before the answer and started a second
+        // registration, so the JobManager dropped the first one as a lost TaskManager (a restart,
+        // and finished sources run again).
+        register(FIRST);
+        int registrations = jobManagers.registrations.size();
+        heartbeat();
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
+        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+        LeaderInfo again = new LeaderInfo(FIRST.address(), "s1-again");
+
+        leaders.listener.accept(again);
+        mailbox.runDue();
+        assertThat(jobManagers.registrations).as("the registration in flight goes to that JobManager")
+                .hasSize(registrations + 1);
+
+        answerRegistration(again);
+        Answer deployment = deploy(again, 0, 0);
+        mailbox.runDue();
+        assertThat(deployment.ok).isTrue();
+        assertThat(heartbeat().getJmSessionId()).isEqualTo(again.sessionId());
+    }
+
+    @Test
     void missedHeartbeatsLoseTheJobManagerAndRegisterAgain() {
         register(FIRST);
         deploy(FIRST, 0, 0);
