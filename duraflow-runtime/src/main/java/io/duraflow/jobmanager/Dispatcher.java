@@ -8,6 +8,7 @@ import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.jobstore.JobGraphStore;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.JobResultStore;
+import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
@@ -16,6 +17,7 @@ import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import java.io.IOException;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -43,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  * State lives on the main thread; store I/O runs on {@code io}, the jobs' own code on
  * {@code userCode}, and every durable write first checks with the election that this session
- * still leads. An exception while handling a job's event fails that job with it; it is never
- * only logged.
+ * still leads. A JobMaster fails its own job when one of its handlers throws; an exception that
+ * still escapes reaches the main thread's handler, which gives up leadership.
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -87,13 +90,13 @@ public final class Dispatcher {
                 MAX_RESULT_SUMMARIES);
         JobFactory factory = new JobFactory(clusterConfig, sessionId, resourceManager, mainThread, clock,
                 services.jobDirectories(), services.userCode(), this::jobTerminated);
-        JobCleanup.DispatcherLifecycle lifecycle = () -> closed;
-        this.cleanup = new JobCleanup(services, resourceManager, mainThread, clock, this::requireLeadership, lifecycle,
+        BooleanSupplier closed = () -> this.closed;
+        this.cleanup = new JobCleanup(services, resourceManager, mainThread, clock, this::requireLeadership, closed,
                 this::resultStored);
         this.recovery = new StoredJobRecovery(services, registry, factory, cleanup, resourceManager, mainThread, clock,
-                lifecycle);
+                closed);
         this.submissions = new JobSubmissions(services, registry, factory, mainThread, clock, this::requireLeadership,
-                lifecycle);
+                closed);
         this.queries = new JobQueries(services, registry, factory, mainThread);
         resourceManager.addLossListener(this::taskManagerLost);
         resourceManager.addSlotListener(this::scheduleAll);
@@ -164,9 +167,13 @@ public final class Dispatcher {
         return queries.runningJobs();
     }
 
-    /** Where the end of a job stands on this leader, or null if it has not ended here. */
+    /**
+     * Where the end of a job stands: its cleanup while one runs or gave up on this leader, else
+     * done for a job whose result this leader knows; null for a job it knows no result of.
+     */
     public CleanupState cleanupState(String jobId) {
-        return cleanup.state(jobId);
+        CleanupState inProgress = cleanup.state(jobId);
+        return inProgress != null ? inProgress : registry.result(jobId).isPresent() ? new CleanupState.Done() : null;
     }
 
     public void cancel(String jobId) {
@@ -186,9 +193,9 @@ public final class Dispatcher {
                     + stateName(job.state().toProto())).asRuntimeException();
         }
         recovery.cancelPending(jobId);
-        guarded(job, job::cancel);
+        job.cancel();
         if (!job.isTerminal()) {
-            mainThread.schedule(() -> guarded(job, job::forceCancelled), 10_000);
+            mainThread.schedule(job::forceCancelled, 10_000);
         }
     }
 
@@ -220,7 +227,7 @@ public final class Dispatcher {
         }
         JobMaster job = registry.job(update.getAttempt().getJobId());
         if (job != null) {
-            guarded(job, () -> job.onTaskStateUpdate(update));
+            job.onTaskStateUpdate(update);
         }
     }
 
@@ -228,34 +235,19 @@ public final class Dispatcher {
         mainThread.assertRunningInMainThread();
         JobMaster job = registry.job(event.getAttempt().getJobId());
         if (job != null) {
-            guarded(job, () -> job.onOperatorEvent(event.getAttempt(), event.getNodeId(), event.getEvent()));
+            job.onOperatorEvent(event.getAttempt(), event.getNodeId(), event.getEvent());
         }
     }
 
     private void scheduleAll() {
         for (JobMaster job : registry.jobs()) {
-            guarded(job, job::schedule);
+            job.schedule();
         }
     }
 
     private void taskManagerLost(String tmId) {
         for (JobMaster job : registry.jobs()) {
-            guarded(job, () -> job.onTaskManagerLost(tmId));
-        }
-    }
-
-    /**
-     * Runs a job's handler; if it throws, the job fails with that cause (its state may be
-     * inconsistent now, and a job that silently stops making progress is worse than a failed one).
-     */
-    private void guarded(JobMaster job, Runnable handler) {
-        try {
-            handler.run();
-        } catch (RuntimeException e) {
-            LOG.error("Job {}: handling an event failed; the job fails", job.jobId(), e);
-            if (!job.isTerminal()) {
-                job.failBeforeStart("internal error in the job's JobMaster: " + describe(e));
-            }
+            job.onTaskManagerLost(tmId);
         }
     }
 
@@ -287,12 +279,8 @@ public final class Dispatcher {
         return state.name().replace("JOB_", "");
     }
 
-    /** An exception's message, or its type when it has none (never "null"). */
+    /** A failure of a future's stage as one line for a log or a user ({@link Rpc#message}). */
     static String describe(Throwable error) {
-        Throwable cause = JobCleanup.rootCause(error);
-        if (cause instanceof io.grpc.StatusRuntimeException status && status.getStatus().getDescription() != null) {
-            return status.getStatus().getDescription();
-        }
-        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return Rpc.message(Futures.unwrap(error));
     }
 }

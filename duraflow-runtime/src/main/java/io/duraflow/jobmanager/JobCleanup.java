@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,29 +32,29 @@ final class JobCleanup {
     private final MainThreadExecutor mainThread;
     private final java.util.function.LongSupplier clock;
     private final Runnable requireLeadership;
-    private final DispatcherLifecycle lifecycle;
+    /** True once the dispatcher's leadership ended: nothing happens after that. */
+    private final BooleanSupplier closed;
     /** Told on the main thread when a result is durable, before anyone can see it. */
     private final java.util.function.Consumer<JobResultEntry> resultStored;
     private final Map<String, CleanupState> states = new HashMap<>();
 
-    /** The dispatcher's liveness, so that nothing happens after leadership ended. */
-    interface DispatcherLifecycle {
-        boolean closed();
-    }
-
     JobCleanup(Dispatcher.Services services, ResourceManager resourceManager, MainThreadExecutor mainThread,
-            java.util.function.LongSupplier clock, Runnable requireLeadership, DispatcherLifecycle lifecycle,
+            java.util.function.LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed,
             java.util.function.Consumer<JobResultEntry> resultStored) {
         this.services = services;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.clock = clock;
         this.requireLeadership = requireLeadership;
-        this.lifecycle = lifecycle;
+        this.closed = closed;
         this.resultStored = resultStored;
     }
 
-    /** The job's cleanup state, or null if it has none on this leader. */
+    /**
+     * The job's cleanup while it runs, waits for a retry or gave up; null once it is done (a done
+     * job is one whose result is known: see {@link Dispatcher#cleanupState}) or if it never ran
+     * here. Done states are not kept, so this map holds only jobs whose cleanup is not over.
+     */
     CleanupState state(String jobId) {
         return states.get(jobId);
     }
@@ -75,7 +76,7 @@ final class JobCleanup {
                 throw new CompletionException(e);
             }
         }, services.io()).whenCompleteAsync((durable, error) -> {
-            if (lifecycle.closed()) {
+            if (closed.getAsBoolean()) {
                 return;
             }
             if (error != null) {
@@ -132,11 +133,12 @@ final class JobCleanup {
                 throw new CompletionException(e);
             }
         }, services.io()).whenCompleteAsync((ignored, error) -> {
-            if (lifecycle.closed()) {
+            if (closed.getAsBoolean()) {
                 return;
             }
             if (error == null) {
                 transition(jobId, new CleanupState.Done());
+                states.remove(jobId);
                 LOG.info("Job {} cleaned up", jobId);
                 services.io().execute(() -> Failpoints.hit("dispatcher.after-clean"));
                 return;
@@ -152,7 +154,7 @@ final class JobCleanup {
             transition(jobId, new CleanupState.Retrying(attempt, cause, clock.getAsLong() + delay.getAsLong()));
             LOG.warn("Cleanup of job {} failed ({}); retrying in {} ms", jobId, cause, delay.getAsLong());
             mainThread.schedule(() -> {
-                if (!lifecycle.closed()) {
+                if (!closed.getAsBoolean()) {
                     run(jobId, attempt + 1);
                 }
             }, delay.getAsLong());
@@ -171,14 +173,6 @@ final class JobCleanup {
         }
         states.put(jobId, next);
         LOG.debug("Job {} cleanup: {}", jobId, next.describe());
-    }
-
-    static Throwable rootCause(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
 }

@@ -14,6 +14,7 @@ import io.duraflow.jobmanager.scheduler.JobSettings;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
+import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -59,7 +60,7 @@ final class JobFactory {
     record Built(SubmittedJob job, Configuration config, JobGraph graph, int parallelism) {}
 
     /** The cluster's configuration with a job's overrides; INVALID_ARGUMENT if they are not valid. */
-    Configuration jobConfig(Map<String, String> overrides) {
+    private Configuration jobConfig(Map<String, String> overrides) {
         Map<String, String> merged = new HashMap<>(clusterConfig.toMap());
         merged.putAll(overrides);
         try {
@@ -86,8 +87,7 @@ final class JobFactory {
         return CompletableFuture.supplyAsync(() -> new Built(job, config, buildPlan(job, parallelism), parallelism), userCode)
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(error -> {
-                    Throwable cause = error instanceof CompletionException && error.getCause() != null
-                            ? error.getCause() : error;
+                    Throwable cause = Futures.unwrap(error);
                     if (cause instanceof StatusRuntimeException status) {
                         throw status;
                     }
@@ -112,9 +112,13 @@ final class JobFactory {
         }
     }
 
-    /** How long the job's own code may run on the JobManager at a time. */
-    java.time.Duration userCodeTimeout(Built built) {
-        return built.config().get(JobManagerOptions.USER_CODE_TIMEOUT);
+    /**
+     * Starts a created job's sources (their enumerators list the input: the job's own code) on
+     * the user-code executor within {@link JobManagerOptions#USER_CODE_TIMEOUT}; completes on the
+     * main thread (see {@link JobMaster#prepareAsync}).
+     */
+    CompletableFuture<Void> prepare(JobMaster job, Built built) {
+        return job.prepareAsync(userCode, mainThread, built.config().get(JobManagerOptions.USER_CODE_TIMEOUT));
     }
 
     /** A job master for a built job, with its event log writer (null when recovery is off). Main thread. */

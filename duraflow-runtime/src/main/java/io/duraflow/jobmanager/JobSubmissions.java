@@ -7,6 +7,7 @@ import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,17 +36,18 @@ final class JobSubmissions {
     private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
     private final Runnable requireLeadership;
-    private final JobCleanup.DispatcherLifecycle lifecycle;
+    /** True once the dispatcher's leadership ended. */
+    private final BooleanSupplier closed;
 
     JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
-            LongSupplier clock, Runnable requireLeadership, JobCleanup.DispatcherLifecycle lifecycle) {
+            LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed) {
         this.services = services;
         this.registry = registry;
         this.factory = factory;
         this.mainThread = mainThread;
         this.clock = clock;
         this.requireLeadership = requireLeadership;
-        this.lifecycle = lifecycle;
+        this.closed = closed;
     }
 
     /** Main thread. Completes on the main thread once the job runs, or with a gRPC status error. */
@@ -56,28 +59,33 @@ final class JobSubmissions {
                     + "': use 1-64 letters, digits, '.', '_' or '-'").asRuntimeException();
         }
         rejectKnown(jobId);
-        factory.jobConfig(request.getConfigMap());
         SubmittedJob record = new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(),
                 request.getConfigMap(), Math.max(0, request.getParallelism()), clock.getAsLong());
         registry.startSubmission(jobId);
+        // An invalid configuration fails build() with INVALID_ARGUMENT like a plan that does not build.
         return factory.build(record)
-                .thenComposeAsync(built -> {
-                    JobFactory.Created created = factory.create(built);
-                    // Starting the sources lists their input: the job's own code, off the main thread.
-                    return created.job().prepareAsync(services.userCode(), mainThread, factory.userCodeTimeout(built))
-                            .handle((ignored, error) -> {
-                                if (error != null) {
-                                    discard(created);
-                                    throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " cannot start: "
-                                            + Dispatcher.describe(error)).asRuntimeException();
-                                }
-                                return created;
-                            });
-                }, mainThread)
-                .thenComposeAsync(created -> CompletableFuture.supplyAsync(() -> storeJobGraph(record), services.io())
-                        .handleAsync((existing, error) -> start(record, created, existing, error), mainThread)
-                        , mainThread)
+                .thenComposeAsync(this::prepare, mainThread)
+                .thenComposeAsync(created -> storeAndStart(record, created), mainThread)
                 .whenCompleteAsync((response, error) -> registry.endSubmission(jobId), mainThread);
+    }
+
+    /** Creates the job master and starts its sources (they list their input: the job's own code, off the main thread). */
+    private CompletableFuture<JobFactory.Created> prepare(JobFactory.Built built) {
+        JobFactory.Created created = factory.create(built);
+        return factory.prepare(created.job(), built)
+                .handle((ignored, error) -> {
+                    if (error != null) {
+                        discard(created);
+                        throw Status.INVALID_ARGUMENT.withDescription("job " + built.job().jobId() + " cannot start: "
+                                + Dispatcher.describe(error)).asRuntimeException();
+                    }
+                    return created;
+                });
+    }
+
+    private CompletableFuture<SubmitJobResponse> storeAndStart(SubmittedJob record, JobFactory.Created created) {
+        return CompletableFuture.supplyAsync(() -> storeJobGraph(record), services.io())
+                .handleAsync((existing, error) -> start(record, created, existing, error), mainThread);
     }
 
     /** On an I/O thread: the job graph is stored unless the id has a result already. */
@@ -101,7 +109,7 @@ final class JobSubmissions {
         String jobId = record.jobId();
         if (error != null) {
             discard(created);
-            Throwable cause = JobCleanup.rootCause(error);
+            Throwable cause = Futures.unwrap(error);
             throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
         }
         if (existing.isPresent()) {
@@ -109,7 +117,7 @@ final class JobSubmissions {
             registry.rememberSummary(existing.get());
             throw alreadyEnded(jobId, existing.get().state().name(), existing.get().endedAtMs());
         }
-        if (lifecycle.closed()) {
+        if (closed.getAsBoolean()) {
             discard(created);
             throw Status.UNAVAILABLE.withDescription("this JobManager lost its leadership; submit again")
                     .asRuntimeException();

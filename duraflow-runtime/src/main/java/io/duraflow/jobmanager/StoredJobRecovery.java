@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +59,8 @@ final class StoredJobRecovery {
     private final ResourceManager resourceManager;
     private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
-    private final JobCleanup.DispatcherLifecycle lifecycle;
+    /** True once the dispatcher's leadership ended. */
+    private final BooleanSupplier closed;
     private final Map<String, PendingRecovery> pending = new LinkedHashMap<>();
     private MainThreadExecutor.Cancellable recoveryCheck;
     /** Set once this leader is published: from then on recovered jobs may plan. */
@@ -66,7 +68,7 @@ final class StoredJobRecovery {
 
     StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
             ResourceManager resourceManager, MainThreadExecutor mainThread, LongSupplier clock,
-            JobCleanup.DispatcherLifecycle lifecycle) {
+            BooleanSupplier closed) {
         this.services = services;
         this.registry = registry;
         this.factory = factory;
@@ -74,7 +76,7 @@ final class StoredJobRecovery {
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.clock = clock;
-        this.lifecycle = lifecycle;
+        this.closed = closed;
     }
 
     /** A stored job and its event log (empty: no log, or it could not be read). */
@@ -113,7 +115,7 @@ final class StoredJobRecovery {
         return CompletableFuture.supplyAsync(this::readStores, services.io())
                 .thenCompose(stored -> rebuildAll(stored.toRun()).thenApply(rebuilt -> Map.entry(stored, rebuilt)))
                 .thenComposeAsync(found -> {
-                    if (lifecycle.closed()) {
+                    if (closed.getAsBoolean()) {
                         return CompletableFuture.<Void>completedFuture(null);
                     }
                     List<CompletableFuture<Void>> prepared = new ArrayList<>();
@@ -169,7 +171,7 @@ final class StoredJobRecovery {
             builds.add(factory.build(stored.job()).handle((built, error) -> error == null
                     ? new Rebuilt(stored, built, null)
                     : new Rebuilt(stored, null, "the stored job cannot be rebuilt: "
-                            + Dispatcher.describe(JobCleanup.rootCause(error)))));
+                            + Dispatcher.describe(error))));
         }
         return CompletableFuture.allOf(builds.toArray(CompletableFuture[]::new))
                 .thenApply(ignored -> builds.stream().map(CompletableFuture::join).toList());
@@ -217,9 +219,9 @@ final class StoredJobRecovery {
         JobFactory.Created created = factory.create(built);
         JobMaster job = created.job();
         registry.add(job, created.writer());
-        return job.prepareAsync(services.userCode(), mainThread, factory.userCodeTimeout(built))
+        return factory.prepare(job, built)
                 .handle((ignored, error) -> {
-                    if (lifecycle.closed()) {
+                    if (closed.getAsBoolean()) {
                         return null;
                     }
                     if (error != null) {
@@ -270,7 +272,7 @@ final class StoredJobRecovery {
             }
         }, services.io()).whenCompleteAsync((ignored, error) -> {
             // Meanwhile leadership may have gone (the job was suspended) or the job was cancelled.
-            if (!lifecycle.closed() && job.state() == JobMasterState.CREATED) {
+            if (!closed.getAsBoolean() && job.state() == JobMasterState.CREATED) {
                 job.logRunStarted(reason);
                 job.start();
             }
@@ -289,7 +291,7 @@ final class StoredJobRecovery {
     }
 
     void checkPendingRecoveries() {
-        if (lifecycle.closed() || pending.isEmpty() || !started) {
+        if (closed.getAsBoolean() || pending.isEmpty() || !started) {
             return;
         }
         long now = clock.getAsLong();
@@ -337,9 +339,9 @@ final class StoredJobRecovery {
         }
         JobFactory.Created fresh = factory.create(recovery.built);
         registry.add(fresh.job(), fresh.writer());
-        fresh.job().prepareAsync(services.userCode(), mainThread, factory.userCodeTimeout(recovery.built))
+        factory.prepare(fresh.job(), recovery.built)
                 .whenComplete((ignored, again) -> {
-                    if (lifecycle.closed()) {
+                    if (closed.getAsBoolean()) {
                         return;
                     }
                     if (again != null) {
