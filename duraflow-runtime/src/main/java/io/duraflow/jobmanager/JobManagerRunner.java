@@ -188,11 +188,11 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
      * made one give up and win again 165,000 times in 20 s).
      */
     static long rejoinDelayMs(int failures) {
-        if (failures <= 1) {
-            return 0;
-        }
-        return Math.min(30_000L, 1_000L << Math.min(failures - 2, 15));
+        return failures <= 1 ? 0 : REJOIN_BACKOFF.delayBeforeAttempt(failures - 1).orElseThrow();
     }
+
+    private static final CleanupRetryPolicy REJOIN_BACKOFF = CleanupRetryPolicy.exponentialDelay(
+            java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30), 0);
 
     private void giveUp(String sessionId, long delayMs) {
         try {

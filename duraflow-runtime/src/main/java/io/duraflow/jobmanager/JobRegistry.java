@@ -34,16 +34,20 @@ final class JobRegistry {
     /** The event log writers of jobs in {@link #jobs}. */
     private final Map<String, JobEventWriter> eventWriters = new HashMap<>();
     /** Newest results with their collected records, oldest first. */
-    private final LinkedHashMap<String, JobResultEntry> wholeResults = new LinkedHashMap<>();
+    private final LinkedHashMap<String, Whole> wholeResults = new LinkedHashMap<>();
     /** Older results without collected records, oldest first. */
     private final LinkedHashMap<String, JobResultEntry> summaries = new LinkedHashMap<>();
-    /** The last status of the jobs in {@link #wholeResults} (task states, TaskManagers, restored tasks). */
-    private final Map<String, JobStatus> finalStatuses = new HashMap<>();
     /** However small, at most this many results are kept whole; the rest become summaries. */
     static final int MAX_WHOLE_RESULTS = 100;
     private final long maxWholeResultBytes;
     private final int maxSummaries;
     private long wholeResultBytes;
+
+    /**
+     * A result kept whole, with the last status its job master reported when that is this run's
+     * (task states, TaskManagers, restored tasks), else null.
+     */
+    private record Whole(JobResultEntry entry, JobStatus finalStatus) {}
 
     JobRegistry(long maxWholeResultBytes, int maxSummaries) {
         this.maxWholeResultBytes = maxWholeResultBytes;
@@ -105,12 +109,8 @@ final class JobRegistry {
     /** The job's result is durable: the job master goes, the result stays (see the class comment). */
     void resultStored(JobResultEntry entry, JobStatus finalStatus) {
         jobs.remove(entry.jobId());
-        eventWriters.remove(entry.jobId());
         forget(entry.jobId());
-        wholeResults.put(entry.jobId(), entry);
-        if (finalStatus != null) {
-            finalStatuses.put(entry.jobId(), finalStatus);
-        }
+        wholeResults.put(entry.jobId(), new Whole(entry, finalStatus));
         wholeResultBytes += collectedBytes(entry);
         trim();
     }
@@ -127,8 +127,8 @@ final class JobRegistry {
 
     /** The result, whole if it is among the newest, else a summary without collected records. */
     Optional<JobResultEntry> result(String jobId) {
-        JobResultEntry whole = wholeResults.get(jobId);
-        return whole != null ? Optional.of(whole) : Optional.ofNullable(summaries.get(jobId));
+        Whole whole = wholeResults.get(jobId);
+        return whole != null ? Optional.of(whole.entry()) : Optional.ofNullable(summaries.get(jobId));
     }
 
     boolean hasWholeResult(String jobId) {
@@ -137,35 +137,34 @@ final class JobRegistry {
 
     /** The status the job master reported last, while its result is among the newest; else null. */
     JobStatus finalStatus(String jobId) {
-        return finalStatuses.get(jobId);
+        Whole whole = wholeResults.get(jobId);
+        return whole == null ? null : whole.finalStatus();
     }
 
     /** Results in the order they ended, oldest first: summaries, then whole ones. */
     List<JobResultEntry> results() {
         List<JobResultEntry> all = new ArrayList<>(summaries.values());
-        all.addAll(wholeResults.values());
+        wholeResults.values().forEach(whole -> all.add(whole.entry()));
         return all;
     }
 
     /** The store deleted these results (their time-to-live passed): memory forgets them too. */
     void forget(String jobId) {
-        JobResultEntry whole = wholeResults.remove(jobId);
+        Whole whole = wholeResults.remove(jobId);
         if (whole != null) {
-            wholeResultBytes -= collectedBytes(whole);
+            wholeResultBytes -= collectedBytes(whole.entry());
         }
-        finalStatuses.remove(jobId);
         summaries.remove(jobId);
     }
 
     private void trim() {
-        Iterator<Map.Entry<String, JobResultEntry>> oldest = wholeResults.entrySet().iterator();
+        Iterator<Whole> oldest = wholeResults.values().iterator();
         // The newest result always stays whole: its client is about to ask for it.
         while ((wholeResultBytes > maxWholeResultBytes || wholeResults.size() > MAX_WHOLE_RESULTS)
                 && wholeResults.size() > 1) {
-            JobResultEntry entry = oldest.next().getValue();
+            JobResultEntry entry = oldest.next().entry();
             oldest.remove();
             wholeResultBytes -= collectedBytes(entry);
-            finalStatuses.remove(entry.jobId());
             summaries.put(entry.jobId(), withoutCollected(entry));
         }
         trimSummaries();
