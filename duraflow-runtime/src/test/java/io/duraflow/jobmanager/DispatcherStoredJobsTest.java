@@ -11,10 +11,10 @@ import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.jobstore.FileSystemJobGraphStore;
 import io.duraflow.jobstore.InMemoryJobResultStore;
 import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.ManualClock;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
-import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,36 +35,7 @@ class DispatcherStoredJobsTest {
     Path tempDir;
 
     private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
-    private final StepClock storeClock = new StepClock();
-
-    /** The result store's clock, moved by hand. */
-    private static final class StepClock extends java.time.Clock {
-        private volatile long nowMs = 1_000_000;
-
-        void advance(Duration duration) {
-            nowMs += duration.toMillis();
-        }
-
-        @Override
-        public long millis() {
-            return nowMs;
-        }
-
-        @Override
-        public java.time.Instant instant() {
-            return java.time.Instant.ofEpochMilli(nowMs);
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
-        }
-
-        @Override
-        public java.time.Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
+    private final ManualClock storeClock = new ManualClock(1_000_000);
     private InMemoryJobResultStore results = new InMemoryJobResultStore();
     private FileSystemJobGraphStore jobGraphs;
     private final AtomicInteger gaveUp = new AtomicInteger();
@@ -80,11 +51,6 @@ class DispatcherStoredJobsTest {
         return new Dispatcher(config, session, resourceManager, main, main::now, services);
     }
 
-    private static SubmitJobRequest wordCount(String jobId) {
-        return SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(WordCount.class.getName())
-                .putAllParams(Map.of("words", "100")).setParallelism(1).build();
-    }
-
     private <T> T await(CompletableFuture<T> future) {
         main.runDue();
         assertThat(future).isDone();
@@ -98,8 +64,8 @@ class DispatcherStoredJobsTest {
     @Test
     void aTornJobGraphFileFailsOnlyThatJobAndTheOthersRecover() throws Exception {
         Dispatcher first = dispatcher("s1", new Configuration());
-        await(first.submit(wordCount("good")));
-        await(first.submit(wordCount("torn")));
+        await(first.submit(DispatcherTest.wordCount("good")));
+        await(first.submit(DispatcherTest.wordCount("torn")));
         first.close();
         Path tornFile = tempDir.resolve("job-graphs").resolve("torn.json");
         byte[] bytes = Files.readAllBytes(tornFile);
@@ -141,7 +107,7 @@ class DispatcherStoredJobsTest {
     void anExpiredResultIsForgottenByMemoryAndStoreTogether() throws Exception {
         results = new InMemoryJobResultStore(false, Duration.ofHours(1), storeClock);
         Dispatcher dispatcher = dispatcher("s1", new Configuration());
-        await(dispatcher.submit(wordCount("old")));
+        await(dispatcher.submit(DispatcherTest.wordCount("old")));
         dispatcher.cancel("old");
         main.runDue();
         assertThat(status(dispatcher, "old").getState()).isEqualTo(JobState.JOB_CANCELED);
@@ -156,7 +122,7 @@ class DispatcherStoredJobsTest {
         assertThatThrownBy(gone::join).hasRootCauseInstanceOf(StatusRuntimeException.class)
                 .hasMessageContaining("no job with id 'old'");
         assertThat(dispatcher.list()).noneMatch(s -> s.getJobId().equals("old"));
-        await(dispatcher.submit(wordCount("old")));
+        await(dispatcher.submit(DispatcherTest.wordCount("old")));
         assertThat(dispatcher.runningJobs()).as("an expired id may run again, as documented").isEqualTo(1);
     }
 
@@ -165,7 +131,7 @@ class DispatcherStoredJobsTest {
         Configuration tiny = new Configuration().set(ClusterOptions.COLLECT_MAX_BYTES, MemorySize.ofBytes(1));
         Dispatcher dispatcher = dispatcher("s1", tiny);
         for (int i = 0; i < 3; i++) {
-            await(dispatcher.submit(wordCount("job-" + i)));
+            await(dispatcher.submit(DispatcherTest.wordCount("job-" + i)));
             dispatcher.cancel("job-" + i);
             main.runDue();
         }
@@ -179,7 +145,7 @@ class DispatcherStoredJobsTest {
     @Test
     void aResultWrittenLateByADeposedLeaderWinsAndThisLeaderAdoptsIt() throws Exception {
         Dispatcher dispatcher = dispatcher("s2", new Configuration());
-        await(dispatcher.submit(wordCount("raced")));
+        await(dispatcher.submit(DispatcherTest.wordCount("raced")));
         // The worst case of the check-then-write window: the earlier leader checked its leadership,
         // paused, and wrote the job's result after this leader took the job over.
         results.createDirtyResult(new io.duraflow.jobstore.JobResultEntry("raced", "WordCount",

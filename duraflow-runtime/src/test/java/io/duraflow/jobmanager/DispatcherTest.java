@@ -83,7 +83,8 @@ class DispatcherTest {
         return new Dispatcher(new Configuration(), session, resourceManager, main, main::now, services);
     }
 
-    private static SubmitJobRequest wordCount(String jobId) {
+    /** A small WordCount submission; nothing runs it, as no TaskManager registers. */
+    static SubmitJobRequest wordCount(String jobId) {
         return SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(WordCount.class.getName())
                 .putAllParams(Map.of("words", "100")).setParallelism(1).build();
     }

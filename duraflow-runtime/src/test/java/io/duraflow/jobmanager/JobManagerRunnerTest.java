@@ -27,4 +27,13 @@ class JobManagerRunnerTest {
         // so the leadership (its jobs, its ResourceManager) was never closed.
         assertThat(runner.isLeading()).isFalse();
     }
+
+    @Test
+    void aTakeOverThatKeepsFailingBacksOffUpToThirtySeconds() {
+        assertThat(JobManagerRunner.rejoinDelayMs(1)).isZero();
+        assertThat(JobManagerRunner.rejoinDelayMs(2)).isEqualTo(1_000);
+        assertThat(JobManagerRunner.rejoinDelayMs(3)).isEqualTo(2_000);
+        assertThat(JobManagerRunner.rejoinDelayMs(7)).isEqualTo(30_000);
+        assertThat(JobManagerRunner.rejoinDelayMs(1_000)).isEqualTo(30_000);
+    }
 }

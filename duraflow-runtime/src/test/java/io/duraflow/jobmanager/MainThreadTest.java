@@ -19,13 +19,4 @@ class MainThreadTest {
             assertThat(seen.get()).hasMessage("broken invariant");
         }
     }
-
-    @Test
-    void aTakeOverThatKeepsFailingBacksOffUpToThirtySeconds() {
-        assertThat(JobManagerRunner.rejoinDelayMs(1)).isZero();
-        assertThat(JobManagerRunner.rejoinDelayMs(2)).isEqualTo(1_000);
-        assertThat(JobManagerRunner.rejoinDelayMs(3)).isEqualTo(2_000);
-        assertThat(JobManagerRunner.rejoinDelayMs(7)).isEqualTo(30_000);
-        assertThat(JobManagerRunner.rejoinDelayMs(1_000)).isEqualTo(30_000);
-    }
 }

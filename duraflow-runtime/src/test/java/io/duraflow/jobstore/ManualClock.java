@@ -7,18 +7,18 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock that moves only when a test moves it. */
-final class ManualClock extends Clock {
+public final class ManualClock extends Clock {
     private volatile long nowMs;
 
-    ManualClock(long nowMs) {
+    public ManualClock(long nowMs) {
         this.nowMs = nowMs;
     }
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         nowMs += duration.toMillis();
     }
 
-    void setMillis(long nowMs) {
+    public void setMillis(long nowMs) {
         this.nowMs = nowMs;
     }
 
