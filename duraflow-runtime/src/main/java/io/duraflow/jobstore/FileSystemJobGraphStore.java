@@ -47,13 +47,13 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")\\.json");
 
     private final FsPath directory;
-    private final StoreFiles files;
+    private final FileSystem fileSystem;
     private final Object lock = new Object();
 
     /** A store in {@code directory} of {@code fileSystem}; the directory is created with the first job. */
     public FileSystemJobGraphStore(FileSystem fileSystem, FsPath directory) {
         this.directory = Objects.requireNonNull(directory, "directory");
-        this.files = new StoreFiles(fileSystem);
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
     }
 
     /** A store in a local directory. */
@@ -69,7 +69,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     public void put(SubmittedJob job) throws IOException {
         byte[] bytes = StoreFileFormat.JOB_GRAPH.encode(SubmittedJobJson.toJson(job));
         synchronized (lock) {
-            files.writeViaTemp(file(job.jobId()), bytes, true);
+            StoreFiles.writeViaTemp(fileSystem, file(job.jobId()), bytes, true);
         }
     }
 
@@ -78,7 +78,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         FsPath file = file(JobIds.requireValid(jobId));
         Optional<byte[]> bytes;
         synchronized (lock) {
-            bytes = files.readIfExists(file);
+            bytes = fileSystem.readFileIfExists(file);
         }
         if (bytes.isEmpty()) {
             return Optional.empty();
@@ -100,7 +100,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     public void remove(String jobId) throws IOException {
         FsPath file = file(JobIds.requireValid(jobId));
         synchronized (lock) {
-            files.delete(file);
+            fileSystem.delete(file);
         }
     }
 
@@ -109,7 +109,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         List<String> jobIds = new ArrayList<>();
         List<String> names;
         synchronized (lock) {
-            names = files.fileNames(directory);
+            names = StoreFiles.fileNames(fileSystem, directory);
         }
         for (String name : names) {
             Matcher m = FILE_NAME.matcher(name);

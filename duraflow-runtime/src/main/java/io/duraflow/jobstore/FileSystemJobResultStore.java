@@ -3,6 +3,7 @@ package io.duraflow.jobstore;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.fs.WriteMode;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
@@ -100,7 +101,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")(\\.dirty\\.json|\\.clean\\.json)");
 
     private final FsPath directory;
-    private final StoreFiles files;
+    private final FileSystem fileSystem;
     private final boolean deleteOnCommit;
     /** Null: clean entries are kept until deleted by hand. */
     private final Duration cleanTtl;
@@ -122,7 +123,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public FileSystemJobResultStore(FileSystem fileSystem, FsPath directory, boolean deleteOnCommit,
             Duration cleanTtlOrNull, Clock clock) {
         this.directory = Objects.requireNonNull(directory, "directory");
-        this.files = new StoreFiles(fileSystem);
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
         this.deleteOnCommit = deleteOnCommit;
         if (cleanTtlOrNull != null && (cleanTtlOrNull.isZero() || cleanTtlOrNull.isNegative())) {
             throw new IllegalArgumentException("clean result TTL must be positive: " + cleanTtlOrNull);
@@ -145,18 +146,18 @@ public final class FileSystemJobResultStore implements JobResultStore {
         String jobId = entry.jobId();
         byte[] bytes = StoreFileFormat.JOB_RESULT.encode(JobResultJson.toJson(entry));
         synchronized (lock) {
-            if (files.exists(clean(jobId))) {
+            if (fileSystem.exists(clean(jobId))) {
                 throw new JobResultEntryExistsException(jobId, true);
             }
             try {
-                files.createNew(dirty(jobId), bytes);
+                fileSystem.writeFile(dirty(jobId), bytes, WriteMode.EXCLUSIVE);
             } catch (FileAlreadyExistsException e) {
-                throw new JobResultEntryExistsException(jobId, files.exists(clean(jobId)));
+                throw new JobResultEntryExistsException(jobId, fileSystem.exists(clean(jobId)));
             }
             // Another process may have committed an earlier dirty entry between our check and the
             // create; our dirty file would then be a stale one next to a clean file.
-            if (files.exists(clean(jobId))) {
-                files.delete(dirty(jobId));
+            if (fileSystem.exists(clean(jobId))) {
+                fileSystem.delete(dirty(jobId));
                 throw new JobResultEntryExistsException(jobId, true);
             }
         }
@@ -167,19 +168,19 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public void markResultAsClean(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            if (files.exists(clean(jobId))) {
+            if (fileSystem.exists(clean(jobId))) {
                 deleteStaleDirty(jobId);
                 return;
             }
-            Optional<byte[]> dirtyBytes = files.readIfExists(dirty(jobId));
+            Optional<byte[]> dirtyBytes = fileSystem.readFileIfExists(dirty(jobId));
             if (dirtyBytes.isEmpty()) {
                 throw new NoSuchElementException("job " + jobId + " has no result in " + directory);
             }
             if (!deleteOnCommit) {
                 // The same bytes, so a corrupt dirty file stays visibly corrupt rather than being rewritten.
-                files.writeViaTemp(clean(jobId), dirtyBytes.get(), false);
+                StoreFiles.writeViaTemp(fileSystem, clean(jobId), dirtyBytes.get(), false);
             }
-            files.delete(dirty(jobId));
+            fileSystem.delete(dirty(jobId));
         }
         LOG.debug("Marked result of job {} as clean in {}", jobId, directory);
     }
@@ -188,7 +189,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return files.exists(clean(jobId)) || files.exists(dirty(jobId));
+            return fileSystem.exists(clean(jobId)) || fileSystem.exists(dirty(jobId));
         }
     }
 
@@ -196,7 +197,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasDirtyJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return !files.exists(clean(jobId)) && files.exists(dirty(jobId));
+            return !fileSystem.exists(clean(jobId)) && fileSystem.exists(dirty(jobId));
         }
     }
 
@@ -204,7 +205,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasCleanJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return files.exists(clean(jobId));
+            return fileSystem.exists(clean(jobId));
         }
     }
 
@@ -229,7 +230,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
         List<JobResultEntry> results = new ArrayList<>();
         synchronized (lock) {
             for (String jobId : jobIdsWithSuffix(DIRTY_SUFFIX)) {
-                if (files.exists(clean(jobId))) {
+                if (fileSystem.exists(clean(jobId))) {
                     deleteStaleDirty(jobId);
                 } else {
                     load(jobId, dirty(jobId)).ifPresent(loaded -> results.add(loaded.entry()));
@@ -253,8 +254,8 @@ public final class FileSystemJobResultStore implements JobResultStore {
                 if (loaded.isPresent() && !loaded.get().corrupt()
                         && nowMs - loaded.get().entry().endedAtMs() > cleanTtl.toMillis()) {
                     // Dirty first: a lone dirty file would make a new leader redo the cleanup.
-                    files.delete(dirty(jobId));
-                    files.delete(clean(jobId));
+                    fileSystem.delete(dirty(jobId));
+                    fileSystem.delete(clean(jobId));
                     expired.add(jobId);
                 }
             }
@@ -268,7 +269,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     /** Deletes the dirty file next to a clean one, unless the clean file is unreadable and the dirty one is not. */
     private void deleteStaleDirty(String jobId) throws IOException {
         FsPath dirty = dirty(jobId);
-        if (!files.exists(dirty)) {
+        if (!fileSystem.exists(dirty)) {
             return;
         }
         Optional<Loaded> clean = load(jobId, clean(jobId));
@@ -276,14 +277,14 @@ public final class FileSystemJobResultStore implements JobResultStore {
             LOG.warn("Keeping {} because the clean result of job {} next to it cannot be read", dirty, jobId);
             return;
         }
-        if (files.delete(dirty)) {
+        if (fileSystem.delete(dirty)) {
             LOG.info("Deleted stale {}: job {} is marked clean", dirty, jobId);
         }
     }
 
     /** Reads one file; a corrupt one becomes an UNKNOWN entry and a WARN. Empty if the file does not exist. */
     private Optional<Loaded> load(String jobId, FsPath file) throws IOException {
-        Optional<byte[]> bytes = files.readIfExists(file);
+        Optional<byte[]> bytes = fileSystem.readFileIfExists(file);
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
@@ -311,7 +312,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
 
     private List<String> jobIdsWithSuffix(String suffix) throws IOException {
         List<String> jobIds = new ArrayList<>();
-        for (String name : files.fileNames(directory)) {
+        for (String name : StoreFiles.fileNames(fileSystem, directory)) {
             Matcher m = FILE_NAME.matcher(name);
             if (m.matches() && m.group(2).equals(suffix)) {
                 jobIds.add(m.group(1));
