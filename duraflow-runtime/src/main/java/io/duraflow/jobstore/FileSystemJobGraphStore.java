@@ -83,15 +83,9 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
-        StoreFileFormat format = StoreFileFormat.JOB_GRAPH;
-        SubmittedJob job;
-        try {
-            job = SubmittedJobJson.fromJson(format.decode(file, bytes.get()));
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw format.corrupt(file, String.valueOf(e.getMessage()));
-        }
+        SubmittedJob job = StoreFileFormat.JOB_GRAPH.decode(file, bytes.get(), SubmittedJobJson::fromJson);
         if (!job.jobId().equals(jobId)) {
-            throw format.corrupt(file, "it holds job " + job.jobId());
+            throw StoreFileFormat.JOB_GRAPH.corrupt(file, "it holds job " + job.jobId());
         }
         return Optional.of(job);
     }

@@ -289,7 +289,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
             return Optional.empty();
         }
         try {
-            JobResultEntry entry = decode(file, bytes.get());
+            JobResultEntry entry = StoreFileFormat.JOB_RESULT.decode(file, bytes.get(), JobResultJson::fromJson);
             if (!entry.jobId().equals(jobId)) {
                 throw StoreFileFormat.JOB_RESULT.corrupt(file, "it holds the result of job " + entry.jobId());
             }
@@ -298,15 +298,6 @@ public final class FileSystemJobResultStore implements JobResultStore {
             LOG.warn("Cannot read the result of job {}, so it counts as ended with an unknown result: {}",
                     jobId, e.getMessage());
             return Optional.of(new Loaded(JobResultEntry.unknown(jobId, e.getMessage()), true));
-        }
-    }
-
-    private static JobResultEntry decode(FsPath file, byte[] bytes) throws CorruptStoreFileException {
-        StoreFileFormat format = StoreFileFormat.JOB_RESULT;
-        try {
-            return JobResultJson.fromJson(format.decode(file, bytes));
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw format.corrupt(file, String.valueOf(e.getMessage()));
         }
     }
 
