@@ -2,9 +2,7 @@ package io.duraflow.jobstore;
 
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
-import io.duraflow.fs.LocalFileSystem;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -54,11 +52,6 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     public FileSystemJobGraphStore(FileSystem fileSystem, FsPath directory) {
         this.directory = Objects.requireNonNull(directory, "directory");
         this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
-    }
-
-    /** A store in a local directory. */
-    public FileSystemJobGraphStore(Path directory) {
-        this(LocalFileSystem.INSTANCE, FsPath.of(directory));
     }
 
     public FsPath directory() {

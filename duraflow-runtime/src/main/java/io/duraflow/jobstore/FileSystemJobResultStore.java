@@ -2,11 +2,9 @@ package io.duraflow.jobstore;
 
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
-import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,11 +128,6 @@ public final class FileSystemJobResultStore implements JobResultStore {
         }
         this.cleanTtl = cleanTtlOrNull;
         this.clock = Objects.requireNonNull(clock, "clock");
-    }
-
-    /** A store in a local directory; see the other constructor. */
-    public FileSystemJobResultStore(Path directory, boolean deleteOnCommit, Duration cleanTtlOrNull, Clock clock) {
-        this(LocalFileSystem.INSTANCE, FsPath.of(directory), deleteOnCommit, cleanTtlOrNull, clock);
     }
 
     public FsPath directory() {
