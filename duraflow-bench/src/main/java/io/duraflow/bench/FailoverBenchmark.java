@@ -6,6 +6,8 @@ import io.duraflow.cli.LocalCluster;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.Durations;
 import io.duraflow.examples.WordCount;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
@@ -105,7 +107,7 @@ public final class FailoverBenchmark {
     }
 
     private static void resultWriteCost(Path directory) throws Exception {
-        FileSystemJobResultStore store = new FileSystemJobResultStore(directory, false, null, Clock.systemUTC());
+        FileSystemJobResultStore store = new FileSystemJobResultStore(LocalFileSystem.INSTANCE, FsPath.of(directory), false, null, Clock.systemUTC());
         int entries = 1_000;
         long[] dirtyMicros = new long[entries];
         long[] cleanMicros = new long[entries];

@@ -83,12 +83,7 @@ final class TaskRuns {
      * subtask, under any leader, gets a higher number.
      */
     static List<TaskKey> ranAgain(Map<TaskKey, Integer> finishedBefore, JobStatus later) {
-        Map<TaskKey, Integer> attempts = new TreeMap<>();
-        for (VertexStatus vertex : later.getVerticesList()) {
-            for (int subtask = 0; subtask < vertex.getTasksCount(); subtask++) {
-                attempts.put(new TaskKey(vertex.getId(), subtask), vertex.getTasks(subtask).getAttempt());
-            }
-        }
+        Map<TaskKey, Integer> attempts = attempts(later);
         List<TaskKey> again = new ArrayList<>();
         finishedBefore.forEach((task, attempt) -> {
             Integer now = attempts.get(task);
@@ -97,6 +92,17 @@ final class TaskRuns {
             }
         });
         return again;
+    }
+
+    /** The current or last attempt number of every subtask the status lists. */
+    static Map<TaskKey, Integer> attempts(JobStatus status) {
+        Map<TaskKey, Integer> attempts = new TreeMap<>();
+        for (VertexStatus vertex : status.getVerticesList()) {
+            for (int subtask = 0; subtask < vertex.getTasksCount(); subtask++) {
+                attempts.put(new TaskKey(vertex.getId(), subtask), vertex.getTasks(subtask).getAttempt());
+            }
+        }
+        return attempts;
     }
 
     /** Subtasks running right now: RUNNING, not merely being deployed. */

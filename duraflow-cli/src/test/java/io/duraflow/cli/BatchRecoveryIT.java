@@ -1,14 +1,17 @@
 package io.duraflow.cli;
 
-import static io.duraflow.cli.ExactResults.assertSameEntries;
+import static io.duraflow.cli.StagedJobRuns.JOB;
+import static io.duraflow.cli.StagedJobRuns.JOB_TIMEOUT;
+import static io.duraflow.cli.StagedJobRuns.PARALLELISM;
+import static io.duraflow.cli.StagedJobRuns.PARAMS;
+import static io.duraflow.cli.StagedJobRuns.assertExactResult;
+import static io.duraflow.cli.StagedJobRuns.awaitFinishesLogged;
+import static io.duraflow.cli.StagedJobRuns.finalAttempts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.duraflow.examples.RecoveryDemo;
+import io.duraflow.cli.TaskRuns.TaskKey;
 import io.duraflow.ha.LeaderInfo;
-import io.duraflow.jobmanager.Dispatcher;
-import io.duraflow.jobmanager.events.JobEventReader;
-import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
@@ -20,10 +23,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -46,11 +47,6 @@ import org.junit.jupiter.api.io.TempDir;
  * was lost ran again with a higher one.
  */
 class BatchRecoveryIT {
-    private static final String JOB = StagedJob.class.getName();
-    private static final Map<String, String> PARAMS = Map.of("records", "4000000", "keys", "10000");
-    private static final int PARALLELISM = 4;
-    private static final Duration JOB_TIMEOUT = Duration.ofSeconds(90);
-
     @RegisterExtension
     static final LogsOnFailure LOGS = new LogsOnFailure();
 
@@ -62,14 +58,6 @@ class BatchRecoveryIT {
 
     private static HaCluster.ZooKeeper zooKeeper;
     private HaCluster cluster;
-
-    /** A subtask of the job: vertex and subtask index. */
-    private record Task(int vertex, int subtask) {
-        @Override
-        public String toString() {
-            return "v" + vertex + "/" + subtask;
-        }
-    }
 
     /** A finished task as the leader reported it: its attempt and TaskManager. */
     private record Finished(int attempt, String tmId) {}
@@ -121,7 +109,7 @@ class BatchRecoveryIT {
         cluster = startCluster(Map.of());
         String jobId = "killed-thrice";
         cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
-        Map<Task, Finished> kept = new TreeMap<>(BY_TASK);
+        Map<TaskKey, Finished> kept = new TreeMap<>();
 
         List<String> points = List.of("sources running, none finished", "half of the sources finished",
                 "half of the aggregation tasks finished");
@@ -131,8 +119,8 @@ class BatchRecoveryIT {
                 s -> finished(s, StagedJob.AGGREGATION) >= 2);
         for (int i = 0; i < points.size(); i++) {
             JobStatus before = awaitStatus(jobId, when.get(i), points.get(i));
-            Map<Task, Finished> finished = finishedTasks(before);
-            awaitFinishesLogged(jobId, finished);
+            Map<TaskKey, Finished> finished = finishedTasks(before);
+            awaitFinishesLogged(cluster, jobId, attempts(finished));
             kept.putAll(finished);
             cluster.killLeaderAndAwaitTheNext(cluster.leader().orElseThrow());
             cluster.startJobManager(null);
@@ -146,7 +134,7 @@ class BatchRecoveryIT {
 
         JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
         assertExactResult(result);
-        Map<Task, Integer> attempts = finalAttempts(result.getStatus());
+        Map<TaskKey, Integer> attempts = finalAttempts(result.getStatus());
         kept.forEach((task, finished) -> assertThat(attempts.get(task))
                 .as("attempt of %s, finished as #%d before a crash", task, finished.attempt())
                 .isEqualTo(finished.attempt()));
@@ -162,7 +150,7 @@ class BatchRecoveryIT {
     void aTaskManagerKilledWhileTheJobManagerIsDownCostsOnlyItsOutput(TestInfo test) throws Exception {
         cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "3s"));
         String jobId = "tm-lost-while-jm-down";
-        Map<Task, Finished> finished = submitAndAwaitHalfTheSources(jobId);
+        Map<TaskKey, Finished> finished = submitAndAwaitHalfTheSources(jobId);
         String lostTm = finished.values().iterator().next().tmId();
         int lost = cluster.taskManagerIndex(lostTm);
 
@@ -191,7 +179,7 @@ class BatchRecoveryIT {
     void aTaskManagerBackAfterTheRecoveryTimeoutIsHandled(TestInfo test) throws Exception {
         cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "2s"));
         String jobId = "tm-back-late";
-        Map<Task, Finished> finished = submitAndAwaitHalfTheSources(jobId);
+        Map<TaskKey, Finished> finished = submitAndAwaitHalfTheSources(jobId);
         String lateTm = finished.values().iterator().next().tmId();
         int late = cluster.taskManagerIndex(lateTm);
 
@@ -219,9 +207,6 @@ class BatchRecoveryIT {
 
     // ------------------------------------------------------------------ helpers
 
-    private static final java.util.Comparator<Task> BY_TASK = java.util.Comparator.comparingInt(Task::vertex)
-            .thenComparingInt(Task::subtask);
-
     /** ZooKeeper (shared), 2 JobManagers (the first leads), 2 TaskManagers with one slot each. */
     private HaCluster startCluster(Map<String, String> overrides) throws Exception {
         assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
@@ -231,11 +216,11 @@ class BatchRecoveryIT {
     }
 
     /** Submits the job and waits until half of its sources finished and the log has their finishes. */
-    private Map<Task, Finished> submitAndAwaitHalfTheSources(String jobId) {
+    private Map<TaskKey, Finished> submitAndAwaitHalfTheSources(String jobId) {
         cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
         JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
-        Map<Task, Finished> finished = finishedTasks(before);
-        awaitFinishesLogged(jobId, finished);
+        Map<TaskKey, Finished> finished = finishedTasks(before);
+        awaitFinishesLogged(cluster, jobId, attempts(finished));
         return finished;
     }
 
@@ -249,61 +234,29 @@ class BatchRecoveryIT {
                 });
     }
 
-    /**
-     * A leader shows a task FINISHED as soon as it hears of it and writes the finish to the job
-     * event log right after; a crash in between would rightly cost that task. The tests wait for
-     * the log, so that every task they count as finished was durable at the crash.
-     */
-    private void awaitFinishesLogged(String jobId, Map<Task, Finished> finished) {
-        if (finished.isEmpty()) {
-            return;
-        }
-        Path log = cluster.jobDirectory(jobId).resolve(Dispatcher.JOB_EVENTS_DIRECTORY);
-        await("the event log of " + jobId + " records " + finished.keySet()).atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    Set<Task> logged = new HashSet<>();
-                    for (JobEvent event : JobEventReader.readAll(log).events()) {
-                        if (event.hasExecutionFinished()) {
-                            var done = event.getExecutionFinished();
-                            Finished expected = finished.get(new Task(done.getVertex(), done.getSubtask()));
-                            if (expected != null && expected.attempt() == done.getAttempt()) {
-                                logged.add(new Task(done.getVertex(), done.getSubtask()));
-                            }
-                        }
-                    }
-                    return logged.equals(finished.keySet());
-                });
-    }
-
-    private static Map<Task, Finished> finishedTasks(JobStatus status) {
-        Map<Task, Finished> finished = new TreeMap<>(BY_TASK);
+    private static Map<TaskKey, Finished> finishedTasks(JobStatus status) {
+        Map<TaskKey, Finished> finished = new TreeMap<>();
         for (VertexStatus vertex : status.getVerticesList()) {
             for (int subtask = 0; subtask < vertex.getTasksCount(); subtask++) {
                 TaskStatus task = vertex.getTasks(subtask);
                 if (task.getState().equals("FINISHED")) {
-                    finished.put(new Task(vertex.getId(), subtask), new Finished(task.getAttempt(), task.getTmId()));
+                    finished.put(new TaskKey(vertex.getId(), subtask), new Finished(task.getAttempt(), task.getTmId()));
                 }
             }
         }
         return finished;
     }
 
-    private static Map<Task, Integer> finalAttempts(JobStatus status) {
-        Map<Task, Integer> attempts = new HashMap<>();
-        for (VertexStatus vertex : status.getVerticesList()) {
-            assertThat(vertex.getTasksCount()).as("task attempts of %s in the result", vertex.getName())
-                    .isEqualTo(vertex.getParallelism());
-            for (int subtask = 0; subtask < vertex.getTasksCount(); subtask++) {
-                attempts.put(new Task(vertex.getId(), subtask), vertex.getTasks(subtask).getAttempt());
-            }
-        }
+    private static Map<TaskKey, Integer> attempts(Map<TaskKey, Finished> finished) {
+        Map<TaskKey, Integer> attempts = new TreeMap<>();
+        finished.forEach((task, done) -> attempts.put(task, done.attempt()));
         return attempts;
     }
 
     /** Tasks that had finished on {@code lostTm} ran again; all other finished tasks kept their attempt. */
-    private static void assertOnlyOutputOf(String lostTm, Map<Task, Finished> finished, Map<Task, Integer> attempts) {
-        List<Task> rerun = new ArrayList<>();
+    private static void assertOnlyOutputOf(String lostTm, Map<TaskKey, Finished> finished,
+            Map<TaskKey, Integer> attempts) {
+        List<TaskKey> rerun = new ArrayList<>();
         finished.forEach((task, done) -> {
             if (done.tmId().equals(lostTm)) {
                 rerun.add(task);
@@ -323,20 +276,6 @@ class BatchRecoveryIT {
 
     private static int running(JobStatus status, int vertex) {
         return status.getVertices(vertex).getRunning();
-    }
-
-    private static void assertExactResult(JobResult result) {
-        JobStatus status = result.getStatus();
-        assertThat(status.getState()).as("state, failure '%s'", status.getFailure()).isEqualTo(JobState.JOB_FINISHED);
-        Map<Long, Long> sums = ExactResults.toMap(TestCluster.decode(result, JOB, PARAMS, PARALLELISM)
-                .get(StagedJob.RESULT));
-        long[] expected = RecoveryDemo.expected(Long.parseLong(PARAMS.get("records")),
-                Long.parseLong(PARAMS.get("keys")));
-        Map<Long, Long> expectedSums = new HashMap<>();
-        for (int bucket = 0; bucket < expected.length; bucket++) {
-            expectedSums.put((long) bucket, expected[bucket]);
-        }
-        assertSameEntries("sums per bucket", sums, expectedSums);
     }
 
     /** The job's partitions are gone from these TaskManagers (released or deleted with the job). */

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.duraflow.api.types.Tuple2;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.jobstore.CollectedData;
 import io.duraflow.jobstore.FileSystemJobResultStore;
@@ -614,7 +616,7 @@ class HighAvailabilityIT {
     private void addLargeDirtyResult(String otherJobId) throws IOException {
         byte[] data = new byte[14 << 20];
         new java.util.Random(42).nextBytes(data);
-        new FileSystemJobResultStore(cluster.resultStore(), false, null, java.time.Clock.systemUTC())
+        new FileSystemJobResultStore(LocalFileSystem.INSTANCE, FsPath.of(cluster.resultStore()), false, null, java.time.Clock.systemUTC())
                 .createDirtyResult(new JobResultEntry(otherJobId, "Earlier", JOB, JobOutcome.FINISHED, 1, 2, "", 0,
                         Map.of(), Map.of(), List.of(), List.of(new CollectedData("out", 0, 1, data))));
     }

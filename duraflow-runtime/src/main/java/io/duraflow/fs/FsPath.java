@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * @param authority null if none (always null for local paths)
  * @param path absolute and normalized, see above
  */
-public record FsPath(String scheme, String authority, String path) implements Comparable<FsPath> {
+public record FsPath(String scheme, String authority, String path) {
     /** The scheme of {@link LocalFileSystem}; plain paths get it. */
     public static final String LOCAL_SCHEME = "file";
     /** A URI scheme of at least two characters, so a Windows drive letter ({@code C:\}) is not taken for one. */
@@ -149,24 +149,6 @@ public record FsPath(String scheme, String authority, String path) implements Co
     /** The last segment ({@code events.0} of {@code /ha/j1/events.0}); empty for the root. */
     public String name() {
         return path.substring(path.lastIndexOf('/') + 1);
-    }
-
-    /** Whether {@code other} is this location or below it (same scheme and authority). */
-    public boolean contains(FsPath other) {
-        if (!scheme.equals(other.scheme) || !Objects.equals(authority, other.authority)) {
-            return false;
-        }
-        return other.path.equals(path) || path.equals("/") || other.path.startsWith(path + "/");
-    }
-
-    @Override
-    public int compareTo(FsPath other) {
-        int c = scheme.compareTo(other.scheme);
-        if (c != 0) {
-            return c;
-        }
-        c = String.valueOf(authority).compareTo(String.valueOf(other.authority));
-        return c != 0 ? c : path.compareTo(other.path);
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.duraflow.ha;
 
 import io.duraflow.config.Configuration;
+import io.duraflow.config.Durations;
 import io.duraflow.config.HighAvailabilityOptions;
+import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -22,9 +24,8 @@ public final class ZooKeeperClients {
      * message is one line that says which quorum and what to do.
      */
     public static final class UnreachableException extends RuntimeException {
-        public UnreachableException(String quorum, java.time.Duration waited) {
-            super("ZooKeeper at " + quorum + " is unreachable (no connection within "
-                    + (waited.toMillis() % 1000 == 0 ? waited.toSeconds() + " s" : waited.toMillis() + " ms")
+        public UnreachableException(String quorum, Duration waited) {
+            super("ZooKeeper at " + quorum + " is unreachable (no connection within " + Durations.format(waited)
                     + "); start it (or wait until it is back) and try again, or point "
                     + HighAvailabilityOptions.ZOOKEEPER_QUORUM.key() + " at a running one (wait longer with -D "
                     + HighAvailabilityOptions.ZOOKEEPER_CONNECTION_TIMEOUT.key() + "=10s)");

@@ -2,9 +2,7 @@ package io.duraflow.jobstore;
 
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
-import io.duraflow.fs.LocalFileSystem;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -47,18 +45,13 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")\\.json");
 
     private final FsPath directory;
-    private final StoreFiles files;
+    private final FileSystem fileSystem;
     private final Object lock = new Object();
 
     /** A store in {@code directory} of {@code fileSystem}; the directory is created with the first job. */
     public FileSystemJobGraphStore(FileSystem fileSystem, FsPath directory) {
         this.directory = Objects.requireNonNull(directory, "directory");
-        this.files = new StoreFiles(fileSystem);
-    }
-
-    /** A store in a local directory. */
-    public FileSystemJobGraphStore(Path directory) {
-        this(LocalFileSystem.INSTANCE, FsPath.of(directory));
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
     }
 
     public FsPath directory() {
@@ -69,7 +62,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     public void put(SubmittedJob job) throws IOException {
         byte[] bytes = StoreFileFormat.JOB_GRAPH.encode(SubmittedJobJson.toJson(job));
         synchronized (lock) {
-            files.writeViaTemp(file(job.jobId()), bytes, true);
+            StoreFiles.writeViaTemp(fileSystem, file(job.jobId()), bytes, true);
         }
     }
 
@@ -78,20 +71,14 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         FsPath file = file(JobIds.requireValid(jobId));
         Optional<byte[]> bytes;
         synchronized (lock) {
-            bytes = files.readIfExists(file);
+            bytes = fileSystem.readFileIfExists(file);
         }
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
-        StoreFileFormat format = StoreFileFormat.JOB_GRAPH;
-        SubmittedJob job;
-        try {
-            job = SubmittedJobJson.fromJson(format.decode(file, bytes.get()));
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw format.corrupt(file, String.valueOf(e.getMessage()));
-        }
+        SubmittedJob job = StoreFileFormat.JOB_GRAPH.decode(file, bytes.get(), SubmittedJobJson::fromJson);
         if (!job.jobId().equals(jobId)) {
-            throw format.corrupt(file, "it holds job " + job.jobId());
+            throw StoreFileFormat.JOB_GRAPH.corrupt(file, "it holds job " + job.jobId());
         }
         return Optional.of(job);
     }
@@ -100,7 +87,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
     public void remove(String jobId) throws IOException {
         FsPath file = file(JobIds.requireValid(jobId));
         synchronized (lock) {
-            files.delete(file);
+            fileSystem.delete(file);
         }
     }
 
@@ -109,7 +96,7 @@ public final class FileSystemJobGraphStore implements JobGraphStore {
         List<String> jobIds = new ArrayList<>();
         List<String> names;
         synchronized (lock) {
-            names = files.fileNames(directory);
+            names = StoreFiles.fileNames(fileSystem, directory);
         }
         for (String name : names) {
             Matcher m = FILE_NAME.matcher(name);

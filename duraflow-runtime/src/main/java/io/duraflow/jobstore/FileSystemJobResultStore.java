@@ -2,10 +2,9 @@ package io.duraflow.jobstore;
 
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
-import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.fs.WriteMode;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,7 +99,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     private static final Pattern FILE_NAME = Pattern.compile("(" + JobIds.REGEX + ")(\\.dirty\\.json|\\.clean\\.json)");
 
     private final FsPath directory;
-    private final StoreFiles files;
+    private final FileSystem fileSystem;
     private final boolean deleteOnCommit;
     /** Null: clean entries are kept until deleted by hand. */
     private final Duration cleanTtl;
@@ -122,18 +121,13 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public FileSystemJobResultStore(FileSystem fileSystem, FsPath directory, boolean deleteOnCommit,
             Duration cleanTtlOrNull, Clock clock) {
         this.directory = Objects.requireNonNull(directory, "directory");
-        this.files = new StoreFiles(fileSystem);
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
         this.deleteOnCommit = deleteOnCommit;
         if (cleanTtlOrNull != null && (cleanTtlOrNull.isZero() || cleanTtlOrNull.isNegative())) {
             throw new IllegalArgumentException("clean result TTL must be positive: " + cleanTtlOrNull);
         }
         this.cleanTtl = cleanTtlOrNull;
         this.clock = Objects.requireNonNull(clock, "clock");
-    }
-
-    /** A store in a local directory; see the other constructor. */
-    public FileSystemJobResultStore(Path directory, boolean deleteOnCommit, Duration cleanTtlOrNull, Clock clock) {
-        this(LocalFileSystem.INSTANCE, FsPath.of(directory), deleteOnCommit, cleanTtlOrNull, clock);
     }
 
     public FsPath directory() {
@@ -145,18 +139,18 @@ public final class FileSystemJobResultStore implements JobResultStore {
         String jobId = entry.jobId();
         byte[] bytes = StoreFileFormat.JOB_RESULT.encode(JobResultJson.toJson(entry));
         synchronized (lock) {
-            if (files.exists(clean(jobId))) {
+            if (fileSystem.exists(clean(jobId))) {
                 throw new JobResultEntryExistsException(jobId, true);
             }
             try {
-                files.createNew(dirty(jobId), bytes);
+                fileSystem.writeFile(dirty(jobId), bytes, WriteMode.EXCLUSIVE);
             } catch (FileAlreadyExistsException e) {
-                throw new JobResultEntryExistsException(jobId, files.exists(clean(jobId)));
+                throw new JobResultEntryExistsException(jobId, fileSystem.exists(clean(jobId)));
             }
             // Another process may have committed an earlier dirty entry between our check and the
             // create; our dirty file would then be a stale one next to a clean file.
-            if (files.exists(clean(jobId))) {
-                files.delete(dirty(jobId));
+            if (fileSystem.exists(clean(jobId))) {
+                fileSystem.delete(dirty(jobId));
                 throw new JobResultEntryExistsException(jobId, true);
             }
         }
@@ -167,19 +161,19 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public void markResultAsClean(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            if (files.exists(clean(jobId))) {
+            if (fileSystem.exists(clean(jobId))) {
                 deleteStaleDirty(jobId);
                 return;
             }
-            Optional<byte[]> dirtyBytes = files.readIfExists(dirty(jobId));
+            Optional<byte[]> dirtyBytes = fileSystem.readFileIfExists(dirty(jobId));
             if (dirtyBytes.isEmpty()) {
                 throw new NoSuchElementException("job " + jobId + " has no result in " + directory);
             }
             if (!deleteOnCommit) {
                 // The same bytes, so a corrupt dirty file stays visibly corrupt rather than being rewritten.
-                files.writeViaTemp(clean(jobId), dirtyBytes.get(), false);
+                StoreFiles.writeViaTemp(fileSystem, clean(jobId), dirtyBytes.get(), false);
             }
-            files.delete(dirty(jobId));
+            fileSystem.delete(dirty(jobId));
         }
         LOG.debug("Marked result of job {} as clean in {}", jobId, directory);
     }
@@ -188,7 +182,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return files.exists(clean(jobId)) || files.exists(dirty(jobId));
+            return fileSystem.exists(clean(jobId)) || fileSystem.exists(dirty(jobId));
         }
     }
 
@@ -196,7 +190,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasDirtyJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return !files.exists(clean(jobId)) && files.exists(dirty(jobId));
+            return !fileSystem.exists(clean(jobId)) && fileSystem.exists(dirty(jobId));
         }
     }
 
@@ -204,7 +198,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     public boolean hasCleanJobResultEntry(String jobId) throws IOException {
         JobIds.requireValid(jobId);
         synchronized (lock) {
-            return files.exists(clean(jobId));
+            return fileSystem.exists(clean(jobId));
         }
     }
 
@@ -229,7 +223,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
         List<JobResultEntry> results = new ArrayList<>();
         synchronized (lock) {
             for (String jobId : jobIdsWithSuffix(DIRTY_SUFFIX)) {
-                if (files.exists(clean(jobId))) {
+                if (fileSystem.exists(clean(jobId))) {
                     deleteStaleDirty(jobId);
                 } else {
                     load(jobId, dirty(jobId)).ifPresent(loaded -> results.add(loaded.entry()));
@@ -253,8 +247,8 @@ public final class FileSystemJobResultStore implements JobResultStore {
                 if (loaded.isPresent() && !loaded.get().corrupt()
                         && nowMs - loaded.get().entry().endedAtMs() > cleanTtl.toMillis()) {
                     // Dirty first: a lone dirty file would make a new leader redo the cleanup.
-                    files.delete(dirty(jobId));
-                    files.delete(clean(jobId));
+                    fileSystem.delete(dirty(jobId));
+                    fileSystem.delete(clean(jobId));
                     expired.add(jobId);
                 }
             }
@@ -268,7 +262,7 @@ public final class FileSystemJobResultStore implements JobResultStore {
     /** Deletes the dirty file next to a clean one, unless the clean file is unreadable and the dirty one is not. */
     private void deleteStaleDirty(String jobId) throws IOException {
         FsPath dirty = dirty(jobId);
-        if (!files.exists(dirty)) {
+        if (!fileSystem.exists(dirty)) {
             return;
         }
         Optional<Loaded> clean = load(jobId, clean(jobId));
@@ -276,19 +270,19 @@ public final class FileSystemJobResultStore implements JobResultStore {
             LOG.warn("Keeping {} because the clean result of job {} next to it cannot be read", dirty, jobId);
             return;
         }
-        if (files.delete(dirty)) {
+        if (fileSystem.delete(dirty)) {
             LOG.info("Deleted stale {}: job {} is marked clean", dirty, jobId);
         }
     }
 
     /** Reads one file; a corrupt one becomes an UNKNOWN entry and a WARN. Empty if the file does not exist. */
     private Optional<Loaded> load(String jobId, FsPath file) throws IOException {
-        Optional<byte[]> bytes = files.readIfExists(file);
+        Optional<byte[]> bytes = fileSystem.readFileIfExists(file);
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
         try {
-            JobResultEntry entry = decode(file, bytes.get());
+            JobResultEntry entry = StoreFileFormat.JOB_RESULT.decode(file, bytes.get(), JobResultJson::fromJson);
             if (!entry.jobId().equals(jobId)) {
                 throw StoreFileFormat.JOB_RESULT.corrupt(file, "it holds the result of job " + entry.jobId());
             }
@@ -300,18 +294,9 @@ public final class FileSystemJobResultStore implements JobResultStore {
         }
     }
 
-    private static JobResultEntry decode(FsPath file, byte[] bytes) throws CorruptStoreFileException {
-        StoreFileFormat format = StoreFileFormat.JOB_RESULT;
-        try {
-            return JobResultJson.fromJson(format.decode(file, bytes));
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw format.corrupt(file, String.valueOf(e.getMessage()));
-        }
-    }
-
     private List<String> jobIdsWithSuffix(String suffix) throws IOException {
         List<String> jobIds = new ArrayList<>();
-        for (String name : files.fileNames(directory)) {
+        for (String name : StoreFiles.fileNames(fileSystem, directory)) {
             Matcher m = FILE_NAME.matcher(name);
             if (m.matches() && m.group(2).equals(suffix)) {
                 jobIds.add(m.group(1));

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.zip.CRC32C;
 
 /**
@@ -136,6 +137,21 @@ final class StoreFileFormat {
                     + " but its '" + payloadField + "' hashes to " + actual);
         }
         return (ObjectNode) payload;
+    }
+
+    /**
+     * The payload of a file's contents as {@code fromJson} reads it; a payload it rejects (with an
+     * {@link IllegalArgumentException}, or a {@link NullPointerException} for a missing field)
+     * makes the file corrupt too.
+     *
+     * @throws CorruptStoreFileException if the envelope or the payload is invalid
+     */
+    <T> T decode(FsPath file, byte[] bytes, Function<ObjectNode, T> fromJson) throws CorruptStoreFileException {
+        try {
+            return fromJson.apply(decode(file, bytes));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw corrupt(file, String.valueOf(e.getMessage()));
+        }
     }
 
     CorruptStoreFileException corrupt(FsPath file, String reason) {

@@ -55,10 +55,6 @@ class FsPathTest {
         assertThat(file.toString()).isEqualTo("hdfs://nn/ha/default/jobs/j1/events.0");
         assertThat(file.name()).isEqualTo("events.0");
         assertThat(file.parent()).isEqualTo(dir.resolve("jobs/j1"));
-        assertThat(dir.contains(file)).isTrue();
-        assertThat(dir.contains(dir)).isTrue();
-        assertThat(file.contains(dir)).isFalse();
-        assertThat(FsPath.parse("hdfs://nn/ha/def").contains(dir)).as("a prefix of a name is not a parent").isFalse();
         assertThat(FsPath.parse("/").parent()).isNull();
         assertThat(FsPath.parse("/").name()).isEmpty();
         assertThat(FsPath.parse("/a").parent()).isEqualTo(FsPath.parse("/"));

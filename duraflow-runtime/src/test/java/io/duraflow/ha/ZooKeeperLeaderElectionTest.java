@@ -241,6 +241,37 @@ class ZooKeeperLeaderElectionTest {
         }
     }
 
+    /**
+     * A JobManager whose take-over failed leaves the election at once and joins it again only
+     * after the delay it asks for, so that it cannot win again in a tight loop (issue 8).
+     */
+    @Test
+    void givingUpWithADelayRejoinsOnlyAfterTheDelay() throws Exception {
+        CuratorFramework client = ZooKeeperClients.start(config("delayed-rejoin"));
+        ZooKeeperLeaderElection election = new ZooKeeperLeaderElection(client, "a");
+        Contender contender = new Contender();
+        try {
+            election.start(contender);
+            await().atMost(Duration.ofSeconds(10)).until(() -> contender.session.get() != null);
+            String first = contender.session.get();
+
+            long start = System.nanoTime();
+            election.giveUpAndRejoin(first, 2_000);
+
+            assertThat(election.stillLeads(first)).isFalse();
+            await("revoked and out of the election during the delay").atMost(Duration.ofMillis(1_500))
+                    .until(() -> contender.events.contains("revoked")
+                            && client.getChildren().forPath(ZooKeeperLeaderElection.LATCH_PATH).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> contender.session.get() != null && !first.equals(contender.session.get()));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(2_000));
+            assertThat(client.getChildren().forPath(ZooKeeperLeaderElection.LATCH_PATH)).hasSize(1);
+        } finally {
+            election.close();
+            client.close();
+        }
+    }
+
     /** Closing the election withdraws the information this JobManager published. */
     @Test
     void closingWithdrawsThePublishedInformation() throws Exception {

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.examples.WordCount;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Release;
 import io.duraflow.jobmanager.events.JobEventReader;
@@ -368,7 +370,7 @@ class DispatcherRecoveryTest {
     void aLogThatDoesNotFitTheJobRestartsItFromScratchAndReleasesItsPartitions() throws IOException {
         List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
         // A later session recorded a finish of a vertex the job does not have.
-        try (JobEventWriter writer = new JobEventWriter(eventLogDirectory(), 1024, Duration.ofHours(1))) {
+        try (JobEventWriter writer = new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(eventLogDirectory()), 1024, Duration.ofHours(1))) {
             writer.append(JobEvent.newBuilder().setTimestampMs(1).setExecutionFinished(ExecutionFinished.newBuilder()
                     .setVertex(7).setSubtask(0).setAttempt(0).setTmId("tm-1")).build());
         }

@@ -7,6 +7,8 @@ import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.MemorySize;
 import io.duraflow.examples.WordCount;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.jobstore.FileSystemJobGraphStore;
 import io.duraflow.jobstore.InMemoryJobResultStore;
@@ -42,7 +44,7 @@ class DispatcherStoredJobsTest {
 
     private Dispatcher dispatcher(String session, Configuration config) {
         if (jobGraphs == null) {
-            jobGraphs = new FileSystemJobGraphStore(tempDir.resolve("job-graphs"));
+            jobGraphs = new FileSystemJobGraphStore(LocalFileSystem.INSTANCE, FsPath.of(tempDir.resolve("job-graphs")));
         }
         ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
@@ -88,7 +90,7 @@ class DispatcherStoredJobsTest {
 
     @Test
     void aStoredJobWhoseClassNoLongerBuildsEndsFailedWithAResult() throws Exception {
-        jobGraphs = new FileSystemJobGraphStore(tempDir.resolve("job-graphs"));
+        jobGraphs = new FileSystemJobGraphStore(LocalFileSystem.INSTANCE, FsPath.of(tempDir.resolve("job-graphs")));
         jobGraphs.put(new SubmittedJob("gone", "com.example.RemovedJob", Map.of(), Map.of(), 1, 42));
 
         Dispatcher dispatcher = dispatcher("s1", new Configuration());

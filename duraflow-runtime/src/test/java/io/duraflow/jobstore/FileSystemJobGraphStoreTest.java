@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,7 @@ class FileSystemJobGraphStoreTest extends JobGraphStoreContractTest {
 
     @Override
     protected JobGraphStore createStore() {
-        return new FileSystemJobGraphStore(directory());
+        return new FileSystemJobGraphStore(LocalFileSystem.INSTANCE, FsPath.of(directory()));
     }
 
     private Path file(String jobId) {

@@ -10,6 +10,8 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,7 +58,7 @@ class FileSystemJobResultStoreTest extends JobResultStoreContractTest {
 
     @Override
     protected JobResultStore createStore(boolean deleteOnCommit, Duration cleanTtlOrNull, Clock clock) {
-        return new FileSystemJobResultStore(directory, deleteOnCommit, cleanTtlOrNull, clock);
+        return new FileSystemJobResultStore(LocalFileSystem.INSTANCE, FsPath.of(directory), deleteOnCommit, cleanTtlOrNull, clock);
     }
 
     private Path dirtyFile(String jobId) {

@@ -5,14 +5,12 @@ import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsOutputStream;
 import io.duraflow.fs.FsPath;
-import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
 import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -109,11 +107,6 @@ public final class JobEventWriter implements AutoCloseable {
     public JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval) {
         this(fileSystem, dir, bufferBytes, flushInterval, ownThread(),
                 file -> fileSystem.create(file, WriteMode.EXCLUSIVE));
-    }
-
-    /** A writer of a log in a local directory; see {@link #JobEventWriter(FileSystem, FsPath, long, Duration)}. */
-    public JobEventWriter(Path dir, long bufferBytes, Duration flushInterval) {
-        this(LocalFileSystem.INSTANCE, FsPath.of(dir), bufferBytes, flushInterval);
     }
 
     private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,

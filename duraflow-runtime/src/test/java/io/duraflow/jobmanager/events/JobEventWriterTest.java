@@ -76,13 +76,13 @@ class JobEventWriterTest {
 
     @Test
     void aRestartedJobManagerAppendsToANewFileAndReadingReturnsBothInOrder() throws Exception {
-        try (JobEventWriter first = new JobEventWriter(dir, LARGE_BUFFER, INTERVAL)) {
+        try (JobEventWriter first = new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER, INTERVAL)) {
             first.append(TestEvents.vertexInitialized());
             first.append(TestEvents.splitsAssigned());
         }
         byte[] firstFile = Files.readAllBytes(dir.resolve("events.0"));
 
-        JobEventWriter second = new JobEventWriter(dir, LARGE_BUFFER, INTERVAL);
+        JobEventWriter second = new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER, INTERVAL);
         second.append(TestEvents.executionFinished());
         second.flush().get(10, TimeUnit.SECONDS);
         assertThat(second.file()).isEqualTo(FsPath.of(dir.resolve("events.1")));
@@ -93,7 +93,7 @@ class JobEventWriterTest {
         assertThat(Files.readAllBytes(dir.resolve("events.0"))).as("the old file is never reopened")
                 .isEqualTo(firstFile);
 
-        new JobEventWriter(dir, LARGE_BUFFER, INTERVAL).close();
+        new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER, INTERVAL).close();
         assertThat(dir.resolve("events.2")).as("a session that records nothing leaves no file").doesNotExist();
         assertThat(JobEventReader.nextFileIndex(dir)).isEqualTo(2);
     }
@@ -102,7 +102,7 @@ class JobEventWriterTest {
     void concurrentAppendsLoseNothingAndKeepEachThreadsOrder() throws Exception {
         int threads = 8;
         int perThread = 10_000;
-        JobEventWriter writer = track(new JobEventWriter(dir, 4096, Duration.ofMillis(5)));
+        JobEventWriter writer = track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), 4096, Duration.ofMillis(5)));
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> appenders = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -157,7 +157,7 @@ class JobEventWriterTest {
 
     @Test
     void aFullBufferIsWrittenByTheWriterThread() {
-        JobEventWriter writer = track(new JobEventWriter(dir, 1, Duration.ofHours(1)));
+        JobEventWriter writer = track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), 1, Duration.ofHours(1)));
 
         writer.append(TestEvents.numbered(1));
         writer.append(TestEvents.numbered(2));
@@ -308,7 +308,7 @@ class JobEventWriterTest {
     void aDirectoryThatCannotBeCreatedDisablesTheWriterOnTheRealThread() throws Exception {
         Files.createDirectories(dir.getParent());
         Files.writeString(dir, "a file where the log directory should be");
-        JobEventWriter writer = track(new JobEventWriter(dir, LARGE_BUFFER, INTERVAL));
+        JobEventWriter writer = track(new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER, INTERVAL));
 
         writer.append(TestEvents.numbered(1));
         CompletableFuture<Void> flushed = writer.flush();
@@ -344,7 +344,7 @@ class JobEventWriterTest {
     @Test
     void theWriterThreadIsNamedAndStopsOnClose() throws Exception {
         Set<Thread> before = writerThreads();
-        JobEventWriter writer = new JobEventWriter(dir, LARGE_BUFFER, INTERVAL);
+        JobEventWriter writer = new JobEventWriter(LocalFileSystem.INSTANCE, FsPath.of(dir), LARGE_BUFFER, INTERVAL);
         writer.append(TestEvents.numbered(1));
         writer.flush().get(10, TimeUnit.SECONDS);
         Set<Thread> started = writerThreads();
