@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -92,20 +91,12 @@ public final class JobMaster {
     }
 
     /**
-     * Starts the coordinators; a source's enumerator lists its input here, so a missing input
-     * file fails the submission before anything is stored or scheduled.
-     */
-    public void prepare() throws Exception {
-        graph.checkKeyGroups(settings.keyGroups());
-        coordinators.start();
-    }
-
-    /**
-     * {@link #prepare} without blocking the main thread: checks the graph, then starts the
-     * coordinators (a source's enumerator lists its input) on {@code executor}, at most {@code
-     * timeout}, and completes (also when it fails) on {@code mainThread}. Until it completes,
-     * nothing but {@link #suspend} or {@link #failBeforeStart} may be called; the coordinators are
-     * closed once their start returns even if it took too long.
+     * Checks the graph, then starts the coordinators (a source's enumerator lists its input, so
+     * a missing input file fails the submission before anything is stored or scheduled) on {@code
+     * executor}, at most {@code timeout}, without blocking the main thread; completes (also when
+     * it fails) on {@code mainThread}. Until it completes, nothing but {@link #suspend} or {@link
+     * #failBeforeStart} may be called; the coordinators are closed once their start returns even
+     * if it took too long.
      *
      * @return completes when the job may {@link #start} or {@link #restore}; fails (with a
      *         {@link java.util.concurrent.CompletionException} around it) with the one-line cause,
@@ -118,13 +109,7 @@ public final class JobMaster {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return coordinators.startAsync(executor, timeout).<Void>handleAsync((ignored, error) -> {
-            if (error != null) {
-                throw error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
-            }
-            coordinators.goLive();
-            return null;
-        }, mainThread);
+        return coordinators.startAsync(executor, mainThread, timeout);
     }
 
     /**
@@ -142,7 +127,7 @@ public final class JobMaster {
         return restoredTasks;
     }
 
-    /** Starts scheduling; {@link #prepare} must have succeeded. */
+    /** Starts scheduling; {@link #prepareAsync} must have succeeded. */
     public void start() {
         if (state != JobMasterState.CREATED) {
             throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);

@@ -16,6 +16,7 @@ import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
 import java.util.function.UnaryOperator;
 
 /**
@@ -82,12 +84,17 @@ final class FakeCluster {
     }
 
     void start() {
-        try {
-            job.prepare();
-        } catch (Exception e) {
-            throw new AssertionError("job could not be prepared", e);
-        }
+        prepare();
         job.start();
+    }
+
+    /** Prepares the job master as the dispatcher does, with the coordinators started on this thread. */
+    void prepare() {
+        try {
+            job.prepareAsync(Runnable::run, Runnable::run, Duration.ofSeconds(30)).join();
+        } catch (CompletionException e) {
+            throw new AssertionError("job could not be prepared", e.getCause());
+        }
     }
 
     /**
@@ -97,9 +104,9 @@ final class FakeCluster {
      * @return how many executions were restored
      */
     int startRecovered(RecoveryPlan plan) {
+        prepare();
         int restored;
         try {
-            job.prepare();
             restored = job.restore(plan);
         } catch (Exception e) {
             throw new AssertionError("job could not be recovered", e);

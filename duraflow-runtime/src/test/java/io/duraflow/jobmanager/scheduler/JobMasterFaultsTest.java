@@ -15,7 +15,9 @@ import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskState;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -161,7 +163,11 @@ class JobMasterFaultsTest {
     void aFixedParallelismAboveTheKeyGroupsIsRefusedWhenTheJobIsPrepared() {
         FakeCluster cluster = new FakeCluster(TestJobs.threeStages(), oneKeyGroup(), FakeSlotPool.of(2, 2));
 
-        assertThatThrownBy(cluster.job::prepare).isInstanceOf(IllegalArgumentException.class)
+        CompletableFuture<Void> prepared = cluster.job.prepareAsync(Runnable::run, Runnable::run,
+                Duration.ofSeconds(30));
+
+        assertThat(prepared).isCompletedExceptionally();
+        assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("has parallelism 2 but its input has only 1 key groups")
                 .hasMessageContaining("raise execution.batch.max-key-groups to at least 2");
         assertThat(cluster.gateways.deployments()).isEmpty();

@@ -100,7 +100,7 @@ class SourceCoordinatorPushTest {
         FakeCluster cluster = new FakeCluster(TestSources.sourceOnly(TestSources.Behaviour.PUSH), FakeCluster.SETTINGS,
                 FakeSlotPool.of(2, 2));
         cluster.job.eventLog(log);
-        cluster.job.prepare();
+        cluster.prepare();
         assertThat(log.entries).as("a recovery may still replace the enumerator").isEmpty();
 
         cluster.job.logRunStarted("starts over");
