@@ -1,6 +1,7 @@
 package io.duraflow.jobmanager.scheduler;
 
 import io.duraflow.api.connectors.RangeSplit;
+import io.duraflow.config.ClusterOptions;
 import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.ManualMainThreadExecutor;
 import io.duraflow.jobmanager.RecordingGateways;
@@ -41,9 +42,10 @@ final class FakeCluster {
 
     /**
      * 8 key groups; adaptive parallelism between 1 and 4 at 100 bytes per task; 3 restarts,
-     * 1 s apart.
+     * 1 s apart; the default {@code collect.max-bytes}.
      */
-    static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000);
+    static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000,
+            ClusterOptions.COLLECT_MAX_BYTES.defaultValue().bytes());
 
     final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
     final FakeSlotPool slots;
@@ -117,7 +119,14 @@ final class FakeCluster {
 
     static JobSettings withRestarts(int maxRestarts) {
         return new JobSettings(SETTINGS.defaultParallelism(), SETTINGS.keyGroups(), SETTINGS.minParallelism(),
-                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), maxRestarts, SETTINGS.restartDelayMs());
+                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), maxRestarts, SETTINGS.restartDelayMs(),
+                SETTINGS.collectMaxBytes());
+    }
+
+    static JobSettings withCollectMaxBytes(long collectMaxBytes) {
+        return new JobSettings(SETTINGS.defaultParallelism(), SETTINGS.keyGroups(), SETTINGS.minParallelism(),
+                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), SETTINGS.maxRestarts(), SETTINGS.restartDelayMs(),
+                collectMaxBytes);
     }
 
     // ------------------------------------------------------------------ what the job master did

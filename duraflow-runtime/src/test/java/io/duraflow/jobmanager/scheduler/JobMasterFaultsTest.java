@@ -156,7 +156,7 @@ class JobMasterFaultsTest {
     private static JobSettings oneKeyGroup() {
         JobSettings s = FakeCluster.SETTINGS;
         return new JobSettings(s.defaultParallelism(), 1, s.minParallelism(), s.maxParallelism(), s.bytesPerTask(),
-                s.maxRestarts(), s.restartDelayMs());
+                s.maxRestarts(), s.restartDelayMs(), s.collectMaxBytes());
     }
 
     @Test
@@ -191,7 +191,7 @@ class JobMasterFaultsTest {
 
     @Test
     void collectedBytesAreLimitedPerJobNotPerSubtask() {
-        JobSettings limit = FakeCluster.SETTINGS.withCollectMaxBytes(15);
+        JobSettings limit = FakeCluster.withCollectMaxBytes(15);
         FakeCluster cluster = FakeCluster.started(TestJobs.wordCount(4), limit, FakeSlotPool.of(2, 2));
         cluster.runLive(SOURCE);
         List<Deployment> reduces = cluster.live(REDUCE);
@@ -207,7 +207,7 @@ class JobMasterFaultsTest {
 
     @Test
     void collectedBytesWithinTheLimitFinishTheJob() {
-        JobSettings limit = FakeCluster.SETTINGS.withCollectMaxBytes(20);
+        JobSettings limit = FakeCluster.withCollectMaxBytes(20);
         FakeCluster cluster = FakeCluster.started(TestJobs.wordCount(4), limit, FakeSlotPool.of(2, 2));
         cluster.runLive(SOURCE);
         for (Deployment reduce : cluster.live(REDUCE)) {
