@@ -3,6 +3,7 @@ package io.duraflow.jobmanager.scheduler;
 import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobStatus;
@@ -191,17 +192,12 @@ public final class JobMaster {
                 throw new IllegalStateException("job " + jobId + " had ended when " + what + " failed", e);
             }
             LOG.error("Job {}: failed while {}", jobId, what, e);
-            terminate(JobMasterState.FAILED, "JobManager failed while " + what + ": " + describe(e));
+            terminate(JobMasterState.FAILED, "JobManager failed while " + what + ": " + Rpc.describe(e));
         }
     }
 
     private interface Handler {
         void run() throws Exception;
-    }
-
-    private static String describe(Throwable e) {
-        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return message.lines().findFirst().orElse(message);
     }
 
     /** Cancels every deploying or running task and frees its slot; no restart is pending after. */
@@ -386,7 +382,7 @@ public final class JobMaster {
         try {
             coordinators.subtaskReset(execution.vertex(), execution.subtask());
         } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + describe(e));
+            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + Rpc.describe(e));
             return;
         }
         execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
@@ -395,7 +391,8 @@ public final class JobMaster {
             // Splits the enumerator gave straight back to this subtask belong to its new attempt.
             coordinators.reportAssignments(execution.vertex());
         } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "source coordinator failed to record split assignments: " + describe(e));
+            terminate(JobMasterState.FAILED,
+                    "source coordinator failed to record split assignments: " + Rpc.describe(e));
         }
     }
 
@@ -415,7 +412,7 @@ public final class JobMaster {
             coordinators.handleEvent(nodeId, attempt.getSubtask(), event);
         } catch (Exception e) {
             LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
-            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + describe(e));
+            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
         }
     }
 
