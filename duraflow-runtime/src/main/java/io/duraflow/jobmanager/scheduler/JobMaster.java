@@ -40,7 +40,6 @@ public final class JobMaster {
     private final String jobId;
     private final String jobClass;
     private final Map<String, String> params;
-    private final Map<String, String> config;
     private final JobGraph graph;
     private final JobSettings settings;
     private final MainThreadExecutor scheduler;
@@ -66,7 +65,6 @@ public final class JobMaster {
         this.jobId = jobId;
         this.jobClass = jobClass;
         this.params = Map.copyOf(params);
-        this.config = Map.copyOf(config);
         this.graph = graph;
         this.settings = settings;
         this.scheduler = scheduler;
@@ -78,7 +76,7 @@ public final class JobMaster {
         this.failover = new BatchFailoverStrategy(settings.maxRestarts());
         this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
-                new TaskDeployments(sessionId, jobClass, this.params, this.config, settings, executions));
+                new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions));
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -490,15 +488,6 @@ public final class JobMaster {
 
     public String jobClass() {
         return jobClass;
-    }
-
-    /** The job's own configuration overrides. */
-    public Map<String, String> config() {
-        return config;
-    }
-
-    public JobSettings settings() {
-        return settings;
     }
 
     /** The subtasks of a vertex, or null while its parallelism is not decided. */
