@@ -271,8 +271,7 @@ public final class JobMaster {
             case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
                     ? null : update.getMissingPartitionId(), update.getNonRetriable());
             case CANCELED -> {
-                execution.transition(ExecutionState.CANCELED, "TaskManager says cancelled");
-                taskManagers.freeSlot(execution);
+                taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
                 if (state == JobMasterState.CANCELLING) {
                     completeCancellationIfIdle();
                 } else if (state == JobMasterState.RUNNING) {
@@ -284,13 +283,12 @@ public final class JobMaster {
     }
 
     private void taskFinished(Execution execution, TaskStateUpdate update) throws Exception {
-        execution.transition(ExecutionState.FINISHED, "TaskManager says finished");
+        taskManagers.stopped(execution, ExecutionState.FINISHED, "TaskManager says finished");
         execution.finished(update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
                 update.getRecordsOut());
         executions.outputsFinished(execution, update.getOutputsList());
         coordinators.logStateBeforeFinish(execution);
         eventLog.executionFinished(execution, update);
-        taskManagers.freeSlot(execution);
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
             return;
@@ -309,8 +307,7 @@ public final class JobMaster {
 
     private void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
         if (execution.state().isActive()) {
-            execution.transition(ExecutionState.FAILED, cause);
-            taskManagers.freeSlot(execution);
+            taskManagers.stopped(execution, ExecutionState.FAILED, cause);
         }
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
@@ -425,8 +422,7 @@ public final class JobMaster {
             moveTo(JobMasterState.CANCELLING, "cancelled by the user");
             for (Execution execution : executions.all()) {
                 if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
-                    execution.transition(ExecutionState.CANCELING, "job cancelled");
-                    taskManagers.cancel(execution);
+                    taskManagers.cancel(execution, "job cancelled");
                 }
             }
             completeCancellationIfIdle();
