@@ -164,7 +164,7 @@ final class CoordinatorHolder {
         coordinator.handleEventFromOperator(subtask, event);
     }
 
-    /** A subtask of a vertex is replaced by a new attempt: what it was given is handed out again. */
+    /** A subtask of a vertex was replaced by a new attempt: what the old one was given is handed out again. */
     void subtaskReset(int vertexId, int subtask) throws Exception {
         OperatorCoordinator coordinator = coordinators.get(graph.vertex(vertexId).head().id());
         if (coordinator != null) {

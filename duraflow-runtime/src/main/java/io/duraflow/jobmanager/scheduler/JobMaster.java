@@ -374,13 +374,15 @@ public final class JobMaster {
     private void resetExecution(Execution execution, String reason) {
         executions.forgetOutputs(execution);
         taskManagers.releaseOutputs(execution);
+        // Reset first: splits the enumerator gives straight back to this subtask wait for the new
+        // attempt (the old one may have finished, and would never read them).
+        execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
         try {
             coordinators.subtaskReset(execution.vertex(), execution.subtask());
         } catch (Exception e) {
             terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + Rpc.describe(e));
             return;
         }
-        execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
         eventLog.executionsReset(List.of(execution), reason);
         try {
             // Splits the enumerator gave straight back to this subtask belong to its new attempt.
