@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
-import io.duraflow.config.ExecutionOptions;
 import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.plan.JobGraph;
@@ -171,7 +170,6 @@ class JobMasterFaultsTest {
                 .hasMessageContaining("has parallelism 2 but its input has only 1 key groups")
                 .hasMessageContaining("raise execution.batch.max-key-groups to at least 2");
         assertThat(cluster.gateways.deployments()).isEmpty();
-        assertThat(JobGraph.MAX_KEY_GROUPS_OPTION).isEqualTo(ExecutionOptions.BATCH_MAX_KEY_GROUPS.key());
     }
 
     @Test
