@@ -158,7 +158,7 @@ public final class JobMaster {
      * the next leader recovers the job.
      */
     public void suspend() {
-        if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+        if (state.isDeadEnd()) {
             return;
         }
         stopActiveExecutions("this JobManager no longer leads");
@@ -180,7 +180,7 @@ public final class JobMaster {
         try {
             handler.run();
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-            if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+            if (state.isDeadEnd()) {
                 if (e instanceof RuntimeException runtime) {
                     throw runtime;
                 }
@@ -445,7 +445,7 @@ public final class JobMaster {
     }
 
     private void terminate(JobMasterState terminal, String cause) {
-        if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+        if (state.isDeadEnd()) {
             return;
         }
         moveTo(terminal, cause.isEmpty() ? "done" : cause);
