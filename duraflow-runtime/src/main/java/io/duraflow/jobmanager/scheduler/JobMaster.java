@@ -284,9 +284,8 @@ public final class JobMaster {
 
     private void taskFinished(Execution execution, TaskStateUpdate update) throws Exception {
         taskManagers.stopped(execution, ExecutionState.FINISHED, "TaskManager says finished");
-        execution.finished(update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
+        executions.finished(execution, update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
                 update.getRecordsOut());
-        executions.outputsFinished(execution, update.getOutputsList());
         coordinators.logStateBeforeFinish(execution);
         eventLog.executionFinished(execution, update);
         if (state == JobMasterState.CANCELLING) {
@@ -372,11 +371,10 @@ public final class JobMaster {
     }
 
     private void resetExecution(Execution execution, String reason) {
-        executions.forgetOutputs(execution);
         taskManagers.releaseOutputs(execution);
         // Reset first: splits the enumerator gives straight back to this subtask wait for the new
         // attempt (the old one may have finished, and would never read them).
-        execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
+        executions.reset(execution, clock.getAsLong() + settings.restartDelayMs(), reason);
         try {
             coordinators.subtaskReset(execution.vertex(), execution.subtask());
         } catch (Exception e) {
