@@ -105,6 +105,11 @@ public final class JobMaster {
     public CompletableFuture<Void> prepareAsync(Executor executor, Executor mainThread, Duration timeout) {
         try {
             graph.checkKeyGroups(settings.keyGroups());
+            if (!graph.isBounded()) {
+                // Blocking exchanges would wait forever for it to finish: refuse rather than hang.
+                throw new IllegalArgumentException("job '" + graph.jobName() + "' reads an unbounded source, but"
+                        + " only batch jobs can run yet: make every source bounded");
+            }
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }

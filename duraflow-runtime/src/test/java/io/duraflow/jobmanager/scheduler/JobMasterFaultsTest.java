@@ -173,6 +173,21 @@ class JobMasterFaultsTest {
     }
 
     @Test
+    void aJobWithAnUnboundedSourceIsRefusedWhenItIsPreparedInsteadOfWaitingForeverForItsEnd() {
+        FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.UNBOUNDED),
+                FakeCluster.SETTINGS, FakeSlotPool.of(2, 2));
+
+        CompletableFuture<Void> prepared = cluster.job.prepareAsync(Runnable::run, Runnable::run,
+                Duration.ofSeconds(30));
+
+        assertThat(prepared).isCompletedExceptionally();
+        assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("job 'three-stages' reads an unbounded source, but only batch jobs can run yet: make"
+                        + " every source bounded");
+        assertThat(cluster.gateways.deployments()).isEmpty();
+    }
+
+    @Test
     void ifSuchAVertexIsEverScheduledTheJobFailsInsteadOfHanging() {
         FakeCluster cluster = new FakeCluster(TestJobs.threeStages(), oneKeyGroup(), FakeSlotPool.of(2, 2));
         cluster.job.start(); // as if the check at submission had been skipped

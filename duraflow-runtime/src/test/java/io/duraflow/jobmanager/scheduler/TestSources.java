@@ -2,6 +2,7 @@ package io.duraflow.jobmanager.scheduler;
 
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.source.Boundedness;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
@@ -31,7 +32,9 @@ final class TestSources {
         /** Pull-style, but start blocks until {@link #RELEASE_SLOW_START} counts down (at most 10 s). */
         SLOW_START,
         /** Pull-style, but says it cannot snapshot; taking or restoring a snapshot fails the test. */
-        NO_SNAPSHOT
+        NO_SNAPSHOT,
+        /** Pull-style, but says it never ends ({@link Boundedness#CONTINUOUS_UNBOUNDED}). */
+        UNBOUNDED
     }
 
     static volatile CountDownLatch RELEASE_SLOW_START = new CountDownLatch(0);
@@ -111,6 +114,11 @@ final class TestSources {
                 throw new AssertionError("an enumerator that cannot snapshot was restored from a state");
             }
             return sequence.restoreEnumerator(context, state);
+        }
+
+        @Override
+        public Boundedness boundedness() {
+            return behaviour == Behaviour.UNBOUNDED ? Boundedness.CONTINUOUS_UNBOUNDED : Boundedness.BOUNDED;
         }
 
         @Override
