@@ -4,6 +4,7 @@ import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.Plan;
 import io.duraflow.api.dag.PlanNode;
 import io.duraflow.api.source.Boundedness;
+import io.duraflow.config.ExecutionOptions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -109,13 +110,11 @@ public final class JobGraph {
             if (!vertex.inputs().isEmpty() && vertex.parallelism() > keyGroups) {
                 throw new IllegalArgumentException("vertex '" + vertex.name() + "' has parallelism "
                         + vertex.parallelism() + " but its input has only " + keyGroups + " key groups: lower its"
-                        + " parallelism or raise " + MAX_KEY_GROUPS_OPTION + " to at least " + vertex.parallelism());
+                        + " parallelism or raise " + ExecutionOptions.BATCH_MAX_KEY_GROUPS.key() + " to at least "
+                        + vertex.parallelism());
             }
         }
     }
-
-    /** The option that sets the key groups of every exchange; {@link #checkKeyGroups} names it. */
-    public static final String MAX_KEY_GROUPS_OPTION = "execution.batch.max-key-groups";
 
     /** The mode of every edge {@link #compile} creates: batch execution. */
     private static final ExchangeMode BATCH_MODE = ExchangeMode.BLOCKING;

@@ -28,18 +28,6 @@ public final class TpchQ1 implements DuraflowJob {
     /** Accumulator and result: the Q1 sums for one (return flag, line status) group. */
     public record Q1Row(String returnFlag, String lineStatus, long sumQuantity, long sumBasePriceCents,
             long sumDiscPriceCentsTimes100, long sumChargeCentsTimes10000, long sumDiscountPercent, long count) {
-        public double avgQuantity() {
-            return (double) sumQuantity / count;
-        }
-
-        public double avgPrice() {
-            return sumBasePriceCents / 100.0 / count;
-        }
-
-        public double avgDiscount() {
-            return sumDiscountPercent / 100.0 / count;
-        }
-
         /**
          * The report line. Sums are printed exactly from their scaled integers and averages are
          * rounded half up from exact quotients: a double holds only about 16 significant digits,

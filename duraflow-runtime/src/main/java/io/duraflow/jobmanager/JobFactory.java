@@ -156,7 +156,7 @@ final class JobFactory {
                 config.get(ExecutionOptions.ADAPTIVE_MIN_PARALLELISM), configuredMax > 0 ? configuredMax : parallelism,
                 config.get(ExecutionOptions.ADAPTIVE_AVG_BYTES_PER_TASK).bytes(),
                 restarts ? config.get(ExecutionOptions.FIXED_DELAY_ATTEMPTS) : 0,
-                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis())
-                .withCollectMaxBytes(config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes());
+                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis(),
+                config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes());
     }
 }

@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.config.ExecutionOptions;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.SubpartitionSizes;
@@ -81,7 +82,7 @@ public final class BlockingAdaptiveScheduling implements SchedulingStrategy {
                 // Submission validates this (JobGraph#checkKeyGroups); never deploy what cannot read its input.
                 throw new IllegalStateException("vertex '" + vertex.name() + "' has parallelism " + parallelism
                         + " above the " + keyGroups + " key groups of its input; raise "
-                        + JobGraph.MAX_KEY_GROUPS_OPTION + " to at least " + parallelism);
+                        + ExecutionOptions.BATCH_MAX_KEY_GROUPS.key() + " to at least " + parallelism);
             }
         } else {
             long total = 0;

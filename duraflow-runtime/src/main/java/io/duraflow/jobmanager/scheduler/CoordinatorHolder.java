@@ -94,38 +94,19 @@ final class CoordinatorHolder {
         };
     }
 
-    /** Starts every coordinator on the calling thread, the main thread; the first failure is thrown. */
-    void start() throws Exception {
-        startAll(List.copyOf(coordinators.values()));
-        goLive();
-    }
-
-    private static void startAll(List<OperatorCoordinator> toStart) throws Exception {
-        for (OperatorCoordinator coordinator : toStart) {
-            coordinator.start();
-        }
-    }
-
-    /** Back on the main thread after the coordinators started: they deliver from now on. */
-    void goLive() {
-        starting = null;
-        for (OperatorCoordinator coordinator : coordinators.values()) {
-            if (coordinator instanceof SourceCoordinator source) {
-                source.goLive();
-            }
-        }
-    }
-
     /**
      * Starts every coordinator on {@code executor}, so that a slow input listing does not stall
-     * the main thread. Fails with a one-line message if that takes longer than {@code timeout};
+     * the main thread, and completes on {@code mainThread}, where the coordinators then go live
+     * (deliver). Fails with a one-line message if the start takes longer than {@code timeout};
      * the coordinators are then closed once their start returns.
      */
-    CompletableFuture<Void> startAsync(Executor executor, Duration timeout) {
+    CompletableFuture<Void> startAsync(Executor executor, Executor mainThread, Duration timeout) {
         List<OperatorCoordinator> toStart = List.copyOf(coordinators.values());
         CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
             try {
-                startAll(toStart);
+                for (OperatorCoordinator coordinator : toStart) {
+                    coordinator.start();
+                }
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
@@ -141,7 +122,7 @@ final class CoordinatorHolder {
             }
         });
         limited.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        return limited.handle((ignored, error) -> {
+        return limited.handleAsync((ignored, error) -> {
             if (error instanceof TimeoutException) {
                 throw new CompletionException(new TimeoutException("starting the split enumerators (listing the"
                         + " sources' input) took longer than " + timeout.toMillis() + " ms; check that the input is"
@@ -150,8 +131,19 @@ final class CoordinatorHolder {
             if (error != null) {
                 throw error instanceof CompletionException ce ? ce : new CompletionException(error);
             }
+            goLive();
             return null;
-        });
+        }, mainThread);
+    }
+
+    /** Back on the main thread after the coordinators started: they deliver from now on. */
+    private void goLive() {
+        starting = null;
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                source.goLive();
+            }
+        }
     }
 
     OperatorCoordinator get(int nodeId) {
@@ -172,7 +164,7 @@ final class CoordinatorHolder {
         coordinator.handleEventFromOperator(subtask, event);
     }
 
-    /** A subtask of a vertex is replaced by a new attempt: what it was given is handed out again. */
+    /** A subtask of a vertex was replaced by a new attempt: what the old one was given is handed out again. */
     void subtaskReset(int vertexId, int subtask) throws Exception {
         OperatorCoordinator coordinator = coordinators.get(graph.vertex(vertexId).head().id());
         if (coordinator != null) {

@@ -16,8 +16,9 @@ import java.util.Map;
  * decided, the key-group ranges its tasks read, and which execution produced each partition
  * that is still usable.
  *
- * <p>Invariant: {@link #producerOf} knows exactly the partitions of current FINISHED attempts
- * ({@link #outputsFinished} adds them, {@link #forgetOutputs} removes them before a reset).
+ * <p>Invariant: {@link #producerOf} knows exactly the partitions of current FINISHED attempts:
+ * an execution finishes ({@link #finished}, {@link #restoreFinished}) and is reset ({@link
+ * #reset}) through this class, which keeps the two in step.
  * Main thread only; no I/O.
  */
 public final class ExecutionGraph {
@@ -90,18 +91,35 @@ public final class ExecutionGraph {
         return producerOfPartition.get(partitionId);
     }
 
-    /** The execution finished (or was restored as finished) with these outputs. */
-    void outputsFinished(Execution execution, List<SubpartitionSizes> outputs) {
+    /** The execution's current attempt, now FINISHED, wrote these partitions and collected these results. */
+    void finished(Execution execution, List<SubpartitionSizes> outputs, List<CollectedResult> collected,
+            long recordsIn, long recordsOut) {
+        execution.finished(outputs, collected, recordsIn, recordsOut);
+        outputsFinished(execution, outputs);
+    }
+
+    /** Recovery: see {@link Execution#restoreFinished}; its partitions are where they were written. */
+    void restoreFinished(Execution execution, int attempt, String tmId, String tmAddress,
+            List<SubpartitionSizes> outputs, List<CollectedResult> collected, long recordsIn, long recordsOut) {
+        execution.restoreFinished(attempt, tmId, tmAddress, outputs, collected, recordsIn, recordsOut);
+        outputsFinished(execution, outputs);
+    }
+
+    private void outputsFinished(Execution execution, List<SubpartitionSizes> outputs) {
         for (SubpartitionSizes output : outputs) {
             producerOfPartition.put(output.getPartitionId(), execution);
         }
     }
 
-    /** The execution is about to be reset: its partitions are no longer anyone's input. */
-    void forgetOutputs(Execution execution) {
+    /**
+     * Replaces the execution's attempt with a new one (see {@link Execution#reset}); the old
+     * attempt's partitions are no longer anyone's input.
+     */
+    void reset(Execution execution, long notBeforeMs, String reason) {
         for (int edgeId : graph.vertex(execution.vertex()).outputs()) {
             producerOfPartition.remove(execution.partitionId(edgeId));
         }
+        execution.reset(notBeforeMs, reason);
     }
 
     /** Every producer of every input of the vertex has finished. */

@@ -3,6 +3,7 @@ package io.duraflow.jobmanager.scheduler;
 import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobStatus;
@@ -12,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -40,7 +40,6 @@ public final class JobMaster {
     private final String jobId;
     private final String jobClass;
     private final Map<String, String> params;
-    private final Map<String, String> config;
     private final JobGraph graph;
     private final JobSettings settings;
     private final MainThreadExecutor scheduler;
@@ -66,7 +65,6 @@ public final class JobMaster {
         this.jobId = jobId;
         this.jobClass = jobClass;
         this.params = Map.copyOf(params);
-        this.config = Map.copyOf(config);
         this.graph = graph;
         this.settings = settings;
         this.scheduler = scheduler;
@@ -78,7 +76,7 @@ public final class JobMaster {
         this.failover = new BatchFailoverStrategy(settings.maxRestarts());
         this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
-                new TaskDeployments(sessionId, jobClass, this.params, this.config, settings, executions));
+                new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions));
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -92,20 +90,12 @@ public final class JobMaster {
     }
 
     /**
-     * Starts the coordinators; a source's enumerator lists its input here, so a missing input
-     * file fails the submission before anything is stored or scheduled.
-     */
-    public void prepare() throws Exception {
-        graph.checkKeyGroups(settings.keyGroups());
-        coordinators.start();
-    }
-
-    /**
-     * {@link #prepare} without blocking the main thread: checks the graph, then starts the
-     * coordinators (a source's enumerator lists its input) on {@code executor}, at most {@code
-     * timeout}, and completes (also when it fails) on {@code mainThread}. Until it completes,
-     * nothing but {@link #suspend} or {@link #failBeforeStart} may be called; the coordinators are
-     * closed once their start returns even if it took too long.
+     * Checks the graph, then starts the coordinators (a source's enumerator lists its input, so
+     * a missing input file fails the submission before anything is stored or scheduled) on {@code
+     * executor}, at most {@code timeout}, without blocking the main thread; completes (also when
+     * it fails) on {@code mainThread}. Until it completes, nothing but {@link #suspend} or {@link
+     * #failBeforeStart} may be called; the coordinators are closed once their start returns even
+     * if it took too long.
      *
      * @return completes when the job may {@link #start} or {@link #restore}; fails (with a
      *         {@link java.util.concurrent.CompletionException} around it) with the one-line cause,
@@ -115,16 +105,15 @@ public final class JobMaster {
     public CompletableFuture<Void> prepareAsync(Executor executor, Executor mainThread, Duration timeout) {
         try {
             graph.checkKeyGroups(settings.keyGroups());
+            if (!graph.isBounded()) {
+                // Blocking exchanges would wait forever for it to finish: refuse rather than hang.
+                throw new IllegalArgumentException("job '" + graph.jobName() + "' reads an unbounded source, but"
+                        + " only batch jobs can run yet: make every source bounded");
+            }
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return coordinators.startAsync(executor, timeout).<Void>handleAsync((ignored, error) -> {
-            if (error != null) {
-                throw error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
-            }
-            coordinators.goLive();
-            return null;
-        }, mainThread);
+        return coordinators.startAsync(executor, mainThread, timeout);
     }
 
     /**
@@ -142,7 +131,7 @@ public final class JobMaster {
         return restoredTasks;
     }
 
-    /** Starts scheduling; {@link #prepare} must have succeeded. */
+    /** Starts scheduling; {@link #prepareAsync} must have succeeded. */
     public void start() {
         if (state != JobMasterState.CREATED) {
             throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
@@ -174,7 +163,7 @@ public final class JobMaster {
      * the next leader recovers the job.
      */
     public void suspend() {
-        if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+        if (state.isDeadEnd()) {
             return;
         }
         stopActiveExecutions("this JobManager no longer leads");
@@ -196,7 +185,7 @@ public final class JobMaster {
         try {
             handler.run();
         } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-            if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+            if (state.isDeadEnd()) {
                 if (e instanceof RuntimeException runtime) {
                     throw runtime;
                 }
@@ -206,17 +195,12 @@ public final class JobMaster {
                 throw new IllegalStateException("job " + jobId + " had ended when " + what + " failed", e);
             }
             LOG.error("Job {}: failed while {}", jobId, what, e);
-            terminate(JobMasterState.FAILED, "JobManager failed while " + what + ": " + describe(e));
+            terminate(JobMasterState.FAILED, "JobManager failed while " + what + ": " + Rpc.describe(e));
         }
     }
 
     private interface Handler {
         void run() throws Exception;
-    }
-
-    private static String describe(Throwable e) {
-        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return message.lines().findFirst().orElse(message);
     }
 
     /** Cancels every deploying or running task and frees its slot; no restart is pending after. */
@@ -292,8 +276,7 @@ public final class JobMaster {
             case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
                     ? null : update.getMissingPartitionId(), update.getNonRetriable());
             case CANCELED -> {
-                execution.transition(ExecutionState.CANCELED, "TaskManager says cancelled");
-                taskManagers.freeSlot(execution);
+                taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
                 if (state == JobMasterState.CANCELLING) {
                     completeCancellationIfIdle();
                 } else if (state == JobMasterState.RUNNING) {
@@ -305,13 +288,11 @@ public final class JobMaster {
     }
 
     private void taskFinished(Execution execution, TaskStateUpdate update) throws Exception {
-        execution.transition(ExecutionState.FINISHED, "TaskManager says finished");
-        execution.finished(update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
+        taskManagers.stopped(execution, ExecutionState.FINISHED, "TaskManager says finished");
+        executions.finished(execution, update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
                 update.getRecordsOut());
-        executions.outputsFinished(execution, update.getOutputsList());
         coordinators.logStateBeforeFinish(execution);
         eventLog.executionFinished(execution, update);
-        taskManagers.freeSlot(execution);
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
             return;
@@ -330,8 +311,7 @@ public final class JobMaster {
 
     private void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
         if (execution.state().isActive()) {
-            execution.transition(ExecutionState.FAILED, cause);
-            taskManagers.freeSlot(execution);
+            taskManagers.stopped(execution, ExecutionState.FAILED, cause);
         }
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
@@ -396,21 +376,23 @@ public final class JobMaster {
     }
 
     private void resetExecution(Execution execution, String reason) {
-        executions.forgetOutputs(execution);
         taskManagers.releaseOutputs(execution);
+        // Reset first: splits the enumerator gives straight back to this subtask wait for the new
+        // attempt (the old one may have finished, and would never read them).
+        executions.reset(execution, clock.getAsLong() + settings.restartDelayMs(), reason);
         try {
             coordinators.subtaskReset(execution.vertex(), execution.subtask());
         } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + describe(e));
+            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + Rpc.describe(e));
             return;
         }
-        execution.reset(clock.getAsLong() + settings.restartDelayMs(), reason);
         eventLog.executionsReset(List.of(execution), reason);
         try {
             // Splits the enumerator gave straight back to this subtask belong to its new attempt.
             coordinators.reportAssignments(execution.vertex());
         } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "source coordinator failed to record split assignments: " + describe(e));
+            terminate(JobMasterState.FAILED,
+                    "source coordinator failed to record split assignments: " + Rpc.describe(e));
         }
     }
 
@@ -430,7 +412,7 @@ public final class JobMaster {
             coordinators.handleEvent(nodeId, attempt.getSubtask(), event);
         } catch (Exception e) {
             LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
-            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + describe(e));
+            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
         }
     }
 
@@ -445,8 +427,7 @@ public final class JobMaster {
             moveTo(JobMasterState.CANCELLING, "cancelled by the user");
             for (Execution execution : executions.all()) {
                 if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
-                    execution.transition(ExecutionState.CANCELING, "job cancelled");
-                    taskManagers.cancel(execution);
+                    taskManagers.cancel(execution, "job cancelled");
                 }
             }
             completeCancellationIfIdle();
@@ -467,7 +448,7 @@ public final class JobMaster {
     }
 
     private void terminate(JobMasterState terminal, String cause) {
-        if (state.isTerminal() || state == JobMasterState.SUSPENDED) {
+        if (state.isDeadEnd()) {
             return;
         }
         moveTo(terminal, cause.isEmpty() ? "done" : cause);
@@ -508,15 +489,6 @@ public final class JobMaster {
 
     public String jobClass() {
         return jobClass;
-    }
-
-    /** The job's own configuration overrides. */
-    public Map<String, String> config() {
-        return config;
-    }
-
-    public JobSettings settings() {
-        return settings;
     }
 
     /** The subtasks of a vertex, or null while its parallelism is not decided. */

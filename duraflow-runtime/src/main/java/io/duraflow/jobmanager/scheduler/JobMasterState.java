@@ -67,6 +67,14 @@ public enum JobMasterState {
         return target;
     }
 
+    /**
+     * A dead end: the job has its result, or (SUSPENDED) another leader takes it over. Nothing
+     * this job master does changes the job any more.
+     */
+    public boolean isDeadEnd() {
+        return next.isEmpty();
+    }
+
     /** The job has its result: FINISHED, FAILED or CANCELED. */
     public boolean isTerminal() {
         return this == FINISHED || this == FAILED || this == CANCELED;

@@ -1,7 +1,5 @@
 package io.duraflow.jobmanager.scheduler;
 
-import io.duraflow.config.ClusterOptions;
-
 /**
  * What a job master needs to know from the configuration.
  *
@@ -15,17 +13,4 @@ import io.duraflow.config.ClusterOptions;
  * @param collectMaxBytes      most bytes all collecting sinks of the job together may send back
  */
 public record JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
-        long bytesPerTask, int maxRestarts, long restartDelayMs, long collectMaxBytes) {
-
-    /** With the default {@code collect.max-bytes}. */
-    public JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
-            long bytesPerTask, int maxRestarts, long restartDelayMs) {
-        this(defaultParallelism, keyGroups, minParallelism, maxParallelism, bytesPerTask, maxRestarts, restartDelayMs,
-                ClusterOptions.COLLECT_MAX_BYTES.defaultValue().bytes());
-    }
-
-    public JobSettings withCollectMaxBytes(long bytes) {
-        return new JobSettings(defaultParallelism, keyGroups, minParallelism, maxParallelism, bytesPerTask,
-                maxRestarts, restartDelayMs, bytes);
-    }
-}
+        long bytesPerTask, int maxRestarts, long restartDelayMs, long collectMaxBytes) {}

@@ -3,15 +3,19 @@ package io.duraflow.jobmanager.scheduler;
 import io.duraflow.rpc.proto.OperatorEvent;
 
 /**
- * The JobManager-side part of an operator (e.g. a source's split enumerator). All methods run
- * on the JobManager main thread.
+ * The JobManager-side part of an operator (e.g. a source's split enumerator). All methods but
+ * {@link #start} run on the JobManager main thread; start may run on another thread, before any
+ * other method is called.
  */
 public interface OperatorCoordinator extends AutoCloseable {
     void start() throws Exception;
 
     void handleEventFromOperator(int subtask, OperatorEvent event) throws Exception;
 
-    /** The subtask's current attempt is replaced: whatever it was given must be handed out again. */
+    /**
+     * The subtask's attempt was replaced by a new one that does not run yet: whatever the old
+     * attempt was given must be handed out again.
+     */
     void subtaskReset(int subtask) throws Exception;
 
     /** The coordinator's state; batch jobs use checkpoint id -1. */

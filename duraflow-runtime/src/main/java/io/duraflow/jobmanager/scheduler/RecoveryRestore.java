@@ -41,9 +41,8 @@ final class RecoveryRestore {
                 collected.add(CollectedResult.newBuilder().setName(c.getName()).setSubtask(c.getSubtask())
                         .setRecords(c.getRecords()).setData(c.getData()).build());
             }
-            execution.restoreFinished(restored.attempt(), restored.tmId(), restored.tmAddress(), outputs, collected,
-                    restored.recordsIn(), restored.recordsOut());
-            executions.outputsFinished(execution, outputs);
+            executions.restoreFinished(execution, restored.attempt(), restored.tmId(), restored.tmAddress(), outputs,
+                    collected, restored.recordsIn(), restored.recordsOut());
             restoredCount++;
         }
         List<Execution> rerun = new ArrayList<>();

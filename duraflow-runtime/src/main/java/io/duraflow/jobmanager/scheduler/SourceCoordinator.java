@@ -95,8 +95,6 @@ public final class SourceCoordinator implements OperatorCoordinator {
     /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in {@link #start}. */
     private boolean batchSnapshots = true;
     private boolean live;
-    /** The subtask being reset: its attempt is neither running nor finished while the enumerator gets its splits. */
-    private int resetting = -1;
 
     @SuppressWarnings("unchecked")
     public SourceCoordinator(String name, Source<?, ?> source, int parallelism, SubtaskGateway subtasks,
@@ -151,7 +149,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
             @Override
             public void signalNoMoreSplits(int subtask) {
                 checkSubtask(subtask, "signalled no more splits to");
-                if (live && subtask != resetting && subtasks.isRunning(subtask)) {
+                if (delivers(subtask)) {
                     sendNoMoreSplits(subtask);
                 } else {
                     noMoreSplitsPending.add(subtask);
@@ -162,13 +160,13 @@ public final class SourceCoordinator implements OperatorCoordinator {
 
     private void assign(SourceSplit split, int subtask) {
         checkSubtask(subtask, "assigned split " + split.splitId() + " to");
-        if (live && subtask != resetting && subtasks.hasFinished(subtask)) {
+        if (live && subtasks.hasFinished(subtask)) {
             throw new IllegalStateException("the split enumerator of " + name + " assigned split " + split.splitId()
                     + " to subtask " + subtask + ", which has finished and would never read it");
         }
         byte[] bytes = serializer.toBytes(split);
         unreported.computeIfAbsent(subtask, k -> new ArrayList<>()).add(bytes);
-        if (live && subtask != resetting && subtasks.isRunning(subtask)) {
+        if (delivers(subtask)) {
             LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
             assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
             subtasks.send(subtask, OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
@@ -177,6 +175,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
             LOG.debug("{}: split {} to subtask {}, pending until it runs", name, split.splitId(), subtask);
             pending.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
         }
+    }
+
+    /** Whether an event for the subtask reaches its current attempt now. */
+    private boolean delivers(int subtask) {
+        return live && subtasks.isRunning(subtask);
     }
 
     private void checkSubtask(int subtask, String what) {
@@ -243,9 +246,10 @@ public final class SourceCoordinator implements OperatorCoordinator {
     }
 
     /**
-     * The subtask's current attempt is replaced: its delivered and pending splits go back to the
-     * enumerator, and a pending NoMoreSplits is forgotten. Splits the enumerator hands out again
-     * in response are reported by the next {@link #reportAssignments}, once the reset is recorded.
+     * The subtask's attempt was replaced by a new one, which does not run yet: the old attempt's
+     * delivered and pending splits go back to the enumerator, and a pending NoMoreSplits is
+     * forgotten. Splits the enumerator hands out again in response wait for the new attempt and
+     * are reported by the next {@link #reportAssignments}, once the reset is recorded.
      */
     @Override
     public void subtaskReset(int subtask) throws Exception {
@@ -264,12 +268,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
         if (heard > 0) {
             listener.returned(subtask, heard);
         }
-        resetting = subtask;
-        try {
-            enumerator.addSplitsBack(splits, subtask);
-        } finally {
-            resetting = -1;
-        }
+        enumerator.addSplitsBack(splits, subtask);
     }
 
     @Override

@@ -46,13 +46,15 @@ final class TaskManagerActions {
         return true;
     }
 
-    /** The execution stopped on its TaskManager (finished, failed, cancelled): its slot is free. */
-    void freeSlot(Execution execution) {
+    /** The active execution stopped on its TaskManager (finished, failed, cancelled): its slot is free. */
+    void stopped(Execution execution, ExecutionState target, String reason) {
+        execution.transition(target, reason);
         slots.free(execution.tmId());
     }
 
-    /** Asks the TaskManager to cancel the execution; it confirms with a CANCELED update. */
-    void cancel(Execution execution) {
+    /** Asks the TaskManager to cancel the active execution; it confirms with a CANCELED update. */
+    void cancel(Execution execution, String reason) {
+        execution.transition(ExecutionState.CANCELING, reason);
         gateways.cancel(execution.tmId(), execution.attemptId());
     }
 

@@ -33,8 +33,7 @@ class BatchFailoverStrategyTest {
             outputs.add(SubpartitionSizes.newBuilder().setEdgeId(edge).setPartitionId(execution.partitionId(edge))
                     .addBytes(10).build());
         }
-        execution.finished(outputs, List.of(), 0, 0);
-        graph.outputsFinished(execution, outputs);
+        graph.finished(execution, outputs, List.of(), 0, 0);
         return execution;
     }
 

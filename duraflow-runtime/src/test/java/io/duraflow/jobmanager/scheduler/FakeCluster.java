@@ -1,6 +1,7 @@
 package io.duraflow.jobmanager.scheduler;
 
 import io.duraflow.api.connectors.RangeSplit;
+import io.duraflow.config.ClusterOptions;
 import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.ManualMainThreadExecutor;
 import io.duraflow.jobmanager.RecordingGateways;
@@ -16,6 +17,7 @@ import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
 import java.util.function.UnaryOperator;
 
 /**
@@ -39,9 +42,10 @@ final class FakeCluster {
 
     /**
      * 8 key groups; adaptive parallelism between 1 and 4 at 100 bytes per task; 3 restarts,
-     * 1 s apart.
+     * 1 s apart; the default {@code collect.max-bytes}.
      */
-    static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000);
+    static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000,
+            ClusterOptions.COLLECT_MAX_BYTES.defaultValue().bytes());
 
     final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
     final FakeSlotPool slots;
@@ -82,12 +86,17 @@ final class FakeCluster {
     }
 
     void start() {
-        try {
-            job.prepare();
-        } catch (Exception e) {
-            throw new AssertionError("job could not be prepared", e);
-        }
+        prepare();
         job.start();
+    }
+
+    /** Prepares the job master as the dispatcher does, with the coordinators started on this thread. */
+    void prepare() {
+        try {
+            job.prepareAsync(Runnable::run, Runnable::run, Duration.ofSeconds(30)).join();
+        } catch (CompletionException e) {
+            throw new AssertionError("job could not be prepared", e.getCause());
+        }
     }
 
     /**
@@ -97,9 +106,9 @@ final class FakeCluster {
      * @return how many executions were restored
      */
     int startRecovered(RecoveryPlan plan) {
+        prepare();
         int restored;
         try {
-            job.prepare();
             restored = job.restore(plan);
         } catch (Exception e) {
             throw new AssertionError("job could not be recovered", e);
@@ -110,7 +119,14 @@ final class FakeCluster {
 
     static JobSettings withRestarts(int maxRestarts) {
         return new JobSettings(SETTINGS.defaultParallelism(), SETTINGS.keyGroups(), SETTINGS.minParallelism(),
-                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), maxRestarts, SETTINGS.restartDelayMs());
+                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), maxRestarts, SETTINGS.restartDelayMs(),
+                SETTINGS.collectMaxBytes());
+    }
+
+    static JobSettings withCollectMaxBytes(long collectMaxBytes) {
+        return new JobSettings(SETTINGS.defaultParallelism(), SETTINGS.keyGroups(), SETTINGS.minParallelism(),
+                SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), SETTINGS.maxRestarts(), SETTINGS.restartDelayMs(),
+                collectMaxBytes);
     }
 
     // ------------------------------------------------------------------ what the job master did

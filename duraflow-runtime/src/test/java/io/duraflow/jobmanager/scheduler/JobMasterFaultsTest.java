@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
-import io.duraflow.config.ExecutionOptions;
 import io.duraflow.jobmanager.FakeSlotPool;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.plan.JobGraph;
@@ -15,7 +14,9 @@ import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskState;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -154,18 +155,36 @@ class JobMasterFaultsTest {
     private static JobSettings oneKeyGroup() {
         JobSettings s = FakeCluster.SETTINGS;
         return new JobSettings(s.defaultParallelism(), 1, s.minParallelism(), s.maxParallelism(), s.bytesPerTask(),
-                s.maxRestarts(), s.restartDelayMs());
+                s.maxRestarts(), s.restartDelayMs(), s.collectMaxBytes());
     }
 
     @Test
     void aFixedParallelismAboveTheKeyGroupsIsRefusedWhenTheJobIsPrepared() {
         FakeCluster cluster = new FakeCluster(TestJobs.threeStages(), oneKeyGroup(), FakeSlotPool.of(2, 2));
 
-        assertThatThrownBy(cluster.job::prepare).isInstanceOf(IllegalArgumentException.class)
+        CompletableFuture<Void> prepared = cluster.job.prepareAsync(Runnable::run, Runnable::run,
+                Duration.ofSeconds(30));
+
+        assertThat(prepared).isCompletedExceptionally();
+        assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("has parallelism 2 but its input has only 1 key groups")
                 .hasMessageContaining("raise execution.batch.max-key-groups to at least 2");
         assertThat(cluster.gateways.deployments()).isEmpty();
-        assertThat(JobGraph.MAX_KEY_GROUPS_OPTION).isEqualTo(ExecutionOptions.BATCH_MAX_KEY_GROUPS.key());
+    }
+
+    @Test
+    void aJobWithAnUnboundedSourceIsRefusedWhenItIsPreparedInsteadOfWaitingForeverForItsEnd() {
+        FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.UNBOUNDED),
+                FakeCluster.SETTINGS, FakeSlotPool.of(2, 2));
+
+        CompletableFuture<Void> prepared = cluster.job.prepareAsync(Runnable::run, Runnable::run,
+                Duration.ofSeconds(30));
+
+        assertThat(prepared).isCompletedExceptionally();
+        assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("job 'three-stages' reads an unbounded source, but only batch jobs can run yet: make"
+                        + " every source bounded");
+        assertThat(cluster.gateways.deployments()).isEmpty();
     }
 
     @Test
@@ -185,7 +204,7 @@ class JobMasterFaultsTest {
 
     @Test
     void collectedBytesAreLimitedPerJobNotPerSubtask() {
-        JobSettings limit = FakeCluster.SETTINGS.withCollectMaxBytes(15);
+        JobSettings limit = FakeCluster.withCollectMaxBytes(15);
         FakeCluster cluster = FakeCluster.started(TestJobs.wordCount(4), limit, FakeSlotPool.of(2, 2));
         cluster.runLive(SOURCE);
         List<Deployment> reduces = cluster.live(REDUCE);
@@ -201,7 +220,7 @@ class JobMasterFaultsTest {
 
     @Test
     void collectedBytesWithinTheLimitFinishTheJob() {
-        JobSettings limit = FakeCluster.SETTINGS.withCollectMaxBytes(20);
+        JobSettings limit = FakeCluster.withCollectMaxBytes(20);
         FakeCluster cluster = FakeCluster.started(TestJobs.wordCount(4), limit, FakeSlotPool.of(2, 2));
         cluster.runLive(SOURCE);
         for (Deployment reduce : cluster.live(REDUCE)) {

@@ -84,16 +84,4 @@ class JobMasterPrepareAsyncTest {
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
         assertThat(cluster.gateways.deployments()).isEmpty();
     }
-
-    @Test
-    void aGraphThatCannotRunFailsThePreparationWithoutStartingAnything() {
-        JobSettings oneKeyGroup = new JobSettings(2, 1, 1, 4, 100, 3, 1_000);
-        FakeCluster cluster = new FakeCluster(TestJobs.threeStages(), oneKeyGroup, FakeSlotPool.of(2, 2));
-
-        CompletableFuture<Void> prepared = cluster.job.prepareAsync(io, mainThread::add, Duration.ofSeconds(30));
-
-        assertThat(prepared).isCompletedExceptionally();
-        assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("raise execution.batch.max-key-groups");
-    }
 }

@@ -256,7 +256,7 @@ class JobMasterRecoveryTest {
         // 2 sources x 8 subpartitions x 10 bytes: 160 bytes, at 100 bytes per task 2 reduce tasks.
         assertThat(first.job.executions(REDUCE)).hasSize(2);
         JobSettings smallerTasks = new JobSettings(FakeCluster.SETTINGS.defaultParallelism(),
-                FakeCluster.SETTINGS.keyGroups(), 1, 4, 10, 3, DELAY);
+                FakeCluster.SETTINGS.keyGroups(), 1, 4, 10, 3, DELAY, FakeCluster.SETTINGS.collectMaxBytes());
         assertThat(AdaptiveParallelism.decide(160, smallerTasks.bytesPerTask(), 1, 4, 8))
                 .as("what the new leader would decide").isEqualTo(4);
 

@@ -14,6 +14,11 @@ class JobMasterStateTest {
             for (JobMasterState target : JobMasterState.values()) {
                 assertThat(end.canMoveTo(target)).as("%s -> %s", end, target).isFalse();
             }
+            assertThat(end.isDeadEnd()).as(end.name()).isTrue();
+        }
+        for (JobMasterState live : new JobMasterState[] {JobMasterState.CREATED, JobMasterState.RUNNING,
+                JobMasterState.CANCELLING}) {
+            assertThat(live.isDeadEnd()).as(live.name()).isFalse();
         }
     }
 

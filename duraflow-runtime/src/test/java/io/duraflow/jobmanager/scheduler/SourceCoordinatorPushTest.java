@@ -100,7 +100,7 @@ class SourceCoordinatorPushTest {
         FakeCluster cluster = new FakeCluster(TestSources.sourceOnly(TestSources.Behaviour.PUSH), FakeCluster.SETTINGS,
                 FakeSlotPool.of(2, 2));
         cluster.job.eventLog(log);
-        cluster.job.prepare();
+        cluster.prepare();
         assertThat(log.entries).as("a recovery may still replace the enumerator").isEmpty();
 
         cluster.job.logRunStarted("starts over");
@@ -144,5 +144,33 @@ class SourceCoordinatorPushTest {
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
         assertThat(cluster.splitsReadByFinishedAttempts(SOURCE)).containsExactlyElementsOf(FOUR_SPLITS);
         assertThat(log.entries).endsWith("returned 0 2", "reset 0#1", "assigned 0#1 [0, 500]");
+    }
+
+    @Test
+    void aFinishedSubtaskWhoseOutputIsLostGetsItsSplitsPushedBackForItsNextAttempt() {
+        FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.PUSH),
+                FakeCluster.SETTINGS, FakeSlotPool.of(2, 2));
+        cluster.job.eventLog(log);
+        cluster.start();
+        Deployment s0 = cluster.current(SOURCE, 0);
+        assertThat(s0.tmId()).isEqualTo("tm-1");
+        cluster.live(SOURCE).forEach(d -> {
+            cluster.running(d);
+            cluster.finish(d);
+        });
+
+        // The first reduce has not read subtask 0's output yet: it runs again, and its enumerator
+        // pushes the splits it gets back straight to subtask 0, which had finished.
+        cluster.slots.removeTaskManager("tm-1");
+        cluster.job.onTaskManagerLost("tm-1");
+
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
+        assertThat(log.entries).endsWith("returned 0 2", "reset 0#1", "assigned 0#1 [0, 500]");
+        cluster.scheduler.advance(DELAY);
+        Deployment s0Again = cluster.current(SOURCE, 0);
+        assertThat(s0Again.attemptNumber()).isEqualTo(1);
+        cluster.running(s0Again);
+        assertThat(eventKinds(cluster, s0Again)).containsExactly("add 2", "NO_MORE_SPLITS");
+        assertThat(cluster.splitsSentTo(s0Again.attempt())).containsExactly(FOUR_SPLITS.get(0), FOUR_SPLITS.get(2));
     }
 }

@@ -4,15 +4,8 @@ import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.api.connectors.SequenceSource;
 import io.duraflow.api.source.Source;
-import io.duraflow.api.source.SourceReader;
-import io.duraflow.api.source.SourceReaderContext;
-import io.duraflow.api.source.SplitEnumerator;
-import io.duraflow.api.source.SplitEnumeratorContext;
-import io.duraflow.api.source.SplitSerializer;
-import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import io.duraflow.plan.JobGraph;
-import java.util.List;
 
 /** Small job graphs for the scheduler tests, built with the user API as a job would be. */
 final class TestJobs {
@@ -28,8 +21,12 @@ final class TestJobs {
      * (parallelism decided at runtime). One exchange, edge 0.
      */
     static JobGraph wordCount(int splits) {
+        return wordCount(new SequenceSource(0, 1_000, splits));
+    }
+
+    private static JobGraph wordCount(Source<Long, RangeSplit> source) {
         JobBuilder job = new JobBuilder("word-count");
-        job.fromSource("numbers", new SequenceSource(0, 1_000, splits)).parallelism(2)
+        job.fromSource("numbers", source).parallelism(2)
                 .keyBy(n -> n % 10, Types.LONG).reduce(Long::sum)
                 .collect("sums");
         return JobGraph.compile(job.plan(), DEFAULT_PARALLELISM);
@@ -40,8 +37,13 @@ final class TestJobs {
      * runtime) -> collect. Edge 0 goes 0 -> 1, edge 1 goes 1 -> 2.
      */
     static JobGraph threeStages() {
+        return threeStages(new SequenceSource(0, 1_000, 4));
+    }
+
+    /** {@link #threeStages()} over another source. */
+    static JobGraph threeStages(Source<Long, RangeSplit> source) {
         JobBuilder job = new JobBuilder("three-stages");
-        job.fromSource("numbers", new SequenceSource(0, 1_000, 4)).parallelism(2)
+        job.fromSource("numbers", source).parallelism(2)
                 .keyBy(n -> n % 10, Types.LONG).reduce(Long::sum).parallelism(2)
                 .keyBy(n -> n % 3, Types.LONG).reduce(Long::sum)
                 .collect("sums");
@@ -50,78 +52,18 @@ final class TestJobs {
 
     /** {@link #wordCount}(4) over a source whose split enumerator cannot snapshot its state. */
     static JobGraph wordCountWithoutSnapshots() {
-        JobBuilder job = new JobBuilder("word-count");
-        job.fromSource("numbers", new NoSnapshotSource(new SequenceSource(0, 1_000, 4))).parallelism(2)
-                .keyBy(n -> n % 10, Types.LONG).reduce(Long::sum)
-                .collect("sums");
-        return JobGraph.compile(job.plan(), DEFAULT_PARALLELISM);
-    }
-
-    /** A source whose enumerator says it cannot snapshot; taking or restoring a snapshot fails the test. */
-    private record NoSnapshotSource(Source<Long, RangeSplit> sequence) implements Source<Long, RangeSplit> {
-        @Override
-        public SplitEnumerator<RangeSplit> createEnumerator(SplitEnumeratorContext<RangeSplit> context)
-                throws Exception {
-            SplitEnumerator<RangeSplit> splits = sequence.createEnumerator(context);
-            return new SplitEnumerator<>() {
-                @Override
-                public void start() {
-                    splits.start();
-                }
-
-                @Override
-                public void handleSplitRequest(int subtask) {
-                    splits.handleSplitRequest(subtask);
-                }
-
-                @Override
-                public void addSplitsBack(List<RangeSplit> returned, int subtask) {
-                    splits.addSplitsBack(returned, subtask);
-                }
-
-                @Override
-                public boolean supportsBatchSnapshot() {
-                    return false;
-                }
-
-                @Override
-                public byte[] snapshotState(long checkpointId) {
-                    throw new AssertionError("an enumerator that cannot snapshot was asked for its state");
-                }
-            };
-        }
-
-        @Override
-        public SplitEnumerator<RangeSplit> restoreEnumerator(SplitEnumeratorContext<RangeSplit> context,
-                byte[] state) {
-            throw new AssertionError("an enumerator that cannot snapshot was restored from a state");
-        }
-
-        @Override
-        public SourceReader<Long, RangeSplit> createReader(SourceReaderContext context) throws Exception {
-            return sequence.createReader(context);
-        }
-
-        @Override
-        public SplitSerializer<RangeSplit> splitSerializer() {
-            return sequence.splitSerializer();
-        }
-
-        @Override
-        public TypeSerializer<Long> producedType() {
-            return sequence.producedType();
-        }
-
-        @Override
-        public String description() {
-            return "no-snapshot " + sequence.description();
-        }
+        return wordCount(TestSources.source(TestSources.Behaviour.NO_SNAPSHOT));
     }
 
     /** One vertex: a source with {@code parallelism} tasks reading {@code splits} splits, collected. */
     static JobGraph sourceOnly(int parallelism, int splits) {
+        return sourceOnly(new SequenceSource(0, 1_000, splits), parallelism);
+    }
+
+    /** One vertex: {@code source} read by {@code parallelism} tasks, collected. */
+    static JobGraph sourceOnly(Source<Long, RangeSplit> source, int parallelism) {
         JobBuilder job = new JobBuilder("read-only");
-        job.fromSource("numbers", new SequenceSource(0, 1_000, splits)).parallelism(parallelism).collect("all");
+        job.fromSource("numbers", source).parallelism(parallelism).collect("all");
         return JobGraph.compile(job.plan(), DEFAULT_PARALLELISM);
     }
 }

@@ -1,8 +1,8 @@
 package io.duraflow.jobmanager.scheduler;
 
-import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.source.Boundedness;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
@@ -10,13 +10,12 @@ import io.duraflow.api.source.SplitEnumerator;
 import io.duraflow.api.source.SplitEnumeratorContext;
 import io.duraflow.api.source.SplitSerializer;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.api.types.Types;
 import io.duraflow.plan.JobGraph;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Sources whose enumerators behave unlike the pull-style sequence: for coordinator tests. */
+/** Sequence sources whose enumerators behave unlike the plain pull-style one: for coordinator tests. */
 final class TestSources {
     private TestSources() {}
 
@@ -31,27 +30,28 @@ final class TestSources {
         /** Pull-style, but handling a split request throws. */
         THROW_ON_REQUEST,
         /** Pull-style, but start blocks until {@link #RELEASE_SLOW_START} counts down (at most 10 s). */
-        SLOW_START
+        SLOW_START,
+        /** Pull-style, but says it cannot snapshot; taking or restoring a snapshot fails the test. */
+        NO_SNAPSHOT,
+        /** Pull-style, but says it never ends ({@link Boundedness#CONTINUOUS_UNBOUNDED}). */
+        UNBOUNDED
     }
 
     static volatile CountDownLatch RELEASE_SLOW_START = new CountDownLatch(0);
 
+    /** A sequence of 0..1000 in 4 splits whose enumerator has this behaviour. */
+    static Source<Long, RangeSplit> source(Behaviour behaviour) {
+        return new BehavingSource(behaviour, new SequenceSource(0, 1_000, 4));
+    }
+
     /** The three-stage job of {@link TestJobs#threeStages} over a source with this behaviour (4 splits). */
     static JobGraph threeStages(Behaviour behaviour) {
-        JobBuilder job = new JobBuilder("three-stages");
-        job.fromSource("numbers", new BehavingSource(behaviour, new SequenceSource(0, 1_000, 4))).parallelism(2)
-                .keyBy(n -> n % 10, Types.LONG).reduce(Long::sum).parallelism(2)
-                .keyBy(n -> n % 3, Types.LONG).reduce(Long::sum)
-                .collect("sums");
-        return JobGraph.compile(job.plan(), TestJobs.DEFAULT_PARALLELISM);
+        return TestJobs.threeStages(source(behaviour));
     }
 
     /** A source with this behaviour (2 tasks, 4 splits), collected. */
     static JobGraph sourceOnly(Behaviour behaviour) {
-        JobBuilder job = new JobBuilder("read-only");
-        job.fromSource("numbers", new BehavingSource(behaviour, new SequenceSource(0, 1_000, 4))).parallelism(2)
-                .collect("all");
-        return JobGraph.compile(job.plan(), TestJobs.DEFAULT_PARALLELISM);
+        return TestJobs.sourceOnly(source(behaviour), 2);
     }
 
     private record BehavingSource(Behaviour behaviour, SequenceSource sequence) implements Source<Long, RangeSplit> {
@@ -89,7 +89,15 @@ final class TestSources {
                 }
 
                 @Override
+                public boolean supportsBatchSnapshot() {
+                    return behaviour != Behaviour.NO_SNAPSHOT;
+                }
+
+                @Override
                 public byte[] snapshotState(long checkpointId) throws Exception {
+                    if (behaviour == Behaviour.NO_SNAPSHOT) {
+                        throw new AssertionError("an enumerator that cannot snapshot was asked for its state");
+                    }
                     return splits.snapshotState(checkpointId);
                 }
             };
@@ -102,7 +110,15 @@ final class TestSources {
                 // It never keeps a split: everything was pushed, and splits given back are pushed again.
                 return new PushEnumerator(context, List.of());
             }
+            if (behaviour == Behaviour.NO_SNAPSHOT) {
+                throw new AssertionError("an enumerator that cannot snapshot was restored from a state");
+            }
             return sequence.restoreEnumerator(context, state);
+        }
+
+        @Override
+        public Boundedness boundedness() {
+            return behaviour == Behaviour.UNBOUNDED ? Boundedness.CONTINUOUS_UNBOUNDED : Boundedness.BOUNDED;
         }
 
         @Override
