@@ -4,6 +4,7 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.util.Futures;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -117,8 +118,7 @@ final class CoordinatorHolder {
             if (error == null) {
                 limited.complete(null);
             } else {
-                limited.completeExceptionally(error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error);
+                limited.completeExceptionally(Futures.unwrap(error));
             }
         });
         limited.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
