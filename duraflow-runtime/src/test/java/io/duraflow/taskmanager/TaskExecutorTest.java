@@ -531,7 +531,7 @@ class TaskExecutorTest {
 
     @Test
     void stateChangingMethodsRefuseToRunOutsideTheMailbox() {
-        assertThatThrownBy(() -> executor.followLeader(FIRST)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> executor.connection.followLeader(FIRST)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("mailbox");
     }
 
