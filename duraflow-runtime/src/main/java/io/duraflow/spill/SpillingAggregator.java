@@ -4,7 +4,6 @@ import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,7 +65,6 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
     private final TypeSerializer<A> accType;
     private final Merger<A> merger;
     private final long memoryBudgetBytes;
-    private final Path spillDirectory;
     private final KeyOrder.KeyHasher hasher;
     private final int maxFanIn;
     /** The accumulator of each key, in a holder updated in place so a merge costs one lookup. */
@@ -74,7 +72,7 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
     /** Runs holding the spilled data, oldest first. */
     private final List<Path> runs = new ArrayList<>();
     /** Every run file on disk, including one being written: what {@link #close()} deletes. */
-    private final List<Path> runFiles = new ArrayList<>();
+    private final SpillFiles runFiles;
     private final DataWriter accScratch = new DataWriter();
     private long estimatedBytes;
     private long spilledBytes;
@@ -98,7 +96,7 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
         this.accType = Objects.requireNonNull(accType, "accType");
         this.merger = Objects.requireNonNull(merger, "merger");
         this.memoryBudgetBytes = memoryBudgetBytes;
-        this.spillDirectory = Objects.requireNonNull(spillDirectory, "spillDirectory");
+        this.runFiles = new SpillFiles(Objects.requireNonNull(spillDirectory, "spillDirectory"));
         this.hasher = hasher;
         this.maxFanIn = maxFanIn;
     }
@@ -185,7 +183,7 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
 
     private void spill() throws IOException {
         SortedEntries<A> sorted = SortedEntries.of(entries, keyType, hasher);
-        Path run = newRunFile();
+        Path run = runFiles.create("aggregate-", ".run");
         try (RunWriter writer = new RunWriter(run)) {
             for (int i = 0; i < sorted.size(); i++) {
                 accScratch.reset();
@@ -216,7 +214,7 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
     }
 
     private Path mergeGroup(List<Path> group) throws Exception {
-        Path merged = newRunFile();
+        Path merged = runFiles.create("aggregate-", ".run");
         try (RunWriter writer = new RunWriter(merged)) {
             new RunMerger<>(accType, merger, hasher).merge(group, (hash, key, offset, length, acc) -> {
                 accScratch.reset();
@@ -226,29 +224,13 @@ public final class SpillingAggregator<K, A> implements AutoCloseable {
             writer.finish();
         }
         for (Path run : group) {
-            Files.delete(run);
-            runFiles.remove(run);
+            runFiles.delete(run);
         }
         return merged;
     }
 
-    /** Creates a run file and registers it first, so it is deleted even if writing it fails. */
-    private Path newRunFile() throws IOException {
-        Files.createDirectories(spillDirectory);
-        Path run = Files.createTempFile(spillDirectory, "aggregate-", ".run");
-        runFiles.add(run);
-        return run;
-    }
-
     private void deleteRuns() {
-        for (Path run : runFiles) {
-            try {
-                Files.deleteIfExists(run);
-            } catch (IOException ignored) {
-                // Best effort: the spill directory belongs to the task and is removed with it.
-            }
-        }
-        runFiles.clear();
+        runFiles.deleteAll();
         runs.clear();
     }
 }

@@ -5,7 +5,6 @@ import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,10 +67,9 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
     private final TypeSerializer<L> leftType;
     private final TypeSerializer<R> rightType;
     private final long memoryBudgetBytes;
-    private final Path spillDirectory;
     private final int fanOut;
     /** Every partition file on disk: what {@link #close()} deletes. */
-    private final List<Path> files = new ArrayList<>();
+    private final SpillFiles files;
     /** Every writer that may still be open: what {@link #close()} closes. */
     private final List<RunWriter> openWriters = new ArrayList<>();
     private final DataWriter keyScratch = new DataWriter(64);
@@ -102,7 +100,7 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
         this.leftType = Objects.requireNonNull(leftType, "leftType");
         this.rightType = Objects.requireNonNull(rightType, "rightType");
         this.memoryBudgetBytes = memoryBudgetBytes;
-        this.spillDirectory = Objects.requireNonNull(spillDirectory, "spillDirectory");
+        this.files = new SpillFiles(Objects.requireNonNull(spillDirectory, "spillDirectory"));
         this.fanOut = fanOut;
         this.top = new Level(0);
     }
@@ -312,8 +310,8 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
                         joinInNextLevel(partition.buildFile, partition.probeFile, out);
                     }
                 }
-                delete(partition.buildFile);
-                delete(partition.probeFile);
+                files.delete(partition.buildFile);
+                files.delete(partition.probeFile);
             }
         }
 
@@ -383,7 +381,7 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
         /** Appends {@code left} under the key in {@link #keyScratch}. */
         void writeBuild(L left) throws IOException {
             if (buildWriter == null) {
-                buildFile = newFile("join-build-");
+                buildFile = files.create("join-build-", ".part");
                 buildWriter = openWriter(buildFile);
             }
             write(buildWriter, leftType, left);
@@ -400,7 +398,7 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
         /** Appends {@code right} under the key in {@link #keyScratch}. */
         void writeProbe(R right) throws IOException {
             if (probeWriter == null) {
-                probeFile = newFile("join-probe-");
+                probeFile = files.create("join-probe-", ".part");
                 probeWriter = openWriter(probeFile);
             }
             write(probeWriter, rightType, right);
@@ -460,21 +458,6 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
         return value;
     }
 
-    /** Creates a partition file and registers it first, so it is deleted even if writing it fails. */
-    private Path newFile(String prefix) throws IOException {
-        Files.createDirectories(spillDirectory);
-        Path file = Files.createTempFile(spillDirectory, prefix, ".part");
-        files.add(file);
-        return file;
-    }
-
-    private void delete(Path file) throws IOException {
-        if (file != null) {
-            Files.deleteIfExists(file);
-            files.remove(file);
-        }
-    }
-
     private void deleteFiles() {
         for (RunWriter writer : openWriters) {
             try {
@@ -484,13 +467,6 @@ public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
             }
         }
         openWriters.clear();
-        for (Path file : files) {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException ignored) {
-                // Best effort: the spill directory belongs to the TaskManager and is swept with it.
-            }
-        }
-        files.clear();
+        files.deleteAll();
     }
 }

@@ -13,6 +13,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /** {@link JobManagerClient} over one gRPC channel; every call has a deadline. */
 final class GrpcJobManagerClient implements JobManagerClient {
@@ -32,30 +33,22 @@ final class GrpcJobManagerClient implements JobManagerClient {
 
     @Override
     public CompletableFuture<RegisterTaskManagerResponse> register(RegisterTaskManagerRequest request) {
-        CompletableFuture<RegisterTaskManagerResponse> answer = new CompletableFuture<>();
-        stub.withDeadlineAfter(REGISTER_TIMEOUT_MS, TimeUnit.MILLISECONDS).registerTaskManager(request, into(answer));
-        return answer;
+        return call(REGISTER_TIMEOUT_MS, (gateway, answer) -> gateway.registerTaskManager(request, answer));
     }
 
     @Override
     public CompletableFuture<JobManagerHeartbeat> heartbeat(TaskManagerHeartbeat heartbeat) {
-        CompletableFuture<JobManagerHeartbeat> answer = new CompletableFuture<>();
-        stub.withDeadlineAfter(heartbeatTimeoutMs, TimeUnit.MILLISECONDS).heartbeat(heartbeat, into(answer));
-        return answer;
+        return call(heartbeatTimeoutMs, (gateway, answer) -> gateway.heartbeat(heartbeat, answer));
     }
 
     @Override
     public CompletableFuture<Ack> updateTaskState(TaskStateUpdate update) {
-        CompletableFuture<Ack> answer = new CompletableFuture<>();
-        stub.withDeadlineAfter(REPORT_TIMEOUT_MS, TimeUnit.MILLISECONDS).updateTaskState(update, into(answer));
-        return answer;
+        return call(REPORT_TIMEOUT_MS, (gateway, answer) -> gateway.updateTaskState(update, answer));
     }
 
     @Override
     public CompletableFuture<Ack> sendOperatorEvent(OperatorEventFromTask event) {
-        CompletableFuture<Ack> answer = new CompletableFuture<>();
-        stub.withDeadlineAfter(REPORT_TIMEOUT_MS, TimeUnit.MILLISECONDS).sendOperatorEvent(event, into(answer));
-        return answer;
+        return call(REPORT_TIMEOUT_MS, (gateway, answer) -> gateway.sendOperatorEvent(event, answer));
     }
 
     @Override
@@ -64,8 +57,11 @@ final class GrpcJobManagerClient implements JobManagerClient {
         channel.shutdownNow();
     }
 
-    private static <T> StreamObserver<T> into(CompletableFuture<T> answer) {
-        return new StreamObserver<>() {
+    /** Starts a unary call with a deadline of {@code timeoutMs}; its answer completes the future. */
+    private <T> CompletableFuture<T> call(long timeoutMs,
+            BiConsumer<JobManagerGatewayGrpc.JobManagerGatewayStub, StreamObserver<T>> call) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        call.accept(stub.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS), new StreamObserver<>() {
             @Override
             public void onNext(T value) {
                 answer.complete(value);
@@ -78,6 +74,7 @@ final class GrpcJobManagerClient implements JobManagerClient {
 
             @Override
             public void onCompleted() {}
-        };
+        });
+        return answer;
     }
 }

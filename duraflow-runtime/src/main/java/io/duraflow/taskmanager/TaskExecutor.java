@@ -10,12 +10,10 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.HeldPartition;
-import io.duraflow.rpc.proto.JobManagerHeartbeat;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
-import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
 import io.duraflow.rpc.proto.TaskAttemptState;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
@@ -31,13 +29,9 @@ import io.duraflow.taskmanager.task.TaskEnvironment;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +50,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TaskManager's state: its slots and the tasks in them, the job plans they run, the final
- * reports the JobManager has not acknowledged, and the registration with the leading JobManager.
+ * reports the JobManager has not acknowledged, and, through its {@link JobManagerConnection}, the
+ * registration with the leading JobManager.
  *
  * <p>All of that is owned by one {@link Mailbox}: every method that changes it runs as a mail
  * (each starts with {@code mailbox.assertRunningInMailbox()}), and other threads only enqueue:
@@ -89,16 +84,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         void refuse(StatusRuntimeException error);
     }
 
-    /** Where this TaskManager stands with the leader it follows. */
-    private enum Registration {
-        /** No registration in flight; the next heartbeat tick tries. */
-        UNREGISTERED,
-        /** A registration call is in flight; requests of an unknown session wait for its answer. */
-        REGISTERING,
-        /** Registered in session {@link #sessionId}. */
-        REGISTERED
-    }
-
     /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
     private static final class Slot {
         final TaskDeployment deployment;
@@ -115,8 +100,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final int slots;
     private final OperatorChain.Settings settings;
     private final int writeBufferBytes;
-    private final long heartbeatIntervalMs;
-    private final long heartbeatTimeoutMs;
     /** Keep finished partitions through a JobManager failover (batch job recovery). */
     private final boolean retainPartitions;
     private final long retentionTimeoutMs;
@@ -131,33 +114,17 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final PartitionStore partitions;
     /** Fetches from peer TaskManagers, for task threads; thread-safe. */
     private final PeerPartitions peers = new PeerPartitions();
-    /** Completed by the mailbox at the first registration; {@link #start} waits for it. */
-    private final CompletableFuture<String> firstRegistration = new CompletableFuture<>();
+    /** Registration with the leader, heartbeats, and the client reports go through. */
+    final JobManagerConnection connection;
 
     // ------------------------------------------------------------ mailbox only
 
-    private String address;
-    private LeaderInfo leader;
-    private JobManagerClient client;
-    private Registration registration = Registration.UNREGISTERED;
-    private String sessionId = "";
-    /** Requests from a session not known yet, waiting for the registration call's answer. */
-    private List<Runnable> waitingForRegistration = new ArrayList<>();
-    private long lastJobManagerContactMs;
-    private boolean heartbeatInFlight;
-    /** When the JobManager was last lost; registration waits a while for cancelled tasks to leave. */
-    private long lostJobManagerAtMs = Long.MIN_VALUE / 2;
-    /** A registration waits for the slots of cancelled tasks to be freed. */
-    private boolean registerWhenSlotsFree;
-    /** The last refusal logged, so that a refused TaskManager logs it once, not every heartbeat. */
-    private String lastRefusal = "";
     /** Releases the kept partitions if no new leader took them over in time. */
     private Mailbox.Cancellable retentionExpiry;
     /** By attempt ({@link #key}): one per slot. */
     private final Map<String, Slot> slotsByAttempt = new LinkedHashMap<>();
     private final JobPlanCache plans;
     private final FinalReports finalReports;
-    private boolean closed;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
         this(config, leaderRetrieval, dataDirectory, EXIT_ON_FATAL_ERROR);
@@ -187,8 +154,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(), spillDirectory);
         this.writeBufferBytes = (int) Math.min(Integer.MAX_VALUE,
                 config.get(TaskManagerOptions.PARTITION_WRITE_BUFFER).bytes());
-        this.heartbeatIntervalMs = config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis();
-        this.heartbeatTimeoutMs = config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis();
         this.retainPartitions = JobRecoveryOptions.isEnabled(config);
         this.retentionTimeoutMs = config.get(JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis();
         this.services = services;
@@ -197,6 +162,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis());
         this.finalReports = new FinalReports(mailbox);
         this.leaderRetrieval = leaderRetrieval;
+        this.connection = new JobManagerConnection(tmId, slots, config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
+                config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
     }
 
     public String taskManagerId() {
@@ -213,12 +180,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     public void start(String ownAddress, long registrationTimeoutMs) throws Exception {
         begin(ownAddress);
         try {
-            firstRegistration.get(registrationTimeoutMs, TimeUnit.MILLISECONDS);
+            connection.firstRegistration().get(registrationTimeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            String problem = askMailbox(() -> leader == null
+            LeaderInfo leader = askMailbox(connection::leader);
+            String problem = leader == null
                     ? "no leading JobManager appeared within " + registrationTimeoutMs + " ms; is it running?"
                     : "cannot reach the JobManager at " + leader.address() + " within " + registrationTimeoutMs
-                            + " ms; is it running?");
+                            + " ms; is it running?";
             throw new IllegalStateException(problem);
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
@@ -227,211 +195,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     /** Starts following the leader and heartbeating, without waiting for the registration. */
     void begin(String ownAddress) throws Exception {
-        mailbox.execute(() -> {
-            address = ownAddress;
-            lastJobManagerContactMs = mailbox.now();
-            mailbox.schedule(this::heartbeatTick, heartbeatIntervalMs);
-        });
-        leaderRetrieval.start(info -> mailbox.execute(() -> followLeader(info)));
-    }
-
-    // ------------------------------------------------------------ registration and heartbeats
-
-    /** A new leader was announced (or none, while an election runs). */
-    void followLeader(LeaderInfo info) {
-        mailbox.assertRunningInMailbox();
-        if (closed || info == null || info.equals(leader)) {
-            return;
-        }
-        LeaderInfo previous = leader;
-        leader = info;
-        if (previous != null && registration == Registration.REGISTERING && client != null
-                && info.address().equals(previous.address())) {
-            // A new leadership of the JobManager this registration already goes to: its answer
-            // names the new session (registrationAnswered follows it). Registering a second time
-            // would make the JobManager drop the first registration as a lost TaskManager, with
-            // the tasks it just deployed and the finished output it holds (issue 8, ZooKeeper outage).
-            return;
-        }
-        if (previous != null && registration == Registration.REGISTERED) {
-            jobManagerLost("the leader changed to " + info.address());
-        }
-        unregistered();
-        if (client != null) {
-            client.close();
-        }
-        client = services.clients().connect(info.address());
-        heartbeatInFlight = false;
-        register();
-    }
-
-    private void register() {
-        mailbox.assertRunningInMailbox();
-        if (closed || client == null || address == null || registration != Registration.UNREGISTERED) {
-            return;
-        }
-        if (!slotsByAttempt.isEmpty() && mailbox.now() - lostJobManagerAtMs < heartbeatTimeoutMs) {
-            // Tasks cancelled when the JobManager was lost still hold their slots. Registering now
-            // would offer the JobManager slots that refuse its deployments (each one a failed task
-            // and a restart): wait until they are free (see freeSlot), or a heartbeat timeout.
-            registerWhenSlotsFree = true;
-            return;
-        }
-        registerWhenSlotsFree = false;
-        registration = Registration.REGISTERING;
-        RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
-                .setAddress(address).setSlots(slots);
-        for (PartitionStore.StoredPartition held : partitions.keepPublished()) {
-            request.addHeldPartitions(HeldPartition.newBuilder().setJobId(held.jobId())
-                    .setPartitionId(held.partitionId()));
-        }
-        // Finishes an earlier leader may not have logged go to the new one, which can take them
-        // instead of running those tasks again (a sink whose finish was lost would write twice).
-        request.addAllEarlierFinishedReports(finalReports.finished());
-        JobManagerClient target = client;
-        LeaderInfo expected = leader;
-        int kept = request.getHeldPartitionsCount();
-        target.register(request.build()).whenComplete((response, error) -> mailbox.execute(
-                () -> registrationAnswered(target, expected, kept, response, error)));
-    }
-
-    private void registrationAnswered(JobManagerClient target, LeaderInfo expected, int kept,
-            RegisterTaskManagerResponse response, Throwable error) {
-        mailbox.assertRunningInMailbox();
-        if (target != client || registration != Registration.REGISTERING) {
-            return;  // an answer from a leader this TaskManager no longer follows
-        }
-        if (error != null) {
-            unregistered();
-            registrationFailed(expected, error);
-            return;
-        }
-        if (!expected.sessionId().isEmpty() && !expected.sessionId().equals(response.getJmSessionId())) {
-            // The JobManager at the leader's address registered us, so it leads session
-            // response.getJmSessionId() now: a process leads one session at a time, and answers
-            // only once it leads. The session announced for it has thus ended, and this is a new
-            // leadership of the same process (issue 8: after a ZooKeeper outage the JobManager
-            // led again before the new announcement arrived here). Refusing the answer would
-            // leave us registered there but refusing its deployments with PERMISSION_DENIED, each
-            // one a failed task and a restart, and every registration again would lose our
-            // kept partitions for it. So follow the session the JobManager named.
-            LOG.info("JobManager at {} answered with session {} while {} was announced; it leads again, following"
-                    + " the new session", expected.address(), response.getJmSessionId(), expected.sessionId());
-            leader = new LeaderInfo(expected.address(), response.getJmSessionId());
-        }
-        registration = Registration.REGISTERED;
-        sessionId = response.getJmSessionId();
-        lastJobManagerContactMs = mailbox.now();
-        lastRefusal = "";
-        if (retentionExpiry != null) {
-            // The new leader knows the kept partitions now and releases what it does not need.
-            retentionExpiry.cancel();
-            retentionExpiry = null;
-        }
-        // The answer acknowledges the earlier finishes the registration carried; the other final
-        // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
-        int dropped = finalReports.keepOnly(sessionId);
-        LOG.info("TaskManager {} registered at JobManager {} (session {}) with {} slots and {} kept partitions{}",
-                tmId, expected.address(), sessionId, slots, kept,
-                dropped == 0 ? "" : "; handed over or dropped " + dropped + " final reports of an earlier leader");
-        firstRegistration.complete(sessionId);
-        runWaitingRequests();
-    }
-
-    /** A refusal is logged once in one line; an unreachable leader is retried quietly. */
-    private void registrationFailed(LeaderInfo expected, Throwable error) {
-        if (error instanceof StatusRuntimeException status && !Rpc.isUnreachable(status)
-                && status.getStatus().getCode() != Status.Code.UNAVAILABLE) {
-            String refusal = "the JobManager at " + expected.address() + " refused to register TaskManager " + tmId
-                    + ": " + Rpc.message(status);
-            if (!refusal.equals(lastRefusal)) {
-                LOG.error("{}", refusal);
-                lastRefusal = refusal;
-            }
-            firstRegistration.completeExceptionally(new IllegalStateException(refusal));
-            return;
-        }
-        LOG.debug("Registration failed: {}", Rpc.message(error));
-        if (!firstRegistration.isDone()) {
-            // Starting up: try again soon rather than at the next heartbeat.
-            mailbox.schedule(this::register, Math.min(100, heartbeatIntervalMs));
-        }
-    }
-
-    private void unregistered() {
-        registration = Registration.UNREGISTERED;
-        sessionId = "";
-        runWaitingRequests();
-    }
-
-    /** Decides the requests that waited for a registration answer, now that there is one. */
-    private void runWaitingRequests() {
-        List<Runnable> waiting = waitingForRegistration;
-        waitingForRegistration = new ArrayList<>();
-        waiting.forEach(Runnable::run);
-    }
-
-    private void heartbeatTick() {
-        mailbox.assertRunningInMailbox();
-        if (closed) {
-            return;
-        }
-        mailbox.schedule(this::heartbeatTick, heartbeatIntervalMs);
-        if (client == null) {
-            return;
-        }
-        if (registration == Registration.UNREGISTERED) {
-            register();
-            return;
-        }
-        if (registration != Registration.REGISTERED || heartbeatInFlight) {
-            return;
-        }
-        heartbeatInFlight = true;
-        JobManagerClient target = client;
-        String session = sessionId;
-        target.heartbeat(heartbeat()).whenComplete((answer, error) -> mailbox.execute(
-                () -> heartbeatAnswered(target, session, answer, error)));
-    }
-
-    private TaskManagerHeartbeat heartbeat() {
-        TaskManagerHeartbeat.Builder heartbeat = TaskManagerHeartbeat.newBuilder().setTmId(tmId)
-                .setJmSessionId(sessionId).setHeapUsedBytes(heapUsed()).setPeakHeapUsedBytes(peakHeapUsed());
-        for (Slot slot : slotsByAttempt.values()) {
-            heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
-                    .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
-        }
-        finalReports.addTo(heartbeat);
-        return heartbeat.build();
-    }
-
-    private void heartbeatAnswered(JobManagerClient target, String session, JobManagerHeartbeat answer,
-            Throwable error) {
-        mailbox.assertRunningInMailbox();
-        if (target != client) {
-            return;
-        }
-        heartbeatInFlight = false;
-        if (!session.equals(sessionId)) {
-            return;
-        }
-        if (error != null) {
-            if (mailbox.now() - lastJobManagerContactMs > heartbeatTimeoutMs) {
-                jobManagerLost("no heartbeat answer for " + heartbeatTimeoutMs + " ms");
-                unregistered();
-                register();
-            }
-            return;
-        }
-        lastJobManagerContactMs = mailbox.now();
-        if (!answer.getRegistered()) {
-            LOG.warn("The JobManager does not know this TaskManager any more; registering again");
-            jobManagerLost("JobManager forgot this TaskManager");
-            unregistered();
-            register();
-            return;
-        }
-        finalReports.acknowledged(answer.getAcknowledgedReportsList());
+        mailbox.execute(() -> connection.begin(ownAddress));
+        leaderRetrieval.start(info -> mailbox.execute(() -> connection.followLeader(info)));
     }
 
     /**
@@ -441,7 +206,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      */
     private void jobManagerLost(String reason) {
         mailbox.assertRunningInMailbox();
-        lostJobManagerAtMs = mailbox.now();
         for (Iterator<Slot> it = slotsByAttempt.values().iterator(); it.hasNext(); ) {
             Slot slot = it.next();
             if (slot.task != null) {
@@ -462,48 +226,82 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             retentionExpiry.cancel();
         }
         retentionExpiry = mailbox.schedule(() -> {
-            if (registration != Registration.REGISTERED) {
+            if (!connection.isRegistered()) {
                 LOG.warn("No JobManager took over the kept partitions within {} ms; releasing them", retentionTimeoutMs);
                 partitions.releaseAll();
             }
         }, retentionTimeoutMs);
     }
 
+    /** What the connection to the JobManager learns, applied to the slots, partitions and reports. */
+    private final class Owner implements JobManagerConnection.Owner {
+        @Override
+        public boolean slotsInUse() {
+            return !slotsByAttempt.isEmpty();
+        }
+
+        @Override
+        public void describeHeld(RegisterTaskManagerRequest.Builder registration) {
+            for (PartitionStore.StoredPartition held : partitions.keepPublished()) {
+                registration.addHeldPartitions(HeldPartition.newBuilder().setJobId(held.jobId())
+                        .setPartitionId(held.partitionId()));
+            }
+            // Finishes an earlier leader may not have logged go to the new one, which can take them
+            // instead of running those tasks again (a sink whose finish was lost would write twice).
+            registration.addAllEarlierFinishedReports(finalReports.finished());
+        }
+
+        @Override
+        public int registered(String sessionId) {
+            if (retentionExpiry != null) {
+                // The new leader knows the kept partitions now and releases what it does not need.
+                retentionExpiry.cancel();
+                retentionExpiry = null;
+            }
+            // The answer acknowledges the earlier finishes the registration carried; the other final
+            // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
+            return finalReports.keepOnly(sessionId);
+        }
+
+        @Override
+        public void describeTasks(TaskManagerHeartbeat.Builder heartbeat) {
+            for (Slot slot : slotsByAttempt.values()) {
+                heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
+                        .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
+            }
+            finalReports.addTo(heartbeat);
+        }
+
+        @Override
+        public void acknowledged(List<AttemptId> attempts) {
+            finalReports.acknowledged(attempts);
+        }
+
+        @Override
+        public void jobManagerLost(String reason) {
+            TaskExecutor.this.jobManagerLost(reason);
+        }
+    }
+
     // ------------------------------------------------------------ requests from the JobManager (any thread)
 
     void deploy(TaskDeployment deployment, Reply reply) {
-        mailbox.execute(() -> inSession(deployment.getJmSessionId(), reply, () -> onDeploy(deployment, reply)));
+        mailbox.execute(() -> connection.inSession(deployment.getJmSessionId(), reply,
+                () -> onDeploy(deployment, reply)));
     }
 
     void cancel(String requestSession, AttemptId attempt, Reply reply) {
-        mailbox.execute(() -> inSession(requestSession, reply, () -> onCancel(attempt, reply)));
+        mailbox.execute(() -> connection.inSession(requestSession, reply, () -> onCancel(attempt, reply)));
     }
 
     void deliver(OperatorEventToTask event, Reply reply) {
-        mailbox.execute(() -> inSession(event.getJmSessionId(), reply, () -> onDeliver(event, reply)));
+        mailbox.execute(() -> connection.inSession(event.getJmSessionId(), reply, () -> onDeliver(event, reply)));
     }
 
     void releasePartitions(String requestSession, String jobId, List<String> partitionIds, boolean onlyKept,
             Reply reply) {
-        mailbox.execute(() -> inSession(requestSession, reply,
+        mailbox.execute(() -> connection.inSession(requestSession, reply,
                 () -> onReleasePartitions(jobId, partitionIds, onlyKept, reply)));
-    }
-
-    /**
-     * Runs {@code action} if the request comes from the session this TaskManager belongs to. The
-     * JobManager may send requests as soon as it registered this TaskManager, before the answer
-     * (with the session id) is back here: those wait for the answer instead of being refused.
-     */
-    private void inSession(String requestSession, Reply reply, Runnable action) {
-        mailbox.assertRunningInMailbox();
-        if (registration == Registration.REGISTERED && requestSession.equals(sessionId)) {
-            action.run();
-        } else if (registration == Registration.REGISTERING) {
-            waitingForRegistration.add(() -> inSession(requestSession, reply, action));
-        } else {
-            reply.refuse(Status.PERMISSION_DENIED.withDescription("request from JobManager session " + requestSession
-                    + ", but this TaskManager belongs to session " + sessionId).asRuntimeException());
-        }
     }
 
     /**
@@ -557,8 +355,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     /** A task left its slot (ended, or never started). */
     private void freeSlot(String key) {
         mailbox.assertRunningInMailbox();
-        if (slotsByAttempt.remove(key) != null && registerWhenSlotsFree && slotsByAttempt.isEmpty()) {
-            register();
+        if (slotsByAttempt.remove(key) != null && slotsByAttempt.isEmpty()) {
+            connection.slotsFreed();
         }
     }
 
@@ -605,7 +403,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         mailbox.assertRunningInMailbox();
         String key = key(report.getAttempt());
         freeSlot(key);
-        if (registration == Registration.REGISTERED && !report.getJmSessionId().equals(sessionId)) {
+        if (connection.isRegistered() && !report.getJmSessionId().equals(connection.sessionId())) {
             LOG.info("Dropping the {} report of {}: it belongs to an earlier JobManager", report.getState(), key);
             return;
         }
@@ -614,6 +412,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     /** Sends a report; a final one ({@code pending} not null) is forgotten once the call succeeds. */
     private void send(TaskStateUpdate report, FinalReports.Pending pending) {
+        JobManagerClient client = connection.client();
         if (client == null) {
             return;
         }
@@ -712,6 +511,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         mailbox.execute(() -> {
             Slot slot = slotsByAttempt.get(key(event.getAttempt()));
+            JobManagerClient client = connection.client();
             if (client == null || slot == null) {
                 sent.completeExceptionally(new IllegalStateException(client == null ? "no JobManager is known"
                         : "the task is no longer in a slot"));
@@ -752,23 +552,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         });
     }
 
-    // ------------------------------------------------------------ metrics
-
-    private static long heapUsed() {
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    }
-
-    /** Sum of the peak usage of the heap pools since start: an upper bound of peak heap use. */
-    private static long peakHeapUsed() {
-        long sum = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
-                sum += pool.getPeakUsage().getUsed();
-            }
-        }
-        return sum;
-    }
-
     static String oneLine(Throwable t) {
         String message = t.getMessage();
         String text = message == null || message.isBlank() ? t.getClass().getSimpleName()
@@ -789,15 +572,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     public void close() {
         CompletableFuture<Void> stopped = new CompletableFuture<>();
         mailbox.execute(() -> {
-            closed = true;
+            connection.close();
             slotsByAttempt.values().forEach(slot -> {
                 if (slot.task != null) {
                     slot.task.cancel();
                 }
             });
-            if (client != null) {
-                client.close();
-            }
             stopped.complete(null);
         });
         if (mailbox instanceof ThreadMailbox) {

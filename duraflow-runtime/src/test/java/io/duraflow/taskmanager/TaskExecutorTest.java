@@ -298,11 +298,7 @@ class TaskExecutorTest {
         // session; this TaskManager registered again (the JobManager no longer knew it) before
         // the new announcement reached it. It used to refuse the answer and then every
         // deployment of the new session with PERMISSION_DENIED.
-        register(FIRST);
-        int registrations = jobManagers.registrations.size();
-        heartbeat();
-        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
-        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+        int registrations = registeredThenForgotten();
         LeaderInfo again = new LeaderInfo(FIRST.address(), "s1-again");
 
         answerRegistration(again);
@@ -324,11 +320,7 @@ class TaskExecutorTest {
         // led again; the new session's announcement came before the answer and started a second
         // registration, so the JobManager dropped the first one as a lost TaskManager (a restart,
         // and finished sources run again).
-        register(FIRST);
-        int registrations = jobManagers.registrations.size();
-        heartbeat();
-        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
-        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+        int registrations = registeredThenForgotten();
         LeaderInfo again = new LeaderInfo(FIRST.address(), "s1-again");
 
         leaders.listener.accept(again);
@@ -528,7 +520,7 @@ class TaskExecutorTest {
                 .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build();
 
         CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> executor.sendOperatorEvent(event));
-        await().atMost(Duration.ofSeconds(10)).until(() -> mailbox.due() > 0);
+        await().atMost(Duration.ofSeconds(10)).until(mailbox::hasDue);
         mailbox.runDue();
         FakeJobManager.last(jobManagers.operatorEvents).answer().complete(Ack.getDefaultInstance());
 
@@ -539,11 +531,25 @@ class TaskExecutorTest {
 
     @Test
     void stateChangingMethodsRefuseToRunOutsideTheMailbox() {
-        assertThatThrownBy(() -> executor.followLeader(FIRST)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> executor.connection.followLeader(FIRST)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("mailbox");
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Registers with FIRST, whose JobManager then answers a heartbeat with "not registered" (it
+     * lost and won leadership again): the executor registers again. Returns the number of
+     * registrations before that one.
+     */
+    private int registeredThenForgotten() {
+        register(FIRST);
+        int registrations = jobManagers.registrations.size();
+        heartbeat();
+        answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
+        assertThat(jobManagers.registrations).hasSize(registrations + 1);
+        return registrations;
+    }
 
     private void register(LeaderInfo leader) {
         leaders.listener.accept(leader);
