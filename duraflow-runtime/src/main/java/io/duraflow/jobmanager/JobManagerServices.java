@@ -20,6 +20,7 @@ import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.duraflow.util.Futures;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -41,10 +42,8 @@ final class JobManagerServices {
     /** Runs {@code call} on the main thread and answers when the future it returns completes. */
     static <T> void answerAsync(MainThread mainThread, StreamObserver<T> response,
             Callable<CompletableFuture<T>> call) {
-        mainThread.call(call).thenCompose(future -> future).whenComplete((value, error) -> {
-            while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
-                error = error.getCause();
-            }
+        mainThread.call(call).thenCompose(future -> future).whenComplete((value, failure) -> {
+            Throwable error = failure == null ? null : Futures.unwrap(failure);
             if (error == null) {
                 response.onNext(value);
                 response.onCompleted();

@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.taskmanager.task.Task;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.TaskDeployment;
 import java.util.LinkedHashMap;
@@ -50,7 +51,7 @@ final class JobPlanCache {
                         deployment.getDefaultParallelism()));
             } catch (Throwable t) {
                 plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
-                        + " failed: " + TaskExecutor.oneLine(t), t));
+                        + " failed: " + Task.oneLine(t), t));
             }
         });
         Mailbox.Cancellable timeout = mailbox.schedule(() -> {

@@ -552,14 +552,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         });
     }
 
-    static String oneLine(Throwable t) {
-        String message = t.getMessage();
-        String text = message == null || message.isBlank() ? t.getClass().getSimpleName()
-                : t.getClass().getSimpleName() + ": " + message;
-        int newline = text.indexOf('\n');
-        return newline < 0 ? text : text.substring(0, newline);
-    }
-
     /** Runs {@code question} in the mailbox and waits for the answer; not from the mailbox itself. */
     private <T> T askMailbox(Supplier<T> question) throws Exception {
         CompletableFuture<T> answer = new CompletableFuture<>();

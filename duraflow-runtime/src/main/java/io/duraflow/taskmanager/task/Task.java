@@ -396,7 +396,8 @@ public final class Task implements Runnable {
         mailbox.runMailboxLoop();
     }
 
-    private static String oneLine(Throwable t) {
+    /** A failure as one line: its type and the first line of its message. */
+    public static String oneLine(Throwable t) {
         String message = t.getMessage();
         String text = message == null || message.isBlank() ? t.getClass().getSimpleName()
                 : t.getClass().getSimpleName() + ": " + message;
