@@ -245,7 +245,7 @@ public final class LocalCluster {
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(List.of(heap.split(" ")));
         command.add("-XX:+UseParallelGC");
-        command.addAll(classDataSharing(name));
+        command.addAll(classDataSharing(name, recordingNote(name)));
         command.addAll(List.of("-cp", processClassPath(), Duraflow.class.getName()));
         // The subcommand, then the user's options, then ours: picocli keeps the last value of an
         // option, so what the cluster must decide (ports, directories) wins.
@@ -265,13 +265,24 @@ public final class LocalCluster {
         return process;
     }
 
+    /** Per recorder, under the work directory: the archive it writes at exit, and where that goes once complete. */
+    private static final String RECORDINGS = "cds-recordings";
+
+    /** How long {@link #stop} waits for a process that writes a class-data archive at exit. */
+    private static final Duration RECORDER_GRACE = Duration.ofSeconds(30);
+
     /**
      * Application class-data sharing: the first JobManager and TaskManager started from a build
      * record the classes they load into an archive next to the build's jars; later processes map
      * it and start about a third faster. The JVM ignores an archive that does not match the
      * class path (after a rebuild) and {@code DURAFLOW_CDS=off} turns this off.
+     *
+     * <p>A recorder writes to a temporary file named in {@code recordingNote}; {@link #stop}
+     * moves it into place only once the recorder exited by itself. An archive cut short by a
+     * SIGKILL while it was written would otherwise be kept and silently refused by every later
+     * process (seen on a loaded machine: each TaskManager then loaded its classes from the jars).
      */
-    private static List<String> classDataSharing(String name) {
+    private static List<String> classDataSharing(String name, Path recordingNote) throws IOException {
         if ("off".equalsIgnoreCase(System.getenv("DURAFLOW_CDS"))) {
             return List.of();
         }
@@ -290,8 +301,13 @@ public final class LocalCluster {
             return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
         }
         boolean recorder = name.equals("jobmanager") || name.equals("jobmanager-1") || name.equals("taskmanager-1");
-        return recorder ? List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off")
-                : List.of();
+        if (!recorder) {
+            return List.of();
+        }
+        Path recording = archive.resolveSibling(archive.getFileName() + "." + name + ".tmp");
+        Files.createDirectories(recordingNote.getParent());
+        Files.writeString(recordingNote, recording + "\n" + archive);
+        return List.of("-XX:ArchiveClassesAtExit=" + recording, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     }
 
     /**
@@ -397,16 +413,24 @@ public final class LocalCluster {
             pid(file).flatMap(ProcessHandle::of).filter(LocalCluster::isRunning).ifPresent(running::add);
         }
         running.forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        for (ProcessHandle process : running) {
-            while (isRunning(process) && System.nanoTime() < deadline) {
+        long start = System.nanoTime();
+        for (Path file : files) {
+            Optional<ProcessHandle> process = pid(file).flatMap(ProcessHandle::of).filter(running::contains);
+            if (process.isEmpty()) {
+                continue;
+            }
+            Path recordingNote = recordingNote(processName(file));
+            Duration grace = Files.exists(recordingNote) ? RECORDER_GRACE : Duration.ofSeconds(5);
+            while (isRunning(process.get()) && System.nanoTime() - start < grace.toNanos()) {
                 Thread.sleep(20);
             }
-            if (isRunning(process)) {
-                process.destroyForcibly();
+            if (isRunning(process.get())) {
+                process.get().destroyForcibly();
+                discardRecording(recordingNote);  // its archive may be cut short: never use it
             }
         }
         for (Path file : files) {
+            finishRecording(recordingNote(processName(file)));
             Files.deleteIfExists(file);
         }
         try (Stream<Path> list = Files.list(workDir)) {
@@ -416,6 +440,48 @@ public final class LocalCluster {
         }
         Files.deleteIfExists(workDir.resolve(CLIENT_CONFIG));
         return running.size();
+    }
+
+    private Path recordingNote(String processName) {
+        return workDir.resolve(RECORDINGS).resolve(processName);
+    }
+
+    private static String processName(Path pidFile) {
+        return pidFile.getFileName().toString().replace(".pid", "");
+    }
+
+    /**
+     * Moves a recorder's archive into place if the recorder exited by itself (its note is still
+     * there) and wrote one; otherwise deletes what it left. A no-op for non-recorders.
+     */
+    static void finishRecording(Path note) throws IOException {
+        if (!Files.exists(note)) {
+            return;
+        }
+        List<String> lines = Files.readAllLines(note);
+        Files.delete(note);
+        if (lines.size() != 2) {
+            return;
+        }
+        Path recording = Path.of(lines.get(0));
+        Path archive = Path.of(lines.get(1));
+        if (Files.isRegularFile(recording) && Files.size(recording) > 0 && !Files.exists(archive)) {
+            Files.move(recording, archive, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } else {
+            Files.deleteIfExists(recording);
+        }
+    }
+
+    /** A recorder was killed: whatever it wrote is deleted and never used. */
+    static void discardRecording(Path note) throws IOException {
+        if (!Files.exists(note)) {
+            return;
+        }
+        List<String> lines = Files.readAllLines(note);
+        if (!lines.isEmpty()) {
+            Files.deleteIfExists(Path.of(lines.get(0)));
+        }
+        Files.delete(note);
     }
 
     /**
