@@ -1,0 +1,32 @@
+package io.duraflow.api.functions;
+
+/**
+ * Processes the records of a keyed stream one by one, with keyed state and timers:
+ * {@code flow.keyBy(selector).process(function)}. State and timers are scoped to the record's key.
+ *
+ * <p>Declare state in {@link #open} through {@code context.state()} and keep the handles in fields;
+ * the handles read and write the value of whichever key is current.
+ *
+ * @param <K> the key type
+ * @param <I> the input record type
+ * @param <O> the output record type
+ */
+public abstract class KeyedProcessFunction<K, I, O> {
+    /** What a call knows about the record or timer it handles. */
+    public interface Context<K> {
+        K currentKey();
+
+        TimerService timerService();
+    }
+
+    /** Called once per parallel instance before the first record, after state is restored. */
+    public void open(RuntimeContext context) throws Exception {}
+
+    public abstract void processElement(I value, Context<K> context, Collector<O> out) throws Exception;
+
+    /** A processing-time timer of {@code context.currentKey()} at {@code timestamp} fired. */
+    public void onTimer(long timestamp, Context<K> context, Collector<O> out) throws Exception {}
+
+    /** Called once at the end, also after a failure; release resources here. */
+    public void close() throws Exception {}
+}

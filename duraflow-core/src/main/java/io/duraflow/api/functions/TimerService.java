@@ -1,0 +1,18 @@
+package io.duraflow.api.functions;
+
+/**
+ * Timers of the current key. A timer fires once per (key, timestamp), on the task thread, through
+ * {@link KeyedProcessFunction#onTimer}; timers are state, so they are checkpointed and fire after
+ * a restore too (at once, when their time passed meanwhile). Event-time timers come with
+ * watermarks.
+ */
+public interface TimerService {
+    /** Milliseconds since the epoch, from the task's clock. */
+    long currentProcessingTime();
+
+    /** Fires {@code onTimer} for the current key once the processing time reaches {@code time}. */
+    void registerProcessingTimeTimer(long time);
+
+    /** Removes a timer of the current key; nothing happens when there is none at {@code time}. */
+    void deleteProcessingTimeTimer(long time);
+}
