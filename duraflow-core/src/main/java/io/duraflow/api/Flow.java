@@ -27,6 +27,17 @@ public final class Flow<T> {
         return this;
     }
 
+    /**
+     * Gives the operator that produces this flow a stable id: its state in checkpoints and
+     * savepoints is stored under it, so a changed job (operators added, renamed, reordered) finds
+     * its state again. Without one the id is derived from the operator's kind, name and inputs,
+     * which changes when they do. Unique within the job.
+     */
+    public Flow<T> uid(String uid) {
+        plan.setUid(node, uid);
+        return this;
+    }
+
     /** Sets the parallelism of the operator that produces this flow, where it can have its own. */
     public Flow<T> parallelism(int parallelism) {
         plan.setParallelism(node, parallelism);

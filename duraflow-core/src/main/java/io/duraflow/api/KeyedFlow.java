@@ -3,6 +3,7 @@ package io.duraflow.api;
 import io.duraflow.api.functions.AggregateFunction;
 import io.duraflow.api.functions.JoinFunction;
 import io.duraflow.api.functions.KeySelector;
+import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.ReduceFunction;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.dag.KeyedAggregation;
@@ -81,6 +82,18 @@ public final class KeyedFlow<T, K> {
                 (TypeSerializer<Object>) keyType, (KeyedAggregation<Object, Object, Object, Object>) aggregation,
                 (TypeSerializer<Object>) accumulatorType);
         return input.add(name, op, outputType);
+    }
+
+    /**
+     * Processes each record with {@code function}, which may keep keyed state and set timers
+     * (streaming mode). Records of one key go to one parallel instance, in the order they arrive
+     * there.
+     */
+    @SuppressWarnings("unchecked")
+    public <O> Flow<O> process(KeyedProcessFunction<K, T, O> function, TypeSerializer<O> outputType) {
+        Operation op = new Operation.KeyedProcessOp((KeySelector<Object, Object>) keySelector,
+                (TypeSerializer<Object>) keyType, (KeyedProcessFunction<Object, Object, Object>) function);
+        return input.add("KeyedProcess", op, outputType);
     }
 
     /**

@@ -10,6 +10,13 @@ public final class ExecutionOptions {
             .validator(ConfigValidator.intAtLeast(1))
             .description("Parallelism of operators for which the job does not set one.");
 
+    public static final ConfigOption<RuntimeMode> RUNTIME_MODE = ConfigOption.key("execution.runtime-mode")
+            .enumType(RuntimeMode.class)
+            .defaultValue(RuntimeMode.AUTOMATIC)
+            .description("How jobs run: 'streaming' (all tasks deployed together, pipelined exchanges,"
+                    + " checkpoints), 'batch' (stage by stage over blocking exchanges; every source must be"
+                    + " bounded) or 'automatic' (batch when every source is bounded, else streaming).");
+
     public static final ConfigOption<Integer> BATCH_MAX_KEY_GROUPS = ConfigOption.key("execution.batch.max-key-groups")
             .intType()
             .defaultValue(128)

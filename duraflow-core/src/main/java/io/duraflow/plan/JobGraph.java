@@ -5,6 +5,7 @@ import io.duraflow.api.dag.Plan;
 import io.duraflow.api.dag.PlanNode;
 import io.duraflow.api.source.Boundedness;
 import io.duraflow.config.ExecutionOptions;
+import io.duraflow.config.RuntimeMode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,29 +18,38 @@ import java.util.Map;
 /**
  * The plan cut into vertices (operator chains) and exchange edges.
  *
- * <p>Chaining rule: a source, a rebalance, a keyed aggregation and a join start a new vertex;
- * map, flatMap, filter and sinks run in the vertex of their input.
+ * <p>Chaining rule: a source, a rebalance, a keyed aggregation, a keyed process function and a
+ * join start a new vertex; map, flatMap, filter and sinks run in the vertex of their input.
  *
- * <p>Edges: {@link #compile} builds a batch graph, so every edge is {@link ExchangeMode#BLOCKING};
- * keyBy (aggregation, join) is {@link ShipStrategy#HASH} and rebalance {@link
- * ShipStrategy#REBALANCE}. A keyed aggregation over a blocking hash edge pre-aggregates in the
+ * <p>Mode ({@link #mode()}, from {@code execution.runtime-mode}): a batch graph's edges are {@link
+ * ExchangeMode#BLOCKING} and the adaptive scheduler may decide parallelism; a streaming graph's
+ * edges are {@link ExchangeMode#PIPELINED} and every vertex has a fixed parallelism, since all
+ * its tasks run at once. keyBy (aggregation, process, join) is {@link ShipStrategy#HASH} and
+ * rebalance {@link ShipStrategy#REBALANCE}. A keyed aggregation over a blocking hash edge pre-aggregates in the
  * producing vertex (the combiner) and merges after the exchange; over a pipelined edge it could
  * not (a partial would have to be retracted), so the combiner belongs to the blocking mode.
  * Every vertex records whether its input ends ({@link JobVertex#boundedness()}).
+ *
+ * <p>Every operator has a stable id ({@link #uid}) under which checkpoints store its state: the
+ * one the job set with {@code Flow.uid}, else one derived from its kind, name and inputs.
  *
  * <p>The {@link #fingerprint()} hashes everything that must match between the JobManager and
  * the TaskManagers for them to exchange data: vertices, operators, types, sources and sinks.
  */
 public final class JobGraph {
     private final String jobName;
+    private final RuntimeMode mode;
     private final List<JobVertex> vertices;
     private final List<ExchangeEdge> edges;
     private final Map<Integer, List<PlanNode>> consumersOfNode;
+    private final Map<Integer, String> uids;
     private final String fingerprint;
 
-    private JobGraph(String jobName, List<JobVertex> vertices, List<ExchangeEdge> edges,
-            Map<Integer, List<PlanNode>> consumersOfNode) {
+    private JobGraph(String jobName, RuntimeMode mode, List<JobVertex> vertices, List<ExchangeEdge> edges,
+            Map<Integer, List<PlanNode>> consumersOfNode, Map<Integer, String> uids) {
         this.jobName = jobName;
+        this.mode = mode;
+        this.uids = Map.copyOf(uids);
         this.vertices = List.copyOf(vertices);
         this.edges = List.copyOf(edges);
         this.consumersOfNode = consumersOfNode;
@@ -48,6 +58,20 @@ public final class JobGraph {
 
     public String jobName() {
         return jobName;
+    }
+
+    /** {@link RuntimeMode#BATCH} or {@link RuntimeMode#STREAMING}; never automatic. */
+    public RuntimeMode mode() {
+        return mode;
+    }
+
+    /** The stable id of an operator of this graph. */
+    public String uid(PlanNode node) {
+        String uid = uids.get(node.id());
+        if (uid == null) {
+            throw new IllegalArgumentException("operator " + node + " is not part of job '" + jobName + "'");
+        }
+        return uid;
     }
 
     public List<JobVertex> vertices() {
@@ -116,13 +140,17 @@ public final class JobGraph {
         }
     }
 
-    /** The mode of every edge {@link #compile} creates: batch execution. */
-    private static final ExchangeMode BATCH_MODE = ExchangeMode.BLOCKING;
-
+    /** Compiles in {@link RuntimeMode#AUTOMATIC} mode: batch when every source is bounded. */
     public static JobGraph compile(Plan plan, int defaultParallelism) {
+        return compile(plan, defaultParallelism, RuntimeMode.AUTOMATIC);
+    }
+
+    public static JobGraph compile(Plan plan, int defaultParallelism, RuntimeMode requestedMode) {
         if (defaultParallelism < 1) {
             throw new IllegalArgumentException("default parallelism must be at least 1, got " + defaultParallelism);
         }
+        RuntimeMode mode = resolve(plan, requestedMode);
+        ExchangeMode exchangeMode = mode == RuntimeMode.BATCH ? ExchangeMode.BLOCKING : ExchangeMode.PIPELINED;
         List<VertexBuilder> builders = new ArrayList<>();
         List<ExchangeEdge> edges = new ArrayList<>();
         Map<Integer, Integer> vertexOfNode = new HashMap<>();
@@ -135,11 +163,12 @@ public final class JobGraph {
             }
             Operation op = node.operation();
             boolean startsVertex = op instanceof Operation.SourceOp || op instanceof Operation.RebalanceOp
-                    || op instanceof Operation.KeyedAggregateOp || op instanceof Operation.JoinOp;
+                    || op instanceof Operation.KeyedAggregateOp || op instanceof Operation.KeyedProcessOp
+                    || op instanceof Operation.JoinOp;
             if (!startsVertex) {
                 if (node.parallelism() > 0) {
                     throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
-                            + " takes its parallelism; set parallelism on sources, rebalance(), keyed aggregations"
+                            + " takes its parallelism; set parallelism on sources, rebalance(), keyed operators"
                             + " and joins");
                 }
                 PlanNode input = node.inputs().get(0);
@@ -150,8 +179,10 @@ public final class JobGraph {
                 continue;
             }
             int vertexId = builders.size();
+            // Batch decides the parallelism of a vertex behind an exchange when its input is known;
+            // streaming runs every task at once, so it must be fixed now.
             int parallelism = node.parallelism() > 0 ? node.parallelism()
-                    : op instanceof Operation.SourceOp ? defaultParallelism : -1;
+                    : op instanceof Operation.SourceOp || mode == RuntimeMode.STREAMING ? defaultParallelism : -1;
             VertexBuilder builder = new VertexBuilder(vertexId, node, parallelism,
                     op instanceof Operation.SourceOp source ? source.source().boundedness() : Boundedness.BOUNDED);
             builders.add(builder);
@@ -160,9 +191,9 @@ public final class JobGraph {
                 PlanNode input = node.inputs().get(i);
                 int producer = vertexOfNode.get(input.id());
                 ShipStrategy strategy = op instanceof Operation.RebalanceOp ? ShipStrategy.REBALANCE : ShipStrategy.HASH;
-                boolean combine = op instanceof Operation.KeyedAggregateOp && BATCH_MODE == ExchangeMode.BLOCKING
+                boolean combine = op instanceof Operation.KeyedAggregateOp && exchangeMode == ExchangeMode.BLOCKING
                         && strategy == ShipStrategy.HASH;
-                ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, BATCH_MODE,
+                ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, exchangeMode,
                         strategy, combine);
                 edges.add(edge);
                 if (builders.get(producer).boundedness == Boundedness.CONTINUOUS_UNBOUNDED) {
@@ -187,17 +218,74 @@ public final class JobGraph {
         for (VertexBuilder b : builders) {
             vertices.add(b.build());
         }
-        return new JobGraph(plan.jobName(), vertices, edges, consumers);
+        return new JobGraph(plan.jobName(), mode, vertices, edges, consumers, uids(plan));
+    }
+
+    private static RuntimeMode resolve(Plan plan, RuntimeMode requested) {
+        String unbounded = null;
+        for (PlanNode node : plan.nodes()) {
+            if (node.operation() instanceof Operation.SourceOp source
+                    && source.source().boundedness() != Boundedness.BOUNDED) {
+                unbounded = node.name();
+                break;
+            }
+        }
+        if (requested == RuntimeMode.AUTOMATIC) {
+            return unbounded == null ? RuntimeMode.BATCH : RuntimeMode.STREAMING;
+        }
+        if (requested == RuntimeMode.BATCH && unbounded != null) {
+            throw new IllegalArgumentException("source '" + unbounded + "' is unbounded, so the job cannot run in batch"
+                    + " mode: set " + ExecutionOptions.RUNTIME_MODE.key() + " to streaming or automatic");
+        }
+        return requested;
+    }
+
+    /**
+     * Each operator's stable id: the job's own, else the first 16 hex digits of a SHA-256 over its
+     * kind, name, the ids of its inputs and how many operators with the same of those came before
+     * it, so the id survives changes elsewhere in the job.
+     */
+    private static Map<Integer, String> uids(Plan plan) {
+        Map<Integer, String> uids = new HashMap<>();
+        Map<String, Integer> occurrences = new HashMap<>();
+        Map<String, PlanNode> owners = new HashMap<>();
+        for (PlanNode node : plan.nodes()) {
+            String uid = node.uid();
+            if (uid == null) {
+                StringBuilder text = new StringBuilder(node.operation().kind()).append('\n').append(node.name());
+                for (PlanNode input : node.inputs()) {
+                    text.append('\n').append(uids.get(input.id()));
+                }
+                int occurrence = occurrences.merge(text.toString(), 1, Integer::sum);
+                uid = sha256Hex(text.append('\n').append(occurrence).toString());
+            }
+            PlanNode owner = owners.putIfAbsent(uid, node);
+            if (owner != null) {
+                throw new IllegalArgumentException("operators '" + owner.name() + "' and '" + node.name()
+                        + "' have the same uid '" + uid + "': give each its own with uid(...)");
+            }
+            uids.put(node.id(), uid);
+        }
+        return uids;
+    }
+
+    private static String sha256Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
     }
 
     private String computeFingerprint() {
-        StringBuilder text = new StringBuilder("duraflow-plan-v1\n");
+        StringBuilder text = new StringBuilder("duraflow-plan-v2 ").append(mode).append('\n');
         for (JobVertex vertex : vertices) {
             text.append("vertex ").append(vertex.id()).append(" p=").append(vertex.parallelism())
                     .append(' ').append(vertex.boundedness()).append('\n');
             for (PlanNode node : vertex.nodes()) {
                 text.append(" node ").append(node.id()).append(' ').append(node.operation().kind())
-                        .append(" name=").append(node.name())
+                        .append(" name=").append(node.name()).append(" uid=").append(uids.get(node.id()))
                         .append(" out=").append(node.outputType() == null ? "-" : node.outputType().description())
                         .append(" detail=").append(node.operation().detail())
                         .append(" in=");
@@ -212,12 +300,7 @@ public final class JobGraph {
                     .append(edge.consumer()).append(' ').append(edge.mode()).append(' ').append(edge.strategy()).append(" combine=")
                     .append(edge.combine()).append(" in=").append(edge.inputIndex()).append('\n');
         }
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
+        return sha256Hex(text.toString());
     }
 
     private static final class VertexBuilder {

@@ -4,6 +4,7 @@ import io.duraflow.api.DuraflowJob;
 import io.duraflow.api.InvalidJobParametersException;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.JobParameters;
+import io.duraflow.config.RuntimeMode;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 
@@ -48,11 +49,16 @@ public final class JobPlans {
      * one-line message.
      */
     public static JobGraph build(String jobClass, Map<String, String> params, int defaultParallelism) {
+        return build(jobClass, params, defaultParallelism, RuntimeMode.AUTOMATIC);
+    }
+
+    /** Like {@link #build(String, Map, int)}, in the given {@code execution.runtime-mode}. */
+    public static JobGraph build(String jobClass, Map<String, String> params, int defaultParallelism, RuntimeMode mode) {
         DuraflowJob job = instantiate(jobClass);
         JobParameters parameters = new JobParameters(params);
         JobBuilder builder = new JobBuilder(job.getClass().getSimpleName());
         job.build(builder, parameters);
         parameters.checkAllUsed(job.getClass().getSimpleName());
-        return JobGraph.compile(builder.plan(), defaultParallelism);
+        return JobGraph.compile(builder.plan(), defaultParallelism, mode);
     }
 }

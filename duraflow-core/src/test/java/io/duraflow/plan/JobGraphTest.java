@@ -104,7 +104,7 @@ class JobGraphTest {
     }
 
     /** A sequence that claims to be unbounded; only its flag matters to the plan. */
-    private static final class Unbounded implements Source<Long, RangeSplit> {
+    static final class Unbounded implements Source<Long, RangeSplit> {
         private final SequenceSource delegate = new SequenceSource(0, 10, 1);
 
         @Override

@@ -6,6 +6,7 @@ import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobManagerOptions;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RestartStrategyType;
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.RecordingJobEventLog;
@@ -84,7 +85,8 @@ final class JobFactory {
         }
         int parallelism = job.parallelism() > 0 ? job.parallelism() : config.get(ExecutionOptions.PARALLELISM_DEFAULT);
         long timeoutMs = config.get(JobManagerOptions.USER_CODE_TIMEOUT).toMillis();
-        return CompletableFuture.supplyAsync(() -> new Built(job, config, buildPlan(job, parallelism), parallelism), userCode)
+        return CompletableFuture.supplyAsync(() -> new Built(job, config,
+                buildPlan(job, parallelism, config.get(ExecutionOptions.RUNTIME_MODE)), parallelism), userCode)
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(error -> {
                     Throwable cause = Futures.unwrap(error);
@@ -101,9 +103,9 @@ final class JobFactory {
                 });
     }
 
-    private static JobGraph buildPlan(SubmittedJob job, int parallelism) {
+    private static JobGraph buildPlan(SubmittedJob job, int parallelism, RuntimeMode mode) {
         try {
-            return JobPlans.build(job.jobClass(), job.params(), parallelism);
+            return JobPlans.build(job.jobClass(), job.params(), parallelism, mode);
         } catch (IllegalArgumentException e) {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
         } catch (RuntimeException | LinkageError e) {

@@ -1,5 +1,8 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.config.Configuration;
+import io.duraflow.config.ExecutionOptions;
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.TaskDeployment;
@@ -47,8 +50,11 @@ final class JobPlanCache {
         planBuilds.execute(() -> {
             builder.complete(Thread.currentThread());
             try {
+                // The job's mode from the configuration it was submitted with, as the JobManager
+                // built it: the fingerprint check below fails if they ever differ.
+                RuntimeMode mode = Configuration.fromMap(deployment.getConfigMap()).get(ExecutionOptions.RUNTIME_MODE);
                 plan.complete(planBuilder.build(jobClass, deployment.getParamsMap(),
-                        deployment.getDefaultParallelism()));
+                        deployment.getDefaultParallelism(), mode));
             } catch (Throwable t) {
                 plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
                         + " failed: " + Task.oneLine(t), t));

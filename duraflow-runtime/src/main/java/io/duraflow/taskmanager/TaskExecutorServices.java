@@ -1,6 +1,7 @@
 package io.duraflow.taskmanager;
 
 import io.duraflow.plan.JobGraph;
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
@@ -57,7 +58,7 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
 
     /** Builds a job's plan from its class; user code, so it runs on a plan-build thread. */
     public interface PlanBuilder {
-        JobGraph build(String jobClass, Map<String, String> params, int defaultParallelism);
+        JobGraph build(String jobClass, Map<String, String> params, int defaultParallelism, RuntimeMode mode);
     }
 
     /** A task in a slot, as the executor handles it: started on a task thread, cancelled, given events. */

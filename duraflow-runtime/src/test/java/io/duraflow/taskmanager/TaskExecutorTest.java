@@ -64,7 +64,7 @@ class TaskExecutorTest {
     private final Map<String, FakeTask> tasks = new LinkedHashMap<>();
     /** Plan builds run inline unless a test queues or threads them. */
     private java.util.concurrent.Executor planBuilds = Runnable::run;
-    private TaskExecutorServices.PlanBuilder planBuilder = (jobClass, params, parallelism) -> GRAPH;
+    private TaskExecutorServices.PlanBuilder planBuilder = (jobClass, params, parallelism, mode) -> GRAPH;
     private final Announcer leaders = new Announcer();
     private TaskExecutor executor;
     private final List<ExecutorService> pools = new ArrayList<>();
@@ -135,7 +135,7 @@ class TaskExecutorTest {
                 .set(ClusterOptions.HEARTBEAT_TIMEOUT, Duration.ofMillis(HEARTBEAT_TIMEOUT_MS));
         TaskExecutorServices services = new TaskExecutorServices(mailbox, jobManagers, startedTaskThreads::add,
                 runnable -> planBuilds.execute(runnable),
-                (jobClass, params, parallelism) -> planBuilder.build(jobClass, params, parallelism),
+                (jobClass, params, parallelism, mode) -> planBuilder.build(jobClass, params, parallelism, mode),
                 (deployment, graph, environment) -> {
                     FakeTask task = new FakeTask();
                     tasks.put(deployment.getAttempt().getSubtask() + "#" + deployment.getAttempt().getAttempt(), task);
@@ -488,7 +488,7 @@ class TaskExecutorTest {
     @Test
     void aPlanBuildThatThrowsFailsTheDeploymentAndTheNextDeploymentBuildsAgain() {
         int[] builds = {0};
-        planBuilder = (jobClass, params, parallelism) -> {
+        planBuilder = (jobClass, params, parallelism, mode) -> {
             if (builds[0]++ == 0) {
                 throw new IllegalArgumentException("no such parameter 'x'");
             }

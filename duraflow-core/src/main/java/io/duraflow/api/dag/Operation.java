@@ -3,6 +3,7 @@ package io.duraflow.api.dag;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
 import io.duraflow.api.functions.JoinFunction;
+import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.MapFunction;
 import io.duraflow.api.sink.Sink;
@@ -64,6 +65,18 @@ public sealed interface Operation {
 
         public String detail() {
             return "key=" + keyType.description() + ",acc=" + accumulatorType.description();
+        }
+    }
+
+    /** Processes each record with keyed state and timers, scoped to the record's key. */
+    record KeyedProcessOp(KeySelector<Object, Object> keySelector, TypeSerializer<Object> keyType,
+            KeyedProcessFunction<Object, Object, Object> function) implements Operation {
+        public String kind() {
+            return "keyedProcess";
+        }
+
+        public String detail() {
+            return "key=" + keyType.description();
         }
     }
 

@@ -37,6 +37,16 @@ public final class Plan {
         node.rename(name);
     }
 
+    public void setUid(PlanNode node, String uid) {
+        for (PlanNode other : nodes) {
+            if (other != node && uid.equals(other.uid())) {
+                throw new IllegalArgumentException("uid '" + uid + "' is used by operators '" + other.name() + "' and '"
+                        + node.name() + "': give each operator its own");
+            }
+        }
+        node.uid(uid);
+    }
+
     public void setParallelism(PlanNode node, int parallelism) {
         node.parallelism(parallelism);
     }

@@ -14,6 +14,7 @@ public final class PlanNode {
     private final List<PlanNode> inputs;
     private final TypeSerializer<?> outputType;
     private int parallelism = -1;
+    private String uid;
 
     PlanNode(int id, String name, Operation operation, List<PlanNode> inputs, TypeSerializer<?> outputType) {
         this.id = id;
@@ -48,6 +49,19 @@ public final class PlanNode {
 
     public TypeSerializer<?> outputType() {
         return outputType;
+    }
+
+    /** The stable id the user gave, or {@code null}; see {@code io.duraflow.plan.JobGraph#uid}. */
+    public String uid() {
+        return uid;
+    }
+
+    void uid(String value) {
+        if (value == null || value.isBlank() || value.length() > 128 || !value.chars().allMatch(c -> c > 0x20 && c != 0x7f)) {
+            throw new IllegalArgumentException("an operator uid must be 1 to 128 visible characters without spaces, got '"
+                    + value + "'");
+        }
+        this.uid = value;
     }
 
     /** The parallelism the user asked for, or -1 when the engine decides. */

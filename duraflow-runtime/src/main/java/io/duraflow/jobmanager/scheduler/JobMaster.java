@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
@@ -105,10 +106,11 @@ public final class JobMaster {
     public CompletableFuture<Void> prepareAsync(Executor executor, Executor mainThread, Duration timeout) {
         try {
             graph.checkKeyGroups(settings.keyGroups());
-            if (!graph.isBounded()) {
-                // Blocking exchanges would wait forever for it to finish: refuse rather than hang.
-                throw new IllegalArgumentException("job '" + graph.jobName() + "' reads an unbounded source, but"
-                        + " only batch jobs can run yet: make every source bounded");
+            if (graph.mode() != RuntimeMode.BATCH) {
+                // Blocking exchanges would wait forever for an unbounded input: refuse rather than hang.
+                throw new IllegalArgumentException("job '" + graph.jobName() + "' runs in streaming mode (it reads an"
+                        + " unbounded source or execution.runtime-mode is streaming), but only batch jobs can run"
+                        + " yet: make every source bounded and leave execution.runtime-mode at automatic or batch");
             }
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);

@@ -182,8 +182,9 @@ class JobMasterFaultsTest {
 
         assertThat(prepared).isCompletedExceptionally();
         assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("job 'three-stages' reads an unbounded source, but only batch jobs can run yet: make"
-                        + " every source bounded");
+                .hasMessage("job 'three-stages' runs in streaming mode (it reads an unbounded source or"
+                        + " execution.runtime-mode is streaming), but only batch jobs can run yet: make every source"
+                        + " bounded and leave execution.runtime-mode at automatic or batch");
         assertThat(cluster.gateways.deployments()).isEmpty();
     }
 
