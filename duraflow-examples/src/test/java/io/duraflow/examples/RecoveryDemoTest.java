@@ -7,6 +7,8 @@ import io.duraflow.api.source.SplitEnumerator;
 import io.duraflow.api.source.SplitEnumeratorContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 
 class RecoveryDemoTest {
@@ -35,6 +37,12 @@ class RecoveryDemoTest {
 
         @Override
         public void signalNoMoreSplits(int subtask) {}
+
+        @Override
+        public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
+                long periodMs) {
+            throw new AssertionError("the demo's enumerator does no periodic work");
+        }
     }
 
     private static List<RangeSplit> assign(long records, int sources) throws Exception {

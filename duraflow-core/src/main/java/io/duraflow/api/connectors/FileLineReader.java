@@ -32,7 +32,12 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
 
     FileLineReader(SourceReaderContext context, LineMapper<T> mapper, boolean skipFirstLineOfFile,
             int bufferBytes) {
-        super(context);
+        this(context, mapper, skipFirstLineOfFile, bufferBytes, DEFAULT_RECORDS_PER_POLL);
+    }
+
+    FileLineReader(SourceReaderContext context, LineMapper<T> mapper, boolean skipFirstLineOfFile,
+            int bufferBytes, int recordsPerPoll) {
+        super(context, recordsPerPoll);
         if (bufferBytes < 1) {
             throw new IllegalArgumentException("read buffer must have at least 1 byte, got " + bufferBytes);
         }
@@ -70,6 +75,13 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
         }
     }
 
+    /** The lines from the one {@code iterator} returns next: a split starting where that line starts. */
+    @Override
+    protected FileSplit remainder(FileSplit split, Iterator<T> iterator, long emitted) {
+        long from = ((SplitIterator) iterator).nextLineOffset();
+        return from < 0 || from >= split.end() ? null : new FileSplit(split.path(), from, split.end() - from);
+    }
+
     @Override
     protected void closeSplit(FileSplit split, Iterator<T> iterator) throws IOException {
         ((SplitIterator) iterator).close();
@@ -82,6 +94,8 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
         private final LineScanner scanner;
         private boolean exhausted;
         private T next;
+        /** Where the line of {@link #next} starts. */
+        private long nextOffset;
 
         SplitIterator(FileSplit split, FileChannel channel) throws IOException {
             this.split = split;
@@ -108,6 +122,7 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
                         exhausted = true;
                     } else {
                         next = mapper.map(line, split, lineOffset);
+                        nextOffset = lineOffset;
                     }
                 }
                 return next != null;
@@ -124,6 +139,17 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
             T record = next;
             next = null;
             return record;
+        }
+
+        /**
+         * Where the first line not yet returned starts, or -1 when no line of the split is left.
+         * A line starts right after a '\n', so a split starting there reads it whole.
+         */
+        long nextLineOffset() {
+            if (next != null) {
+                return nextOffset;
+            }
+            return exhausted ? -1 : scanner.offset();
         }
 
         @Override

@@ -10,12 +10,22 @@ public final class RangeReader<T> extends IteratingSourceReader<T, RangeSplit> {
     private final LongFunction<T> function;
 
     public RangeReader(SourceReaderContext context, LongFunction<T> function) {
-        super(context);
+        this(context, function, DEFAULT_RECORDS_PER_POLL);
+    }
+
+    RangeReader(SourceReaderContext context, LongFunction<T> function, int recordsPerPoll) {
+        super(context, recordsPerPoll);
         this.function = function;
     }
 
     @Override
     protected Iterator<T> openSplit(RangeSplit split) {
         return RangeSplits.iterator(split, function);
+    }
+
+    @Override
+    protected RangeSplit remainder(RangeSplit split, Iterator<T> iterator, long emitted) {
+        long next = split.from() + emitted;
+        return next < split.to() ? new RangeSplit(next, split.to()) : null;
     }
 }

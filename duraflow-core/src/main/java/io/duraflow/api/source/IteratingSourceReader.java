@@ -11,21 +11,42 @@ import java.util.List;
  * reads it to the end and asks for the next, so splits spread over readers by speed.
  */
 public abstract class IteratingSourceReader<T, S extends SourceSplit> implements SourceReader<T, S> {
-    private static final int BATCH = 4096;
+    /** Records one {@link #pollNext} emits at most, unless a subclass says otherwise. */
+    public static final int DEFAULT_RECORDS_PER_POLL = 4096;
+
+    private final int recordsPerPoll;
 
     private final SourceReaderContext context;
     private final ArrayDeque<S> pending = new ArrayDeque<>();
     private S current;
     private Iterator<T> iterator;
+    /** Records of {@link #current} returned so far. */
+    private long emitted;
     private boolean noMoreSplits;
     private boolean requested;
 
     protected IteratingSourceReader(SourceReaderContext context) {
+        this(context, DEFAULT_RECORDS_PER_POLL);
+    }
+
+    protected IteratingSourceReader(SourceReaderContext context, int recordsPerPoll) {
+        if (recordsPerPoll < 1) {
+            throw new IllegalArgumentException("a reader must emit at least 1 record per poll, got " + recordsPerPoll);
+        }
         this.context = context;
+        this.recordsPerPoll = recordsPerPoll;
     }
 
     /** Opens a split for reading. The iterator may be closed by {@link #closeSplit}. */
     protected abstract Iterator<T> openSplit(S split) throws Exception;
+
+    /**
+     * What is left of an open split for a checkpoint: the split that, read from the start,
+     * yields exactly the records {@code iterator} has not returned yet ({@code emitted} records of
+     * {@code split} were returned), or {@code null} when none are left. A restored job reads that
+     * split, so its input is neither skipped nor repeated.
+     */
+    protected abstract S remainder(S split, Iterator<T> iterator, long emitted) throws Exception;
 
     protected void closeSplit(S split, Iterator<T> iterator) throws Exception {}
 
@@ -54,10 +75,14 @@ public abstract class IteratingSourceReader<T, S extends SourceSplit> implements
             }
             current = next;
             iterator = openSplit(next);
+            emitted = 0;
         }
-        for (int i = 0; i < BATCH && iterator.hasNext(); i++) {
+        int count = 0;
+        while (count < recordsPerPoll && iterator.hasNext()) {
             output.collect(iterator.next());
+            count++;
         }
+        emitted += count;
         if (!iterator.hasNext()) {
             closeSplit(current, iterator);
             iterator = null;
@@ -82,10 +107,13 @@ public abstract class IteratingSourceReader<T, S extends SourceSplit> implements
     }
 
     @Override
-    public List<S> snapshotState(long checkpointId) {
+    public List<S> snapshotState(long checkpointId) throws Exception {
         List<S> state = new ArrayList<>();
         if (current != null) {
-            state.add(current);
+            S rest = remainder(current, iterator, emitted);
+            if (rest != null) {
+                state.add(rest);
+            }
         }
         state.addAll(pending);
         return state;

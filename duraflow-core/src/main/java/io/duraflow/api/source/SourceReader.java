@@ -2,6 +2,8 @@ package io.duraflow.api.source;
 
 import io.duraflow.api.functions.Collector;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Reads splits in a task. Single-threaded: the task thread calls every method, including the
@@ -18,8 +20,31 @@ public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable {
 
     void notifyNoMoreSplits();
 
-    /** The splits this reader holds and has not finished, with their progress. */
-    List<S> snapshotState(long checkpointId);
+    /**
+     * The splits this reader holds and has not finished, with their progress: restored into a
+     * new reader, they yield exactly the records this one has not emitted yet. Called on the task
+     * thread between two {@link #pollNext} calls.
+     */
+    List<S> snapshotState(long checkpointId) throws Exception;
+
+    /**
+     * After {@link #pollNext} said {@link InputStatus#NOTHING_AVAILABLE}: completes when polling
+     * again is worth it (a rate limit's next slot, data that arrived). The task does not poll
+     * before it completes, except after new splits or the end of splits reached the reader. The
+     * default never completes: the reader waits for splits only.
+     */
+    default CompletionStage<Void> isAvailable() {
+        return WAIT_FOR_SPLITS;
+    }
+
+    /** What {@link #isAvailable()} returns by default; nobody can complete it. */
+    CompletionStage<Void> WAIT_FOR_SPLITS = new CompletableFuture<Void>().minimalCompletionStage();
+
+    /**
+     * Checkpoint {@code checkpointId} completed: everything this reader emitted before it is
+     * durable downstream (a source may acknowledge messages to an external system here).
+     */
+    default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 
     @Override
     default void close() throws Exception {}

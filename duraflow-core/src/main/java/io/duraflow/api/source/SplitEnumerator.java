@@ -40,6 +40,9 @@ public interface SplitEnumerator<S extends SourceSplit> extends AutoCloseable {
         return true;
     }
 
+    /** Checkpoint {@code checkpointId}, which holds this enumerator's state, completed. */
+    default void notifyCheckpointComplete(long checkpointId) throws Exception {}
+
     @Override
     default void close() throws Exception {}
 }

@@ -10,6 +10,8 @@ import io.duraflow.api.source.SplitEnumeratorContext;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 
 /**
  * Drives a source's enumerator and readers in one thread, the way the runtime would: a reader's
@@ -112,6 +114,31 @@ final class SourceHarness {
         @Override
         public void signalNoMoreSplits(int subtask) {
             events.add(new Event<>(null, subtask));
+        }
+
+        /** Periodic work the enumerator asked for, run by the test with {@link #runAsyncWork()}. */
+        final List<Runnable> asyncWork = new ArrayList<>();
+
+        @Override
+        public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
+                long periodMs) {
+            asyncWork.add(() -> {
+                T result;
+                try {
+                    result = work.call();
+                } catch (Exception e) {
+                    handler.accept(null, e);
+                    return;
+                }
+                handler.accept(result, null);
+            });
+        }
+
+        /** Runs every periodic work once, as if its period passed. */
+        void runAsyncWork() {
+            for (Runnable work : List.copyOf(asyncWork)) {
+                work.run();
+            }
         }
     }
 

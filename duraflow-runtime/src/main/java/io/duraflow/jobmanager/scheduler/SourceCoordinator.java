@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager.scheduler;
 
+import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import com.google.protobuf.ByteString;
 import io.duraflow.api.source.QueueSplitEnumerator;
 import io.duraflow.api.source.Source;
@@ -144,6 +146,14 @@ public final class SourceCoordinator implements OperatorCoordinator {
             @Override
             public void assignSplit(SourceSplit split, int subtask) {
                 assign(split, subtask);
+            }
+
+            @Override
+            public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
+                    long periodMs) {
+                // Only continuous sources (directory watching) need it, and they run only in streaming jobs.
+                throw new UnsupportedOperationException("source '" + name + "' asked for periodic work, which only"
+                        + " streaming jobs run, and this version runs batch jobs only");
             }
 
             @Override
