@@ -46,6 +46,15 @@ public final class ConfigValidator<T> {
         return of(v -> v >= min, "an integer >= " + min);
     }
 
+    public static ConfigValidator<Double> doubleAtLeast(double min) {
+        return of(v -> v >= min && Double.isFinite(v), "a number >= " + min);
+    }
+
+    /** Numbers from {@code min} to {@code max}, both inclusive. */
+    public static ConfigValidator<Double> doubleBetween(double min, double max) {
+        return of(v -> v >= min && v <= max, "a number between " + min + " and " + max);
+    }
+
     public static ConfigValidator<Duration> positiveDuration() {
         return of(v -> !v.isZero() && !v.isNegative(), "a duration greater than 0 such as '500 ms' or '10 s'");
     }

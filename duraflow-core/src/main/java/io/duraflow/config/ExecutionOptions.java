@@ -52,7 +52,8 @@ public final class ExecutionOptions {
                     .enumType(RestartStrategyType.class)
                     .defaultValue(RestartStrategyType.FIXED_DELAY)
                     .description("How a job restarts after a failure: 'fixed-delay' retries a limited number"
-                            + " of times, 'none' fails the job on the first failure.");
+                            + " of times after a fixed delay, 'exponential-delay' retries after a growing delay"
+                            + " that resets once the job runs stably, 'none' fails the job on the first failure.");
 
     public static final ConfigOption<Integer> FIXED_DELAY_ATTEMPTS =
             ConfigOption.key("restart-strategy.fixed-delay.attempts")
@@ -66,6 +67,48 @@ public final class ExecutionOptions {
                     .durationType()
                     .defaultValue(Duration.ofSeconds(1))
                     .description("How long the fixed-delay strategy waits after a failure before it restarts the job.");
+
+    public static final ConfigOption<Duration> EXPONENTIAL_DELAY_INITIAL_BACKOFF =
+            ConfigOption.key("restart-strategy.exponential-delay.initial-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .description("Delay before the first restart of the exponential-delay strategy, and after a reset.");
+
+    public static final ConfigOption<Duration> EXPONENTIAL_DELAY_MAX_BACKOFF =
+            ConfigOption.key("restart-strategy.exponential-delay.max-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .description("Longest delay of the exponential-delay strategy.");
+
+    public static final ConfigOption<Double> EXPONENTIAL_DELAY_MULTIPLIER =
+            ConfigOption.key("restart-strategy.exponential-delay.backoff-multiplier")
+                    .doubleType()
+                    .defaultValue(2.0)
+                    .validator(ConfigValidator.doubleAtLeast(1.0))
+                    .description("Factor by which the exponential-delay strategy's delay grows with each failure.");
+
+    public static final ConfigOption<Duration> EXPONENTIAL_DELAY_RESET_THRESHOLD =
+            ConfigOption.key("restart-strategy.exponential-delay.reset-backoff-threshold")
+                    .durationType()
+                    .defaultValue(Duration.ofHours(1))
+                    .description("Time without failure after which the exponential-delay strategy starts again from"
+                            + " its initial delay and attempt budget.");
+
+    public static final ConfigOption<Double> EXPONENTIAL_DELAY_JITTER =
+            ConfigOption.key("restart-strategy.exponential-delay.jitter-factor")
+                    .doubleType()
+                    .defaultValue(0.1)
+                    .validator(ConfigValidator.doubleBetween(0.0, 1.0))
+                    .description("Random share (plus or minus) added to each exponential-delay backoff, so that many"
+                            + " jobs hit by one fault do not restart in lockstep.");
+
+    public static final ConfigOption<Integer> EXPONENTIAL_DELAY_ATTEMPTS =
+            ConfigOption.key("restart-strategy.exponential-delay.attempts-before-reset-backoff")
+                    .intType()
+                    .defaultValue(Integer.MAX_VALUE)
+                    .validator(ConfigValidator.intAtLeast(0))
+                    .description("Restarts the exponential-delay strategy allows between two resets before the job"
+                            + " fails.");
 
     private ExecutionOptions() {
     }
