@@ -116,7 +116,8 @@ final class TaskManagerPartitions {
         }
         retentionExpiry = mailbox.schedule(() -> {
             if (!registeredAgain.getAsBoolean()) {
-                LOG.warn("No JobManager took over the kept partitions within {} ms; releasing them", retentionTimeoutMs);
+                LOG.warn("No JobManager took over the kept partitions within {} ms; releasing them",
+                        retentionTimeoutMs);
                 store.releaseAll();
             }
         }, retentionTimeoutMs);

@@ -286,8 +286,8 @@ public final class RecoveryPlanner {
             notes.addAll(decisionNotes.values());
             notes.addAll(splitNotes);
             notes.addAll(releaseNotes);
-            return new RecoveryPlan(replayed.plans(), restored, nextAttempts, replayed.enumeratorStates(), splitsToReturn, release, notes,
-                    restoredSplits);
+            return new RecoveryPlan(replayed.plans(), restored, nextAttempts, replayed.enumeratorStates(),
+                    splitsToReturn, release, notes, restoredSplits);
         }
 
         /**
