@@ -9,17 +9,14 @@ import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
-import io.duraflow.rpc.proto.TaskAttemptState;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.shuffle.CorruptPartitionException;
 import io.duraflow.shuffle.PartitionFileReader;
 import io.duraflow.shuffle.PartitionFileWriter;
 import io.duraflow.taskmanager.task.OperatorChain;
@@ -30,12 +27,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -49,9 +42,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The TaskManager's state: its slots and the tasks in them, the job plans they run, the final
- * reports the JobManager has not acknowledged, and, through its {@link JobManagerConnection}, the
- * registration with the leading JobManager.
+ * The TaskManager's state: its slots and the tasks in them ({@link TaskSlotTable}), the job plans
+ * they run, the final reports the JobManager has not acknowledged ({@link FinalReports}, sent by
+ * the {@link TaskReporter}), the result partitions it holds ({@link TaskManagerPartitions}), and,
+ * through its {@link JobManagerConnection}, the registration with the leading JobManager.
  *
  * <p>All of that is owned by one {@link Mailbox}: every method that changes it runs as a mail
  * (each starts with {@code mailbox.assertRunningInMailbox()}), and other threads only enqueue:
@@ -84,47 +78,24 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         void refuse(StatusRuntimeException error);
     }
 
-    /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
-    private static final class Slot {
-        final TaskDeployment deployment;
-        TaskExecutorServices.RunningTask task;
-
-        Slot(TaskDeployment deployment) {
-            this.deployment = deployment;
-        }
-    }
-
     // ------------------------------------------------------------ fixed at construction
 
     private final String tmId = "tm-" + UUID.randomUUID().toString().substring(0, 8);
-    private final int slots;
     private final OperatorChain.Settings settings;
-    private final int writeBufferBytes;
-    /** Keep finished partitions through a JobManager failover (batch job recovery). */
-    private final boolean retainPartitions;
-    private final long retentionTimeoutMs;
     private final Mailbox mailbox;
     private final TaskExecutorServices services;
     private final LeaderRetrieval leaderRetrieval;
-    /**
-     * Shared with other threads on purpose, and thread-safe: task threads create and publish
-     * partitions, gRPC threads serve fetches from published ones (a lookup in a concurrent map of
-     * immutable records, then reading files nobody writes any more); the mailbox releases them.
-     */
-    private final PartitionStore partitions;
-    /** Fetches from peer TaskManagers, for task threads; thread-safe. */
-    private final PeerPartitions peers = new PeerPartitions();
+    /** Shared with task and gRPC threads on purpose: see its threading rules. */
+    private final TaskManagerPartitions partitions;
     /** Registration with the leader, heartbeats, and the client reports go through. */
     final JobManagerConnection connection;
 
     // ------------------------------------------------------------ mailbox only
 
-    /** Releases the kept partitions if no new leader took them over in time. */
-    private Mailbox.Cancellable retentionExpiry;
-    /** By attempt ({@link #key}): one per slot. */
-    private final Map<String, Slot> slotsByAttempt = new LinkedHashMap<>();
+    private final TaskSlotTable slots;
     private final JobPlanCache plans;
     private final FinalReports finalReports;
+    private final TaskReporter reporter;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
         this(config, leaderRetrieval, dataDirectory, EXIT_ON_FATAL_ERROR);
@@ -147,23 +118,24 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
             TaskExecutorServices services) throws Exception {
-        this.slots = config.get(TaskManagerOptions.SLOTS);
-        this.partitions = new PartitionStore(dataDirectory);
+        this.services = services;
+        this.mailbox = services.mailbox();
+        this.slots = new TaskSlotTable(config.get(TaskManagerOptions.SLOTS), mailbox);
+        this.partitions = new TaskManagerPartitions(tmId, mailbox, dataDirectory,
+                (int) Math.min(Integer.MAX_VALUE, config.get(TaskManagerOptions.PARTITION_WRITE_BUFFER).bytes()),
+                JobRecoveryOptions.isEnabled(config),
+                config.get(JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis());
         Path spillDirectory = Files.createDirectories(dataDirectory.resolve("spill"));
         this.settings = new OperatorChain.Settings(config.get(TaskManagerOptions.AGGREGATION_BUDGET).bytes(),
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(), spillDirectory);
-        this.writeBufferBytes = (int) Math.min(Integer.MAX_VALUE,
-                config.get(TaskManagerOptions.PARTITION_WRITE_BUFFER).bytes());
-        this.retainPartitions = JobRecoveryOptions.isEnabled(config);
-        this.retentionTimeoutMs = config.get(JobRecoveryOptions.PARTITION_RETENTION_TIMEOUT).toMillis();
-        this.services = services;
-        this.mailbox = services.mailbox();
         this.plans = new JobPlanCache(mailbox, services.planBuilds(), services.planBuilder(),
                 config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis());
         this.finalReports = new FinalReports(mailbox);
         this.leaderRetrieval = leaderRetrieval;
-        this.connection = new JobManagerConnection(tmId, slots, config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
+        this.connection = new JobManagerConnection(tmId, slots.capacity(),
+                config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
                 config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
+        this.reporter = new TaskReporter(tmId, mailbox, connection, finalReports);
     }
 
     public String taskManagerId() {
@@ -206,46 +178,26 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      */
     private void jobManagerLost(String reason) {
         mailbox.assertRunningInMailbox();
-        for (Iterator<Slot> it = slotsByAttempt.values().iterator(); it.hasNext(); ) {
-            Slot slot = it.next();
-            if (slot.task != null) {
-                slot.task.cancel();
-            } else {
-                it.remove();  // its plan was still being built: it never ran
-            }
-        }
+        slots.cancelAll(true);  // a slot whose plan was still being built goes: it never ran
         plans.clear();
-        if (!retainPartitions) {
+        if (partitions.keepForNextLeader(connection::isRegistered)) {
+            LOG.warn("Lost the JobManager ({}): cancelled the tasks, keeping {} finished partitions for {} ms", reason,
+                    partitions.size(), partitions.retentionTimeoutMs());
+        } else {
             LOG.warn("Lost the JobManager ({}): cancelled the tasks, released all partitions", reason);
-            partitions.releaseAll();
-            return;
         }
-        LOG.warn("Lost the JobManager ({}): cancelled the tasks, keeping {} finished partitions for {} ms", reason,
-                partitions.size(), retentionTimeoutMs);
-        if (retentionExpiry != null) {
-            retentionExpiry.cancel();
-        }
-        retentionExpiry = mailbox.schedule(() -> {
-            if (!connection.isRegistered()) {
-                LOG.warn("No JobManager took over the kept partitions within {} ms; releasing them", retentionTimeoutMs);
-                partitions.releaseAll();
-            }
-        }, retentionTimeoutMs);
     }
 
     /** What the connection to the JobManager learns, applied to the slots, partitions and reports. */
     private final class Owner implements JobManagerConnection.Owner {
         @Override
         public boolean slotsInUse() {
-            return !slotsByAttempt.isEmpty();
+            return !slots.isEmpty();
         }
 
         @Override
         public void describeHeld(RegisterTaskManagerRequest.Builder registration) {
-            for (PartitionStore.StoredPartition held : partitions.keepPublished()) {
-                registration.addHeldPartitions(HeldPartition.newBuilder().setJobId(held.jobId())
-                        .setPartitionId(held.partitionId()));
-            }
+            partitions.describeHeld(registration);
             // Finishes an earlier leader may not have logged go to the new one, which can take them
             // instead of running those tasks again (a sink whose finish was lost would write twice).
             registration.addAllEarlierFinishedReports(finalReports.finished());
@@ -253,11 +205,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
         @Override
         public int registered(String sessionId) {
-            if (retentionExpiry != null) {
-                // The new leader knows the kept partitions now and releases what it does not need.
-                retentionExpiry.cancel();
-                retentionExpiry = null;
-            }
+            partitions.takenOver();
             // The answer acknowledges the earlier finishes the registration carried; the other final
             // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
             return finalReports.keepOnly(sessionId);
@@ -265,10 +213,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
         @Override
         public void describeTasks(TaskManagerHeartbeat.Builder heartbeat) {
-            for (Slot slot : slotsByAttempt.values()) {
-                heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
-                        .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
-            }
+            slots.describe(heartbeat);
             finalReports.addTo(heartbeat);
         }
 
@@ -310,26 +255,25 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
      */
     private void onDeploy(TaskDeployment deployment, Reply reply) {
         String key = key(deployment.getAttempt());
-        if (slotsByAttempt.containsKey(key) || finalReports.contains(deployment.getAttempt())) {
+        if (slots.get(deployment.getAttempt()) != null || finalReports.contains(deployment.getAttempt())) {
             reply.refuse(Status.ALREADY_EXISTS.withDescription("attempt " + key + " already ran or runs on " + tmId)
                     .asRuntimeException());
             return;
         }
-        if (slotsByAttempt.size() >= slots) {
-            reply.refuse(Status.RESOURCE_EXHAUSTED.withDescription("all " + slots + " slots of " + tmId + " are busy")
-                    .asRuntimeException());
+        if (slots.isFull()) {
+            reply.refuse(Status.RESOURCE_EXHAUSTED.withDescription("all " + slots.capacity() + " slots of " + tmId
+                    + " are busy").asRuntimeException());
             return;
         }
-        Slot slot = new Slot(deployment);
-        slotsByAttempt.put(key, slot);
+        TaskSlotTable.Slot slot = slots.take(deployment);
         reply.ok();
         plans.plan(deployment).whenComplete((graph, error) -> mailbox.execute(
                 () -> planReady(key, slot, graph, error)));
     }
 
-    private void planReady(String key, Slot slot, JobGraph graph, Throwable error) {
+    private void planReady(String key, TaskSlotTable.Slot slot, JobGraph graph, Throwable error) {
         mailbox.assertRunningInMailbox();
-        if (slotsByAttempt.get(key) != slot) {
+        if (slots.get(slot.deployment.getAttempt()) != slot) {
             return;  // cancelled, or the JobManager was lost, while the plan was built
         }
         TaskDeployment deployment = slot.deployment;
@@ -347,33 +291,32 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 problem = "cannot start the task: " + e;
             }
         }
-        freeSlot(key);
+        freeSlot(deployment.getAttempt());
         LOG.warn("Task {} failed before it started: {}", key, problem);
-        taskEnded(finalReport(deployment, TaskState.FAILED).setFailure(problem).build());
+        taskEnded(reporter.finalReport(deployment, TaskState.FAILED).setFailure(problem).build());
     }
 
     /** A task left its slot (ended, or never started). */
-    private void freeSlot(String key) {
+    private void freeSlot(AttemptId attempt) {
         mailbox.assertRunningInMailbox();
-        if (slotsByAttempt.remove(key) != null && slotsByAttempt.isEmpty()) {
+        if (slots.free(attempt)) {
             connection.slotsFreed();
         }
     }
 
     private void onCancel(AttemptId attempt, Reply reply) {
-        String key = key(attempt);
-        Slot slot = slotsByAttempt.get(key);
+        TaskSlotTable.Slot slot = slots.get(attempt);
         if (slot != null && slot.task != null) {
             slot.task.cancel();
         } else if (slot != null) {
-            freeSlot(key);
-            taskEnded(finalReport(slot.deployment, TaskState.CANCELED).build());
+            freeSlot(attempt);
+            taskEnded(reporter.finalReport(slot.deployment, TaskState.CANCELED).build());
         }
         reply.ok();
     }
 
     private void onDeliver(OperatorEventToTask event, Reply reply) {
-        Slot slot = slotsByAttempt.get(key(event.getAttempt()));
+        TaskSlotTable.Slot slot = slots.get(event.getAttempt());
         if (slot != null && slot.task != null) {
             slot.task.deliver(event.getEvent());
         } else {
@@ -383,89 +326,27 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     private void onReleasePartitions(String jobId, List<String> partitionIds, boolean onlyKept, Reply reply) {
-        if (onlyKept) {
-            partitions.releaseKept(jobId, partitionIds);
-        } else if (partitionIds.isEmpty()) {
-            partitions.releaseJob(jobId);
-            plans.forget(jobId);
-        } else {
-            for (String partitionId : partitionIds) {
-                partitions.release(jobId, partitionId);
-            }
+        partitions.release(jobId, partitionIds, onlyKept);
+        if (!onlyKept && partitionIds.isEmpty()) {
+            plans.forget(jobId);  // the job is over here
         }
         reply.ok();
     }
 
     // ------------------------------------------------------------ task reports
 
-    /** A task ended (or was found unable to start): keep its final report until acknowledged, and send it. */
+    /** A task ended (or was found unable to start): it leaves its slot, and its final report goes out. */
     private void taskEnded(TaskStateUpdate report) {
         mailbox.assertRunningInMailbox();
-        String key = key(report.getAttempt());
-        freeSlot(key);
-        if (connection.isRegistered() && !report.getJmSessionId().equals(connection.sessionId())) {
-            LOG.info("Dropping the {} report of {}: it belongs to an earlier JobManager", report.getState(), key);
-            return;
-        }
-        send(report, finalReports.add(report));
-    }
-
-    /** Sends a report; a final one ({@code pending} not null) is forgotten once the call succeeds. */
-    private void send(TaskStateUpdate report, FinalReports.Pending pending) {
-        JobManagerClient client = connection.client();
-        if (client == null) {
-            return;
-        }
-        String key = key(report.getAttempt());
-        if (pending != null) {
-            pending.sending = true;
-        }
-        client.updateTaskState(report).whenComplete((ack, error) -> mailbox.execute(() -> {
-            if (pending == null || !finalReports.isCurrent(pending)) {
-                if (error != null) {
-                    LOG.debug("Could not report {} of {} to the JobManager: {}", report.getState(), key,
-                            Rpc.message(error));
-                }
-            } else if (error == null) {
-                finalReports.delivered(pending);
-            } else {
-                pending.sending = false;
-                LOG.info("Could not report {} of {} to the JobManager ({}); the next heartbeat carries it",
-                        report.getState(), key, Rpc.message(error));
-            }
-        }));
-    }
-
-    private static boolean isFinal(TaskState state) {
-        return state == TaskState.FINISHED || state == TaskState.FAILED || state == TaskState.CANCELED;
-    }
-
-    private TaskStateUpdate.Builder finalReport(TaskDeployment deployment, TaskState state) {
-        return TaskStateUpdate.newBuilder().setJmSessionId(deployment.getJmSessionId()).setTmId(tmId)
-                .setAttempt(deployment.getAttempt()).setState(state);
+        freeSlot(report.getAttempt());
+        reporter.ended(report);
     }
 
     // ------------------------------------------------------------ partitions served to peers (gRPC threads)
 
-    /**
-     * Opens a published partition to stream its frames, for a local fetch (task thread) or a peer's
-     * (gRPC thread): reads only the thread-safe {@link #partitions}, never mailbox state. The one
-     * place that decides what counts as "gone", for both.
-     *
-     * @throws PartitionNotFoundException if it is not published here, was released while being
-     *     opened, or its files are corrupt: in each case only running its producer again helps
-     * @throws IOException if the files cannot be read for another reason
-     */
+    /** Opens a published partition for a peer's fetch: see {@link TaskManagerPartitions#open}. */
     PartitionFileReader openPartition(String partitionId) throws PartitionNotFoundException, IOException {
-        PartitionStore.StoredPartition stored = partitions.lookup(partitionId);
-        if (stored == null) {
-            throw new PartitionNotFoundException(partitionId, "not on TaskManager " + tmId);
-        }
-        try {
-            return PartitionFileReader.open(stored.dataFile(), stored.indexFile());
-        } catch (CorruptPartitionException | NoSuchFileException e) {
-            throw new PartitionNotFoundException(partitionId, "on TaskManager " + tmId + ": " + e.getMessage(), e);
-        }
+        return partitions.open(partitionId);
     }
 
     private static String key(AttemptId attempt) {
@@ -481,7 +362,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     @Override
     public PartitionFileWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception {
-        return partitions.create(jobId, partitionId, subpartitions, writeBufferBytes);
+        return partitions.create(jobId, partitionId, subpartitions);
     }
 
     @Override
@@ -491,18 +372,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     @Override
     public void fetch(PartitionLocation location, int from, int to, Consumer<byte[]> frames) throws Exception {
-        if (location.getTmId().equals(tmId)) {
-            try (PartitionFileReader reader = openPartition(location.getPartitionId())) {
-                TaskManagerService.forEachChunk(reader, from, to, frames);
-            }
-            return;
-        }
-        peers.fetch(location, from, to, frames);
+        partitions.fetch(location, from, to, frames);
     }
 
     @Override
     public void releaseSlot(AttemptId attempt) {
-        mailbox.execute(() -> freeSlot(key(attempt)));
+        mailbox.execute(() -> freeSlot(attempt));
     }
 
     /** Sends through the mailbox (which knows the JobManager) and waits for the answer, on the task thread. */
@@ -510,7 +385,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     public void sendOperatorEvent(OperatorEventFromTask event) {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         mailbox.execute(() -> {
-            Slot slot = slotsByAttempt.get(key(event.getAttempt()));
+            TaskSlotTable.Slot slot = slots.get(event.getAttempt());
             JobManagerClient client = connection.client();
             if (client == null || slot == null) {
                 sent.completeExceptionally(new IllegalStateException(client == null ? "no JobManager is known"
@@ -544,10 +419,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     @Override
     public void reportState(TaskStateUpdate update) {
         mailbox.execute(() -> {
-            if (isFinal(update.getState())) {
+            if (TaskReporter.isFinal(update.getState())) {
                 taskEnded(update);
             } else {
-                send(update, null);
+                reporter.report(update);
             }
         });
     }
@@ -565,11 +440,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         CompletableFuture<Void> stopped = new CompletableFuture<>();
         mailbox.execute(() -> {
             connection.close();
-            slotsByAttempt.values().forEach(slot -> {
-                if (slot.task != null) {
-                    slot.task.cancel();
-                }
-            });
+            slots.cancelAll(false);
             stopped.complete(null);
         });
         if (mailbox instanceof ThreadMailbox) {
@@ -584,8 +455,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 pool.shutdownNow();
             }
         }
-        partitions.releaseAll();
-        peers.close();
+        partitions.close();
         try {
             leaderRetrieval.close();
         } catch (Exception e) {

@@ -21,11 +21,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one job: the orchestrator of its parts. The {@link ExecutionGraph} holds the executions;
- * the {@link SchedulingStrategy} says which run when (today {@link BlockingAdaptiveScheduling});
- * the {@link FailoverStrategy} says what a failure costs (today {@link BatchFailoverStrategy});
- * the {@link CoordinatorHolder} runs the operator coordinators; {@link RecoveryRestore} takes
- * over what an earlier leader left. This class owns the job's {@link JobMasterState}, talks to
- * slots and TaskManagers through {@link TaskManagerActions}, and applies the strategies' decisions.
+ * the {@link SchedulingStrategy} says which run when (today {@link BlockingAdaptiveScheduling}) and
+ * the {@link SchedulingDriver} deploys them;
+ * the {@link FailoverStrategy} says what a failure costs (today {@link BatchFailoverStrategy}) and
+ * the {@link FailoverHandler} carries that out; the {@link CoordinatorHolder} runs the operator
+ * coordinators; {@link RecoveryRestore} takes over what an earlier leader left. This class wires
+ * those parts, owns the job's {@link JobMasterState}, talks to slots and TaskManagers through
+ * {@link TaskManagerActions}, and goes on from what the parts decided.
  *
  * <p>Main thread only. Time comes from the injected clock and delays from the injected
  * scheduler, so tests drive it step by step.
@@ -43,20 +45,17 @@ public final class JobMaster {
     private final Map<String, String> params;
     private final JobGraph graph;
     private final JobSettings settings;
-    private final MainThreadExecutor scheduler;
     private final LongSupplier clock;
     private final TerminationListener listener;
     private final ExecutionGraph executions;
-    private final SchedulingStrategy scheduling;
-    private final FailoverStrategy failover;
+    private final SchedulingDriver scheduling;
+    private final FailoverHandler failover;
     private final CoordinatorHolder coordinators;
     private final TaskManagerActions taskManagers;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
     private String failure = "";
-    private int restarts;
-    private MainThreadExecutor.Cancellable wakeUp;
     private JobEventLog eventLog = JobEventLog.NONE;
     private int restoredTasks;
 
@@ -68,16 +67,17 @@ public final class JobMaster {
         this.params = Map.copyOf(params);
         this.graph = graph;
         this.settings = settings;
-        this.scheduler = scheduler;
         this.clock = clock;
         this.listener = listener;
         this.submittedAtMs = submittedAtMs;
         this.executions = new ExecutionGraph(jobId, graph);
-        this.scheduling = new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
-        this.failover = new BatchFailoverStrategy(settings.maxRestarts());
         this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
                 new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions));
+        this.scheduling = new SchedulingDriver(new BlockingAdaptiveScheduling(executions, settings, () -> eventLog),
+                taskManagers, scheduler, clock, this::schedule, this::deploymentFailed);
+        this.failover = new FailoverHandler(new BatchFailoverStrategy(settings.maxRestarts()), executions,
+                taskManagers, coordinators, () -> eventLog, clock, settings.restartDelayMs());
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -207,9 +207,7 @@ public final class JobMaster {
 
     /** Cancels every deploying or running task and frees its slot; no restart is pending after. */
     private void stopActiveExecutions(String reason) {
-        if (wakeUp != null) {
-            wakeUp.cancel();
-        }
+        scheduling.cancelWakeUp();
         taskManagers.stopAll(executions.active(), reason);
     }
 
@@ -224,25 +222,15 @@ public final class JobMaster {
         if (state != JobMasterState.RUNNING) {
             return;
         }
-        long now = clock.getAsLong();
-        long nextWakeUp = scheduling.schedule(now, this::deployIntoFreeSlot);
-        if (nextWakeUp != SchedulingStrategy.OUT_OF_SLOTS && nextWakeUp != SchedulingStrategy.NOTHING_WAITING) {
-            if (wakeUp != null) {
-                wakeUp.cancel();
-            }
-            wakeUp = scheduler.schedule(this::schedule, Math.max(1, nextWakeUp - now));
-        }
+        scheduling.schedule();
     }
 
-    private boolean deployIntoFreeSlot(Execution execution) {
-        AttemptId attempt = execution.attemptId();
-        return taskManagers.deployIntoFreeSlot(execution, (tmId, error) -> guarded("handling a failed deployment",
-                () -> {
-                    if (executions.current(attempt) == execution && execution.state().isActive()) {
-                        taskFailed(execution, "deployment to " + tmId + " failed: " + error.getMessage(), null,
-                                false);
-                    }
-                }));
+    private void deploymentFailed(Execution execution, AttemptId attempt, String tmId, Throwable error) {
+        guarded("handling a failed deployment", () -> {
+            if (executions.current(attempt) == execution && execution.state().isActive()) {
+                taskFailed(execution, "deployment to " + tmId + " failed: " + error.getMessage(), null, false);
+            }
+        });
     }
 
     /** The TaskManager confirmed the attempt runs (or it sent an event, which says as much). */
@@ -323,8 +311,7 @@ public final class JobMaster {
             return;
         }
         LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
-        apply(failover.onFailure(executions,
-                new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable), restarts));
+        failedOver(new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable));
     }
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
@@ -346,55 +333,16 @@ public final class JobMaster {
             }
             return;
         }
-        FailoverStrategy.Decision decision = failover.onFailure(executions,
-                new FailoverStrategy.TaskManagerLost(tmId, lostActive), restarts);
-        if (decision instanceof FailoverStrategy.Restart restart && !restart.resets().isEmpty()) {
-            LOG.warn("Job {}: TaskManager {} was lost with {} running tasks and {} finished tasks whose output is"
-                    + " still needed", jobId, tmId, lostActive.size(), restart.resets().size() - lostActive.size());
-        }
-        apply(decision);
+        failedOver(new FailoverStrategy.TaskManagerLost(tmId, lostActive));
     }
 
-    /** Applies what the failover strategy decided. */
-    private void apply(FailoverStrategy.Decision decision) {
-        if (decision instanceof FailoverStrategy.FailJob failJob) {
+    /** Has the failover handler carry out what the strategy decides, and goes on from there. */
+    private void failedOver(FailoverStrategy.Failure failure) {
+        FailoverHandler.Outcome outcome = failover.onFailure(failure);
+        if (outcome instanceof FailoverHandler.FailJob failJob) {
             terminate(JobMasterState.FAILED, failJob.cause());
-            return;
-        }
-        FailoverStrategy.Restart restart = (FailoverStrategy.Restart) decision;
-        if (restart.resets().isEmpty()) {
-            return;
-        }
-        if (restart.counted()) {
-            restarts++;
-        }
-        for (FailoverStrategy.Reset reset : restart.resets()) {
-            resetExecution(reset.execution(), reset.reason());
-            if (state != JobMasterState.RUNNING) {
-                return;
-            }
-        }
-        scheduleNow();
-    }
-
-    private void resetExecution(Execution execution, String reason) {
-        taskManagers.releaseOutputs(execution);
-        // Reset first: splits the enumerator gives straight back to this subtask wait for the new
-        // attempt (the old one may have finished, and would never read them).
-        executions.reset(execution, clock.getAsLong() + settings.restartDelayMs(), reason);
-        try {
-            coordinators.subtaskReset(execution.vertex(), execution.subtask());
-        } catch (Exception e) {
-            terminate(JobMasterState.FAILED, "source coordinator failed to take splits back: " + Rpc.describe(e));
-            return;
-        }
-        eventLog.executionsReset(List.of(execution), reason);
-        try {
-            // Splits the enumerator gave straight back to this subtask belong to its new attempt.
-            coordinators.reportAssignments(execution.vertex());
-        } catch (Exception e) {
-            terminate(JobMasterState.FAILED,
-                    "source coordinator failed to record split assignments: " + Rpc.describe(e));
+        } else if (outcome instanceof FailoverHandler.ExecutionsReset) {
+            scheduleNow();
         }
     }
 
@@ -462,7 +410,8 @@ public final class JobMaster {
         if (terminal == JobMasterState.FAILED) {
             LOG.error("Job {} failed: {}", jobId, cause);
         } else {
-            LOG.info("Job {} {} after {} ms, {} restarts", jobId, terminal, endedAtMs - submittedAtMs, restarts);
+            LOG.info("Job {} {} after {} ms, {} restarts", jobId, terminal, endedAtMs - submittedAtMs,
+                    failover.restarts());
         }
         listener.jobTerminated(this);
     }
@@ -499,7 +448,7 @@ public final class JobMaster {
     }
 
     public int restarts() {
-        return restarts;
+        return failover.restarts();
     }
 
     long submittedAtMs() {

@@ -1,0 +1,69 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.util.MainThreadExecutor;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs the job's {@link SchedulingStrategy}: deploys the executions it hands out into free slots
+ * through {@link TaskManagerActions}, and when it says an execution waits for its restart delay,
+ * wakes the job up then (one wake-up pending at a time, the latest asked for). The strategy
+ * decides which executions may run; this class deploys them; the {@link JobMaster} says when to
+ * schedule (only while the job runs) and what a failed deployment means. A pipelined-region
+ * strategy for streaming jobs plugs in as another {@link SchedulingStrategy}.
+ *
+ * <p>Main thread only, like the JobMaster.
+ */
+final class SchedulingDriver {
+
+    /**
+     * Told, on the main thread, that the TaskManager refused {@code attempt}, the attempt of
+     * {@code execution} that was deployed, or could not be reached. The execution may have moved
+     * on to another attempt since.
+     */
+    interface DeploymentFailed {
+        void failed(Execution execution, AttemptId attempt, String tmId, Throwable error);
+    }
+
+    private final SchedulingStrategy strategy;
+    private final TaskManagerActions taskManagers;
+    private final MainThreadExecutor scheduler;
+    private final LongSupplier clock;
+    private final Runnable wakeUpAction;
+    private final DeploymentFailed deploymentFailed;
+    private MainThreadExecutor.Cancellable wakeUp;
+
+    /** @param wakeUpAction what runs when a restart delay ends: scheduling again, through the JobMaster */
+    SchedulingDriver(SchedulingStrategy strategy, TaskManagerActions taskManagers, MainThreadExecutor scheduler,
+            LongSupplier clock, Runnable wakeUpAction, DeploymentFailed deploymentFailed) {
+        this.strategy = strategy;
+        this.taskManagers = taskManagers;
+        this.scheduler = scheduler;
+        this.clock = clock;
+        this.wakeUpAction = wakeUpAction;
+        this.deploymentFailed = deploymentFailed;
+    }
+
+    /** Deploys every execution the strategy says may run, as long as there are free slots. */
+    void schedule() {
+        long now = clock.getAsLong();
+        long nextWakeUp = strategy.schedule(now, this::deployIntoFreeSlot);
+        if (nextWakeUp != SchedulingStrategy.OUT_OF_SLOTS && nextWakeUp != SchedulingStrategy.NOTHING_WAITING) {
+            cancelWakeUp();
+            wakeUp = scheduler.schedule(wakeUpAction, Math.max(1, nextWakeUp - now));
+        }
+    }
+
+    /** Calls off the pending wake-up, if any: the job stopped running its executions. */
+    void cancelWakeUp() {
+        if (wakeUp != null) {
+            wakeUp.cancel();
+        }
+    }
+
+    private boolean deployIntoFreeSlot(Execution execution) {
+        AttemptId attempt = execution.attemptId();
+        return taskManagers.deployIntoFreeSlot(execution,
+                (tmId, error) -> deploymentFailed.failed(execution, attempt, tmId, error));
+    }
+}

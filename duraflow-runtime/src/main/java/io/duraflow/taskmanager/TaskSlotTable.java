@@ -1,0 +1,102 @@
+package io.duraflow.taskmanager;
+
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.TaskAttemptState;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskState;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The TaskManager's slots, by attempt: a slot is taken when a deployment is accepted, holds the
+ * deployment while its job's plan is built, then its running task, and is freed when the task
+ * ended or could not start. At most {@code capacity} are taken. What runs in them, and what their
+ * end means for the JobManager, is the {@link TaskExecutor}'s business.
+ *
+ * <p>Mailbox only, like the executor that owns it.
+ */
+final class TaskSlotTable {
+
+    /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
+    static final class Slot {
+        final TaskDeployment deployment;
+        TaskExecutorServices.RunningTask task;
+
+        Slot(TaskDeployment deployment) {
+            this.deployment = deployment;
+        }
+    }
+
+    private final int capacity;
+    private final Mailbox mailbox;
+    /** By attempt ({@link Rpc#describe(AttemptId)}): one per slot. */
+    private final Map<String, Slot> byAttempt = new LinkedHashMap<>();
+
+    TaskSlotTable(int capacity, Mailbox mailbox) {
+        this.capacity = capacity;
+        this.mailbox = mailbox;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    boolean isFull() {
+        return byAttempt.size() >= capacity;
+    }
+
+    boolean isEmpty() {
+        return byAttempt.isEmpty();
+    }
+
+    /** The attempt's slot, or null if it holds none. */
+    Slot get(AttemptId attempt) {
+        return byAttempt.get(Rpc.describe(attempt));
+    }
+
+    /** Takes a slot for the deployment; the caller checked that the table is not full and the attempt holds none. */
+    Slot take(TaskDeployment deployment) {
+        mailbox.assertRunningInMailbox();
+        Slot slot = new Slot(deployment);
+        byAttempt.put(Rpc.describe(deployment.getAttempt()), slot);
+        return slot;
+    }
+
+    /**
+     * Frees the attempt's slot, if it holds one.
+     *
+     * @return whether this freed the last taken slot
+     */
+    boolean free(AttemptId attempt) {
+        mailbox.assertRunningInMailbox();
+        return byAttempt.remove(Rpc.describe(attempt)) != null && byAttempt.isEmpty();
+    }
+
+    /**
+     * Cancels every running task; with {@code freeWaiting}, also frees the slots whose plan is
+     * still being built (they never ran, so nobody reports their end). A cancelled task keeps its
+     * slot until it reports that it ended.
+     */
+    void cancelAll(boolean freeWaiting) {
+        mailbox.assertRunningInMailbox();
+        for (Iterator<Slot> it = byAttempt.values().iterator(); it.hasNext(); ) {
+            Slot slot = it.next();
+            if (slot.task != null) {
+                slot.task.cancel();
+            } else if (freeWaiting) {
+                it.remove();
+            }
+        }
+    }
+
+    /** Adds every slot's task to a heartbeat: RUNNING, or no state yet while its plan is built. */
+    void describe(TaskManagerHeartbeat.Builder heartbeat) {
+        for (Slot slot : byAttempt.values()) {
+            heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
+                    .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
+        }
+    }
+}
