@@ -58,11 +58,14 @@ public final class JobMaster {
     private String failure = "";
     private JobEventLog eventLog = JobEventLog.NONE;
     private int restoredTasks;
+    /** Every state-changing entry asserts it runs here (the Dispatcher's main thread). */
+    private final MainThreadExecutor mainThread;
 
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
             MainThreadExecutor scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
         this.jobId = jobId;
+        this.mainThread = scheduler;
         this.jobClass = jobClass;
         this.params = Map.copyOf(params);
         this.graph = graph;
@@ -124,6 +127,7 @@ public final class JobMaster {
      * @return how many executions were restored
      */
     public int restore(RecoveryPlan plan) throws Exception {
+        mainThread.assertRunningInMainThread();
         restoredTasks = RecoveryRestore.apply(plan, executions, coordinators, eventLog);
         return restoredTasks;
     }
@@ -135,6 +139,7 @@ public final class JobMaster {
 
     /** Starts scheduling; {@link #prepareAsync} must have succeeded. */
     public void start() {
+        mainThread.assertRunningInMainThread();
         if (state != JobMasterState.CREATED) {
             throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
         }
@@ -157,6 +162,7 @@ public final class JobMaster {
 
     /** The job cannot even start (e.g. its input vanished before a recovery): it fails. */
     public void failBeforeStart(String cause) {
+        mainThread.assertRunningInMainThread();
         terminate(JobMasterState.FAILED, cause);
     }
 
@@ -165,6 +171,7 @@ public final class JobMaster {
      * the next leader recovers the job.
      */
     public void suspend() {
+        mainThread.assertRunningInMainThread();
         if (state.isDeadEnd()) {
             return;
         }
@@ -215,6 +222,7 @@ public final class JobMaster {
 
     /** Deploys every task the scheduling strategy says may run, as long as there are free slots. */
     public void schedule() {
+        mainThread.assertRunningInMainThread();
         guarded("scheduling", this::scheduleNow);
     }
 
@@ -242,6 +250,7 @@ public final class JobMaster {
     // ------------------------------------------------------------------ events from TaskManagers
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
+        mainThread.assertRunningInMainThread();
         guarded("handling a task state update", () -> onTaskStateUpdateNow(update));
     }
 
@@ -316,6 +325,7 @@ public final class JobMaster {
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
     public void onTaskManagerLost(String tmId) {
+        mainThread.assertRunningInMainThread();
         guarded("handling the loss of a TaskManager", () -> onTaskManagerLostNow(tmId));
     }
 
@@ -347,6 +357,7 @@ public final class JobMaster {
     }
 
     public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {
+        mainThread.assertRunningInMainThread();
         guarded("handling an operator event", () -> onOperatorEventNow(attempt, nodeId, event));
     }
 
@@ -369,6 +380,7 @@ public final class JobMaster {
     // ------------------------------------------------------------------ cancellation and the end
 
     public void cancel() {
+        mainThread.assertRunningInMainThread();
         guarded("cancelling the job", () -> cancelNow());
     }
 
@@ -386,6 +398,7 @@ public final class JobMaster {
 
     /** Forces cancellation to end even if a TaskManager never confirms. */
     public void forceCancelled() {
+        mainThread.assertRunningInMainThread();
         if (state == JobMasterState.CANCELLING) {
             terminate(JobMasterState.CANCELED, "cancelled by the user");
         }

@@ -173,6 +173,21 @@ class JobMasterFaultsTest {
     }
 
     @Test
+    void everyStateChangingEntryRefusesToRunOffTheMainThread() throws Exception {
+        FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.PUSH),
+                FakeCluster.SETTINGS, FakeSlotPool.of(2, 2));
+        java.util.List<Runnable> entries = java.util.List.of(cluster.job::start, cluster.job::schedule,
+                cluster.job::cancel, cluster.job::suspend, () -> cluster.job.onTaskManagerLost("tm"),
+                () -> cluster.job.failBeforeStart("x"), cluster.job::forceCancelled);
+        for (Runnable entry : entries) {
+            java.util.concurrent.CompletableFuture<Void> call = java.util.concurrent.CompletableFuture.runAsync(entry);
+            assertThat(call.handle((r, e) -> e).get()).hasCauseInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("must run on the test's main thread");
+        }
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CREATED);
+    }
+
+    @Test
     void aJobWithAnUnboundedSourceIsRefusedWhenItIsPreparedInsteadOfWaitingForeverForItsEnd() {
         FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.UNBOUNDED),
                 FakeCluster.SETTINGS, FakeSlotPool.of(2, 2));
