@@ -123,7 +123,7 @@ final class DirectoryWatchingEnumerator implements SplitEnumerator<FileSplit> {
     }
 
     /** Back on the main thread with a listing (or why there is none). */
-    void handleListing(List<ListedFile> files, Throwable failure) {
+    private void handleListing(List<ListedFile> files, Throwable failure) {
         if (failure != null) {
             IOException cause = failure instanceof IOException io ? io : new IOException(failure);
             throw new UncheckedIOException("cannot list the directory " + directory + " that a file source watches: "

@@ -26,7 +26,7 @@ import java.time.Duration;
  * directory of the process that builds the job.
  *
  * <p>{@link #watching} makes an unbounded source instead: it reads the files that appear in a
- * directory for as long as the job runs (see {@link DirectoryWatchingEnumerator} for the rules:
+ * directory for as long as the job runs (see {@code DirectoryWatchingEnumerator} for the rules:
  * files are taken once complete, i.e. once renamed to a name starting with neither '.' nor '_',
  * and must not change afterwards; its checkpoints make a restored job read every file once).
  */
