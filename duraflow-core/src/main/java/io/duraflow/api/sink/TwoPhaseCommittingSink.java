@@ -29,7 +29,9 @@ import java.util.List;
  *       committed and forgotten. A lost notification is harmless: the next completed checkpoint
  *       commits them, and so does a restore from checkpoint n.
  *   <li><b>End of input</b>: the task takes a final checkpoint and commits it when it completes, so
- *       the rest of the output becomes visible before the task finishes.
+ *       the rest of the output becomes visible before the task finishes. The task must not finish
+ *       before it heard of that completion: a finished job is never restored, so a lost final
+ *       notification would leave the last committables uncommitted.
  *   <li><b>Failure</b>: the writer is closed, never asked to prepare again; committables of
  *       checkpoints that did not complete are dropped with the writer's state (their records are
  *       replayed after the restore) and {@link #cleanUpLeftovers} of the next attempt removes what
