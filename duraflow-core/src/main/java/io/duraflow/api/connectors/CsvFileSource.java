@@ -1,6 +1,7 @@
 package io.duraflow.api.connectors;
 
 import io.duraflow.api.NonRetriableException;
+import io.duraflow.api.source.Boundedness;
 import io.duraflow.api.source.QueueSplitEnumerator;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
@@ -12,6 +13,7 @@ import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -27,6 +29,9 @@ import java.util.List;
  *   <li>With {@code skipHeader}, the first line of every file is dropped (by the reader of the
  *       split that starts at offset 0).
  * </ul>
+ *
+ * <p>{@link #watching} reads the files that appear in a directory for as long as the job runs,
+ * like {@link TextFileSource#watching}.
  */
 public final class CsvFileSource implements Source<List<String>, FileSplit> {
     private static final TypeSerializer<List<String>> TYPE = Types.list(Types.STRING);
@@ -36,6 +41,8 @@ public final class CsvFileSource implements Source<List<String>, FileSplit> {
     private final boolean skipHeader;
     private final long splitSizeBytes;
     private final int readBufferBytes;
+    /** How often a watching source lists its directory; null for a source that reads once. */
+    private final Duration discoveryInterval;
 
     /** Comma-separated, no header, splits of 32 MiB. */
     public CsvFileSource(String path) {
@@ -51,23 +58,56 @@ public final class CsvFileSource implements Source<List<String>, FileSplit> {
     }
 
     CsvFileSource(String path, char delimiter, boolean skipHeader, long splitSizeBytes, int readBufferBytes) {
+        this(path, delimiter, skipHeader, splitSizeBytes, readBufferBytes, null);
+    }
+
+    private CsvFileSource(String path, char delimiter, boolean skipHeader, long splitSizeBytes, int readBufferBytes,
+            Duration discoveryInterval) {
         CsvParser.validateDelimiter(delimiter);
         FileSplitPlanner.validateSplitSize(splitSizeBytes);
-        this.path = ConnectorPaths.absolute(path, "input path");
+        this.path = ConnectorPaths.absolute(path, discoveryInterval == null ? "input path" : "watched directory");
         this.delimiter = delimiter;
         this.skipHeader = skipHeader;
         this.splitSizeBytes = splitSizeBytes;
         this.readBufferBytes = readBufferBytes;
+        this.discoveryInterval = discoveryInterval;
+    }
+
+    /**
+     * The CSV records of every file that is or appears in {@code directory}, listed every
+     * {@code discoveryInterval}, in splits of 32 MiB; the source never ends.
+     */
+    public static CsvFileSource watching(String directory, Duration discoveryInterval, char delimiter,
+            boolean skipHeader) {
+        return watching(directory, discoveryInterval, delimiter, skipHeader, FileSplitPlanner.DEFAULT_SPLIT_SIZE_BYTES);
+    }
+
+    public static CsvFileSource watching(String directory, Duration discoveryInterval, char delimiter,
+            boolean skipHeader, long splitSizeBytes) {
+        DirectoryWatchingEnumerator.validateInterval(discoveryInterval);
+        return new CsvFileSource(directory, delimiter, skipHeader, splitSizeBytes, FileLineReader.DEFAULT_BUFFER_BYTES,
+                discoveryInterval);
     }
 
     @Override
     public SplitEnumerator<FileSplit> createEnumerator(SplitEnumeratorContext<FileSplit> context) throws IOException {
+        if (discoveryInterval != null) {
+            return DirectoryWatchingEnumerator.create(context, path, splitSizeBytes, discoveryInterval);
+        }
         return new QueueSplitEnumerator<>(context, FileSplit.SERIALIZER, FileSplitPlanner.plan(path, splitSizeBytes));
     }
 
     @Override
     public SplitEnumerator<FileSplit> restoreEnumerator(SplitEnumeratorContext<FileSplit> context, byte[] state) {
+        if (discoveryInterval != null) {
+            return DirectoryWatchingEnumerator.restore(context, path, splitSizeBytes, discoveryInterval, state);
+        }
         return QueueSplitEnumerator.restore(context, FileSplit.SERIALIZER, state);
+    }
+
+    @Override
+    public Boundedness boundedness() {
+        return discoveryInterval == null ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
     }
 
     @Override
@@ -101,6 +141,7 @@ public final class CsvFileSource implements Source<List<String>, FileSplit> {
     @Override
     public String description() {
         return "csv(" + path + ",delimiter=" + CsvParser.describe(delimiter) + ",skipHeader=" + skipHeader
-                + ",splitSize=" + splitSizeBytes + ")";
+                + ",splitSize=" + splitSizeBytes
+                + (discoveryInterval == null ? "" : ",watch=" + discoveryInterval.toMillis() + "ms") + ")";
     }
 }

@@ -52,8 +52,9 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
         try {
             long size = channel.size();
             if (size < split.end()) {
-                throw new IOException("input file " + split.path() + " shrank since the job was planned: it has "
-                        + size + " bytes, split " + split.splitId() + " ends at " + split.end());
+                throw new IOException("input file " + split.path() + " shrank since it was listed (input files must"
+                        + " not change once visible): it has " + size + " bytes, split " + split.splitId()
+                        + " ends at " + split.end());
             }
             return new SplitIterator(split, channel);
         } catch (IOException | RuntimeException e) {
@@ -67,7 +68,7 @@ final class FileLineReader<T> extends IteratingSourceReader<T, FileSplit> {
             return FileChannel.open(Path.of(split.path()), StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
             FileNotFoundException notFound = new FileNotFoundException("input file " + split.path()
-                    + " no longer exists (it was listed when the job was planned; split " + split.splitId() + ")");
+                    + " no longer exists (it was listed when its splits were planned; split " + split.splitId() + ")");
             notFound.initCause(e);
             throw notFound;
         } catch (IOException e) {

@@ -34,32 +34,43 @@ final class FileSplitPlanner {
             throw new FileNotFoundException("input path not found: " + root);
         }
         List<FileSplit> splits = new ArrayList<>();
-        for (Path file : listFiles(root)) {
-            long size = Files.size(file);
-            String name = file.toString();
-            for (long start = 0; start < size; start += splitSizeBytes) {
-                splits.add(new FileSplit(name, start, Math.min(splitSizeBytes, size - start)));
-            }
+        List<Path> files = Files.isDirectory(root) ? listVisibleFiles(root) : List.of(root);
+        for (Path file : files) {
+            splits.addAll(cut(file.toString(), Files.size(file), splitSizeBytes));
         }
         return splits;
     }
 
-    private static List<Path> listFiles(Path root) throws IOException {
-        if (!Files.isDirectory(root)) {
-            return List.of(root);
+    /** The ranges of {@code splitSizeBytes} of a file of {@code sizeBytes}, the last one shorter; none if empty. */
+    static List<FileSplit> cut(String path, long sizeBytes, long splitSizeBytes) {
+        List<FileSplit> splits = new ArrayList<>();
+        for (long start = 0; start < sizeBytes; start += splitSizeBytes) {
+            splits.add(new FileSplit(path, start, Math.min(splitSizeBytes, sizeBytes - start)));
         }
+        return splits;
+    }
+
+    /**
+     * The files of a directory that count as input, ordered by name: regular files directly in
+     * it whose names start with neither '.' nor '_' and that are not hidden. Writers rely on the
+     * rule: they write under a hidden name and rename when the file is complete.
+     */
+    static List<Path> listVisibleFiles(Path directory) throws IOException {
         List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
             for (Path entry : entries) {
-                String name = entry.getFileName().toString();
-                if (name.startsWith(".") || name.startsWith("_") || !Files.isRegularFile(entry)
-                        || Files.isHidden(entry)) {
-                    continue;
+                if (isInputName(entry.getFileName().toString()) && Files.isRegularFile(entry)
+                        && !Files.isHidden(entry)) {
+                    files.add(entry);
                 }
-                files.add(entry);
             }
         }
         files.sort(null);
         return files;
+    }
+
+    /** Whether a file name may be input: names starting with '.' or '_' are a writer's work in progress. */
+    static boolean isInputName(String name) {
+        return !name.startsWith(".") && !name.startsWith("_");
     }
 }

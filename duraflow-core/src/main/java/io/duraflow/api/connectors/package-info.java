@@ -13,5 +13,11 @@
  * <p>All of them hand out a split list fixed when the enumerator is created, through a
  * {@link io.duraflow.api.source.QueueSplitEnumerator}, and read one split at a time through an
  * {@link io.duraflow.api.source.IteratingSourceReader}.
+ *
+ * <p>Streaming connectors: {@link io.duraflow.api.connectors.TextFileSource#watching} and
+ * {@link io.duraflow.api.connectors.CsvFileSource#watching} read the files that appear in a
+ * directory, without end ({@code DirectoryWatchingEnumerator});
+ * {@link io.duraflow.api.connectors.FileSink} writes part files exactly once through checkpoints
+ * (a {@link io.duraflow.api.sink.TwoPhaseCommittingSink}).
  */
 package io.duraflow.api.connectors;

@@ -1,0 +1,152 @@
+package io.duraflow.api.connectors;
+
+import io.duraflow.api.types.CorruptDataException;
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.DataWriter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.zip.CRC32C;
+
+/**
+ * What a {@link DirectoryWatchingEnumerator} checkpoints: the names of every file it has seen in
+ * its directory (read, being read, or waiting to be read) and the splits it has not handed out.
+ *
+ * <p>Format, version 1 (integers are the varints of {@link DataWriter}, strings its UTF-8 strings):
+ * <pre>
+ *   varint   version (1)
+ *   varint   number of seen file names, n
+ *   n x      varint prefix   chars shared with the previous name (names are sorted; 0 for the first)
+ *            string suffix   the rest of the name
+ *   varint   number of unassigned splits, m
+ *   m x      varint length | bytes   a split in {@link FileSplit#SERIALIZER} format
+ *   int32    CRC32C (big-endian) of every byte above
+ * </pre>
+ * File names are relative to the watched directory (the watcher does not recurse), and sorted,
+ * so names that share a date or a prefix cost a few bytes each. The state grows by one name per
+ * file ever seen: a directory that receives a million files carries their names in every
+ * checkpoint, so move or delete files that were read into another directory when that matters.
+ *
+ * @param seenFileNames sorted, distinct names of files already planned into splits
+ * @param unassignedSplits splits not handed out yet, in the order they will be
+ */
+record WatchedDirectoryState(List<String> seenFileNames, List<FileSplit> unassignedSplits) {
+    static final int VERSION = 1;
+    private static final int CHECKSUM_BYTES = 4;
+
+    WatchedDirectoryState {
+        seenFileNames = List.copyOf(seenFileNames);
+        unassignedSplits = List.copyOf(unassignedSplits);
+        for (int i = 1; i < seenFileNames.size(); i++) {
+            if (seenFileNames.get(i - 1).compareTo(seenFileNames.get(i)) >= 0) {
+                throw new IllegalArgumentException("seen file names must be sorted and distinct: '"
+                        + seenFileNames.get(i - 1) + "' before '" + seenFileNames.get(i) + "'");
+            }
+        }
+    }
+
+    static WatchedDirectoryState of(SortedSet<String> seen, Collection<FileSplit> unassigned) {
+        return new WatchedDirectoryState(new ArrayList<>(seen), new ArrayList<>(unassigned));
+    }
+
+    byte[] toBytes() {
+        DataWriter out = new DataWriter(64 + 16 * seenFileNames.size());
+        out.writeVarInt(VERSION);
+        out.writeVarInt(seenFileNames.size());
+        String previous = "";
+        for (String name : seenFileNames) {
+            int shared = sharedPrefix(previous, name);
+            out.writeVarInt(shared);
+            out.writeString(name.substring(shared));
+            previous = name;
+        }
+        out.writeVarInt(unassignedSplits.size());
+        for (FileSplit split : unassignedSplits) {
+            byte[] bytes = FileSplit.SERIALIZER.toBytes(split);
+            out.writeVarInt(bytes.length);
+            out.writeBytes(bytes);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(out.buffer(), 0, out.position());
+        out.writeInt((int) crc.getValue());
+        return out.toByteArray();
+    }
+
+    /**
+     * Reads {@link #toBytes()} output.
+     *
+     * @param directory names the source in error messages
+     * @throws CorruptDataException if the bytes are damaged or of a version this build does not read
+     */
+    static WatchedDirectoryState fromBytes(byte[] bytes, String directory) {
+        String what = "the checkpointed state of the file source watching " + directory;
+        if (bytes.length < 1 + CHECKSUM_BYTES) {
+            throw new CorruptDataException(what + " is corrupt: " + bytes.length + " bytes is too short;"
+                    + " restore from another checkpoint");
+        }
+        int body = bytes.length - CHECKSUM_BYTES;
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, body);
+        boolean intact = new DataReader(bytes, body, CHECKSUM_BYTES).readInt() == (int) crc.getValue();
+        int version = readVersion(bytes);
+        if (version != VERSION) {
+            throw new CorruptDataException(what + (intact ? "" : " is corrupt or") + " has format version " + version
+                    + ", this build reads version " + VERSION
+                    + "; restore with the Duraflow version that wrote it, or from another checkpoint");
+        }
+        if (!intact) {
+            throw new CorruptDataException(what + " is corrupt (CRC32C mismatch); restore from another checkpoint");
+        }
+        try {
+            DataReader in = new DataReader(bytes, 0, body);
+            in.readVarInt();
+            int seenCount = in.readVarInt();
+            List<String> seen = new ArrayList<>(Math.min(seenCount, body));
+            String previous = "";
+            for (int i = 0; i < seenCount; i++) {
+                int shared = in.readVarInt();
+                if (shared > previous.length()) {
+                    throw new CorruptDataException("name " + i + " shares " + shared + " chars with a name of "
+                            + previous.length());
+                }
+                previous = previous.substring(0, shared) + in.readString();
+                seen.add(previous);
+            }
+            int splitCount = in.readVarInt();
+            List<FileSplit> splits = new ArrayList<>(Math.min(splitCount, body));
+            for (int i = 0; i < splitCount; i++) {
+                splits.add(FileSplit.SERIALIZER.fromBytes(in.readBytes(in.readVarInt())));
+            }
+            if (in.hasRemaining()) {
+                throw new CorruptDataException(in.remaining() + " bytes left after the last split");
+            }
+            return new WatchedDirectoryState(seen, splits);
+        } catch (CorruptDataException | IllegalArgumentException e) {
+            throw new CorruptDataException(what + " is corrupt: " + e.getMessage()
+                    + "; restore from another checkpoint", e);
+        }
+    }
+
+    /** The leading version varint, or -1 if even that is unreadable. */
+    private static int readVersion(byte[] bytes) {
+        try {
+            return new DataReader(bytes).readVarInt();
+        } catch (CorruptDataException e) {
+            return -1;
+        }
+    }
+
+    /** Chars {@code a} and {@code b} share at their start, never ending inside a surrogate pair. */
+    private static int sharedPrefix(String a, String b) {
+        int max = Math.min(a.length(), b.length());
+        int shared = 0;
+        while (shared < max && a.charAt(shared) == b.charAt(shared)) {
+            shared++;
+        }
+        if (shared > 0 && Character.isHighSurrogate(a.charAt(shared - 1))) {
+            shared--;
+        }
+        return shared;
+    }
+}
