@@ -5,13 +5,13 @@ import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobManagerOptions;
 import io.duraflow.config.JobRecoveryOptions;
-import io.duraflow.config.RestartStrategyType;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.RecordingJobEventLog;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobSettings;
+import io.duraflow.jobmanager.scheduler.RestartBackoff;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
@@ -153,12 +153,10 @@ final class JobFactory {
 
     static JobSettings settings(Configuration config, int parallelism) {
         int configuredMax = config.get(ExecutionOptions.ADAPTIVE_MAX_PARALLELISM);
-        boolean restarts = config.get(ExecutionOptions.RESTART_STRATEGY_TYPE) == RestartStrategyType.FIXED_DELAY;
         return new JobSettings(parallelism, config.get(ExecutionOptions.BATCH_MAX_KEY_GROUPS),
                 config.get(ExecutionOptions.ADAPTIVE_MIN_PARALLELISM), configuredMax > 0 ? configuredMax : parallelism,
                 config.get(ExecutionOptions.ADAPTIVE_AVG_BYTES_PER_TASK).bytes(),
-                restarts ? config.get(ExecutionOptions.FIXED_DELAY_ATTEMPTS) : 0,
-                config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis(),
+                RestartBackoff.Spec.fromConfiguration(config),
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes());
     }
 }

@@ -16,8 +16,9 @@ import java.util.Set;
  *   <li><b>Consequence</b>: a task that could not read a partition whose producer is already
  *       running again (the loss of that partition was counted when it was found) is reset alone,
  *       without using a restart.</li>
- *   <li><b>Budget</b>: any other failure uses one restart; when {@code maxRestarts} are used up,
- *       the job fails with the cause and says that no restarts are left.</li>
+ *   <li><b>Budget</b>: any other failure is a counted restart; whether one is left, and after
+ *       which delay it runs, the restart strategy decides ({@link RestartBackoff}, applied by the
+ *       {@link FailoverHandler}), so this strategy never fails a job for its budget.</li>
  *   <li><b>Task failed</b>: the failed execution is reset; if it could not read a partition, the
  *       current finished attempt that wrote it is reset too (its output is gone).</li>
  *   <li><b>TaskManager lost</b>: every execution that held a slot on it is reset, and every
@@ -29,11 +30,6 @@ import java.util.Set;
  * </ol>
  */
 public final class BatchFailoverStrategy implements FailoverStrategy {
-    private final int maxRestarts;
-
-    public BatchFailoverStrategy(int maxRestarts) {
-        this.maxRestarts = maxRestarts;
-    }
 
     @Override
     public Decision onFailure(ExecutionGraph graph, Failure failure, int restartsSoFar) {
@@ -51,9 +47,6 @@ public final class BatchFailoverStrategy implements FailoverStrategy {
         String missing = failed.missingPartitionId();
         if (missing != null && graph.producerOf(missing) == null) {
             return new Restart(List.of(new Reset(failed.execution(), reason)), false);
-        }
-        if (restartsSoFar >= maxRestarts) {
-            return budgetUsedUp(failed.cause());
         }
         List<Reset> resets = new ArrayList<>();
         resets.add(new Reset(failed.execution(), reason));
@@ -84,9 +77,6 @@ public final class BatchFailoverStrategy implements FailoverStrategy {
             return new Restart(List.of(), false);
         }
         String cause = "TaskManager " + lost.tmId() + " was lost";
-        if (restartsSoFar >= maxRestarts) {
-            return budgetUsedUp(cause);
-        }
         List<Reset> resets = new ArrayList<>();
         for (Execution execution : lost.lostActive()) {
             resets.add(new Reset(execution, cause));
@@ -111,9 +101,5 @@ public final class BatchFailoverStrategy implements FailoverStrategy {
             }
         }
         return false;
-    }
-
-    private Decision budgetUsedUp(String cause) {
-        return new FailJob(cause + " (no restarts left: restart-strategy allowed " + maxRestarts + ")");
     }
 }

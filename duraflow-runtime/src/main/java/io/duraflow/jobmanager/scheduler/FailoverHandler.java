@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
+import java.util.OptionalLong;
 import io.duraflow.rpc.Rpc;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -43,11 +44,14 @@ final class FailoverHandler {
     private final CoordinatorHolder coordinators;
     private final Supplier<JobEventLog> eventLog;
     private final LongSupplier clock;
-    private final long restartDelayMs;
+    /** Whether a counted restart is left, and after which delay. */
+    private final RestartBackoff backoff;
+    /** The delay of the last counted restart; resets the strategy does not count wait as long. */
+    private long restartDelayMs;
     private int restarts;
 
     FailoverHandler(FailoverStrategy strategy, ExecutionGraph executions, TaskManagerActions taskManagers,
-            CoordinatorHolder coordinators, Supplier<JobEventLog> eventLog, LongSupplier clock, long restartDelayMs) {
+            CoordinatorHolder coordinators, Supplier<JobEventLog> eventLog, LongSupplier clock, RestartBackoff backoff) {
         this.jobId = executions.jobId();
         this.strategy = strategy;
         this.executions = executions;
@@ -55,10 +59,10 @@ final class FailoverHandler {
         this.coordinators = coordinators;
         this.eventLog = eventLog;
         this.clock = clock;
-        this.restartDelayMs = restartDelayMs;
+        this.backoff = backoff;
     }
 
-    /** Restarts of the budget used so far. */
+    /** Counted restarts so far (also those before a reset of an exponential-delay strategy). */
     int restarts() {
         return restarts;
     }
@@ -79,6 +83,11 @@ final class FailoverHandler {
                     restart.resets().size() - lost.lostActive().size());
         }
         if (restart.counted()) {
+            OptionalLong delay = backoff.onFailure(clock.getAsLong());
+            if (delay.isEmpty()) {
+                return new FailJob(causeOf(failure) + " (no restarts left: " + backoff.exhaustedReason() + ")");
+            }
+            restartDelayMs = delay.getAsLong();
             restarts++;
         }
         for (FailoverStrategy.Reset reset : restart.resets()) {
@@ -88,6 +97,13 @@ final class FailoverHandler {
             }
         }
         return new ExecutionsReset(restart.resets().size());
+    }
+
+    private static String causeOf(FailoverStrategy.Failure failure) {
+        if (failure instanceof FailoverStrategy.TaskFailed failed) {
+            return failed.cause();
+        }
+        return "TaskManager " + ((FailoverStrategy.TaskManagerLost) failure).tmId() + " was lost";
     }
 
     /** Resets one execution; returns why the job must fail instead, or null. */

@@ -79,8 +79,8 @@ public final class JobMaster {
                 new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions));
         this.scheduling = new SchedulingDriver(new BlockingAdaptiveScheduling(executions, settings, () -> eventLog),
                 taskManagers, scheduler, clock, this::schedule, this::deploymentFailed);
-        this.failover = new FailoverHandler(new BatchFailoverStrategy(settings.maxRestarts()), executions,
-                taskManagers, coordinators, () -> eventLog, clock, settings.restartDelayMs());
+        this.failover = new FailoverHandler(new BatchFailoverStrategy(), executions, taskManagers, coordinators,
+                () -> eventLog, clock, settings.restart().start());
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */

@@ -8,9 +8,26 @@ package io.duraflow.jobmanager.scheduler;
  * @param minParallelism       lower bound of a runtime-decided parallelism
  * @param maxParallelism       upper bound of a runtime-decided parallelism
  * @param bytesPerTask         input bytes one task of a runtime-decided vertex should read
- * @param maxRestarts          failovers allowed before the job fails (0: none)
- * @param restartDelayMs       wait before a failed task runs again
+ * @param restart              the restart strategy: how many failovers, after which delays
  * @param collectMaxBytes      most bytes all collecting sinks of the job together may send back
  */
 public record JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
-        long bytesPerTask, int maxRestarts, long restartDelayMs, long collectMaxBytes) {}
+        long bytesPerTask, RestartBackoff.Spec restart, long collectMaxBytes) {
+
+    /** Settings with a fixed-delay restart strategy. */
+    public JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
+            long bytesPerTask, int maxRestarts, long restartDelayMs, long collectMaxBytes) {
+        this(defaultParallelism, keyGroups, minParallelism, maxParallelism, bytesPerTask,
+                RestartBackoff.Spec.fixedDelay(maxRestarts, restartDelayMs), collectMaxBytes);
+    }
+
+    /** Restarts allowed (between two resets of an exponential-delay strategy). */
+    public int maxRestarts() {
+        return restart.attempts();
+    }
+
+    /** The delay before the first restart. */
+    public long restartDelayMs() {
+        return restart.initialMs();
+    }
+}

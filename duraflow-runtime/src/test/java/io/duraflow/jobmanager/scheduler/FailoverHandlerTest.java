@@ -52,6 +52,10 @@ class FailoverHandlerTest {
 
     /** A handler whose strategy decides {@code decision} for every failure. */
     private FailoverHandler handler(FailoverStrategy.Decision decision) {
+        return handler(decision, RestartBackoff.Spec.fixedDelay(10, RESTART_DELAY_MS).start());
+    }
+
+    private FailoverHandler handler(FailoverStrategy.Decision decision, RestartBackoff backoff) {
         TaskManagerActions taskManagers = new TaskManagerActions("job-1", executions.jobGraph(), FakeSlotPool.of(1, 2),
                 gateways, new TaskDeployments("session-1", "test.Job", Map.of(), Map.of(), FakeCluster.SETTINGS,
                         executions));
@@ -60,8 +64,7 @@ class FailoverHandlerTest {
             return decision;
         };
         return new FailoverHandler(strategy, executions, taskManagers,
-                new CoordinatorHolder(executions, () -> eventLog, gateways), () -> eventLog, scheduler::now,
-                RESTART_DELAY_MS);
+                new CoordinatorHolder(executions, () -> eventLog, gateways), () -> eventLog, scheduler::now, backoff);
     }
 
     private Execution source(int subtask) {
@@ -113,6 +116,35 @@ class FailoverHandlerTest {
 
         assertThat(handler.restarts()).isZero();
         assertThat(loggedResets).isEmpty();
+    }
+
+    @Test
+    void whenTheRestartStrategyHasNoRestartLeftTheJobFailsWithTheCauseAndResetsNothing() {
+        FailoverHandler handler = handler(new FailoverStrategy.Restart(
+                List.of(new FailoverStrategy.Reset(source(0), "it failed")), true),
+                RestartBackoff.Spec.fixedDelay(1, RESTART_DELAY_MS).start());
+        assertThat(handler.onFailure(failureOf(source(0)))).isEqualTo(new FailoverHandler.ExecutionsReset(1));
+
+        assertThat(handler.onFailure(failureOf(source(0))))
+                .isEqualTo(new FailoverHandler.FailJob("boom (no restarts left: the restart strategy allowed 1"
+                        + " restart)"));
+        assertThat(handler.onFailure(new FailoverStrategy.TaskManagerLost("tm-9", List.of(source(0)))))
+                .isEqualTo(new FailoverHandler.FailJob("TaskManager tm-9 was lost (no restarts left: the restart"
+                        + " strategy allowed 1 restart)"));
+        assertThat(source(0).attempt()).isEqualTo(1);
+        assertThat(handler.restarts()).isEqualTo(1);
+    }
+
+    @Test
+    void exponentialDelayGrowsTheWaitOfEachCountedRestart() {
+        FailoverHandler handler = handler(new FailoverStrategy.Restart(
+                List.of(new FailoverStrategy.Reset(source(0), "it failed")), true),
+                new RestartBackoff.Spec(io.duraflow.config.RestartStrategyType.EXPONENTIAL_DELAY, 5, 100, 10_000, 3.0,
+                        60_000, 0).start(() -> 0.5));
+        handler.onFailure(failureOf(source(0)));
+        assertThat(source(0).notBeforeMs()).isEqualTo(100);
+        handler.onFailure(failureOf(source(0)));
+        assertThat(source(0).notBeforeMs()).isEqualTo(300);
     }
 
     @Test

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.IllegalConfigurationException;
 import io.duraflow.config.RestartStrategyType;
-import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -19,7 +18,7 @@ class RestartBackoffTest {
 
     @Test
     void fixedDelayWaitsTheSameEachTimeUntilItsAttemptsAreUsed() {
-        RestartBackoff backoff = RestartBackoff.fixedDelay(2, Duration.ofMillis(300));
+        RestartBackoff backoff = RestartBackoff.Spec.fixedDelay(2, 300).start();
         assertThat(backoff.onFailure(0)).hasValue(300);
         assertThat(backoff.onFailure(10_000_000)).hasValue(300);
         assertThat(backoff.onFailure(20_000_000)).isEmpty();
@@ -57,21 +56,21 @@ class RestartBackoffTest {
 
     @Test
     void noneNeverRestarts() {
-        RestartBackoff backoff = RestartBackoff.none();
+        RestartBackoff backoff = RestartBackoff.Spec.none().start();
         assertThat(backoff.onFailure(0)).isEqualTo(OptionalLong.empty());
         assertThat(backoff.exhaustedReason()).isEqualTo("restart-strategy.type is none");
     }
 
     @Test
     void configurationBuildsTheStrategyAndRefusesAMaximumBelowTheInitialDelay() {
-        RestartBackoff fromConfig = RestartBackoff.fromConfiguration(Configuration.fromMap(Map.of(
+        RestartBackoff fromConfig = RestartBackoff.Spec.fromConfiguration(Configuration.fromMap(Map.of(
                 "restart-strategy.type", "exponential-delay",
                 "restart-strategy.exponential-delay.initial-backoff", "200 ms",
-                "restart-strategy.exponential-delay.jitter-factor", "0")));
+                "restart-strategy.exponential-delay.jitter-factor", "0"))).start();
         assertThat(fromConfig.onFailure(0)).hasValue(200);
         assertThat(fromConfig.onFailure(1)).hasValue(400);
 
-        assertThatThrownBy(() -> RestartBackoff.fromConfiguration(Configuration.fromMap(Map.of(
+        assertThatThrownBy(() -> RestartBackoff.Spec.fromConfiguration(Configuration.fromMap(Map.of(
                 "restart-strategy.type", "exponential-delay",
                 "restart-strategy.exponential-delay.initial-backoff", "2 min"))))
                 .isInstanceOf(IllegalConfigurationException.class)
