@@ -29,7 +29,9 @@ import java.util.Map;
  * (default 100,000; not a multiple of 7919, so every block of {@code keys} consecutive indexes
  * hits every key once), {@code rate} (records per second over all source readers, default 0 =
  * unlimited), {@code output} (directory for the exactly-once file sink; refused until that sink
- * exists). Parallelism is the job's default ({@code --parallelism}).
+ * exists), {@code fail-at} (for benchmarks and demos: the first attempt of the subtask that gets
+ * record {@code fail-at} throws there, once; default -1 = never). Parallelism is the job's default
+ * ({@code --parallelism}).
  *
  * <p>Runtime mode: a bounded run (records > 0) has only bounded sources, so {@code automatic}
  * would pick batch; run it with {@code -D execution.runtime-mode=streaming} to get checkpoints.
@@ -85,12 +87,14 @@ public final class StreamingKeyedSum implements DuraflowJob {
         return expectedCount(key, records, keys, inverseOfMultiplier(keys));
     }
 
-    private static long expectedCount(long key, long records, long keys, long inverse) {
+    /** {@link #expectedCount(long, long, long)} for the per-record path: {@code inverse} is {@link #inverseOfMultiplier}. */
+    public static long expectedCount(long key, long records, long keys, long inverse) {
         long remainder = records % keys;
         return records / keys + (remainder > 0 && key * inverse % keys < remainder ? 1 : 0);
     }
 
-    static long inverseOfMultiplier(long keys) {
+    /** 7919^-1 mod keys; compute once per job, not per record (it is a BigInteger operation). */
+    public static long inverseOfMultiplier(long keys) {
         return BigInteger.valueOf(KEY_MULTIPLIER).modInverse(BigInteger.valueOf(keys)).longValueExact();
     }
 
@@ -100,6 +104,7 @@ public final class StreamingKeyedSum implements DuraflowJob {
         long records = params.getLong("records", DEFAULT_RECORDS, 0, Long.MAX_VALUE / KEY_MULTIPLIER);
         long keys = params.getLong("keys", DEFAULT_KEYS, 1, Integer.MAX_VALUE);
         long rate = params.getLong("rate", DataGeneratorSource.UNLIMITED, 0, Long.MAX_VALUE);
+        long failAt = params.getLong("fail-at", -1, -1, Long.MAX_VALUE);
         if (keys % KEY_MULTIPLIER == 0) {
             throw new InvalidJobParametersException("job parameter 'keys' must not be a multiple of " + KEY_MULTIPLIER
                     + " (some keys would get no records), got " + keys);
@@ -112,7 +117,7 @@ public final class StreamingKeyedSum implements DuraflowJob {
         }
         Flow<Tuple3<Long, Long, Long>> sums = job.fromSource("Generate records", source).uid("generate-records")
                 .keyBy(Tuple2::f0, Types.LONG)
-                .process(new SumPerKey(records, keys), RESULT_TYPE).name("Sum per key").uid("sum-per-key");
+                .process(new SumPerKey(records, keys, failAt), RESULT_TYPE).name("Sum per key").uid("sum-per-key");
         if (params.has("output")) {
             // SEAM (issue 9, exactly-once file sink): when the sink exists, write the per-key sums
             // here with it, e.g. sums.sinkTo("Write sums", <exactly-once file sink>(output, ...)),
@@ -136,27 +141,39 @@ public final class StreamingKeyedSum implements DuraflowJob {
         private final long records;
         private final long keys;
         private final long inverse;
+        private final long leastCount;
+        private final long failAt;
         private transient ValueState<Tuple2<Long, Long>> sumAndCount;
+        private transient boolean firstAttempt;
 
-        public SumPerKey(long records, long keys) {
+        /** @param failAt the value (record index) at which the first attempt throws; -1: never */
+        public SumPerKey(long records, long keys, long failAt) {
             this.records = records;
             this.keys = keys;
             this.inverse = inverseOfMultiplier(keys);
+            this.leastCount = records / keys;
+            this.failAt = failAt;
         }
 
         @Override
         public void open(RuntimeContext context) {
             sumAndCount = context.state().getState(SUM_AND_COUNT);
+            firstAttempt = context.attemptNumber() == 0;
         }
 
         @Override
         public void processElement(Tuple2<Long, Long> record, Context<Long> context,
                 Collector<Tuple3<Long, Long, Long>> out) {
+            if (firstAttempt && record.f1() == failAt) {
+                // Before the state changes, so the restored run must process this record again.
+                throw new IllegalStateException("injected failure at record " + failAt + " (job parameter fail-at)");
+            }
             Tuple2<Long, Long> current = sumAndCount.value();
             long sum = (current == null ? 0 : current.f0()) + record.f1();
             long count = (current == null ? 0 : current.f1()) + 1;
             sumAndCount.update(Tuple2.of(sum, count));
-            if (records > 0 && count == expectedCount(record.f0(), records, keys, inverse)) {
+            // The cheap test first: no key's count is complete below records / keys.
+            if (records > 0 && count >= leastCount && count == expectedCount(record.f0(), records, keys, inverse)) {
                 out.collect(Tuple3.of(record.f0(), sum, count));
             }
         }

@@ -41,10 +41,16 @@ class StreamingKeyedSumTest {
         final Map<String, Map<Long, Object>> states = new HashMap<>();
         final List<Tuple3<Long, Long, Long>> emitted = new ArrayList<>();
         final StreamingKeyedSum.SumPerKey function;
+        final int attempt;
         Long currentKey;
 
         Harness(long records, long keys) {
-            function = new StreamingKeyedSum.SumPerKey(records, keys);
+            this(records, keys, -1, 0);
+        }
+
+        Harness(long records, long keys, long failAt, int attempt) {
+            this.attempt = attempt;
+            function = new StreamingKeyedSum.SumPerKey(records, keys, failAt);
             function.open(this);
         }
 
@@ -70,7 +76,7 @@ class StreamingKeyedSumTest {
 
         @Override
         public int attemptNumber() {
-            return 0;
+            return attempt;
         }
 
         @Override
@@ -199,12 +205,41 @@ class StreamingKeyedSumTest {
                 for (long i = 0; i < records; i++) {
                     counted.merge(StreamingKeyedSum.key(i, keys), 1L, Long::sum);
                 }
+                long inverse = StreamingKeyedSum.inverseOfMultiplier(keys);
                 for (long key = 0; key < keys; key++) {
-                    assertThat(StreamingKeyedSum.expectedCount(key, records, keys))
+                    assertThat(StreamingKeyedSum.expectedCount(key, records, keys, inverse))
                             .as("key %d of %d, %d records", key, keys, records)
                             .isEqualTo(counted.getOrDefault(key, 0L));
                 }
             }
+        }
+    }
+
+    @Test
+    void failAtThrowsInTheFirstAttemptOnlyAndBeforeTheStateChanges() {
+        Harness first = new Harness(20, 10, 5, 0);
+        for (long i = 0; i < 5; i++) {
+            first.process(record(i, 10));
+        }
+        assertThatThrownBy(() -> first.process(record(5, 10))).hasMessageContaining("injected failure at record 5");
+        assertThat(first.<Tuple2<Long, Long>>valueOf("sum-and-count", StreamingKeyedSum.key(5, 10))).isNull();
+
+        Harness restarted = new Harness(20, 10, 5, 1);
+        for (long i = 0; i < 20; i++) {
+            restarted.process(record(i, 10));
+        }
+        assertThat(StreamingKeyedSum.verify(restarted.emitted, 20, 10)).isEmpty();
+    }
+
+    @Test
+    void expectedCountWithoutAPrecomputedInverseAgrees() {
+        java.util.Set<Long> keysOfThePartialBlock = new java.util.HashSet<>();
+        for (long index = 1_000; index < 1_050; index++) {
+            keysOfThePartialBlock.add(index * 7919 % 100);
+        }
+        for (long key = 0; key < 100; key++) {
+            assertThat(StreamingKeyedSum.expectedCount(key, 1_050, 100))
+                    .isEqualTo(keysOfThePartialBlock.contains(key) ? 11 : 10);
         }
     }
 
