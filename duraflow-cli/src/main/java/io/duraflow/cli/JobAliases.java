@@ -15,6 +15,7 @@ final class JobAliases {
         ALIASES.put("tpch-q1", TpchQ1.class.getName());
         ALIASES.put("join", OrdersJoin.class.getName());
         ALIASES.put("recovery-demo", io.duraflow.examples.RecoveryDemo.class.getName());
+        ALIASES.put("streaming-keyed-sum", io.duraflow.examples.StreamingKeyedSum.class.getName());
     }
 
     private JobAliases() {}
