@@ -14,6 +14,7 @@ import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
@@ -218,6 +219,28 @@ public final class Dispatcher {
     }
 
     // ------------------------------------------------------------------ events from TaskManagers
+
+    /**
+     * A TaskManager registers. The finishes it carried from earlier leaderships are logged first
+     * ({@link StoredJobRecovery#takeEarlierFinishes}); only once they are durable is it registered
+     * with the partitions it kept, which may let a pending recovery plan.
+     *
+     * @return completes on the main thread once registered; fails with UNAVAILABLE if a finish
+     *     could not be logged or leadership ended meanwhile (the TaskManager registers again)
+     */
+    public CompletableFuture<Void> registerTaskManager(RegisterTaskManagerRequest request) {
+        mainThread.assertRunningInMainThread();
+        return recovery.takeEarlierFinishes(sessionId, request.getTmId(), request.getAddress(),
+                request.getEarlierFinishedReportsList()).thenRun(() -> {
+                    mainThread.assertRunningInMainThread();
+                    if (closed) {
+                        throw Status.UNAVAILABLE.withDescription("this JobManager is no longer the leader")
+                                .asRuntimeException();
+                    }
+                    resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
+                            request.getHeldPartitionsList());
+                });
+    }
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
         mainThread.assertRunningInMainThread();
