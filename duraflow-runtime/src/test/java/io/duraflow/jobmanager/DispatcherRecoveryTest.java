@@ -489,7 +489,13 @@ class DispatcherRecoveryTest {
         // WordCount's count runs as one task here: with its finish kept, nothing is left to run.
         Deployment lost = firstCountDeployments.get(0);
         String otherTm = lost.tmId().equals("tm-1") ? "tm-2" : "tm-1";
-        Leader second = recovered(leader("session-2"));
+        // Store I/O waits for the test: the job's cleanup would delete the log it reads back.
+        ManualMainThreadExecutor io = new ManualMainThreadExecutor();
+        Leader second = leader("session-2", io);
+        CompletableFuture<Void> recovered = second.dispatcher().recover();
+        io.runDue();
+        main.runDue();
+        assertThat(recovered).isCompleted();
         second.dispatcher().startRecoveredJobs();
         main.runDue();
 
@@ -516,7 +522,12 @@ class DispatcherRecoveryTest {
                 });
 
         second.deployments(COUNT).forEach(d -> finish(second, d));
-        awaitCleanResult();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).pollInSameThread()
+                .until(() -> {
+                    io.runDue();
+                    main.runDue();
+                    return results.hasCleanJobResultEntry(JOB_ID);
+                });
         var result = results.getResult(JOB_ID).orElseThrow();
         assertThat(result.state()).isEqualTo(JobOutcome.FINISHED);
         assertThat(result.collected()).as("the kept task's records are in the result")
