@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *                      visible, JobMaster evicted -> cleanup (partitions, job graph, job
  *                      directory), retried -> entry CLEAN; one CleanupState machine per job
  *   StoredJobRecovery  leadership: DIRTY entries are cleaned up, stored job graphs without a
- *                      result run again (batch job recovery), unrecoverable ones end FAILED
+ *                      result run again (batch job recovery), unrecoverable ones end FAILED;
+ *                      finishes that registering TaskManagers carried from earlier leaders
+ *                      are logged before the recovery plans (EarlierFinishes decides which)
  *   JobQueries         status, result, list, events: memory first, then the result store
  * </pre>
  * State lives on the main thread; store I/O runs on {@code io}, the jobs' own code on
