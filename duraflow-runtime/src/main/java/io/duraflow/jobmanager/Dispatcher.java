@@ -14,6 +14,7 @@ import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskStateUpdate;
@@ -41,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *                      visible, JobMaster evicted -> cleanup (partitions, job graph, job
  *                      directory), retried -> entry CLEAN; one CleanupState machine per job
  *   StoredJobRecovery  leadership: DIRTY entries are cleaned up, stored job graphs without a
- *                      result run again (batch job recovery), unrecoverable ones end FAILED
+ *                      result run again (batch job recovery), unrecoverable ones end FAILED;
+ *                      finishes that registering TaskManagers carried from earlier leaders
+ *                      are logged before the recovery plans (EarlierFinishes decides which)
  *   JobQueries         status, result, list, events: memory first, then the result store
  * </pre>
  * State lives on the main thread; store I/O runs on {@code io}, the jobs' own code on
@@ -218,6 +221,28 @@ public final class Dispatcher {
     }
 
     // ------------------------------------------------------------------ events from TaskManagers
+
+    /**
+     * A TaskManager registers. The finishes it carried from earlier leaderships are logged first
+     * ({@link StoredJobRecovery#takeEarlierFinishes}); only once they are durable is it registered
+     * with the partitions it kept, which may let a pending recovery plan.
+     *
+     * @return completes on the main thread once registered; fails with UNAVAILABLE if a finish
+     *     could not be logged or leadership ended meanwhile (the TaskManager registers again)
+     */
+    public CompletableFuture<Void> registerTaskManager(RegisterTaskManagerRequest request) {
+        mainThread.assertRunningInMainThread();
+        return recovery.takeEarlierFinishes(sessionId, request.getTmId(), request.getAddress(),
+                request.getEarlierFinishedReportsList()).thenRun(() -> {
+                    mainThread.assertRunningInMainThread();
+                    if (closed) {
+                        throw Status.UNAVAILABLE.withDescription("this JobManager is no longer the leader")
+                                .asRuntimeException();
+                    }
+                    resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
+                            request.getHeldPartitionsList());
+                });
+    }
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
         mainThread.assertRunningInMainThread();

@@ -77,12 +77,14 @@ final class JobManagerServices {
                 response.onError(e);
                 return;
             }
-            answer(runner.mainThread(), response, () -> {
-                runner.resourceManager().register(request.getTmId(), request.getAddress(), request.getSlots(),
-                        request.getHeldPartitionsList());
-                return RegisterTaskManagerResponse.newBuilder().setJmSessionId(runner.sessionId())
-                        .setHeartbeatIntervalMs(runner.heartbeatIntervalMs())
-                        .setHeartbeatTimeoutMs(runner.heartbeatTimeoutMs()).build();
+            answerAsync(runner.mainThread(), response, () -> {
+                String session = runner.sessionId();
+                // Answered only once the finishes it carried from earlier leaders are durable: the
+                // answer acknowledges them, and the TaskManager then forgets them.
+                return runner.dispatcher().registerTaskManager(request).thenApply(registered ->
+                        RegisterTaskManagerResponse.newBuilder().setJmSessionId(session)
+                                .setHeartbeatIntervalMs(runner.heartbeatIntervalMs())
+                                .setHeartbeatTimeoutMs(runner.heartbeatTimeoutMs()).build());
             });
         }
 

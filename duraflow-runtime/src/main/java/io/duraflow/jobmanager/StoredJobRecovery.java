@@ -5,6 +5,7 @@ import io.duraflow.fs.FileStatus;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventReader;
+import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
@@ -16,7 +17,9 @@ import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.HeldPartition;
+import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.util.MainThreadExecutor;
+import io.grpc.Status;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -98,13 +101,17 @@ final class StoredJobRecovery {
         final long waitMs;
         /** Set when this leader is published: from then on the job waits at most {@link #waitMs}. */
         long deadlineMs = Long.MAX_VALUE;
-        /** The partitions worth waiting for; the graph and log do not change, so computed once. */
+        /** The partitions worth waiting for; computed once, again only when an earlier finish adds an event. */
         Set<String> wanted;
+
+        /** Earlier finishes appended to the job's writer whose flush has not completed yet. */
+        final List<JobEvent> unconfirmed = new ArrayList<>();
 
         PendingRecovery(JobMaster job, JobFactory.Built built, List<JobEvent> events, long waitMs) {
             this.job = job;
             this.built = built;
-            this.events = events;
+            // Grows by the finishes TaskManagers carry from earlier leaderships (takeEarlierFinishes).
+            this.events = new ArrayList<>(events);
             this.waitMs = waitMs;
         }
     }
@@ -414,6 +421,66 @@ final class StoredJobRecovery {
     private void releaseAllHeld(String jobId) {
         new HashSet<>(resourceManager.heldPartitions(jobId).values())
                 .forEach(tm -> resourceManager.releaseKeptPartitions(tm, jobId, List.of()));
+    }
+
+    /**
+     * A registering TaskManager's FINISHED reports of earlier leaderships: each that {@link
+     * EarlierFinishes} accepts is appended to its job's event log and made durable, and only then
+     * added to the job's pending recovery (if it still waits), so that the plan takes the task as
+     * finished. Call before the TaskManager is registered: its partitions may let the plan start.
+     *
+     * @return completes on the main thread once every accepted finish is on disk; fails with
+     *     UNAVAILABLE if one could not be written (the TaskManager registers again, and then its
+     *     report is ignored, as that job's log no longer records) or leadership ended meanwhile
+     */
+    CompletableFuture<Void> takeEarlierFinishes(String session, String tmId, String tmAddress,
+            List<TaskStateUpdate> reports) {
+        List<CompletableFuture<Void>> logged = new ArrayList<>();
+        for (TaskStateUpdate report : reports) {
+            String jobId = report.getAttempt().getJobId();
+            String what = EarlierFinishes.describe(report, tmId);
+            PendingRecovery recovery = pending.get(jobId);
+            EarlierFinishes.Standing standing = recovery != null ? EarlierFinishes.Standing.RECOVERING
+                    : registry.result(jobId).isPresent() ? EarlierFinishes.Standing.ENDED
+                    : registry.job(jobId) != null ? EarlierFinishes.Standing.RUNNING : EarlierFinishes.Standing.UNKNOWN;
+            List<JobEvent> known = new ArrayList<>();
+            if (recovery != null) {
+                known.addAll(recovery.events);
+                known.addAll(recovery.unconfirmed);
+            }
+            var decision = EarlierFinishes.decide(report, session, tmId, tmAddress, standing,
+                    recovery == null ? null : recovery.job.graph(), known);
+            JobEventWriter writer = registry.eventWriter(jobId);
+            if (decision instanceof EarlierFinishes.Ignore ignore) {
+                LOG.info("Ignoring {}: {}", what, ignore.reason());
+            } else if (writer == null || writer.disabled()) {
+                LOG.info("Ignoring {}: the job's event log does not record ({})", what,
+                        writer == null ? "none" : writer.disabledCause());
+            } else {
+                JobEvent event = JobEvent.newBuilder().setTimestampMs(clock.getAsLong())
+                        .setExecutionFinished(((EarlierFinishes.Accept) decision).event()).build();
+                recovery.unconfirmed.add(event);
+                writer.append(event);
+                logged.add(writer.flush().handleAsync((ignored, error) -> {
+                    recovery.unconfirmed.remove(event);
+                    if (error != null || closed.getAsBoolean()) {
+                        String why = error != null ? "cannot log " + what + ": " + Dispatcher.describe(error)
+                                : "this JobManager stopped leading while it logged " + what;
+                        throw new CompletionException(Status.UNAVAILABLE.withDescription(why + "; register again")
+                                .asRuntimeException());
+                    }
+                    if (pending.get(jobId) == recovery) {
+                        recovery.events.add(event);
+                        recovery.wanted = null;
+                        LOG.info("Took {} as logged: the recovery keeps that task finished", what);
+                    } else {
+                        LOG.info("Logged {}, but the job's recovery was planned meanwhile", what);
+                    }
+                    return null;
+                }, mainThread));
+            }
+        }
+        return CompletableFuture.allOf(logged.toArray(CompletableFuture[]::new));
     }
 
     /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */

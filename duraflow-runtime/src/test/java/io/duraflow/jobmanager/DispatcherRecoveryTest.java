@@ -3,6 +3,7 @@ package io.duraflow.jobmanager;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.examples.WordCount;
@@ -20,17 +21,20 @@ import io.duraflow.jobstore.InMemoryJobResultStore;
 import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -76,6 +80,8 @@ class DispatcherRecoveryTest {
     private final InMemoryJobGraphStore jobGraphs = new InMemoryJobGraphStore();
     private final JobGraph graph = JobPlans.build(WordCount.class.getName(), PARAMS, PARALLELISM);
     private final List<Leader> leaders = new ArrayList<>();
+    /** The count tasks the first leader deployed, running when it died. */
+    private List<Deployment> firstCountDeployments = List.of();
     private volatile String leadingSession;
 
     /** One leadership session: its dispatcher and resource manager, and the calls to its TaskManagers. */
@@ -142,6 +148,35 @@ class DispatcherRecoveryTest {
             leader.resourceManager().register(tmId, tmId + ".test:6122", 2, held);
         }
         main.runDue();
+    }
+
+    /**
+     * A TaskManager registers as over gRPC: through the dispatcher, with the partitions it kept
+     * ("partition id@TaskManager id", only its own are taken) and the finishes it carried.
+     */
+    private CompletableFuture<Void> registerWithReports(Leader leader, String tmId, List<String> heldPartitions,
+            List<TaskStateUpdate> reports) {
+        RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
+                .setAddress(tmId + ".test:6122").setSlots(2).addAllEarlierFinishedReports(reports);
+        heldPartitions.stream().filter(p -> p.endsWith("@" + tmId)).forEach(p -> request.addHeldPartitions(
+                HeldPartition.newBuilder().setJobId(JOB_ID).setPartitionId(p.substring(0, p.indexOf('@')))));
+        CompletableFuture<Void> registered = leader.dispatcher().registerTaskManager(request.build());
+        // The answer waits for the job event writer's thread.
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).pollInSameThread()
+                .until(() -> {
+                    main.runDue();
+                    return registered.isDone();
+                });
+        return registered;
+    }
+
+    /** What a count task's TaskManager kept of its FINISHED report when the first leader died before it arrived. */
+    private static TaskStateUpdate lostFinish(Deployment d) {
+        return TaskStateUpdate.newBuilder().setJmSessionId(d.task().getJmSessionId()).setTmId(d.tmId())
+                .setAttempt(d.attempt()).setState(TaskState.FINISHED).setRecordsIn(5).setRecordsOut(2)
+                .addCollected(CollectedResult.newBuilder().setName("lost-finish").setSubtask(d.subtask())
+                        .setRecords(2).setData(ByteString.copyFrom(new byte[] {1, 42, 1, 43})))
+                .build();
     }
 
     private void send(Leader leader, Deployment d, TaskStateUpdate.Builder update) {
@@ -257,6 +292,7 @@ class DispatcherRecoveryTest {
         runSources(first, sources);
         assertThat(first.deployments(COUNT)).isNotEmpty();
         first.deployments(COUNT).forEach(d -> running(first, d));
+        firstCountDeployments = first.deployments(COUNT);
         // VertexInitialized of the count is the last event the first leader recorded.
         awaitLogged(events -> events.stream().anyMatch(e -> e.hasVertexInitialized()
                 && e.getVertexInitialized().getVertex() == COUNT));
@@ -445,6 +481,89 @@ class DispatcherRecoveryTest {
         main.advance(60_000);
         assertThat(second.taskManagers().deployments()).as("the wait ended, but the job stays cancelled").isEmpty();
         assertThat(status(second).getState()).isEqualTo(JobState.JOB_CANCELED);
+    }
+
+    @Test
+    void aCountTaskWhoseFinishTheFirstLeaderNeverGotIsKeptFromTheFinishItsTaskManagerCarried() throws IOException {
+        List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
+        // WordCount's count runs as one task here: with its finish kept, nothing is left to run.
+        Deployment lost = firstCountDeployments.get(0);
+        String otherTm = lost.tmId().equals("tm-1") ? "tm-2" : "tm-1";
+        // Store I/O waits for the test: the job's cleanup would delete the log it reads back.
+        ManualMainThreadExecutor io = new ManualMainThreadExecutor();
+        Leader second = leader("session-2", io);
+        CompletableFuture<Void> recovered = second.dispatcher().recover();
+        io.runDue();
+        main.runDue();
+        assertThat(recovered).isCompleted();
+        second.dispatcher().startRecoveredJobs();
+        main.runDue();
+
+        assertThat(registerWithReports(second, otherTm, sourceOutputs, List.of())).isCompleted();
+        assertThat(second.taskManagers().deployments()).as("waits for the other TaskManager").isEmpty();
+        // Its registration brings the last source output the recovery waits for, and the lost finish.
+        assertThat(registerWithReports(second, lost.tmId(), sourceOutputs, List.of(lostFinish(lost))))
+                .isCompleted();
+
+        assertThat(second.deployments(SOURCE)).isEmpty();
+        assertThat(describe(second.deployments(COUNT))).as("the count task whose finish was carried is kept")
+                .hasSize(firstCountDeployments.size() - 1)
+                .doesNotContain(describe(lost)).allMatch(d -> d.endsWith("#1"));
+        assertThat(status(second).getRestoredTasks()).isEqualTo(2 + 1);
+        assertThat(eventsOnDisk()).as("the finish is in the durable log").filteredOn(JobEvent::hasExecutionFinished)
+                .extracting(JobEvent::getExecutionFinished)
+                .filteredOn(e -> e.getVertex() == COUNT).singleElement().satisfies(e -> {
+                    assertThat(e.getSubtask()).isEqualTo(lost.subtask());
+                    assertThat(e.getAttempt()).isZero();
+                    assertThat(e.getTmId()).isEqualTo(lost.tmId());
+                    assertThat(e.getTmAddress()).isEqualTo(lost.tmId() + ".test:6122");
+                    assertThat(e.getRecordsOut()).isEqualTo(2);
+                    assertThat(e.getCollectedList()).extracting(c -> c.getName()).containsExactly("lost-finish");
+                });
+
+        second.deployments(COUNT).forEach(d -> finish(second, d));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).pollInSameThread()
+                .until(() -> {
+                    io.runDue();
+                    main.runDue();
+                    return results.hasCleanJobResultEntry(JOB_ID);
+                });
+        var result = results.getResult(JOB_ID).orElseThrow();
+        assertThat(result.state()).isEqualTo(JobOutcome.FINISHED);
+        assertThat(result.collected()).as("the kept task's records are in the result")
+                .anySatisfy(c -> assertThat(c.data()).containsExactly(1, 42, 1, 43));
+    }
+
+    @Test
+    void aFinishThatCannotBeLoggedFailsTheRegistrationAndIsIgnoredWhenItRegistersAgain() throws IOException {
+        List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
+        Deployment lost = firstCountDeployments.get(0);
+        String otherTm = lost.tmId().equals("tm-1") ? "tm-2" : "tm-1";
+        Leader second = recovered(leader("session-2"));
+        // The job's new event log cannot be created once the old one was read.
+        for (Path file : eventLogFiles()) {
+            Files.delete(file);
+        }
+        Files.delete(eventLogDirectory());
+        Files.writeString(eventLogDirectory(), "in the way");
+        second.dispatcher().startRecoveredJobs();
+        main.runDue();
+        registerWithReports(second, otherTm, sourceOutputs, List.of());
+
+        CompletableFuture<Void> refused = registerWithReports(second, lost.tmId(), sourceOutputs,
+                List.of(lostFinish(lost)));
+
+        assertThat(refused).failsWithin(Duration.ZERO).withThrowableThat().havingRootCause()
+                .isInstanceOf(StatusRuntimeException.class)
+                .withMessageContaining("UNAVAILABLE").withMessageContaining("register again");
+        assertThat(second.resourceManager().heldPartitions(JOB_ID)).as("not registered")
+                .doesNotContainValue(lost.tmId());
+        assertThat(second.taskManagers().deployments()).as("nothing planned").isEmpty();
+
+        assertThat(registerWithReports(second, lost.tmId(), sourceOutputs, List.of(lostFinish(lost))))
+                .as("registering again, the finish is ignored").isCompleted();
+        assertThat(describe(second.deployments(COUNT))).as("so the task runs again").contains("v1/"
+                + lost.subtask() + "#1");
     }
 
     /** Flips the first payload byte of the record with this index: its checksum no longer matches. */

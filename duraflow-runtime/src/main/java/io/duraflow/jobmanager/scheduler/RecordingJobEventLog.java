@@ -59,9 +59,22 @@ public final class RecordingJobEventLog implements JobEventLog {
 
     @Override
     public void executionFinished(Execution execution, TaskStateUpdate update) {
+        sink.accept(event().setExecutionFinished(finishedEvent(execution.vertex(), execution.subtask(),
+                execution.attempt(), execution.tmId(), execution.tmAddress(), update)).build());
+        // A finish is what recovery saves work with: write it now rather than at the next interval.
+        flush.run();
+    }
+
+    /**
+     * The {@code ExecutionFinished} of an attempt that ran on {@code tmId} and reported {@code
+     * update}: its partitions, counters and collected records. The one builder of this event,
+     * also for a finish that a TaskManager carried to a new leader.
+     */
+    public static io.duraflow.jobmanager.events.proto.ExecutionFinished finishedEvent(int vertex, int subtask,
+            int attempt, String tmId, String tmAddress, TaskStateUpdate update) {
         var finished = io.duraflow.jobmanager.events.proto.ExecutionFinished.newBuilder()
-                .setVertex(execution.vertex()).setSubtask(execution.subtask()).setAttempt(execution.attempt())
-                .setTmId(execution.tmId()).setTmAddress(execution.tmAddress()).setRecordsIn(update.getRecordsIn())
+                .setVertex(vertex).setSubtask(subtask).setAttempt(attempt)
+                .setTmId(tmId).setTmAddress(tmAddress).setRecordsIn(update.getRecordsIn())
                 .setRecordsOut(update.getRecordsOut()).putAllCounters(update.getCountersMap());
         for (SubpartitionSizes sizes : update.getOutputsList()) {
             finished.addPartitions(ProducedPartition.newBuilder().setEdgeId(sizes.getEdgeId())
@@ -72,9 +85,7 @@ public final class RecordingJobEventLog implements JobEventLog {
             finished.addCollected(Collected.newBuilder().setName(collected.getName()).setSubtask(collected.getSubtask())
                     .setRecords(collected.getRecords()).setData(collected.getData()));
         }
-        sink.accept(event().setExecutionFinished(finished).build());
-        // A finish is what recovery saves work with: write it now rather than at the next interval.
-        flush.run();
+        return finished.build();
     }
 
     @Override
