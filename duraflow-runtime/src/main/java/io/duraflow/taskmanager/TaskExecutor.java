@@ -63,9 +63,10 @@ import org.slf4j.LoggerFactory;
  * ({@code earlier_finished_reports}) and the answer acknowledges them; the other final reports of
  * earlier leaderships are dropped, since no JobManager of theirs exists any more. What the new
  * leader does with such a finish: if the job is being recovered, the attempt is the latest one
- * its event log deployed for that subtask, and the finish is not logged, it logs the finish (with
- * the report's results, e.g. collected records) before planning the recovery, so that the task
- * counts as finished; any other such report it ignores (one of its own session comes by the
+ * its event log deployed for that subtask, the finish is not logged, the task reads no source
+ * (its splits may be missing from the log) and the job did not start over from scratch, it logs
+ * the finish (with the report's results, e.g. collected records) before planning the recovery,
+ * so that the task counts as finished (see {@code EarlierFinishes}); any other such report it ignores (one of its own session comes by the
  * normal path too, and stays pending here until acknowledged).
  */
 public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
