@@ -10,6 +10,8 @@ final class OptionTable {
     private static final int MAX_LINE_WIDTH = 150;
     private static final int MAX_DESCRIPTION_WIDTH = 64;
     private static final int MIN_DESCRIPTION_WIDTH = 32;
+    /** Enum types ("a|b|c") longer than this wrap after a '|'. */
+    private static final int MAX_TYPE_WIDTH = 24;
     private static final String[] HEADER = {"KEY", "TYPE", "DEFAULT", "DESCRIPTION"};
 
     private OptionTable() {
@@ -27,18 +29,20 @@ final class OptionTable {
                 widths[c] = Math.max(widths[c], row[c].length());
             }
         }
+        widths[1] = Math.min(widths[1], MAX_TYPE_WIDTH);
         int descriptionWidth = Math.max(MIN_DESCRIPTION_WIDTH,
                 Math.min(MAX_DESCRIPTION_WIDTH, MAX_LINE_WIDTH - (widths[0] + widths[1] + widths[2] + 6)));
         StringBuilder out = new StringBuilder();
         for (String[] row : rows) {
             List<String> lines = wrap(row[3], descriptionWidth);
-            for (int l = 0; l < lines.size(); l++) {
+            List<String> types = wrapType(row[1], widths[1]);
+            for (int l = 0; l < Math.max(lines.size(), types.size()); l++) {
                 StringBuilder line = new StringBuilder();
                 for (int c = 0; c < widths.length; c++) {
-                    String cell = l == 0 ? row[c] : "";
-                    line.append(cell).append(" ".repeat(widths[c] - cell.length() + 2));
+                    String cell = c == 1 ? (l < types.size() ? types.get(l) : "") : l == 0 ? row[c] : "";
+                    line.append(cell).append(" ".repeat(Math.max(0, widths[c] - cell.length()) + 2));
                 }
-                line.append(lines.get(l));
+                line.append(l < lines.size() ? lines.get(l) : "");
                 out.append(line.toString().stripTrailing()).append('\n');
             }
         }
@@ -48,6 +52,23 @@ final class OptionTable {
     private static <T> String defaultText(ConfigOption<T> option) {
         T value = option.defaultValue();
         return value == null ? "(none)" : option.format(value);
+    }
+
+    /** A type name cut after a '|' where it would pass {@code width}; each piece but the last ends with '|'. */
+    private static List<String> wrapType(String type, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        String[] choices = type.split("\\|", -1);
+        for (int i = 0; i < choices.length; i++) {
+            String piece = choices[i] + (i < choices.length - 1 ? "|" : "");
+            if (line.length() > 0 && line.length() + piece.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            line.append(piece);
+        }
+        lines.add(line.toString());
+        return lines;
     }
 
     private static List<String> wrap(String text, int width) {

@@ -36,14 +36,14 @@ class ConfigOptionTest {
         assertThat(option.parse("fixed-delay")).isEqualTo(RestartStrategyType.FIXED_DELAY);
         assertThat(option.parse("FIXED_DELAY")).isEqualTo(RestartStrategyType.FIXED_DELAY);
         assertThat(option.parse("None")).isEqualTo(RestartStrategyType.NONE);
-        assertThat(option.type().name()).isEqualTo("fixed-delay|none");
+        assertThat(option.type().name()).isEqualTo("fixed-delay|exponential-delay|none");
     }
 
     @Test
     void unknownEnumValueListsTheChoices() {
         assertThatThrownBy(() -> ExecutionOptions.RESTART_STRATEGY_TYPE.parse("exponential"))
                 .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessage("invalid value 'exponential' for restart-strategy.type: expected one of 'fixed-delay', 'none'");
+                .hasMessage("invalid value 'exponential' for restart-strategy.type: expected one of 'fixed-delay', 'exponential-delay', 'none'");
     }
 
     @Test
