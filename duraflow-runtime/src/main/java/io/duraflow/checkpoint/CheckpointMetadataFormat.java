@@ -36,11 +36,11 @@ import java.util.Map;
  * </pre>
  *
  * Example: checkpoint 1 of job {@code j} triggered at 1000 ms, completed at 1005 ms, max
- * parallelism 128, no operators, is these 31 bytes:
+ * parallelism 128, no operators, is these 32 bytes:
  *
  * <pre>
  *   44 46 43 4d  00 00 00 01                magic "DFCM", version 1
- *   00 00 00 0f  xx xx xx xx                payload length 15, CRC32C of the payload
+ *   00 00 00 10  6e 32 b4 7b                payload length 16, CRC32C of the payload
  *   0a 01 6a                                job_id (field 1) = "j"
  *   10 01                                   checkpoint_id (field 2) = 1
  *   18 e8 07                                timestamp_ms (field 3) = 1000
@@ -48,7 +48,7 @@ import java.util.Map;
  *   28 01                                   kind (field 5) = CHECKPOINT_KIND_CHECKPOINT
  *   38 ed 07                                completed_ms (field 7) = 1005
  * </pre>
- * ({@code CheckpointMetadataFormatTest} holds the exact bytes, CRC included.)
+ * ({@code CheckpointMetadataFormatTest} checks exactly these bytes.)
  *
  * <p>Reading a file that is torn (shorter than its length field), padded, of another format or
  * version, with a wrong CRC, an unparsable payload, or handles that make no sense, fails with a
