@@ -88,6 +88,7 @@ public final class CheckpointCoordinator {
     private final CheckpointFailureManager failureManager;
     private final Deque<CheckpointStats> history = new ArrayDeque<>();
     private int triggersInFlight;
+    private long highestTriggeredId;
     private long lastTriggerMs;
     private long lastCompletionMs = Long.MIN_VALUE / 2;
     private boolean periodic;
@@ -310,6 +311,7 @@ public final class CheckpointCoordinator {
         FsPath directory = kind == CheckpointKind.SAVEPOINT
                 ? savepointTarget.resolve("savepoint-" + jobId + "-" + id) : directories.checkpoint(id);
         PendingCheckpoint checkpoint = new PendingCheckpoint(jobId, id, timestampMs, kind, plan, directory);
+        highestTriggeredId = Math.max(highestTriggeredId, id);
         pending.put(id, checkpoint);
         long expiresInMs = Math.max(0, timestampMs + config.timeoutMs() - clockMs.getAsLong());
         checkpoint.timeout = mainThread.schedule(() -> expire(checkpoint), expiresInMs);
@@ -370,6 +372,9 @@ public final class CheckpointCoordinator {
                         checkpointId, jobId, task, state);
             }
             discardUnreferenced(snapshotFiles);
+            if (checkpoint == null) {
+                discardDeadDirectory(checkpointId);
+            }
             return;
         }
         switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
@@ -535,6 +540,26 @@ public final class CheckpointCoordinator {
                 return null;
             });
         }
+    }
+
+    /**
+     * A late task may have re-created {@code chk-<n>} of a checkpoint that ended: if it is neither
+     * pending nor retained and was drawn by this coordinator (ids never repeat), it is garbage.
+     */
+    private void discardDeadDirectory(long checkpointId) {
+        if (checkpointId < 1 || checkpointId > highestTriggeredId || pending.containsKey(checkpointId)) {
+            return;
+        }
+        for (CompletedCheckpoint retained : store.retained()) {
+            if (retained.checkpointId() == checkpointId) {
+                return;
+            }
+        }
+        FsPath directory = directories.checkpoint(checkpointId);
+        onIo(() -> {
+            deleteAll(List.of(), List.of(directory));
+            return null;
+        });
     }
 
     private void deleteAll(List<FsPath> filesToDelete, List<FsPath> directoriesToDelete) {

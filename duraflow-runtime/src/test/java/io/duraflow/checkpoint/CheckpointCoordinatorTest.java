@@ -196,6 +196,7 @@ class CheckpointCoordinatorTest {
         h.settle();
 
         assertThat(h.exists(h.stateFile(SUM_1, 1))).isFalse();
+        assertThat(h.exists(h.directories.checkpoint(1))).as("the directory the late write re-created").isFalse();
         assertThat(h.store.retained()).isEmpty();
     }
 
