@@ -1,12 +1,10 @@
 package io.duraflow.checkpoint;
 
-import io.duraflow.fs.FileStatus;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.MainThreadExecutor;
-import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -20,8 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +63,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
-    private static final Pattern CHECKPOINT_DIRECTORY = Pattern.compile("chk-([0-9]{1,19})");
     private static final int HISTORY_SIZE = 100;
 
     private final String jobId;
@@ -85,6 +80,7 @@ public final class CheckpointCoordinator {
 
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final StateFileRegistry files;
+    private final CheckpointFileCleaner cleaner;
     private final CheckpointFailureManager failureManager;
     private final Deque<CheckpointStats> history = new ArrayDeque<>();
     private int triggersInFlight;
@@ -131,6 +127,7 @@ public final class CheckpointCoordinator {
         this.coordinators = services.coordinators();
         this.failureHandler = services.failureHandler();
         this.files = new StateFileRegistry(directories.taskOwned());
+        this.cleaner = new CheckpointFileCleaner(jobId, fileSystem, directories, io);
         this.failureManager = new CheckpointFailureManager(config.tolerableFailures(), clockMs.getAsLong());
         this.lastTriggerMs = clockMs.getAsLong();
     }
@@ -482,11 +479,8 @@ public final class CheckpointCoordinator {
             Set<Long> keep = new java.util.HashSet<>(pending.keySet());
             store.retained().forEach(retained -> keep.add(retained.checkpointId()));
             long completedId = checkpoint.checkpointId;
-            onIo(() -> {
-                deleteAll(unused, directoriesToDelete);
-                deleteLeftoverCheckpointDirectories(completedId, keep);
-                return null;
-            });
+            cleaner.delete(unused, directoriesToDelete);
+            cleaner.deleteLeftoverCheckpointDirectories(completedId, keep);
         }
         checkpoint.result.complete(completed);
         reschedule();
@@ -509,10 +503,7 @@ public final class CheckpointCoordinator {
         coordinators.notifyCheckpointAborted(checkpoint.checkpointId);
         List<FsPath> unused = files.release(checkpoint.checkpointId);
         FsPath directory = checkpoint.directory;
-        onIo(() -> {
-            deleteAll(unused, List.of(directory));
-            return null;
-        });
+        cleaner.delete(unused, List.of(directory));
         checkpoint.result.completeExceptionally(new CheckpointException(failure));
         // A failed savepoint is the user's to retry; it does not push the job toward a failover.
         if (checkpoint.kind == CheckpointKind.CHECKPOINT && !shutdown
@@ -530,16 +521,11 @@ public final class CheckpointCoordinator {
         List<FsPath> unused = new ArrayList<>();
         FsPath taskOwned = directories.taskOwned();
         for (FsPath file : snapshotFiles) {
-            if (!files.isReferenced(file) && !isUnder(file, taskOwned)) {
+            if (!files.isReferenced(file) && !CheckpointFileCleaner.isUnder(file, taskOwned)) {
                 unused.add(file);
             }
         }
-        if (!unused.isEmpty()) {
-            onIo(() -> {
-                deleteAll(unused, List.of());
-                return null;
-            });
-        }
+        cleaner.delete(unused, List.of());
     }
 
     /**
@@ -555,54 +541,7 @@ public final class CheckpointCoordinator {
                 return;
             }
         }
-        FsPath directory = directories.checkpoint(checkpointId);
-        onIo(() -> {
-            deleteAll(List.of(), List.of(directory));
-            return null;
-        });
-    }
-
-    private void deleteAll(List<FsPath> filesToDelete, List<FsPath> directoriesToDelete) {
-        for (FsPath file : filesToDelete) {
-            try {
-                fileSystem.delete(file);
-            } catch (IOException e) {
-                LOG.warn("Cannot delete checkpoint file {}: {}", file, e.toString());
-            }
-        }
-        for (FsPath directory : directoriesToDelete) {
-            try {
-                fileSystem.deleteRecursively(directory);
-            } catch (IOException e) {
-                LOG.warn("Cannot delete checkpoint directory {}: {}", directory, e.toString());
-            }
-        }
-    }
-
-    private void deleteLeftoverCheckpointDirectories(long completedId, Set<Long> keep) {
-        try {
-            for (FileStatus status : fileSystem.listIfExists(directories.jobDirectory())) {
-                Matcher name = CHECKPOINT_DIRECTORY.matcher(status.path().name());
-                if (name.matches()) {
-                    long id = Long.parseLong(name.group(1));
-                    if (id < completedId && !keep.contains(id)) {
-                        LOG.info("Deleting leftover checkpoint directory {}", status.path());
-                        fileSystem.deleteRecursively(status.path());
-                    }
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            LOG.warn("Cannot clean up leftover checkpoint directories of job {}: {}", jobId, e.toString());
-        }
-    }
-
-    private static boolean isUnder(FsPath file, FsPath directory) {
-        for (FsPath dir = file.parent(); dir != null; dir = dir.parent()) {
-            if (dir.equals(directory)) {
-                return true;
-            }
-        }
-        return false;
+        cleaner.delete(List.of(), List.of(directories.checkpoint(checkpointId)));
     }
 
     // ------------------------------------------------------------------ queries
