@@ -299,7 +299,16 @@ public final class CheckpointCoordinator {
                 return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
                         id, CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down", null)));
             }
-            return startPending(id, timestampMs, kind, savepointTarget, plan.get());
+            // Tasks may have failed or restarted while the id was drawn: plan again with the attempts running now.
+            Optional<CheckpointPlan> current = tasks.planCheckpoint();
+            if (current.isEmpty()) {
+                LOG.info("Not starting checkpoint {} of job {}: not every task is running any more", id, jobId);
+                reschedule();
+                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
+                        id, CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running",
+                        null)));
+            }
+            return startPending(id, timestampMs, kind, savepointTarget, current.get());
         }).thenCompose(future -> future);
     }
 

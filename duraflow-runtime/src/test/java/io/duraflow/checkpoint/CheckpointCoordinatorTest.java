@@ -283,6 +283,23 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
+    void aTriggerWhoseTasksStopWhileItsIdIsDrawnStartsNothingAndDoesNotCount() {
+        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
+        h.main.advance(INTERVAL); // the id is being drawn on the I/O thread
+        h.tasks.allRunning = false;
+        h.settle();
+
+        assertThat(h.calls).isEmpty();
+        assertThat(h.coordinator.pendingCount()).isZero();
+        h.advance(TIMEOUT);
+        assertThat(h.jobFailures).isEmpty();
+
+        h.tasks.allRunning = true;
+        h.advance(INTERVAL);
+        assertThat(h.tasks.triggers).extracting(CheckpointTrigger::checkpointId).containsExactly(2L);
+    }
+
+    @Test
     void aFinalizingCheckpointDoesNotExpireAndItsLateDeclineIsIgnored() {
         CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
         h.advance(INTERVAL);
