@@ -85,6 +85,7 @@ public final class CheckpointCoordinator {
     private final Deque<CheckpointStats> history = new ArrayDeque<>();
     private int triggersInFlight;
     private long highestTriggeredId;
+    private long latestCompletedId;
     private long lastTriggerMs;
     private long lastCompletionMs = Long.MIN_VALUE / 2;
     private boolean periodic;
@@ -447,7 +448,12 @@ public final class CheckpointCoordinator {
             return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
         }).whenComplete((subsumed, error) -> {
             mainThread.assertRunningInMainThread();
-            if (error != null) {
+            if (error != null && completed.kind() == CheckpointKind.CHECKPOINT
+                    && latestCompletedId > checkpoint.checkpointId) {
+                // A newer checkpoint finalized first; the store refused this older one.
+                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.SUBSUMED,
+                        "checkpoint " + latestCompletedId + " completed first", null));
+            } else if (error != null) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
                         "cannot make the checkpoint durable: " + unwrap(error), null));
             } else {
@@ -461,6 +467,9 @@ public final class CheckpointCoordinator {
         pending.remove(checkpoint.checkpointId);
         long nowMs = clockMs.getAsLong();
         lastCompletionMs = nowMs;
+        if (completed.kind() == CheckpointKind.CHECKPOINT) {
+            latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
+        }
         failureManager.onSuccess(checkpoint.checkpointId, nowMs);
         record(checkpoint, CheckpointStats.Status.COMPLETED, null);
         LOG.info("Completed {} in {} ms ({} bytes)", completed, nowMs - checkpoint.timestampMs, checkpoint.stateSize());

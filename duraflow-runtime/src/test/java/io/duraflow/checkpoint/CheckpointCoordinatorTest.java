@@ -300,6 +300,26 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
+    void anOlderCheckpointThatFinalizesAfterANewerOneIsSubsumedNotCounted() {
+        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 2, 0, 1));
+        h.advance(INTERVAL);
+        h.advance(INTERVAL);
+        for (CheckpointTask task : ALL) {
+            h.ack(task, 2);
+        }
+        for (CheckpointTask task : ALL) {
+            h.ack(task, 1); // both finalize; the I/O thread writes 2 first
+        }
+        h.settle();
+
+        assertThat(h.store.retained()).extracting(CompletedCheckpoint::checkpointId).containsExactly(2L);
+        assertThat(h.coordinator.history()).filteredOn(stats -> stats.checkpointId() == 1).singleElement()
+                .satisfies(stats -> assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.SUBSUMED));
+        assertThat(h.exists(h.directories.checkpoint(1))).isFalse();
+        assertThat(h.jobFailures).isEmpty();
+    }
+
+    @Test
     void aFinalizingCheckpointDoesNotExpireAndItsLateDeclineIsIgnored() {
         CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
         h.advance(INTERVAL);
