@@ -14,13 +14,13 @@ import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
 import org.awaitility.Awaitility;
 
 /** A real ZooKeeper server on a free loopback port, run on a thread of the test JVM. */
-final class ZooKeeperServerExtension implements AutoCloseable {
+public final class ZooKeeperServerExtension implements AutoCloseable {
     private final ZooKeeperServerMain server = new ZooKeeperServerMain() {
     };
     private final Thread thread;
     private final int port;
 
-    ZooKeeperServerExtension(Path dataDir) throws Exception {
+    public ZooKeeperServerExtension(Path dataDir) throws Exception {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
         }
@@ -55,7 +55,7 @@ final class ZooKeeperServerExtension implements AutoCloseable {
         }
     }
 
-    String connectString() {
+    public String connectString() {
         return "127.0.0.1:" + port;
     }
 

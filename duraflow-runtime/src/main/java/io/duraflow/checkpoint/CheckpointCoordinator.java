@@ -1,0 +1,625 @@
+package io.duraflow.checkpoint;
+
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.state.CheckpointDirectories;
+import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.util.MainThreadExecutor;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes a job's checkpoints: a state machine per checkpoint ({@link PendingCheckpoint}) on the
+ * JobMaster's main thread, with I/O (the id counter, metadata, the completed store, deletions) on a
+ * <em>sequential</em> I/O executor whose results come back to the main thread. Time comes from the
+ * injected clock and {@link MainThreadExecutor#schedule}, so tests drive it step by step.
+ *
+ * <p>Rules:
+ * <ol>
+ *   <li><b>Trigger.</b> Periodic triggers come {@code interval} after the previous trigger, no
+ *       sooner than {@code min-pause} after the last completion, and only while fewer than
+ *       {@code max-concurrent-checkpoints} are in progress; with a min-pause, never while one is in
+ *       progress (the pause is measured from its end). A trigger when not every task runs is
+ *       skipped (not counted). Triggers by hand ({@link #triggerCheckpoint}, {@link
+ *       #triggerSavepoint}) ignore interval, pause and concurrency.</li>
+ *   <li><b>Order.</b> An id is drawn from the counter; the operator coordinators snapshot; only then
+ *       are the source tasks triggered; the checkpoint waits for an acknowledgement of every task of
+ *       the job.</li>
+ *   <li><b>Completion.</b> With every acknowledgement in: the {@code _metadata} is written (synced,
+ *       exclusive) and the checkpoint added to the completed store (which subsumes the oldest beyond
+ *       {@code num-retained}); then the tasks and coordinators are notified, older pending
+ *       checkpoints are aborted as subsumed, and the files of subsumed checkpoints that no retained
+ *       checkpoint uses are deleted, with their {@code chk-<n>} directories.</li>
+ *   <li><b>Abort.</b> A decline aborts the checkpoint at once, as do expiry ({@code timeout} after
+ *       the trigger), a failing coordinator snapshot and a failing finalization. An abort notifies
+ *       the tasks (if they were triggered) and deletes what was written: the checkpoint's directory
+ *       and the acknowledged files no retained checkpoint uses. A checkpoint that is finalizing is
+ *       not aborted by anything but its own finalization failing (it may already be durable).</li>
+ *   <li><b>Late and unknown messages.</b> An acknowledgement of a checkpoint that is not pending
+ *       (aborted, expired, unknown) or from a task the checkpoint does not wait for (an earlier
+ *       attempt) is discarded: its files that no checkpoint uses are deleted. Declines of such
+ *       checkpoints are ignored. Nothing is ever only logged that should have deleted a file.</li>
+ *   <li><b>Failures.</b> Every abort is reported to the {@link CheckpointFailureManager}; when it
+ *       says so the job is told to fail over ({@link CheckpointFailureHandler}).</li>
+ *   <li><b>Leftovers.</b> After every completion, {@code chk-<n>} directories of the job that are
+ *       neither retained nor pending and older than the completed one are deleted: what a task wrote
+ *       after the abort of its checkpoint, or what a crashed JobManager left.</li>
+ *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
+ *       the completed store, moves the id counter past the latest and rebuilds the file references.</li>
+ * </ol>
+ */
+public final class CheckpointCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
+    private static final int HISTORY_SIZE = 100;
+
+    private final String jobId;
+    private final CheckpointCoordinatorConfig config;
+    private final CheckpointDirectories directories;
+    private final FileSystem fileSystem;
+    private final MainThreadExecutor mainThread;
+    private final Executor io;
+    private final LongSupplier clockMs;
+    private final CheckpointIdCounter idCounter;
+    private final CompletedCheckpointStore store;
+    private final CheckpointTasks tasks;
+    private final OperatorCoordinatorCheckpoints coordinators;
+    private final CheckpointFailureHandler failureHandler;
+
+    private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
+    private final StateFileRegistry files;
+    private final CheckpointFileCleaner cleaner;
+    private final CheckpointFailureManager failureManager;
+    private final Deque<CheckpointStats> history = new ArrayDeque<>();
+    private int triggersInFlight;
+    private long highestTriggeredId;
+    private long latestCompletedId;
+    private long lastTriggerMs;
+    private long lastCompletionMs = Long.MIN_VALUE / 2;
+    private boolean periodic;
+    private boolean shutdown;
+    private MainThreadExecutor.Cancellable triggerTimer;
+
+    /** The coordinator's collaborators; one record so the constructor stays readable. */
+    public record Services(FileSystem fileSystem, MainThreadExecutor mainThread, Executor io, LongSupplier clockMs,
+            CheckpointIdCounter idCounter, CompletedCheckpointStore store, CheckpointTasks tasks,
+            OperatorCoordinatorCheckpoints coordinators, CheckpointFailureHandler failureHandler) {
+        public Services {
+            Objects.requireNonNull(fileSystem, "fileSystem");
+            Objects.requireNonNull(mainThread, "mainThread");
+            Objects.requireNonNull(io, "io");
+            Objects.requireNonNull(clockMs, "clockMs");
+            Objects.requireNonNull(idCounter, "idCounter");
+            Objects.requireNonNull(store, "store");
+            Objects.requireNonNull(tasks, "tasks");
+            Objects.requireNonNull(coordinators, "coordinators");
+            Objects.requireNonNull(failureHandler, "failureHandler");
+        }
+    }
+
+    /**
+     * @param services {@code io} must run its tasks one at a time in order (a single thread), so a
+     *     restore reads the store only after a finalization that began earlier
+     */
+    public CheckpointCoordinator(String jobId, CheckpointCoordinatorConfig config, CheckpointDirectories directories,
+            Services services) {
+        this.jobId = Objects.requireNonNull(jobId, "jobId");
+        this.config = Objects.requireNonNull(config, "config");
+        this.directories = Objects.requireNonNull(directories, "directories");
+        this.fileSystem = services.fileSystem();
+        this.mainThread = services.mainThread();
+        this.io = services.io();
+        this.clockMs = services.clockMs();
+        this.idCounter = services.idCounter();
+        this.store = services.store();
+        this.tasks = services.tasks();
+        this.coordinators = services.coordinators();
+        this.failureHandler = services.failureHandler();
+        this.files = new StateFileRegistry(directories.taskOwned());
+        this.cleaner = new CheckpointFileCleaner(jobId, fileSystem, directories, io);
+        this.failureManager = new CheckpointFailureManager(config.tolerableFailures(), clockMs.getAsLong());
+        this.lastTriggerMs = clockMs.getAsLong();
+    }
+
+    // ------------------------------------------------------------------ life cycle
+
+    /** Starts periodic checkpoints (if an interval is configured); the first comes one interval from now. */
+    public void startPeriodic() {
+        mainThread.assertRunningInMainThread();
+        if (shutdown || config.intervalMs() == 0) {
+            return;
+        }
+        periodic = true;
+        lastTriggerMs = clockMs.getAsLong();
+        reschedule();
+    }
+
+    /** Stops periodic triggers; pending checkpoints go on (a job failover aborts them with {@link #abortPending}). */
+    public void stopPeriodic() {
+        mainThread.assertRunningInMainThread();
+        periodic = false;
+        cancelTriggerTimer();
+    }
+
+    /** The job ended or leadership is gone: no more triggers, pending checkpoints aborted. */
+    public void shutdown() {
+        mainThread.assertRunningInMainThread();
+        stopPeriodic();
+        abortPending(CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down");
+        shutdown = true;
+    }
+
+    /**
+     * Aborts every pending checkpoint that is not finalizing, e.g. because the job fails over and
+     * its tasks restart.
+     */
+    public void abortPending(CheckpointFailureReason reason, String message) {
+        mainThread.assertRunningInMainThread();
+        for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
+            if (checkpoint.state() != PendingCheckpoint.State.FINALIZING) {
+                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, reason, message, null));
+            }
+        }
+    }
+
+    /**
+     * What a (re)starting job restores from: aborts pending checkpoints (job failover), reads the
+     * completed store, continues the id counter after its latest checkpoint and rebuilds which files
+     * the retained checkpoints use.
+     *
+     * @return the latest retained checkpoint, or empty if there is none
+     */
+    public CompletableFuture<Optional<CompletedCheckpoint>> restoreLatest() {
+        mainThread.assertRunningInMainThread();
+        abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
+        return onIo(() -> {
+            List<CompletedCheckpoint> retained = store.recover();
+            if (!retained.isEmpty()) {
+                idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
+            }
+            return retained;
+        }).thenApply(retained -> {
+            mainThread.assertRunningInMainThread();
+            for (CompletedCheckpoint checkpoint : retained) {
+                files.release(checkpoint.checkpointId());
+                files.register(checkpoint.checkpointId(), StateFileRegistry.filesOf(checkpoint));
+            }
+            if (retained.isEmpty()) {
+                LOG.info("Job {} has no completed checkpoint to restore", jobId);
+                return Optional.empty();
+            }
+            CompletedCheckpoint latest = retained.get(retained.size() - 1);
+            LOG.info("Job {} restores {}", jobId, latest);
+            return Optional.of(latest);
+        });
+    }
+
+    // ------------------------------------------------------------------ triggering
+
+    /** Triggers a checkpoint now, whatever the interval, pause and concurrency limit. */
+    public CompletableFuture<CompletedCheckpoint> triggerCheckpoint() {
+        mainThread.assertRunningInMainThread();
+        return trigger(CheckpointKind.CHECKPOINT, null);
+    }
+
+    /**
+     * Triggers a savepoint into a new directory {@code savepoint-<job id>-<checkpoint id>} under
+     * {@code targetDirectory}: a checkpoint that is never subsumed and whose files the job never
+     * deletes once it completed.
+     */
+    public CompletableFuture<CompletedCheckpoint> triggerSavepoint(FsPath targetDirectory) {
+        mainThread.assertRunningInMainThread();
+        return trigger(CheckpointKind.SAVEPOINT, Objects.requireNonNull(targetDirectory, "targetDirectory"));
+    }
+
+    private void onTriggerTimer() {
+        triggerTimer = null;
+        if (!periodic || shutdown) {
+            return;
+        }
+        if (!mayTriggerPeriodic()) {
+            reschedule();
+            return;
+        }
+        trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null);
+    }
+
+    private boolean mayTriggerPeriodic() {
+        int inProgress = pending.size() + triggersInFlight;
+        return inProgress < config.maxConcurrent() && (config.minPauseMs() == 0 || inProgress == 0)
+                && clockMs.getAsLong() >= earliestPeriodicTriggerMs();
+    }
+
+    private long earliestPeriodicTriggerMs() {
+        return Math.max(lastTriggerMs + config.intervalMs(), lastCompletionMs + config.minPauseMs());
+    }
+
+    /**
+     * Schedules the next periodic trigger when one may come; while the in-progress checkpoints
+     * block it, nothing is scheduled, and the end of one calls this again.
+     */
+    private void reschedule() {
+        cancelTriggerTimer();
+        if (!periodic || shutdown) {
+            return;
+        }
+        int inProgress = pending.size() + triggersInFlight;
+        if (inProgress >= config.maxConcurrent() || (config.minPauseMs() > 0 && inProgress > 0)) {
+            return;
+        }
+        long delay = Math.max(0, earliestPeriodicTriggerMs() - clockMs.getAsLong());
+        triggerTimer = mainThread.schedule(this::onTriggerTimer, delay);
+    }
+
+    private void cancelTriggerTimer() {
+        if (triggerTimer != null) {
+            triggerTimer.cancel();
+            triggerTimer = null;
+        }
+    }
+
+    private CompletableFuture<CompletedCheckpoint> trigger(CheckpointKind kind, FsPath savepointTarget) {
+        if (shutdown) {
+            return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
+                    CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator is shut down", null)));
+        }
+        long timestampMs = clockMs.getAsLong();
+        lastTriggerMs = timestampMs;
+        Optional<CheckpointPlan> plan = tasks.planCheckpoint();
+        if (plan.isEmpty()) {
+            LOG.info("Not triggering a checkpoint of job {}: not every task is running", jobId);
+            reschedule();
+            return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
+                    CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running", null)));
+        }
+        triggersInFlight++;
+        reschedule();
+        return onIo(idCounter::getAndIncrement).handle((id, error) -> {
+            mainThread.assertRunningInMainThread();
+            triggersInFlight--;
+            if (error != null) {
+                CheckpointFailure failure = new CheckpointFailure(0, CheckpointFailureReason.IO_FAILURE,
+                        "cannot draw a checkpoint id: " + unwrap(error), null);
+                LOG.warn("Job {}: {}", jobId, failure.describe());
+                reschedule();
+                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(failure));
+            }
+            if (shutdown) {
+                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
+                        id, CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down", null)));
+            }
+            // Tasks may have failed or restarted while the id was drawn: plan again with the attempts running now.
+            Optional<CheckpointPlan> current = tasks.planCheckpoint();
+            if (current.isEmpty()) {
+                LOG.info("Not starting checkpoint {} of job {}: not every task is running any more", id, jobId);
+                reschedule();
+                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
+                        id, CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running",
+                        null)));
+            }
+            return startPending(id, timestampMs, kind, savepointTarget, current.get());
+        }).thenCompose(future -> future);
+    }
+
+    private CompletableFuture<CompletedCheckpoint> startPending(long id, long timestampMs, CheckpointKind kind,
+            FsPath savepointTarget, CheckpointPlan plan) {
+        FsPath directory = kind == CheckpointKind.SAVEPOINT
+                ? savepointTarget.resolve("savepoint-" + jobId + "-" + id) : directories.checkpoint(id);
+        PendingCheckpoint checkpoint = new PendingCheckpoint(jobId, id, timestampMs, kind, plan, directory);
+        highestTriggeredId = Math.max(highestTriggeredId, id);
+        pending.put(id, checkpoint);
+        long expiresInMs = Math.max(0, timestampMs + config.timeoutMs() - clockMs.getAsLong());
+        checkpoint.timeout = mainThread.schedule(() -> expire(checkpoint), expiresInMs);
+        LOG.info("Triggering {} {} of job {} ({} tasks to trigger, {} to acknowledge)",
+                kind.name().toLowerCase(java.util.Locale.ROOT), id, jobId, plan.toTrigger().size(),
+                plan.toAcknowledge().size());
+        CompletableFuture<Map<String, byte[]>> snapshots;
+        try {
+            snapshots = coordinators.snapshotCoordinators(id);
+        } catch (RuntimeException e) {
+            snapshots = CompletableFuture.failedFuture(e);
+        }
+        snapshots.whenComplete((states, error) -> mainThread.execute(() -> onCoordinatorsSnapshotted(checkpoint,
+                states, error)));
+        return checkpoint.result;
+    }
+
+    private void onCoordinatorsSnapshotted(PendingCheckpoint checkpoint, Map<String, byte[]> states, Throwable error) {
+        if (checkpoint.state() != PendingCheckpoint.State.TRIGGERING) {
+            LOG.info("Coordinator snapshots of checkpoint {} of job {} arrived in state {}: dropped",
+                    checkpoint.checkpointId, jobId, checkpoint.state());
+            return;
+        }
+        if (error != null) {
+            abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.COORDINATOR_FAILURE,
+                    "an operator coordinator could not snapshot: " + unwrap(error), null));
+            return;
+        }
+        checkpoint.coordinatorStates(states);
+        checkpoint.transition(PendingCheckpoint.State.AWAITING_ACKS, "coordinators snapshotted");
+        CheckpointTrigger trigger = new CheckpointTrigger(checkpoint.checkpointId, checkpoint.timestampMs,
+                checkpoint.kind, checkpoint.directory);
+        for (CheckpointTask task : checkpoint.plan.toTrigger()) {
+            tasks.triggerCheckpoint(task, trigger);
+        }
+        if (checkpoint.allAcknowledged()) {
+            finalizeCheckpoint(checkpoint);
+        }
+    }
+
+    // ------------------------------------------------------------------ acknowledgements and declines
+
+    /** A task's part of checkpoint {@code checkpointId} is durable: its state handles and what it measured. */
+    public void acknowledge(CheckpointTask task, long checkpointId, TaskStateSnapshot snapshot,
+            CheckpointMetrics metrics) {
+        mainThread.assertRunningInMainThread();
+        Set<FsPath> snapshotFiles = StateFileRegistry.filesOf(snapshot);
+        PendingCheckpoint checkpoint = pending.get(checkpointId);
+        if (checkpoint == null || checkpoint.state() != PendingCheckpoint.State.AWAITING_ACKS) {
+            String state = checkpoint == null ? "not pending (aborted, expired, completed or unknown)"
+                    : checkpoint.state().toString();
+            if (checkpoint != null && checkpoint.state() == PendingCheckpoint.State.FINALIZING) {
+                // Every expected task acknowledged already, so this is an unknown attempt's state.
+                LOG.warn("Acknowledgement of checkpoint {} of job {} by {} while it finalizes: discarding its state",
+                        checkpointId, jobId, task);
+            } else {
+                LOG.info("Acknowledgement of checkpoint {} of job {} by {}: checkpoint {}; discarding its state",
+                        checkpointId, jobId, task, state);
+            }
+            discardUnreferenced(snapshotFiles);
+            if (checkpoint == null) {
+                discardDeadDirectory(checkpointId);
+            }
+            return;
+        }
+        switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
+            case ACCEPTED -> {
+                files.register(checkpointId, snapshotFiles);
+                LOG.debug("Checkpoint {} of job {}: acknowledged by {} ({} bytes, {}), {} to go", checkpointId, jobId,
+                        task, snapshot.stateSize(), metrics, checkpoint.pendingAcknowledgements());
+                if (checkpoint.allAcknowledged()) {
+                    finalizeCheckpoint(checkpoint);
+                }
+            }
+            case DUPLICATE -> LOG.warn("Duplicate acknowledgement of checkpoint {} of job {} by {}: ignored",
+                    checkpointId, jobId, task);
+            case UNKNOWN_TASK -> {
+                LOG.warn("Acknowledgement of checkpoint {} of job {} by {}, which it does not wait for: discarding"
+                        + " its state", checkpointId, jobId, task);
+                discardUnreferenced(snapshotFiles);
+            }
+        }
+    }
+
+    /** A task will not take its part of checkpoint {@code checkpointId}; aborts it at once. */
+    public void decline(CheckpointTask task, long checkpointId, CheckpointFailureReason reason, String message) {
+        mainThread.assertRunningInMainThread();
+        PendingCheckpoint checkpoint = pending.get(checkpointId);
+        if (checkpoint == null || checkpoint.state() == PendingCheckpoint.State.FINALIZING) {
+            LOG.info("Decline of checkpoint {} of job {} by {} ({}: {}) ignored: the checkpoint is {}", checkpointId,
+                    jobId, task, reason, message, checkpoint == null ? "not pending" : "finalizing");
+            return;
+        }
+        if (!checkpoint.plan.toAcknowledge().contains(task)) {
+            LOG.info("Decline of checkpoint {} of job {} by {}, which it does not wait for: ignored", checkpointId,
+                    jobId, task);
+            return;
+        }
+        abort(checkpoint, new CheckpointFailure(checkpointId, reason, message, task.toString()));
+    }
+
+    private void expire(PendingCheckpoint checkpoint) {
+        if (checkpoint.isEnded() || checkpoint.state() == PendingCheckpoint.State.FINALIZING) {
+            return;
+        }
+        abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.EXPIRED,
+                "not complete within " + config.timeoutMs() + " ms; " + checkpoint.pendingAcknowledgements()
+                        + " task(s) did not acknowledge", null));
+    }
+
+    // ------------------------------------------------------------------ completion
+
+    private void finalizeCheckpoint(PendingCheckpoint checkpoint) {
+        checkpoint.transition(PendingCheckpoint.State.FINALIZING, "every task acknowledged");
+        checkpoint.timeout.cancel();
+        CompletedCheckpoint completed;
+        try {
+            completed = checkpoint.toCompleted(config.maxParallelism(), clockMs.getAsLong(),
+                    checkpoint.directory.resolve(CheckpointDirectories.METADATA_FILE));
+        } catch (IllegalArgumentException e) {
+            abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
+                    e.getMessage(), null));
+            return;
+        }
+        onIo(() -> {
+            CheckpointMetadataFormat.write(fileSystem, completed);
+            return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
+        }).whenComplete((subsumed, error) -> {
+            mainThread.assertRunningInMainThread();
+            if (error != null && completed.kind() == CheckpointKind.CHECKPOINT
+                    && latestCompletedId > checkpoint.checkpointId) {
+                // A newer checkpoint finalized first; the store refused this older one.
+                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.SUBSUMED,
+                        "checkpoint " + latestCompletedId + " completed first", null));
+            } else if (error != null) {
+                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
+                        "cannot make the checkpoint durable: " + unwrap(error), null));
+            } else {
+                complete(checkpoint, completed, subsumed);
+            }
+        });
+    }
+
+    private void complete(PendingCheckpoint checkpoint, CompletedCheckpoint completed, List<CompletedCheckpoint> subsumed) {
+        checkpoint.transition(PendingCheckpoint.State.COMPLETED, "metadata durable");
+        pending.remove(checkpoint.checkpointId);
+        long nowMs = clockMs.getAsLong();
+        lastCompletionMs = nowMs;
+        if (completed.kind() == CheckpointKind.CHECKPOINT) {
+            latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
+        }
+        failureManager.onSuccess(checkpoint.checkpointId, nowMs);
+        record(checkpoint, CheckpointStats.Status.COMPLETED, null);
+        LOG.info("Completed {} in {} ms ({} bytes)", completed, nowMs - checkpoint.timestampMs, checkpoint.stateSize());
+        if (!shutdown) {
+            for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
+                tasks.notifyCheckpointComplete(task, checkpoint.checkpointId);
+            }
+            coordinators.notifyCheckpointComplete(checkpoint.checkpointId);
+        }
+        if (completed.kind() == CheckpointKind.SAVEPOINT) {
+            files.release(checkpoint.checkpointId); // the job never deletes a savepoint's files
+        } else {
+            for (PendingCheckpoint older : new ArrayList<>(pending.headMap(checkpoint.checkpointId).values())) {
+                if (older.kind == CheckpointKind.CHECKPOINT && older.state() != PendingCheckpoint.State.FINALIZING) {
+                    abort(older, new CheckpointFailure(older.checkpointId, CheckpointFailureReason.SUBSUMED,
+                            "checkpoint " + checkpoint.checkpointId + " completed first", null));
+                }
+            }
+            List<FsPath> unused = new ArrayList<>();
+            List<FsPath> directoriesToDelete = new ArrayList<>();
+            for (CompletedCheckpoint old : subsumed) {
+                unused.addAll(files.release(old.checkpointId()));
+                directoriesToDelete.add(old.directory());
+            }
+            Set<Long> keep = new java.util.HashSet<>(pending.keySet());
+            store.retained().forEach(retained -> keep.add(retained.checkpointId()));
+            long completedId = checkpoint.checkpointId;
+            cleaner.delete(unused, directoriesToDelete);
+            cleaner.deleteLeftoverCheckpointDirectories(completedId, keep);
+        }
+        checkpoint.result.complete(completed);
+        reschedule();
+    }
+
+    // ------------------------------------------------------------------ abort
+
+    private void abort(PendingCheckpoint checkpoint, CheckpointFailure failure) {
+        boolean tasksTriggered = checkpoint.state() != PendingCheckpoint.State.TRIGGERING;
+        checkpoint.transition(PendingCheckpoint.State.ABORTED, failure.reason().toString());
+        pending.remove(checkpoint.checkpointId);
+        checkpoint.timeout.cancel();
+        record(checkpoint, CheckpointStats.Status.FAILED, failure);
+        LOG.warn("Job {}: {}", jobId, failure.describe());
+        if (tasksTriggered && !shutdown) {
+            for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
+                tasks.notifyCheckpointAborted(task, checkpoint.checkpointId, failure);
+            }
+        }
+        coordinators.notifyCheckpointAborted(checkpoint.checkpointId);
+        List<FsPath> unused = files.release(checkpoint.checkpointId);
+        FsPath directory = checkpoint.directory;
+        cleaner.delete(unused, List.of(directory));
+        checkpoint.result.completeExceptionally(new CheckpointException(failure));
+        // A failed savepoint is the user's to retry; it does not push the job toward a failover.
+        if (checkpoint.kind == CheckpointKind.CHECKPOINT && !shutdown
+                && failureManager.onFailure(failure) == CheckpointFailureManager.Verdict.FAIL_OVER) {
+            failureHandler.failJob("more than " + config.tolerableFailures() + " checkpoint(s) in a row failed"
+                    + " (execution.checkpointing.tolerable-failed-checkpoints); the last: " + failure.describe());
+        }
+        reschedule();
+    }
+
+    // ------------------------------------------------------------------ files
+
+    /** Deletes those of a discarded snapshot's files that no checkpoint refers to. */
+    private void discardUnreferenced(Set<FsPath> snapshotFiles) {
+        List<FsPath> unused = new ArrayList<>();
+        FsPath taskOwned = directories.taskOwned();
+        for (FsPath file : snapshotFiles) {
+            if (!files.isReferenced(file) && !CheckpointFileCleaner.isUnder(file, taskOwned)) {
+                unused.add(file);
+            }
+        }
+        cleaner.delete(unused, List.of());
+    }
+
+    /**
+     * A late task may have re-created {@code chk-<n>} of a checkpoint that ended: if it is neither
+     * pending nor retained and was drawn by this coordinator (ids never repeat), it is garbage.
+     */
+    private void discardDeadDirectory(long checkpointId) {
+        if (checkpointId < 1 || checkpointId > highestTriggeredId || pending.containsKey(checkpointId)) {
+            return;
+        }
+        for (CompletedCheckpoint retained : store.retained()) {
+            if (retained.checkpointId() == checkpointId) {
+                return;
+            }
+        }
+        cleaner.delete(List.of(), List.of(directories.checkpoint(checkpointId)));
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    /** The last checkpoints, oldest first: in progress, completed and failed. */
+    public List<CheckpointStats> history() {
+        mainThread.assertRunningInMainThread();
+        List<CheckpointStats> all = new ArrayList<>(history);
+        for (PendingCheckpoint checkpoint : pending.values()) {
+            all.add(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, CheckpointStats.Status.IN_PROGRESS,
+                    checkpoint.timestampMs, 0, checkpoint.stateSize(), checkpoint.files().size(), null));
+        }
+        return all;
+    }
+
+    public int pendingCount() {
+        mainThread.assertRunningInMainThread();
+        return pending.size();
+    }
+
+    public CheckpointFailureManager failureManager() {
+        return failureManager;
+    }
+
+    private void record(PendingCheckpoint checkpoint, CheckpointStats.Status status, CheckpointFailure failure) {
+        history.addLast(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, status, checkpoint.timestampMs,
+                clockMs.getAsLong(), checkpoint.stateSize(), checkpoint.files().size(), failure));
+        while (history.size() > HISTORY_SIZE) {
+            history.removeFirst();
+        }
+    }
+
+    // ------------------------------------------------------------------ threads
+
+    /** Runs {@code action} on the I/O executor; the returned future completes on the main thread. */
+    private <T> CompletableFuture<T> onIo(IoAction<T> action) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        io.execute(() -> {
+            T value;
+            try {
+                value = action.run();
+            } catch (Exception e) {
+                mainThread.execute(() -> result.completeExceptionally(e));
+                return;
+            }
+            mainThread.execute(() -> result.complete(value));
+        });
+        return result;
+    }
+
+    @FunctionalInterface
+    private interface IoAction<T> {
+        T run() throws Exception;
+    }
+
+    private static String unwrap(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause.getMessage() != null ? cause.getMessage() : cause.toString();
+    }
+}

@@ -1,0 +1,21 @@
+package io.duraflow.checkpoint;
+
+import java.util.Optional;
+
+/**
+ * The coordinator's view of the job's tasks, implemented by the JobMaster over its execution graph
+ * and the TaskManager gateways. Called on the main thread; the calls send messages and return.
+ */
+public interface CheckpointTasks {
+    /** The tasks of a checkpoint triggered now, or empty if not every task is running (then none is taken). */
+    Optional<CheckpointPlan> planCheckpoint();
+
+    /** Tells a source task to take its part of a checkpoint and emit barriers. */
+    void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger);
+
+    /** The checkpoint is durable: sinks commit what they prepared for it. */
+    void notifyCheckpointComplete(CheckpointTask task, long checkpointId);
+
+    /** The checkpoint will never complete: aligned tasks release their inputs, writers drop what they wrote for it. */
+    void notifyCheckpointAborted(CheckpointTask task, long checkpointId, CheckpointFailure failure);
+}

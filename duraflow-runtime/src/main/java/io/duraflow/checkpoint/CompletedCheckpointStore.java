@@ -1,0 +1,51 @@
+package io.duraflow.checkpoint;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The completed checkpoints a job retains, durable so a new leader finds them: the latest is what
+ * the job restores from. Used on the coordinator's I/O executor (its methods do I/O); the
+ * coordinator never calls two methods at once.
+ */
+public interface CompletedCheckpointStore {
+    /**
+     * Reads the retained checkpoints from durable storage (a new leader, a restart). A pointer or
+     * metadata file that cannot be read is skipped with a warning (see {@link #recoveryWarnings()}),
+     * so the job falls back to the previous retained checkpoint instead of not starting.
+     *
+     * @return the retained checkpoints, oldest first
+     */
+    List<CompletedCheckpoint> recover() throws IOException;
+
+    /**
+     * Adds a checkpoint whose metadata is durable and removes the ones it subsumes beyond
+     * {@code num-retained}.
+     *
+     * @return the subsumed checkpoints, no longer in the store: the caller deletes their files
+     * @throws NotLeaderException if this JobManager no longer leads; nothing was written
+     */
+    List<CompletedCheckpoint> add(CompletedCheckpoint checkpoint) throws IOException;
+
+    /** The retained checkpoints, oldest first. */
+    List<CompletedCheckpoint> retained();
+
+    default Optional<CompletedCheckpoint> latest() {
+        List<CompletedCheckpoint> all = retained();
+        return all.isEmpty() ? Optional.empty() : Optional.of(all.get(all.size() - 1));
+    }
+
+    /** What the last {@link #recover()} skipped and why, one line each. */
+    List<String> recoveryWarnings();
+
+    /** Removes every pointer: the job ended and will never be restored by this cluster. */
+    void discard() throws IOException;
+
+    /** A write was refused because this JobManager is no longer the leader. */
+    final class NotLeaderException extends IOException {
+        public NotLeaderException(String what) {
+            super("not written: this JobManager is no longer the leader (" + what + "); the new leader takes over");
+        }
+    }
+}

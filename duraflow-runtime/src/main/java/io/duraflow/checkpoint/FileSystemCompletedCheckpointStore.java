@@ -1,0 +1,199 @@
+package io.duraflow.checkpoint;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.duraflow.fs.FileStatus;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.WriteMode;
+import io.duraflow.rpc.proto.CompletedCheckpointPointer;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The completed-checkpoint store in the high-availability storage: one small pointer file per
+ * retained checkpoint, naming its metadata, in the job's HA directory (which job cleanup deletes;
+ * the checkpoint data itself lives under {@code execution.checkpointing.dir}):
+ *
+ * <pre>
+ *   &lt;ha job dir&gt;/checkpoints/
+ *     checkpoint-0000000000000000007     pointer to checkpoint 7 (19 digits, so names sort by id)
+ *     checkpoint-0000000000000000008
+ * </pre>
+ *
+ * A pointer is a {@link CheckpointFileFraming frame} with magic {@code DFCP}, version 1, around a
+ * {@code duraflow.rpc.CompletedCheckpointPointer} protobuf (job id, checkpoint id, metadata file
+ * URI, trigger time).
+ *
+ * <p>Fencing, as the job graph and result stores: before every write or delete the store asks
+ * {@code stillLeads} (a round trip to ZooKeeper with HA) and writes nothing if the answer is no.
+ * A pointer is written exclusively under a fresh checkpoint id (the id counter never repeats), so
+ * even the one write a leader paused between check and write may complete is a pointer to a
+ * complete checkpoint, which is harmless.
+ *
+ * <p>Order of {@link #add}: the new pointer is synced before subsumed pointers are deleted, and
+ * the caller deletes subsumed data only after that, so a crash at any point leaves the latest
+ * checkpoint restorable; leftover pointers of subsumed checkpoints are subsumed again after
+ * recovery, and pointers whose metadata is gone are skipped with a warning.
+ */
+public final class FileSystemCompletedCheckpointStore implements CompletedCheckpointStore {
+    private static final Logger LOG = LoggerFactory.getLogger(FileSystemCompletedCheckpointStore.class);
+    static final CheckpointFileFraming POINTER_FRAMING = new CheckpointFileFraming("completed checkpoint pointer",
+            "DFCP", 1);
+    private static final Pattern POINTER_NAME = Pattern.compile("checkpoint-([0-9]{19})");
+
+    private final FileSystem fileSystem;
+    private final FsPath directory;
+    private final String jobId;
+    private final int numRetained;
+    private final BooleanSupplier stillLeads;
+    private final List<CompletedCheckpoint> retained = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
+
+    /**
+     * @param directory the pointers' directory, see {@link #pointerDirectory}
+     * @param stillLeads asks, with a round trip, whether this JobManager still leads
+     */
+    public FileSystemCompletedCheckpointStore(FileSystem fileSystem, FsPath directory, String jobId, int numRetained,
+            BooleanSupplier stillLeads) {
+        this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
+        this.directory = Objects.requireNonNull(directory, "directory");
+        this.jobId = Objects.requireNonNull(jobId, "jobId");
+        if (numRetained < 1) {
+            throw new IllegalArgumentException("retain at least one checkpoint, not " + numRetained);
+        }
+        this.numRetained = numRetained;
+        this.stillLeads = Objects.requireNonNull(stillLeads, "stillLeads");
+    }
+
+    /** Where a job's pointers live inside its HA directory ({@code HighAvailabilityServices.jobDirectory}). */
+    public static FsPath pointerDirectory(FsPath jobHaDirectory) {
+        return jobHaDirectory.resolve("checkpoints");
+    }
+
+    FsPath pointerFile(long checkpointId) {
+        return directory.resolve(String.format("checkpoint-%019d", checkpointId));
+    }
+
+    @Override
+    public synchronized List<CompletedCheckpoint> recover() throws IOException {
+        retained.clear();
+        warnings.clear();
+        for (FileStatus status : fileSystem.listIfExists(directory)) {
+            Matcher name = POINTER_NAME.matcher(status.path().name());
+            if (!name.matches()) {
+                continue;
+            }
+            long checkpointId = Long.parseLong(name.group(1));
+            try {
+                retained.add(readPointed(status.path(), checkpointId));
+            } catch (IOException e) {
+                String warning = "skipping checkpoint " + checkpointId + " of job " + jobId + ": " + e.getMessage()
+                        + (retained.isEmpty() ? "" : "; falling back to checkpoint "
+                        + retained.get(retained.size() - 1).checkpointId());
+                warnings.add(warning);
+                LOG.warn(warning);
+            }
+        }
+        // A later checkpoint may be the unreadable one: the fallback message above names only earlier ones.
+        if (!warnings.isEmpty() && !retained.isEmpty()) {
+            LOG.warn("Job {} restores from checkpoint {} after skipping {} unreadable checkpoint(s)", jobId,
+                    retained.get(retained.size() - 1).checkpointId(), warnings.size());
+        }
+        return List.copyOf(retained);
+    }
+
+    private CompletedCheckpoint readPointed(FsPath pointer, long checkpointId) throws IOException {
+        byte[] payload = POINTER_FRAMING.unframe(pointer, fileSystem.readFile(pointer));
+        CompletedCheckpointPointer data;
+        try {
+            data = CompletedCheckpointPointer.parseFrom(payload);
+        } catch (InvalidProtocolBufferException e) {
+            throw POINTER_FRAMING.corrupt(pointer, "unparsable payload: " + e.getMessage());
+        }
+        if (!data.getJobId().equals(jobId) || data.getCheckpointId() != checkpointId) {
+            throw POINTER_FRAMING.corrupt(pointer, "points to checkpoint " + data.getCheckpointId() + " of job "
+                    + data.getJobId());
+        }
+        FsPath metadata;
+        try {
+            metadata = FsPath.parse(data.getMetadataFile());
+        } catch (IllegalArgumentException e) {
+            throw POINTER_FRAMING.corrupt(pointer, e.getMessage());
+        }
+        return CheckpointMetadataFormat.read(fileSystem, metadata, jobId, checkpointId);
+    }
+
+    @Override
+    public synchronized List<CompletedCheckpoint> add(CompletedCheckpoint checkpoint) throws IOException {
+        if (!checkpoint.jobId().equals(jobId)) {
+            throw new IllegalArgumentException(checkpoint + " added to the store of job " + jobId);
+        }
+        if (!retained.isEmpty() && checkpoint.checkpointId() <= retained.get(retained.size() - 1).checkpointId()) {
+            throw new IllegalArgumentException(checkpoint + " is not newer than the latest retained "
+                    + retained.get(retained.size() - 1));
+        }
+        byte[] pointer = POINTER_FRAMING.frame(CompletedCheckpointPointer.newBuilder()
+                .setJobId(jobId)
+                .setCheckpointId(checkpoint.checkpointId())
+                .setMetadataFile(checkpoint.metadataFile().toUri().toString())
+                .setTimestampMs(checkpoint.timestampMs())
+                .build()
+                .toByteArray());
+        if (!stillLeads.getAsBoolean()) {
+            throw new NotLeaderException("pointer to checkpoint " + checkpoint.checkpointId() + " of job " + jobId);
+        }
+        fileSystem.writeFile(pointerFile(checkpoint.checkpointId()), pointer, WriteMode.EXCLUSIVE);
+        retained.add(checkpoint);
+        List<CompletedCheckpoint> subsumed = new ArrayList<>();
+        while (retained.size() > numRetained) {
+            CompletedCheckpoint oldest = retained.remove(0);
+            subsumed.add(oldest);
+            removePointer(oldest.checkpointId());
+        }
+        return subsumed;
+    }
+
+    /**
+     * Best effort: a pointer left behind (lost leadership, I/O error) is subsumed again after the
+     * next recovery, and its checkpoint's data stays until then.
+     */
+    private void removePointer(long checkpointId) {
+        try {
+            if (!stillLeads.getAsBoolean()) {
+                LOG.info("Not removing the pointer to subsumed checkpoint {} of job {}: no longer the leader",
+                        checkpointId, jobId);
+                return;
+            }
+            fileSystem.delete(pointerFile(checkpointId));
+        } catch (IOException e) {
+            LOG.warn("Cannot remove the pointer to subsumed checkpoint {} of job {}: {}", checkpointId, jobId,
+                    e.toString());
+        }
+    }
+
+    @Override
+    public synchronized List<CompletedCheckpoint> retained() {
+        return List.copyOf(retained);
+    }
+
+    @Override
+    public synchronized List<String> recoveryWarnings() {
+        return List.copyOf(warnings);
+    }
+
+    @Override
+    public synchronized void discard() throws IOException {
+        if (!stillLeads.getAsBoolean()) {
+            throw new NotLeaderException("discarding the checkpoint pointers of job " + jobId);
+        }
+        fileSystem.deleteRecursively(directory);
+        retained.clear();
+    }
+}

@@ -1,0 +1,21 @@
+/**
+ * Checkpoints of streaming jobs, on the JobManager side.
+ *
+ * <ul>
+ *   <li>{@link io.duraflow.checkpoint.CheckpointCoordinator}: one per job, on the JobMaster's main
+ *       thread; triggers checkpoints, collects acknowledgements, finalizes, aborts, subsumes,
+ *       restores. It reaches the job only through {@link io.duraflow.checkpoint.CheckpointTasks},
+ *       {@link io.duraflow.checkpoint.OperatorCoordinatorCheckpoints} and
+ *       {@link io.duraflow.checkpoint.CheckpointFailureHandler}, so it is tested alone.</li>
+ *   <li>{@link io.duraflow.checkpoint.CheckpointFailureManager}: counts failures toward
+ *       {@code tolerable-failed-checkpoints}.</li>
+ *   <li>{@link io.duraflow.checkpoint.CheckpointMetadataFormat}: the {@code _metadata} file;
+ *       {@link io.duraflow.checkpoint.StateHandleCodec}: state handles as protobuf, for the metadata
+ *       and the tasks' acknowledgements.</li>
+ *   <li>{@link io.duraflow.checkpoint.CompletedCheckpointStore} and
+ *       {@link io.duraflow.checkpoint.CheckpointIdCounter}: what survives a JobManager failover.</li>
+ *   <li>{@link io.duraflow.checkpoint.StateFileRegistry}: which checkpoint uses which file, so files
+ *       are deleted exactly when no checkpoint needs them.</li>
+ * </ul>
+ */
+package io.duraflow.checkpoint;

@@ -1,0 +1,53 @@
+package io.duraflow.checkpoint;
+
+import static io.duraflow.checkpoint.CheckpointFailureManager.Verdict.CONTINUE;
+import static io.duraflow.checkpoint.CheckpointFailureManager.Verdict.FAIL_OVER;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class CheckpointFailureManagerTest {
+    private static CheckpointFailure failure(long id, CheckpointFailureReason reason) {
+        return new CheckpointFailure(id, reason, "why", null);
+    }
+
+    @Test
+    void rule1ReasonsThatDoNotCountNeverFailTheJob() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(0, 0);
+        for (CheckpointFailureReason reason : CheckpointFailureReason.values()) {
+            if (!reason.countsTowardTolerance()) {
+                assertThat(manager.onFailure(failure(1, reason))).isEqualTo(CONTINUE);
+            }
+        }
+        assertThat(manager.onFailure(failure(1, CheckpointFailureReason.EXPIRED))).isEqualTo(FAIL_OVER);
+    }
+
+    @Test
+    void rule2EachCheckpointCountsOnce() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(1, 0);
+        assertThat(manager.onFailure(failure(1, CheckpointFailureReason.DECLINED))).isEqualTo(CONTINUE);
+        assertThat(manager.onFailure(failure(1, CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_HARD))).isEqualTo(CONTINUE);
+        assertThat(manager.continuousFailures()).isEqualTo(1);
+        assertThat(manager.onFailure(failure(2, CheckpointFailureReason.IO_FAILURE))).isEqualTo(FAIL_OVER);
+    }
+
+    @Test
+    void rule3ACompletionResetsAndOlderFailuresComeTooLateToCount() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(1, 0);
+        manager.onFailure(failure(1, CheckpointFailureReason.DECLINED));
+        manager.onSuccess(3, 500);
+        assertThat(manager.continuousFailures()).isZero();
+        assertThat(manager.lastSuccessMs()).isEqualTo(500);
+        assertThat(manager.onFailure(failure(2, CheckpointFailureReason.EXPIRED))).isEqualTo(CONTINUE);
+        assertThat(manager.continuousFailures()).isZero();
+    }
+
+    @Test
+    void rule4AfterAFailOverTheCountStartsAgain() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(1, 0);
+        manager.onFailure(failure(1, CheckpointFailureReason.DECLINED));
+        assertThat(manager.onFailure(failure(2, CheckpointFailureReason.DECLINED))).isEqualTo(FAIL_OVER);
+        assertThat(manager.onFailure(failure(3, CheckpointFailureReason.DECLINED))).isEqualTo(CONTINUE);
+        assertThat(manager.onFailure(failure(4, CheckpointFailureReason.DECLINED))).isEqualTo(FAIL_OVER);
+    }
+}

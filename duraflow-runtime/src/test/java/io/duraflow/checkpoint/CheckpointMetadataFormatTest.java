@@ -1,0 +1,132 @@
+package io.duraflow.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.fs.WriteMode;
+import io.duraflow.state.FileSegmentHandle;
+import io.duraflow.state.InlineStateHandle;
+import io.duraflow.state.KeyGroupRange;
+import io.duraflow.state.KeyGroupsStateHandle;
+import io.duraflow.state.OperatorStateHandle;
+import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.TaskStateSnapshot;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CheckpointMetadataFormatTest {
+    private final FileSystem fs = LocalFileSystem.INSTANCE;
+
+    @TempDir
+    Path tmp;
+
+    private CompletedCheckpoint checkpoint(FsPath metadataFile) {
+        FsPath stateFile = FsPath.parse("hdfs://namenode:8020/checkpoints/j/chk-3/state-1");
+        KeyGroupsStateHandle keyed = new KeyGroupsStateHandle(new KeyGroupRange(4, 6), new long[] {0, 17, 40},
+                new FileSegmentHandle(stateFile, 128, 64));
+        OperatorStateHandle splits = new OperatorStateHandle(Map.of(
+                "splits", new OperatorStateHandle.StateList(OperatorStateHandle.Distribution.SPLIT, new long[] {0, 9}),
+                "watermark", new OperatorStateHandle.StateList(OperatorStateHandle.Distribution.UNION, new long[] {20})),
+                new InlineStateHandle(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                        21, 22, 23, 24}));
+        return new CompletedCheckpoint("j", 3, 1_000, 1_250, 128, CheckpointKind.CHECKPOINT, Map.of(
+                "source", new OperatorCheckpointState("source", 2, new byte[] {42}, Map.of(
+                        1, new OperatorSubtaskState(List.of(), List.of(splits)))),
+                "sum", new OperatorCheckpointState("sum", 3, null, Map.of(
+                        0, new OperatorSubtaskState(List.of(keyed), List.of()))),
+                "map", new OperatorCheckpointState("map", 3, null, Map.of())), metadataFile);
+    }
+
+    @Test
+    void everyKindOfHandleSurvivesAWriteAndARead() throws Exception {
+        FsPath file = FsPath.of(tmp.resolve("chk-3/_metadata"));
+        CompletedCheckpoint written = checkpoint(file);
+
+        CheckpointMetadataFormat.write(fs, written);
+        CompletedCheckpoint read = CheckpointMetadataFormat.read(fs, file, "j", 3);
+
+        assertThat(read).isEqualTo(written);
+        assertThat(read.operators().get("source").coordinatorState()).containsExactly(42);
+        assertThat(read.operators().get("sum").coordinatorStateBytes()).isEmpty();
+        assertThat(CheckpointMetadataFormat.encode(read)).isEqualTo(CheckpointMetadataFormat.encode(written));
+        assertThatThrownBy(() -> CheckpointMetadataFormat.write(fs, written))
+                .isInstanceOf(FileAlreadyExistsException.class);
+    }
+
+    @Test
+    void theTaskSnapshotCodecRoundTrips() {
+        TaskStateSnapshot snapshot = new TaskStateSnapshot(Map.of("sum", checkpoint(FsPath.parse("/x/_metadata"))
+                .operators().get("sum").subtasks().get(0)));
+
+        assertThat(StateHandleCodec.fromProto(StateHandleCodec.toProto(snapshot))).isEqualTo(snapshot);
+    }
+
+    @Test
+    void theFileIsExactlyTheDocumentedBytes() {
+        CompletedCheckpoint smallest = new CompletedCheckpoint("j", 1, 1_000, 1_005, 128, CheckpointKind.CHECKPOINT,
+                Map.of(), FsPath.parse("/c/j/chk-1/_metadata"));
+
+        assertThat(HexFormat.of().formatHex(CheckpointMetadataFormat.encode(smallest))).isEqualTo(
+                "4446434d" + "00000001" // magic "DFCM", version 1
+                        + "00000010" + "6e32b47b" // payload length 16, CRC32C
+                        + "0a016a" + "1001" + "18e807" + "208001" + "2801" + "38ed07");
+    }
+
+    @Test
+    void aTornFileIsAnErrorNamingTheFile() throws Exception {
+        FsPath file = FsPath.of(tmp.resolve("chk-3/_metadata"));
+        byte[] bytes = CheckpointMetadataFormat.encode(checkpoint(file));
+        for (int length : new int[] {0, 7, 16, bytes.length - 1}) {
+            fs.writeFile(file, Arrays.copyOf(bytes, length), WriteMode.OVERWRITE);
+
+            assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 3))
+                    .isInstanceOf(CorruptCheckpointFileException.class)
+                    .hasMessageStartingWith("corrupt checkpoint metadata file " + file + ": torn");
+        }
+    }
+
+    @Test
+    void aFlippedBitIsACheckumMismatch() throws Exception {
+        FsPath file = FsPath.of(tmp.resolve("chk-3/_metadata"));
+        byte[] bytes = CheckpointMetadataFormat.encode(checkpoint(file));
+        bytes[bytes.length - 5] ^= 0x10;
+        fs.writeFile(file, bytes, WriteMode.OVERWRITE);
+
+        assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 3))
+                .isInstanceOf(CorruptCheckpointFileException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("checksum mismatch");
+    }
+
+    @Test
+    void anotherFormatAnotherVersionOrAnotherCheckpointIsRejected() throws Exception {
+        FsPath file = FsPath.of(tmp.resolve("chk-3/_metadata"));
+        byte[] good = CheckpointMetadataFormat.encode(checkpoint(file));
+
+        byte[] otherMagic = good.clone();
+        otherMagic[3] = 'V';
+        fs.writeFile(file, otherMagic, WriteMode.OVERWRITE);
+        assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 3)).hasMessageContaining(
+                "not a checkpoint metadata file");
+
+        byte[] otherVersion = good.clone();
+        otherVersion[7] = 2;
+        fs.writeFile(file, otherVersion, WriteMode.OVERWRITE);
+        assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 3)).hasMessageContaining(
+                "format version 2, this Duraflow reads version 1");
+
+        fs.writeFile(file, good, WriteMode.OVERWRITE);
+        assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 4))
+                .isInstanceOf(CorruptCheckpointFileException.class)
+                .hasMessageContaining("holds checkpoint 3 of job j, expected checkpoint 4 of job j");
+    }
+}
