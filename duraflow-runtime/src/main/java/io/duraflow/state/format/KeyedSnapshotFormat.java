@@ -59,15 +59,17 @@ import java.util.Objects;
  *   timers:      var-int timerCount, timerCount x { key, long time (8 bytes) }
  * </pre>
  *
- * <p>Byte for byte, a stream of key type {@code long}, 128 key groups, one value state {@code
- * "sum"} of {@code long}, range [5..5] holding key 7 with value 9:
+ * <p>Byte for byte, a stream of key type {@code long} (written as a zig-zag var-long), 128 key
+ * groups, one value state {@code "sum"} of {@code long}, range [5..6], key 7 with value 9 in key
+ * group 5 and nothing in key group 6 (offsets {41, 58}):
  * <pre>
- * 44 46 4b 53  00 00 00 01  00 00 00 11            magic, version 1, body length 17
- * 04 6c 6f 6e 67  80 01  01  03 73 75 6d  01  05 76 61 6c 75 65 ...
- *                                                  "long", 128, 1 state, "sum", value, "value(long)"
- * ...                                              crc32c of the body
- * 00 00 00 05  00 00 00 15  (crc)                  key group 5, payload of 21 bytes
- * 01 13 01 00..07 00..09                           state 1, block of 19 bytes: 1 entry, key 7, value 9
+ * 44 46 4b 53  00 00 00 01  00 00 00 19      magic, version 1, body length 25
+ * 04 6c 6f 6e 67  80 01  01                  "long", 128 key groups, 1 state
+ * 03 73 75 6d  01  0b 76 61 6c 75 65 28 6c 6f 6e 67 29     "sum", value, "value(long)"
+ * 45 4c cd 39                                crc32c of the body
+ * 00 00 00 05  00 00 00 05  bf be 27 cc      offset 41: key group 5, payload of 5 bytes, its crc32c
+ * 01 03  01 0e 12                            state 1, 3 bytes: 1 entry, key 7, value 9
+ * 00 00 00 06  00 00 00 00  00 00 00 00      offset 58: key group 6, empty payload
  * </pre>
  * {@code KeyedSnapshotFormatTest} checks such a stream byte by byte.
  */
