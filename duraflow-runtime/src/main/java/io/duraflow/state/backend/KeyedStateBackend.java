@@ -28,6 +28,8 @@ import java.util.concurrent.RunnableFuture;
  * it returns is the asynchronous part: run it on another thread; it writes through the stream
  * factory and yields the handles to acknowledge the checkpoint with (empty when there is no state).
  * Writes to the backend after {@code snapshot} returned never change what the snapshot contains.
+ * The asynchronous part uses the key and state serializers on its own thread while the task uses
+ * them too: serializers must be stateless (every {@code Types} serializer is).
  * Cancelling the future (with interruption) stops the write and deletes what it wrote; a future
  * that completed owns its handles, and the caller discards them if the checkpoint is not
  * acknowledged.

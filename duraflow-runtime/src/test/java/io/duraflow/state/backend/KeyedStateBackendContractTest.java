@@ -347,6 +347,83 @@ public abstract class KeyedStateBackendContractTest {
     }
 
     @Test
+    void anInterruptedAsynchronousPartFailsAndDeletesWhatItWrote() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 5000; key++) {
+            fill(backend, key);
+        }
+        CheckpointStreamFactory real = storage.streamFactory(1);
+        java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong filesWhenInterrupted = new java.util.concurrent.atomic.AtomicLong(-1);
+        CheckpointStreamFactory interrupting = scope -> new DelegatingStream(real.createCheckpointOutputStream(scope)) {
+            @Override
+            public void write(byte[] bytes, int offset, int length) throws IOException {
+                super.write(bytes, offset, length);
+                // late enough that the stream is a file by now (unless this backend inlines it)
+                if (position() > 100_000 && !interrupted.getAndSet(true)) {
+                    filesWhenInterrupted.set(countFiles());
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+
+        RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(1, 1, interrupting, SnapshotType.CHECKPOINT);
+        asyncThread.execute(future);
+
+        assertThatThrownBy(() -> future.get(60, TimeUnit.SECONDS))
+                .isInstanceOf(java.util.concurrent.ExecutionException.class);
+        assertThat(interrupted).isTrue();
+        if (inlineThresholdBytes() == 0) {
+            assertThat(filesWhenInterrupted.get()).as("files written before the interruption").isPositive();
+        }
+        assertThat(countFiles()).isZero();
+    }
+
+    private long countFiles() throws IOException {
+        Path checkpoints = tempDir.resolve("checkpoints");
+        if (!Files.exists(checkpoints)) {
+            return 0;
+        }
+        try (var files = Files.walk(checkpoints)) {
+            return files.filter(Files::isRegularFile).count();
+        }
+    }
+
+    /** Passes everything to another stream; tests override what they watch. */
+    protected static class DelegatingStream extends CheckpointOutputStream {
+        private final CheckpointOutputStream delegate;
+
+        protected DelegatingStream(CheckpointOutputStream delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            delegate.write(b);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            delegate.write(bytes, offset, length);
+        }
+
+        @Override
+        public long position() throws IOException {
+            return delegate.position();
+        }
+
+        @Override
+        public io.duraflow.state.StreamStateHandle closeAndGetHandle() throws IOException {
+            return delegate.closeAndGetHandle();
+        }
+
+        @Override
+        public void abort() {
+            delegate.abort();
+        }
+    }
+
+    @Test
     void aStateRestoredUnderAnotherDeclarationIsAnErrorNamingIt() throws Exception {
         KeyedStateBackend<Long> backend = backend();
         fill(backend, 1L);
@@ -612,14 +689,5 @@ public abstract class KeyedStateBackendContractTest {
                 }
             }
         }
-    }
-
-    /** A stream factory that counts created streams, for tests of backends that write several. */
-    protected static CheckpointStreamFactory counting(CheckpointStreamFactory real, List<CheckpointOutputStream> out) {
-        return scope -> {
-            CheckpointOutputStream stream = real.createCheckpointOutputStream(scope);
-            out.add(stream);
-            return stream;
-        };
     }
 }
