@@ -6,6 +6,7 @@ import io.duraflow.state.OperatorStateHandle;
 import io.duraflow.state.OperatorStateHandle.Distribution;
 import io.duraflow.state.OperatorStateHandle.StateList;
 import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.TaskStateSnapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,6 +36,44 @@ import java.util.TreeMap;
  */
 public final class StateRedistributor {
     private StateRedistributor() {
+    }
+
+    /**
+     * The same for every operator of a task (a chain), matched by operator uid: each operator's
+     * state is redistributed on its own (an instance that held nothing for an operator counts as
+     * empty), and each new instance gets one snapshot with the state of every operator.
+     *
+     * @param previous what each old instance acknowledged, by old subtask index
+     * @return what each new instance restores, by new subtask index; operators it gets nothing of are absent
+     */
+    public static List<TaskStateSnapshot> redistributeTask(List<TaskStateSnapshot> previous, int newParallelism,
+            int maxParallelism) {
+        Map<String, List<OperatorSubtaskState>> byOperator = new TreeMap<>();
+        for (int i = 0; i < previous.size(); i++) {
+            for (Map.Entry<String, OperatorSubtaskState> entry : previous.get(i).operators().entrySet()) {
+                List<OperatorSubtaskState> states = byOperator.computeIfAbsent(entry.getKey(), uid -> {
+                    List<OperatorSubtaskState> empty = new ArrayList<>();
+                    for (int j = 0; j < previous.size(); j++) {
+                        empty.add(OperatorSubtaskState.EMPTY);
+                    }
+                    return empty;
+                });
+                states.set(i, entry.getValue());
+            }
+        }
+        List<Map<String, OperatorSubtaskState>> result = new ArrayList<>();
+        for (int i = 0; i < newParallelism; i++) {
+            result.add(new HashMap<>());
+        }
+        for (Map.Entry<String, List<OperatorSubtaskState>> entry : byOperator.entrySet()) {
+            List<OperatorSubtaskState> assigned = redistribute(entry.getValue(), newParallelism, maxParallelism);
+            for (int i = 0; i < newParallelism; i++) {
+                if (!assigned.get(i).isEmpty()) {
+                    result.get(i).put(entry.getKey(), assigned.get(i));
+                }
+            }
+        }
+        return result.stream().map(TaskStateSnapshot::new).toList();
     }
 
     /**

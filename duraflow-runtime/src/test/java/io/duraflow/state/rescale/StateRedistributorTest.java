@@ -138,6 +138,34 @@ class StateRedistributorTest {
     }
 
     @Test
+    void everyOperatorOfATaskIsRedistributedByItsUid() {
+        OperatorStateHandle sourceState = new OperatorStateHandle(Map.of(
+                "splits", new StateList(Distribution.SPLIT, new long[] {1, 2, 3})), new InlineStateHandle(new byte[1]));
+        List<io.duraflow.state.TaskStateSnapshot> old = List.of(
+                new io.duraflow.state.TaskStateSnapshot(Map.of(
+                        "source", new OperatorSubtaskState(List.of(), List.of(sourceState)),
+                        "sum", new OperatorSubtaskState(List.of(keyed(2, 0)), List.of()))),
+                new io.duraflow.state.TaskStateSnapshot(Map.of(
+                        "sum", new OperatorSubtaskState(List.of(keyed(2, 1)), List.of()))));
+
+        List<io.duraflow.state.TaskStateSnapshot> assigned = StateRedistributor.redistributeTask(old, 3, MAX);
+
+        assertThat(assigned).hasSize(3);
+        int splits = 0;
+        for (int i = 0; i < 3; i++) {
+            OperatorSubtaskState sum = assigned.get(i).operators().get("sum");
+            int groups = 0;
+            for (KeyedStateHandle handle : sum.keyedState()) {
+                groups += handle.keyGroupRange().size();
+            }
+            assertThat(groups).isEqualTo(KeyGroupRange.ofOperatorIndex(MAX, 3, i).size());
+            OperatorSubtaskState source = assigned.get(i).operators().get("source");
+            splits += source.operatorState().get(0).lists().get("splits").elementOffsets().length;
+        }
+        assertThat(splits).isEqualTo(3);
+    }
+
+    @Test
     void aParallelismAboveTheMaxIsRefused() {
         assertThatThrownBy(() -> StateRedistributor.redistribute(keyedAt(2), MAX + 1, MAX))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max parallelism " + MAX);
