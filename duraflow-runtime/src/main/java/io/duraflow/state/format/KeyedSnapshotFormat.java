@@ -201,6 +201,10 @@ public final class KeyedSnapshotFormat {
             return;
         }
         long offset = handle.offsetOf(wanted.start());
+        if (offset < 0 || offset > handle.stream().length() - SECTION_HEADER_BYTES) {
+            throw new CorruptStateException(source + ": key group " + wanted.start() + " is recorded at offset "
+                    + offset + ", outside the stream; the checkpoint metadata does not match the file");
+        }
         try (DataInputStream in = new DataInputStream(StreamStateHandles.open(handle.stream(), offset))) {
             for (int keyGroup = wanted.start(); keyGroup <= wanted.end(); keyGroup++) {
                 long expectedOffset = handle.offsetOf(keyGroup);

@@ -158,6 +158,24 @@ class KeyedSnapshotFormatTest {
     }
 
     @Test
+    void anOffsetOutsideTheStreamIsRefused() throws IOException {
+        KeyGroupsStateHandle handle = writeExample(factory(0));
+        KeyGroupsStateHandle wrongOffsets = new KeyGroupsStateHandle(handle.keyGroupRange(), new long[] {41, 9999},
+                handle.stream());
+
+        assertThatThrownBy(() -> KeyedSnapshotFormat.read(wrongOffsets, new KeyGroupRange(6, 6),
+                new KeyedSnapshotFormat.Visitor() {
+                    @Override
+                    public void header(Header header, String source) {
+                    }
+
+                    @Override
+                    public void keyGroup(int keyGroup, List<Block> blocks, String source) {
+                    }
+                })).isInstanceOf(CorruptStateException.class).hasMessageContaining("offset 9999, outside the stream");
+    }
+
+    @Test
     void aTruncatedFileIsAnErrorNamingIt() throws IOException {
         KeyGroupsStateHandle handle = writeExample(factory(0));
         FileSegmentHandle file = (FileSegmentHandle) handle.stream();
