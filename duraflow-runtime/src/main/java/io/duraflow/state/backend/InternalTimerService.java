@@ -1,0 +1,34 @@
+package io.duraflow.state.backend;
+
+/**
+ * Processing-time timers of a keyed operator, kept by its {@link KeyedStateBackend} as state: per
+ * key group, at most one timer per (key, time), written into every snapshot and restored (also on
+ * rescale, with the key groups they belong to). The task drives it: it asks {@link #nextTimerTime()}
+ * to schedule a wake-up and calls {@link #fireUpTo} on the task thread when that time comes.
+ */
+public interface InternalTimerService<K> {
+    /** {@link #nextTimerTime()} when there is no timer. */
+    long NO_TIMER = Long.MAX_VALUE;
+
+    /** Adds a timer of {@code key} at {@code time}; nothing if that timer exists. */
+    void registerProcessingTimeTimer(K key, long time);
+
+    /** Removes the timer of {@code key} at {@code time}; nothing if there is none. */
+    void deleteProcessingTimeTimer(K key, long time);
+
+    /** The earliest timer's time, or {@link #NO_TIMER}. */
+    long nextTimerTime();
+
+    /**
+     * Fires, in time order, every timer at or before {@code now}, removing each before its callback
+     * runs; timers that a callback registers at or before {@code now} fire in the same call. The
+     * backend's current key is the timer's key during its callback and is left at the last fired
+     * key afterwards.
+     *
+     * @return how many timers fired
+     */
+    int fireUpTo(long now, TimerCallback<K> callback) throws Exception;
+
+    /** Timers registered and not yet fired or deleted. */
+    int size();
+}

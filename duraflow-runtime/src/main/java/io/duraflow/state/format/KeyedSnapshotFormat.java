@@ -1,0 +1,316 @@
+package io.duraflow.state.format;
+
+import io.duraflow.api.types.CorruptDataException;
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.DataWriter;
+import io.duraflow.state.KeyGroupRange;
+import io.duraflow.state.KeyGroupsStateHandle;
+import io.duraflow.state.StreamStateHandle;
+import io.duraflow.state.storage.CheckpointOutputStream;
+import io.duraflow.state.storage.CorruptStateException;
+import io.duraflow.state.storage.StreamStateHandles;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The canonical format of a full keyed-state snapshot ({@link KeyGroupsStateHandle}): what the heap
+ * backend writes at every checkpoint and what every backend writes for a savepoint and can restore.
+ * One stream: a header, then one section per key group of the handle's range, in ascending key
+ * group order, back to back. The handle records where each section starts, so a restore reads only
+ * the key groups it owns; sections are self-delimiting and checksummed one by one, so a clipped
+ * handle (rescale) needs no other part of the stream than the header and its own sections.
+ *
+ * <pre>
+ * Header, at offset 0 (ints big-endian; "string" = var-int byte length + UTF-8; var-ints as protobuf)
+ * +--------+------+-----------------------------------------------------------------+
+ * | offset | size | field                                                           |
+ * +--------+------+-----------------------------------------------------------------+
+ * |      0 |    4 | magic 'D','F','K','S'                                           |
+ * |      4 |    4 | int version = 1                                                 |
+ * |      8 |    4 | int bodyLength (b)                                              |
+ * |     12 |    b | body: string keySerializerDescription                           |
+ * |        |      |       var-int maxParallelism (number of key groups of the job)  |
+ * |        |      |       var-int stateCount (n)                                    |
+ * |        |      |       n x { string name, byte kind (1 value, 2 list, 3 map),    |
+ * |        |      |             string description }  (state id i+1 is the i-th)   |
+ * | 12 + b |    4 | int crc32c of the body                                          |
+ * +--------+------+-----------------------------------------------------------------+
+ *
+ * Section of one key group, at offsets[keyGroup - range.start]
+ * +--------+------+-----------------------------------------------------------------+
+ * |     +0 |    4 | int keyGroup                                                    |
+ * |     +4 |    4 | int payloadLength (p)                                           |
+ * |     +8 |    4 | int crc32c of the payload                                       |
+ * |    +12 |    p | payload: blocks back to back, each                              |
+ * |        |      |   var-int stateId (0 = timers, i = the i-th state of the header)|
+ * |        |      |   var-int blockLength, then blockLength bytes                   |
+ * +--------+------+-----------------------------------------------------------------+
+ * A state or the timers with no entry in the key group have no block.
+ *
+ * Blocks (keys, values, list elements and map keys/values written by their serializers)
+ *   value state: var-int entryCount, entryCount x { key, value }
+ *   list state:  var-int entryCount, entryCount x { key, var-int size (>= 1), size x element }
+ *   map state:   var-int entryCount, entryCount x { key, var-int size (>= 1), size x { mapKey, mapValue } }
+ *   timers:      var-int timerCount, timerCount x { key, long time (8 bytes) }
+ * </pre>
+ *
+ * <p>Byte for byte, a stream of key type {@code long} (written as a zig-zag var-long), 128 key
+ * groups, one value state {@code "sum"} of {@code long}, range [5..6], key 7 with value 9 in key
+ * group 5 and nothing in key group 6 (offsets {41, 58}):
+ * <pre>
+ * 44 46 4b 53  00 00 00 01  00 00 00 19      magic, version 1, body length 25
+ * 04 6c 6f 6e 67  80 01  01                  "long", 128 key groups, 1 state
+ * 03 73 75 6d  01  0b 76 61 6c 75 65 28 6c 6f 6e 67 29     "sum", value, "value(long)"
+ * 45 4c cd 39                                crc32c of the body
+ * 00 00 00 05  00 00 00 05  bf be 27 cc      offset 41: key group 5, payload of 5 bytes, its crc32c
+ * 01 03  01 0e 12                            state 1, 3 bytes: 1 entry, key 7, value 9
+ * 00 00 00 06  00 00 00 00  00 00 00 00      offset 58: key group 6, empty payload
+ * </pre>
+ * {@code KeyedSnapshotFormatTest} checks such a stream byte by byte.
+ */
+public final class KeyedSnapshotFormat {
+    public static final int MAGIC = 0x44464B53;
+    public static final int VERSION = 1;
+    /** The block id of timers; states are numbered from 1 in header order. */
+    public static final int TIMERS_ID = 0;
+    private static final int SECTION_HEADER_BYTES = 12;
+    /** A section or header larger than this is corruption, not state (a key group holds less than 1 GiB). */
+    private static final int MAX_SECTION_BYTES = 1 << 30;
+
+    private KeyedSnapshotFormat() {
+    }
+
+    /** One state as the header lists it. */
+    public record StateMeta(String name, StateKind kind, String description) {
+        public StateMeta {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(description, "description");
+        }
+    }
+
+    public record Header(String keySerializerDescription, int maxParallelism, List<StateMeta> states) {
+        public Header {
+            Objects.requireNonNull(keySerializerDescription, "keySerializerDescription");
+            states = List.copyOf(states);
+        }
+    }
+
+    /** One block of a section: the bytes of one state (or of the timers) in one key group. */
+    public record Block(int stateId, byte[] bytes) {
+    }
+
+    /** Receives what {@link #read} finds: the header once, then each key group's blocks in order. */
+    public interface Visitor {
+        void header(Header header, String source) throws IOException;
+
+        void keyGroup(int keyGroup, List<Block> blocks, String source) throws IOException;
+    }
+
+    /** Writes one stream; sections must come in ascending key-group order, one per group of the range. */
+    public static final class Writer {
+        private final CheckpointOutputStream out;
+        private final KeyGroupRange range;
+        private final long[] offsets;
+        private final DataWriter payload = new DataWriter(64 * 1024);
+        private final DataWriter frame = new DataWriter(16);
+        private int nextKeyGroup;
+
+        public Writer(CheckpointOutputStream out, KeyGroupRange range, Header header) throws IOException {
+            this.out = out;
+            this.range = range;
+            this.offsets = new long[range.size()];
+            this.nextKeyGroup = range.start();
+            DataWriter body = new DataWriter();
+            body.writeString(header.keySerializerDescription());
+            body.writeVarInt(header.maxParallelism());
+            body.writeVarInt(header.states().size());
+            for (StateMeta state : header.states()) {
+                body.writeString(state.name());
+                body.writeByte(state.kind().code());
+                body.writeString(state.description());
+            }
+            frame.reset();
+            frame.writeInt(MAGIC);
+            frame.writeInt(VERSION);
+            frame.writeInt(body.position());
+            out.write(frame.buffer(), 0, frame.position());
+            out.write(body.buffer(), 0, body.position());
+            frame.reset();
+            frame.writeInt(Crc.of(body.buffer(), 0, body.position()));
+            out.write(frame.buffer(), 0, frame.position());
+        }
+
+        /** Starts the section of the next key group; add its blocks, then {@link #endKeyGroup()}. */
+        public void beginKeyGroup(int keyGroup) {
+            if (keyGroup != nextKeyGroup || !range.contains(keyGroup)) {
+                throw new IllegalStateException("key group " + keyGroup + " written out of order; expected "
+                        + nextKeyGroup + " of " + range);
+            }
+            payload.reset();
+        }
+
+        /** Appends a block; {@code block[offset, offset+length)} holds it. */
+        public void addBlock(int stateId, byte[] block, int offset, int length) {
+            payload.writeVarInt(stateId);
+            payload.writeVarInt(length);
+            payload.writeBytes(block, offset, length);
+        }
+
+        public void endKeyGroup() throws IOException {
+            offsets[nextKeyGroup - range.start()] = out.position();
+            frame.reset();
+            frame.writeInt(nextKeyGroup);
+            frame.writeInt(payload.position());
+            frame.writeInt(Crc.of(payload.buffer(), 0, payload.position()));
+            out.write(frame.buffer(), 0, frame.position());
+            out.write(payload.buffer(), 0, payload.position());
+            nextKeyGroup++;
+        }
+
+        /** Closes the stream; every key group of the range must have been written. */
+        public KeyGroupsStateHandle finish() throws IOException {
+            if (nextKeyGroup != range.end() + 1) {
+                throw new IllegalStateException("snapshot of " + range + " ended at key group " + nextKeyGroup);
+            }
+            StreamStateHandle stream = out.closeAndGetHandle();
+            return new KeyGroupsStateHandle(range, offsets, stream);
+        }
+    }
+
+    /**
+     * Reads the key groups of {@code handle} that are in {@code range} (the header first). The
+     * stream is opened twice: once for the header, once at the first section wanted.
+     *
+     * @throws CorruptStateException naming the file and offset when a magic number, version,
+     *     checksum or length is wrong
+     * @throws IOException naming the file when it is missing or shorter than the handle says
+     */
+    public static void read(KeyGroupsStateHandle handle, KeyGroupRange range, Visitor visitor) throws IOException {
+        KeyGroupRange wanted = handle.keyGroupRange().intersection(range);
+        String source = StreamStateHandles.describe(handle.stream());
+        try (InputStream in = StreamStateHandles.open(handle.stream())) {
+            visitor.header(readHeader(new DataInputStream(in), source), source);
+        }
+        if (wanted.isEmpty()) {
+            return;
+        }
+        long offset = handle.offsetOf(wanted.start());
+        if (offset < 0 || offset > handle.stream().length() - SECTION_HEADER_BYTES) {
+            throw new CorruptStateException(source + ": key group " + wanted.start() + " is recorded at offset "
+                    + offset + ", outside the stream; the checkpoint metadata does not match the file");
+        }
+        try (DataInputStream in = new DataInputStream(StreamStateHandles.open(handle.stream(), offset))) {
+            for (int keyGroup = wanted.start(); keyGroup <= wanted.end(); keyGroup++) {
+                long expectedOffset = handle.offsetOf(keyGroup);
+                if (expectedOffset != offset) {
+                    throw new CorruptStateException(source + ": key group " + keyGroup + " is recorded at offset "
+                            + expectedOffset + " but the previous section ends at " + offset
+                            + "; the checkpoint metadata does not match the file");
+                }
+                byte[] payload = readSection(in, keyGroup, source, offset);
+                offset += SECTION_HEADER_BYTES + payload.length;
+                visitor.keyGroup(keyGroup, blocks(payload, keyGroup, source, expectedOffset), source);
+            }
+        } catch (EOFException e) {
+            throw new IOException(source + " ends inside a key group section: the file is shorter than written;"
+                    + " restore from another checkpoint", e);
+        }
+    }
+
+    /** Reads one section's frame and payload, checking its key group and checksum. */
+    private static byte[] readSection(DataInputStream in, int keyGroup, String source, long offset)
+            throws IOException {
+        int storedKeyGroup = in.readInt();
+        int length = in.readInt();
+        int crc = in.readInt();
+        if (storedKeyGroup != keyGroup) {
+            throw new CorruptStateException(source + ": offset " + offset + " holds key group " + storedKeyGroup
+                    + " where key group " + keyGroup + " was recorded; the file is corrupt, restore from another"
+                    + " checkpoint");
+        }
+        if (length < 0 || length > MAX_SECTION_BYTES) {
+            throw new CorruptStateException(source + ": key group " + keyGroup + " at offset " + offset
+                    + " has a corrupt length " + length + "; restore from another checkpoint");
+        }
+        byte[] payload = in.readNBytes(length);
+        if (payload.length != length) {
+            throw new EOFException();
+        }
+        if (crc != Crc.of(payload, 0, length)) {
+            throw new CorruptStateException(source + ": key group " + keyGroup + " at offset " + offset
+                    + " fails its checksum; the file is corrupt, restore from another checkpoint");
+        }
+        return payload;
+    }
+
+    private static List<Block> blocks(byte[] payload, int keyGroup, String source, long offset)
+            throws CorruptStateException {
+        List<Block> blocks = new ArrayList<>();
+        DataReader reader = new DataReader(payload);
+        try {
+            while (reader.hasRemaining()) {
+                int stateId = reader.readVarInt();
+                int length = reader.readVarInt();
+                blocks.add(new Block(stateId, reader.readBytes(length)));
+            }
+        } catch (CorruptDataException e) {
+            throw new CorruptStateException(source + ": key group " + keyGroup + " at offset " + offset
+                    + " is malformed: " + e.getMessage(), e);
+        }
+        return blocks;
+    }
+
+    static Header readHeader(DataInputStream in, String source) throws IOException {
+        try {
+            int magic = in.readInt();
+            if (magic != MAGIC) {
+                throw new CorruptStateException(source + " is not a keyed state snapshot (magic "
+                        + Integer.toHexString(magic) + " at offset 0)");
+            }
+            int version = in.readInt();
+            if (version != VERSION) {
+                throw new CorruptStateException(source + " has keyed state format version " + version
+                        + "; this Duraflow reads version " + VERSION);
+            }
+            int bodyLength = in.readInt();
+            if (bodyLength < 0 || bodyLength > MAX_SECTION_BYTES) {
+                throw new CorruptStateException(source + ": header length " + bodyLength + " at offset 8 is corrupt");
+            }
+            byte[] body = in.readNBytes(bodyLength);
+            if (body.length != bodyLength) {
+                throw new EOFException();
+            }
+            int crc = in.readInt();
+            if (crc != Crc.of(body, 0, body.length)) {
+                throw new CorruptStateException(source + ": the header fails its checksum (offset 12, " + bodyLength
+                        + " bytes); the file is corrupt, restore from another checkpoint");
+            }
+            DataReader reader = new DataReader(body);
+            String keySerializer = reader.readString();
+            int maxParallelism = reader.readVarInt();
+            int count = reader.readVarInt();
+            List<StateMeta> states = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String name = reader.readString();
+                int code = reader.readByte();
+                StateKind kind = StateKind.ofCode(code);
+                if (kind == null) {
+                    throw new CorruptStateException(source + ": state '" + name + "' has unknown kind " + code);
+                }
+                states.add(new StateMeta(name, kind, reader.readString()));
+            }
+            return new Header(keySerializer, maxParallelism, states);
+        } catch (EOFException e) {
+            throw new IOException(source + " ends inside its header: the file is shorter than written;"
+                    + " restore from another checkpoint", e);
+        } catch (CorruptDataException e) {
+            throw new CorruptStateException(source + ": malformed header: " + e.getMessage(), e);
+        }
+    }
+}

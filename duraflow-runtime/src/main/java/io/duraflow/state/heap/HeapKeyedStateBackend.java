@@ -1,0 +1,355 @@
+package io.duraflow.state.heap;
+
+import io.duraflow.api.state.ListState;
+import io.duraflow.api.state.ListStateDescriptor;
+import io.duraflow.api.state.MapState;
+import io.duraflow.api.state.MapStateDescriptor;
+import io.duraflow.api.state.StateDescriptor;
+import io.duraflow.api.state.ValueState;
+import io.duraflow.api.state.ValueStateDescriptor;
+import io.duraflow.api.types.CorruptDataException;
+import io.duraflow.api.types.DataWriter;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.state.KeyGroupRange;
+import io.duraflow.state.KeyGroupsStateHandle;
+import io.duraflow.state.KeyedStateHandle;
+import io.duraflow.state.backend.IncompatibleStateException;
+import io.duraflow.state.backend.InternalTimerService;
+import io.duraflow.state.backend.KeyedBackendParameters;
+import io.duraflow.state.backend.KeyedStateBackend;
+import io.duraflow.state.backend.SnapshotType;
+import io.duraflow.state.format.KeyedSnapshotFormat;
+import io.duraflow.state.format.KeyedSnapshotFormat.Block;
+import io.duraflow.state.format.KeyedSnapshotFormat.Header;
+import io.duraflow.state.format.KeyedSnapshotFormat.StateMeta;
+import io.duraflow.state.format.StateKind;
+import io.duraflow.state.storage.CheckpointStreamFactory;
+import io.duraflow.state.storage.CorruptStateException;
+import io.duraflow.util.Murmur;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RunnableFuture;
+import java.util.function.Function;
+
+/**
+ * Keyed state as objects on the heap: per state, one map per key group ({@link StateTable}),
+ * copied on write while a snapshot holds it, so the synchronous part of a snapshot freezes the
+ * maps in time proportional to states x key groups, and the asynchronous part writes them in the
+ * canonical {@link KeyedSnapshotFormat} off the task thread ({@link HeapSnapshotWriter}).
+ *
+ * <p>Restored state stays as raw blocks until its state is declared (only then are its
+ * serializers known); undeclared restored state is written into every later snapshot unchanged,
+ * so a job that does not touch a state before its next checkpoint does not lose it.
+ *
+ * <p>Rule for users: a value read from or handed to a state must not be mutated in place; replace
+ * it through {@code update()}/{@code put()}. Task thread only, except the snapshot's future.
+ */
+final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
+    /** A state restored from a checkpoint and not declared yet: its raw blocks per key group. */
+    private record RestoredState(StateMeta meta, byte[][] blocks, String source) {
+    }
+
+    private final String operatorDescription;
+    private final TypeSerializer<K> keySerializer;
+    private final int maxParallelism;
+    private final KeyGroupRange keyGroupRange;
+    private final Map<String, RegisteredState<K, ?>> registered = new TreeMap<>();
+    /** The user-facing state objects by name, so a second declaration returns the same one. */
+    private final Map<String, Object> stateObjects = new HashMap<>();
+    private final Map<String, RestoredState> restored = new TreeMap<>();
+    private final HeapTimerService<K> timers;
+    private final DataWriter keyBytes = new DataWriter(64);
+    private K currentKey;
+    private int currentKeyGroup = -1;
+    private boolean disposed;
+
+    private HeapKeyedStateBackend(KeyedBackendParameters<K> parameters) {
+        this.operatorDescription = parameters.operatorDescription();
+        this.keySerializer = parameters.keySerializer();
+        this.maxParallelism = parameters.maxParallelism();
+        this.keyGroupRange = parameters.keyGroupRange();
+        this.timers = new HeapTimerService<>(this, keyGroupRange.start(), keyGroupRange.size());
+    }
+
+    /** A backend with the state of {@code parameters.restoreState()} in its key groups. */
+    static <K> HeapKeyedStateBackend<K> restore(KeyedBackendParameters<K> parameters) throws IOException {
+        HeapKeyedStateBackend<K> backend = new HeapKeyedStateBackend<>(parameters);
+        for (KeyedStateHandle handle : parameters.restoreState()) {
+            backend.restoreHandle(handle);
+        }
+        return backend;
+    }
+
+    private void restoreHandle(KeyedStateHandle handle) throws IOException {
+        if (!(handle instanceof KeyGroupsStateHandle keyGroups)) {
+            throw new IOException(operatorDescription + ": the heap state backend cannot restore "
+                    + handle.getClass().getSimpleName() + " (written by another backend's own format); restore"
+                    + " from a savepoint or with that backend");
+        }
+        if (keyGroups.keyGroupRange().intersection(keyGroupRange).isEmpty()) {
+            return;
+        }
+        KeyedSnapshotFormat.read(keyGroups, keyGroupRange, new KeyedSnapshotFormat.Visitor() {
+            private final Map<Integer, StateMeta> byId = new HashMap<>();
+
+            @Override
+            public void header(Header header, String source) throws IOException {
+                checkHeader(header, source);
+                for (int i = 0; i < header.states().size(); i++) {
+                    StateMeta meta = header.states().get(i);
+                    byId.put(i + 1, meta);
+                    RestoredState earlier = restored.get(meta.name());
+                    if (earlier == null) {
+                        restored.put(meta.name(), new RestoredState(meta, new byte[keyGroupRange.size()][], source));
+                    } else if (!earlier.meta().equals(meta)) {
+                        throw new IncompatibleStateException(operatorDescription + ": state '" + meta.name()
+                                + "' is " + meta.kind().name().toLowerCase(java.util.Locale.ROOT) + " "
+                                + meta.description() + " in " + source + " but " + earlier.meta().description()
+                                + " in " + earlier.source() + "; the restored checkpoint mixes two jobs");
+                    }
+                }
+            }
+
+            @Override
+            public void keyGroup(int keyGroup, List<Block> blocks, String source) throws IOException {
+                for (Block block : blocks) {
+                    if (block.stateId() == KeyedSnapshotFormat.TIMERS_ID) {
+                        try {
+                            timers.restoreBlock(keyGroup, block.bytes(), keySerializer);
+                        } catch (CorruptDataException e) {
+                            throw new CorruptStateException(source + ": timers of key group " + keyGroup
+                                    + " cannot be read with key serializer " + keySerializer.description() + ": "
+                                    + e.getMessage(), e);
+                        }
+                        continue;
+                    }
+                    StateMeta meta = byId.get(block.stateId());
+                    if (meta == null) {
+                        throw new CorruptStateException(source + ": key group " + keyGroup + " has a block of state"
+                                + " id " + block.stateId() + ", which its header does not list");
+                    }
+                    byte[][] perGroup = restored.get(meta.name()).blocks();
+                    if (perGroup[keyGroup - keyGroupRange.start()] != null) {
+                        throw new IOException(operatorDescription + ": key group " + keyGroup + " of state '"
+                                + meta.name() + "' is restored twice (again from " + source + "); the restored"
+                                + " handles overlap");
+                    }
+                    perGroup[keyGroup - keyGroupRange.start()] = block.bytes();
+                }
+            }
+        });
+    }
+
+    private void checkHeader(Header header, String source) {
+        if (!header.keySerializerDescription().equals(keySerializer.description())) {
+            throw new IncompatibleStateException(operatorDescription + ": " + source + " holds keys written as "
+                    + header.keySerializerDescription() + " but the operator's keys are "
+                    + keySerializer.description() + "; key the stream as before or start without this state");
+        }
+        if (header.maxParallelism() != maxParallelism) {
+            throw new IncompatibleStateException(operatorDescription + ": " + source + " was written with "
+                    + header.maxParallelism() + " key groups but the job has " + maxParallelism
+                    + "; the max parallelism of a job cannot change across a restore");
+        }
+    }
+
+    // ---- keys -----------------------------------------------------------------------------
+
+    @Override
+    public TypeSerializer<K> keySerializer() {
+        return keySerializer;
+    }
+
+    @Override
+    public int maxParallelism() {
+        return maxParallelism;
+    }
+
+    @Override
+    public KeyGroupRange keyGroupRange() {
+        return keyGroupRange;
+    }
+
+    @Override
+    public void setCurrentKey(K key) {
+        Objects.requireNonNull(key, "key");
+        currentKeyGroup = keyGroupOf(key);
+        currentKey = key;
+    }
+
+    @Override
+    public K currentKey() {
+        return currentKey;
+    }
+
+    @Override
+    public int currentKeyGroup() {
+        return currentKeyGroup;
+    }
+
+    K requireCurrentKey() {
+        if (currentKey == null) {
+            throw new IllegalStateException(operatorDescription + ": keyed state used outside of a keyed record or"
+                    + " timer (no current key)");
+        }
+        return currentKey;
+    }
+
+    /** The key group of {@code key}, which must be one of this instance's. */
+    int keyGroupOf(K key) {
+        if (key == currentKey && currentKeyGroup >= 0) {
+            return currentKeyGroup;
+        }
+        keyBytes.reset();
+        keySerializer.write(key, keyBytes);
+        int keyGroup = Murmur.keyGroup(keyBytes.buffer(), 0, keyBytes.position(), maxParallelism);
+        if (!keyGroupRange.contains(keyGroup)) {
+            throw new IllegalArgumentException(operatorDescription + ": key " + key + " is in key group " + keyGroup
+                    + ", not in this instance's key groups " + keyGroupRange + "; the records must be partitioned by"
+                    + " the same key and max parallelism");
+        }
+        return keyGroup;
+    }
+
+    // ---- declaring state ------------------------------------------------------------------
+
+    @Override
+    public <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor) {
+        return declare(descriptor, StateCodec.value(descriptor.serializer()),
+                table -> new HeapValueState<>(this, table));
+    }
+
+    @Override
+    public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
+        return declare(descriptor, StateCodec.list(descriptor.elementSerializer()),
+                table -> new HeapListState<>(this, table));
+    }
+
+    @Override
+    public <MK, MV> MapState<MK, MV> getMapState(MapStateDescriptor<MK, MV> descriptor) {
+        return declare(descriptor, StateCodec.map(descriptor.keySerializer(), descriptor.valueSerializer()),
+                table -> new HeapMapState<>(this, table));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <S, R> R declare(StateDescriptor descriptor, StateCodec<S> codec, Function<StateTable<K, S>, R> wrap) {
+        checkNotDisposed();
+        StateMeta meta = new StateMeta(descriptor.name(), StateKind.of(descriptor), descriptor.description());
+        RegisteredState<K, ?> existing = registered.get(meta.name());
+        if (existing != null) {
+            if (!existing.meta.equals(meta)) {
+                throw new IncompatibleStateException(operatorDescription + ": state '" + meta.name()
+                        + "' is declared as " + meta.description() + " but was declared as "
+                        + existing.meta.description() + " before; give one of them another name");
+            }
+            return (R) stateObjects.get(meta.name());
+        }
+        RestoredState restoredState = restored.get(meta.name());
+        if (restoredState != null && !restoredState.meta().equals(meta)) {
+            throw new IncompatibleStateException(operatorDescription + ": state '" + meta.name() + "' was restored as "
+                    + restoredState.meta().description() + " (from " + restoredState.source()
+                    + ") but is now declared as " + meta.description() + "; declare it as before, or give the new"
+                    + " state another name");
+        }
+        StateTable<K, S> table = new StateTable<>(keyGroupRange.start(), keyGroupRange.size(), codec::copy);
+        RegisteredState<K, S> state = new RegisteredState<>(meta, table, codec);
+        if (restoredState != null) {
+            fill(state, restoredState);
+            restored.remove(meta.name());
+        }
+        registered.put(meta.name(), state);
+        R wrapped = wrap.apply(table);
+        stateObjects.put(meta.name(), wrapped);
+        return wrapped;
+    }
+
+    private void fill(RegisteredState<K, ?> state, RestoredState restoredState) {
+        for (int i = 0; i < restoredState.blocks().length; i++) {
+            byte[] block = restoredState.blocks()[i];
+            if (block == null) {
+                continue;
+            }
+            try {
+                state.restoreBlock(keyGroupRange.start() + i, block, keySerializer);
+            } catch (CorruptDataException e) {
+                throw new IncompatibleStateException(operatorDescription + ": state '" + state.meta.name()
+                        + "' in key group " + (keyGroupRange.start() + i) + " of " + restoredState.source()
+                        + " cannot be read as " + state.meta.description() + ": " + e.getMessage()
+                        + "; its serializer changed its format without changing its description");
+            }
+        }
+    }
+
+    @Override
+    public InternalTimerService<K> timerService() {
+        return timers;
+    }
+
+    @Override
+    public List<String> stateNames() {
+        TreeSet<String> names = new TreeSet<>(registered.keySet());
+        names.addAll(restored.keySet());
+        return List.copyOf(names);
+    }
+
+    /** Entries of a declared state over all key groups (for tests and metrics). */
+    long size(String stateName) {
+        RegisteredState<K, ?> state = registered.get(stateName);
+        return state == null ? 0 : state.table.size();
+    }
+
+    // ---- snapshots ------------------------------------------------------------------------
+
+    @Override
+    public RunnableFuture<List<KeyedStateHandle>> snapshot(long checkpointId, long timestamp,
+            CheckpointStreamFactory streamFactory, SnapshotType type) {
+        checkNotDisposed();
+        Objects.requireNonNull(streamFactory, "streamFactory");
+        List<HeapSnapshotWriter.Part<K>> parts = new ArrayList<>();
+        for (RegisteredState<K, ?> state : registered.values()) {
+            parts.add(HeapSnapshotWriter.Part.of(state));
+        }
+        for (RestoredState state : restored.values()) {
+            parts.add(new HeapSnapshotWriter.RawPart<>(state.meta(), keyGroupRange.start(), state.blocks()));
+        }
+        if (parts.isEmpty() && timers.size() == 0) {
+            FutureTask<List<KeyedStateHandle>> nothing = new FutureTask<>(List::of);
+            nothing.run();
+            return nothing;
+        }
+        HeapSnapshotWriter<K> writer = new HeapSnapshotWriter<>(keySerializer, maxParallelism, keyGroupRange, parts,
+                timers.freeze(), streamFactory);
+        return new FutureTask<>(writer::write);
+    }
+
+    /** Nothing to do: every heap snapshot is full and refers to no earlier one. */
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+    }
+
+    /** Nothing to do: an aborted snapshot's files are discarded by whoever holds its handles. */
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+    }
+
+    @Override
+    public void dispose() {
+        disposed = true;
+        registered.clear();
+        restored.clear();
+        stateObjects.clear();
+    }
+
+    private void checkNotDisposed() {
+        if (disposed) {
+            throw new IllegalStateException(operatorDescription + ": the keyed state backend was disposed");
+        }
+    }
+}

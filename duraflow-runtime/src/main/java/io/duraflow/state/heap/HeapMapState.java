@@ -1,0 +1,98 @@
+package io.duraflow.state.heap;
+
+import io.duraflow.api.state.MapState;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A map per key, kept as a {@link HashMap} that is copied with its key group while a snapshot
+ * holds it. An empty map is removed, so {@link #isEmpty()} and "no entry" are the same.
+ */
+final class HeapMapState<K, MK, MV> implements MapState<MK, MV> {
+    private final HeapKeyedStateBackend<K> backend;
+    private final StateTable<K, HashMap<MK, MV>> table;
+
+    HeapMapState(HeapKeyedStateBackend<K> backend, StateTable<K, HashMap<MK, MV>> table) {
+        this.backend = backend;
+        this.table = table;
+    }
+
+    private Map<MK, MV> current() {
+        HashMap<MK, MV> map = table.get(backend.requireCurrentKey(), backend.currentKeyGroup());
+        return map == null ? Map.of() : Collections.unmodifiableMap(map);
+    }
+
+    private HashMap<MK, MV> writable() {
+        return table.writable(backend.currentKeyGroup()).computeIfAbsent(backend.requireCurrentKey(),
+                k -> new HashMap<>());
+    }
+
+    @Override
+    public MV get(MK key) {
+        return current().get(key);
+    }
+
+    @Override
+    public void put(MK key, MV value) {
+        java.util.Objects.requireNonNull(key, "map state key");
+        java.util.Objects.requireNonNull(value, "map state value (use remove)");
+        writable().put(key, value);
+    }
+
+    @Override
+    public void putAll(Map<MK, MV> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<MK, MV> entry : entries.entrySet()) {
+            put(entry.getKey(), entry.getValue());
+        }
+    }
+
+    @Override
+    public void remove(MK key) {
+        if (!current().containsKey(key)) {
+            return;
+        }
+        HashMap<MK, MV> map = writable();
+        map.remove(key);
+        if (map.isEmpty()) {
+            clear();
+        }
+    }
+
+    @Override
+    public boolean contains(MK key) {
+        return current().containsKey(key);
+    }
+
+    @Override
+    public Iterable<Map.Entry<MK, MV>> entries() {
+        return current().entrySet();
+    }
+
+    @Override
+    public Iterable<MK> keys() {
+        return current().keySet();
+    }
+
+    @Override
+    public Iterable<MV> values() {
+        return current().values();
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return current().isEmpty();
+    }
+
+    @Override
+    public void clear() {
+        K key = backend.requireCurrentKey();
+        int keyGroup = backend.currentKeyGroup();
+        if (table.readable(keyGroup).containsKey(key)) {
+            table.writable(keyGroup).remove(key);
+        }
+    }
+}

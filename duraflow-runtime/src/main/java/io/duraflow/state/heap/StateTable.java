@@ -1,0 +1,79 @@
+package io.duraflow.state.heap;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * The entries of one state, one map per key group, copied on write while snapshots hold them.
+ *
+ * <p>The rule that keeps the synchronous part of a snapshot short: {@link #freeze()} hands the
+ * current maps to the snapshot and marks every group frozen, in time proportional to the number of
+ * key groups, not of keys. A frozen map is never changed again: the first {@link #writable} access
+ * to a frozen group replaces it by a copy (with copies of mutable containers: list and map
+ * values), which the task then changes. Reads never copy. Values themselves are not copied: a
+ * value handed to the state must not be mutated in place afterwards; it is replaced through
+ * {@code update()}/{@code put()} (the snapshot may still be writing the old object).
+ *
+ * <p>Task thread only; a snapshot's thread reads only frozen maps.
+ */
+final class StateTable<K, S> {
+    private final int firstKeyGroup;
+    /** Copies a mutable container (list, map) so the frozen one stays as it is; identity for values. */
+    private final UnaryOperator<S> copier;
+    private final HashMap<K, S>[] groups;
+    private final boolean[] frozen;
+
+    @SuppressWarnings("unchecked")
+    StateTable(int firstKeyGroup, int keyGroupCount, UnaryOperator<S> copier) {
+        this.firstKeyGroup = firstKeyGroup;
+        this.copier = copier;
+        this.groups = new HashMap[keyGroupCount];
+        this.frozen = new boolean[keyGroupCount];
+        for (int i = 0; i < keyGroupCount; i++) {
+            groups[i] = new HashMap<>();
+        }
+    }
+
+    int firstKeyGroup() {
+        return firstKeyGroup;
+    }
+
+    S get(K key, int keyGroup) {
+        return groups[keyGroup - firstKeyGroup].get(key);
+    }
+
+    /** The map of a key group for reading; not to be changed. */
+    Map<K, S> readable(int keyGroup) {
+        return groups[keyGroup - firstKeyGroup];
+    }
+
+    /** The map of a key group for changing: copied first if a snapshot holds it. */
+    HashMap<K, S> writable(int keyGroup) {
+        int index = keyGroup - firstKeyGroup;
+        if (frozen[index]) {
+            HashMap<K, S> frozenMap = groups[index];
+            HashMap<K, S> copy = new HashMap<>(Math.max(16, (int) (frozenMap.size() / 0.75f) + 1));
+            for (Map.Entry<K, S> entry : frozenMap.entrySet()) {
+                copy.put(entry.getKey(), copier.apply(entry.getValue()));
+            }
+            groups[index] = copy;
+            frozen[index] = false;
+        }
+        return groups[index];
+    }
+
+    /** The maps of every key group as they are now, never to change again; see the class comment. */
+    Map<K, S>[] freeze() {
+        java.util.Arrays.fill(frozen, true);
+        return groups.clone();
+    }
+
+    long size() {
+        long size = 0;
+        for (HashMap<K, S> group : groups) {
+            size += group.size();
+        }
+        return size;
+    }
+}

@@ -1,0 +1,693 @@
+package io.duraflow.state.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.duraflow.api.state.ListState;
+import io.duraflow.api.state.ListStateDescriptor;
+import io.duraflow.api.state.MapState;
+import io.duraflow.api.state.MapStateDescriptor;
+import io.duraflow.api.state.ValueState;
+import io.duraflow.api.state.ValueStateDescriptor;
+import io.duraflow.api.types.DataWriter;
+import io.duraflow.api.types.Tuple2;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.types.Types;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.state.CheckpointDirectories;
+import io.duraflow.state.FileSegmentHandle;
+import io.duraflow.state.KeyGroupRange;
+import io.duraflow.state.KeyGroupsStateHandle;
+import io.duraflow.state.KeyedStateHandle;
+import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.rescale.StateRedistributor;
+import io.duraflow.state.storage.CheckpointOutputStream;
+import io.duraflow.state.storage.CheckpointStreamFactory;
+import io.duraflow.state.storage.FsCheckpointStorage;
+import io.duraflow.util.Murmur;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What every {@link KeyedStateBackend} must do, whatever keeps its state: a backend's test extends
+ * this class and names its {@link StateBackend} (the heap backend here, RocksDB with issue 11).
+ * Snapshots are written through real checkpoint storage in a temporary directory, their
+ * asynchronous part on a thread of their own, as a task does it.
+ */
+public abstract class KeyedStateBackendContractTest {
+    protected static final int MAX_PARALLELISM = 128;
+    protected static final KeyGroupRange ALL = new KeyGroupRange(0, MAX_PARALLELISM - 1);
+    protected static final ValueStateDescriptor<Tuple2<Long, Long>> SUM =
+            new ValueStateDescriptor<>("sum", Types.tuple(Types.LONG, Types.LONG));
+    protected static final ListStateDescriptor<String> EVENTS = new ListStateDescriptor<>("events", Types.STRING);
+    protected static final MapStateDescriptor<String, Long> COUNTS =
+            new MapStateDescriptor<>("counts", Types.STRING, Types.LONG);
+
+    @TempDir
+    protected Path tempDir;
+
+    private FsCheckpointStorage storage;
+    private ExecutorService asyncThread;
+    private final List<KeyedStateBackend<?>> created = new ArrayList<>();
+    private long nextCheckpointId = 1;
+
+    /** The backend under test. */
+    protected abstract StateBackend stateBackend();
+
+    /** Bytes up to which snapshot streams are inlined; 0 makes every snapshot a file. */
+    protected int inlineThresholdBytes() {
+        return 0;
+    }
+
+    @BeforeEach
+    void setUpStorage() {
+        storage = new FsCheckpointStorage(LocalFileSystem.INSTANCE,
+                CheckpointDirectories.of(FsPath.of(tempDir.resolve("checkpoints")), "job"), inlineThresholdBytes());
+        asyncThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "async-snapshot"));
+    }
+
+    @AfterEach
+    void disposeBackends() {
+        created.forEach(KeyedStateBackend::dispose);
+        asyncThread.shutdownNow();
+    }
+
+    protected <K> KeyedStateBackend<K> backend(TypeSerializer<K> keySerializer, KeyGroupRange range,
+            List<KeyedStateHandle> restore) throws IOException {
+        Path local = tempDir.resolve("local-" + created.size());
+        KeyedStateBackend<K> backend = stateBackend().createKeyedStateBackend(new KeyedBackendParameters<>(
+                "test-op " + created.size(), keySerializer, MAX_PARALLELISM, range, restore, local));
+        created.add(backend);
+        return backend;
+    }
+
+    protected KeyedStateBackend<Long> backend() throws IOException {
+        return backend(Types.LONG, ALL, List.of());
+    }
+
+    protected KeyedStateBackend<Long> restored(KeyGroupRange range, List<KeyedStateHandle> handles) throws IOException {
+        return backend(Types.LONG, range, handles);
+    }
+
+    /** Both parts of a snapshot, the second on the async thread, as a task runs them. */
+    protected List<KeyedStateHandle> snapshot(KeyedStateBackend<?> backend) throws Exception {
+        RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(nextCheckpointId, 1000 + nextCheckpointId,
+                storage.streamFactory(nextCheckpointId), SnapshotType.CHECKPOINT);
+        nextCheckpointId++;
+        asyncThread.execute(future);
+        List<KeyedStateHandle> handles = future.get(60, TimeUnit.SECONDS);
+        backend.notifyCheckpointComplete(nextCheckpointId - 1);
+        return handles;
+    }
+
+    protected static int keyGroupOf(long key) {
+        DataWriter out = new DataWriter();
+        Types.LONG.write(key, out);
+        return Murmur.keyGroup(out.buffer(), 0, out.position(), MAX_PARALLELISM);
+    }
+
+    /** Everything the three states hold for {@code key}, as text that compares easily. */
+    protected static String dump(KeyedStateBackend<Long> backend, long key) {
+        backend.setCurrentKey(key);
+        ValueState<Tuple2<Long, Long>> sum = backend.getState(SUM);
+        List<String> events = new ArrayList<>();
+        backend.getListState(EVENTS).get().forEach(events::add);
+        Map<String, Long> counts = new TreeMap<>();
+        backend.getMapState(COUNTS).entries().forEach(e -> counts.put(e.getKey(), e.getValue()));
+        return sum.value() + " " + events + " " + counts;
+    }
+
+    protected static void fill(KeyedStateBackend<Long> backend, long key) {
+        backend.setCurrentKey(key);
+        backend.getState(SUM).update(Tuple2.of(key, key * 2));
+        backend.getListState(EVENTS).add("a" + key);
+        backend.getListState(EVENTS).add("b" + key);
+        backend.getMapState(COUNTS).put("k" + (key % 7), key);
+    }
+
+    // ---- every state type ---------------------------------------------------------------
+
+    @Test
+    void valueStateIsPerKeyAndClears() throws IOException {
+        KeyedStateBackend<Long> backend = backend();
+        ValueState<Tuple2<Long, Long>> sum = backend.getState(SUM);
+
+        backend.setCurrentKey(1L);
+        assertThat(sum.value()).isNull();
+        sum.update(Tuple2.of(1L, 10L));
+        backend.setCurrentKey(2L);
+        sum.update(Tuple2.of(2L, 20L));
+        backend.setCurrentKey(1L);
+        assertThat(sum.value()).isEqualTo(Tuple2.of(1L, 10L));
+        sum.clear();
+        assertThat(sum.value()).isNull();
+        backend.setCurrentKey(2L);
+        assertThat(sum.value()).isEqualTo(Tuple2.of(2L, 20L));
+        sum.update(null);
+        assertThat(sum.value()).isNull();
+        assertThat(backend.currentKey()).isEqualTo(2L);
+        assertThat(backend.currentKeyGroup()).isEqualTo(keyGroupOf(2L));
+    }
+
+    @Test
+    void listStateKeepsOrderAddsAllReplacesAndClears() throws IOException {
+        KeyedStateBackend<Long> backend = backend();
+        ListState<String> events = backend.getListState(EVENTS);
+
+        backend.setCurrentKey(5L);
+        assertThat(events.get()).isEmpty();
+        events.add("x");
+        events.addAll(List.of("y", "z"));
+        assertThat(events.get()).containsExactly("x", "y", "z");
+        backend.setCurrentKey(6L);
+        assertThat(events.get()).isEmpty();
+        events.update(List.of("q"));
+        backend.setCurrentKey(5L);
+        events.update(List.of("r", "s"));
+        assertThat(events.get()).containsExactly("r", "s");
+        events.clear();
+        assertThat(events.get()).isEmpty();
+        backend.setCurrentKey(6L);
+        assertThat(events.get()).containsExactly("q");
+        assertThatThrownBy(() -> events.add(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void mapStatePutsRemovesAndIterates() throws IOException {
+        KeyedStateBackend<Long> backend = backend();
+        MapState<String, Long> counts = backend.getMapState(COUNTS);
+
+        backend.setCurrentKey(3L);
+        assertThat(counts.isEmpty()).isTrue();
+        counts.put("a", 1L);
+        counts.putAll(Map.of("b", 2L, "c", 3L));
+        assertThat(counts.get("b")).isEqualTo(2L);
+        assertThat(counts.contains("c")).isTrue();
+        assertThat(counts.contains("d")).isFalse();
+        counts.remove("b");
+        counts.remove("nothing");
+        assertThat(counts.keys()).containsExactlyInAnyOrder("a", "c");
+        assertThat(counts.values()).containsExactlyInAnyOrder(1L, 3L);
+        assertThat(counts.entries()).containsExactlyInAnyOrder(Map.entry("a", 1L), Map.entry("c", 3L));
+        backend.setCurrentKey(4L);
+        assertThat(counts.isEmpty()).isTrue();
+        assertThat(counts.get("a")).isNull();
+        backend.setCurrentKey(3L);
+        counts.clear();
+        assertThat(counts.isEmpty()).isTrue();
+        counts.put("z", 9L);
+        counts.remove("z");
+        assertThat(counts.isEmpty()).isTrue();
+    }
+
+    @Test
+    void theSameDescriptorGivesTheSameStateAndAnotherDeclarationOfItsNameIsAnError() throws IOException {
+        KeyedStateBackend<Long> backend = backend();
+        ValueState<Tuple2<Long, Long>> first = backend.getState(SUM);
+
+        assertThat(backend.getState(new ValueStateDescriptor<>("sum", Types.tuple(Types.LONG, Types.LONG))))
+                .isSameAs(first);
+        assertThatThrownBy(() -> backend.getState(new ValueStateDescriptor<>("sum", Types.STRING)))
+                .isInstanceOf(IncompatibleStateException.class).hasMessageContaining("'sum'")
+                .hasMessageContaining("value(string)").hasMessageContaining("value(tuple2(long,long))");
+        assertThatThrownBy(() -> backend.getListState(new ListStateDescriptor<>("sum", Types.STRING)))
+                .isInstanceOf(IncompatibleStateException.class).hasMessageContaining("'sum'");
+        assertThat(backend.stateNames()).containsExactly("sum");
+    }
+
+    @Test
+    void aKeyOutsideTheOwnedKeyGroupsAndStateWithoutAKeyAreErrors() throws IOException {
+        KeyedStateBackend<Long> half = backend(Types.LONG, KeyGroupRange.ofOperatorIndex(MAX_PARALLELISM, 2, 0),
+                List.of());
+        long foreign = 0;
+        while (half.keyGroupRange().contains(keyGroupOf(foreign))) {
+            foreign++;
+        }
+        long foreignKey = foreign;
+        ValueState<Tuple2<Long, Long>> sum = half.getState(SUM);
+
+        assertThatThrownBy(sum::value).isInstanceOf(IllegalStateException.class).hasMessageContaining("no current key");
+        assertThatThrownBy(() -> half.setCurrentKey(foreignKey)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key group " + keyGroupOf(foreignKey));
+    }
+
+    // ---- snapshots and restore -----------------------------------------------------------
+
+    @Test
+    void anEmptyBackendSnapshotsToNothing() throws Exception {
+        assertThat(snapshot(backend())).isEmpty();
+    }
+
+    @Test
+    void manyKeysOfEveryStateTypeAreRestoredExactly() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 20_000; key++) {
+            fill(backend, key);
+        }
+        for (long key = 0; key < 20_000; key += 3) {
+            backend.setCurrentKey(key);
+            backend.getState(SUM).clear();
+            backend.getMapState(COUNTS).clear();
+        }
+
+        List<KeyedStateHandle> handles = snapshot(backend);
+        KeyedStateBackend<Long> restored = restored(ALL, handles);
+
+        assertThat(restored.stateNames()).containsExactly("counts", "events", "sum");
+        for (long key = 0; key < 20_000; key++) {
+            assertThat(dump(restored, key)).isEqualTo(dump(backend, key));
+        }
+        assertThat(handles).allSatisfy(h -> assertThat(h.keyGroupRange()).isEqualTo(ALL));
+    }
+
+    @Test
+    void aSnapshotIsNotAffectedByWritesAfterItsSynchronousPart() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 1000; key++) {
+            fill(backend, key);
+        }
+        Map<Long, String> before = new HashMap<>();
+        for (long key = 0; key < 1000; key++) {
+            before.put(key, dump(backend, key));
+        }
+
+        RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(1, 1, storage.streamFactory(1),
+                SnapshotType.CHECKPOINT);
+        for (long key = 0; key < 1000; key++) {
+            backend.setCurrentKey(key);
+            if (key % 2 == 0) {
+                backend.getState(SUM).update(Tuple2.of(-1L, -1L));
+                backend.getListState(EVENTS).add("after");
+                backend.getMapState(COUNTS).put("after", 1L);
+            } else {
+                backend.getState(SUM).clear();
+                backend.getListState(EVENTS).clear();
+                backend.getMapState(COUNTS).remove("k" + (key % 7));
+            }
+        }
+        backend.setCurrentKey(5000L);
+        backend.getState(SUM).update(Tuple2.of(5000L, 0L));
+        asyncThread.execute(future);
+        KeyedStateBackend<Long> restored = restored(ALL, future.get(60, TimeUnit.SECONDS));
+
+        for (long key = 0; key < 1000; key++) {
+            assertThat(dump(restored, key)).isEqualTo(before.get(key));
+        }
+        assertThat(dump(restored, 5000L)).isEqualTo("null [] {}");
+        assertThat(dump(backend, 0L)).contains("after");
+    }
+
+    @Test
+    void theAsynchronousPartWritesOnTheThreadThatRunsIt() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        fill(backend, 1L);
+        List<String> writers = new ArrayList<>();
+        CheckpointStreamFactory real = storage.streamFactory(1);
+        CheckpointStreamFactory recording = scope -> {
+            writers.add(Thread.currentThread().getName());
+            return real.createCheckpointOutputStream(scope);
+        };
+
+        RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(1, 1, recording, SnapshotType.CHECKPOINT);
+        assertThat(writers).as("the synchronous part writes nothing").isEmpty();
+        asyncThread.execute(future);
+        assertThat(future.get(60, TimeUnit.SECONDS)).hasSize(1);
+
+        assertThat(writers).containsOnly("async-snapshot").isNotEmpty();
+    }
+
+    @Test
+    void aSnapshotCancelledBeforeItRanWritesNothing() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        fill(backend, 1L);
+
+        RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(1, 1, storage.streamFactory(1),
+                SnapshotType.CHECKPOINT);
+        future.cancel(true);
+        future.run();
+
+        assertThat(Files.exists(tempDir.resolve("checkpoints"))).isFalse();
+    }
+
+    @Test
+    void anInterruptedAsynchronousPartFailsAndDeletesWhatItWrote() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 5000; key++) {
+            fill(backend, key);
+        }
+        CheckpointStreamFactory real = storage.streamFactory(1);
+        java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong filesWhenInterrupted = new java.util.concurrent.atomic.AtomicLong(-1);
+        CheckpointStreamFactory interrupting = scope -> new DelegatingStream(real.createCheckpointOutputStream(scope)) {
+            @Override
+            public void write(byte[] bytes, int offset, int length) throws IOException {
+                super.write(bytes, offset, length);
+                // late enough that the stream is a file by now (unless this backend inlines it)
+                if (position() > 100_000 && !interrupted.getAndSet(true)) {
+                    filesWhenInterrupted.set(countFiles());
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+
+        RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(1, 1, interrupting, SnapshotType.CHECKPOINT);
+        asyncThread.execute(future);
+
+        assertThatThrownBy(() -> future.get(60, TimeUnit.SECONDS))
+                .isInstanceOf(java.util.concurrent.ExecutionException.class);
+        assertThat(interrupted).isTrue();
+        if (inlineThresholdBytes() == 0) {
+            assertThat(filesWhenInterrupted.get()).as("files written before the interruption").isPositive();
+        }
+        assertThat(countFiles()).isZero();
+    }
+
+    private long countFiles() throws IOException {
+        Path checkpoints = tempDir.resolve("checkpoints");
+        if (!Files.exists(checkpoints)) {
+            return 0;
+        }
+        try (var files = Files.walk(checkpoints)) {
+            return files.filter(Files::isRegularFile).count();
+        }
+    }
+
+    /** Passes everything to another stream; tests override what they watch. */
+    protected static class DelegatingStream extends CheckpointOutputStream {
+        private final CheckpointOutputStream delegate;
+
+        protected DelegatingStream(CheckpointOutputStream delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            delegate.write(b);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            delegate.write(bytes, offset, length);
+        }
+
+        @Override
+        public long position() throws IOException {
+            return delegate.position();
+        }
+
+        @Override
+        public io.duraflow.state.StreamStateHandle closeAndGetHandle() throws IOException {
+            return delegate.closeAndGetHandle();
+        }
+
+        @Override
+        public void abort() {
+            delegate.abort();
+        }
+    }
+
+    @Test
+    void aStateRestoredUnderAnotherDeclarationIsAnErrorNamingIt() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        fill(backend, 1L);
+        List<KeyedStateHandle> handles = snapshot(backend);
+        KeyedStateBackend<Long> restored = restored(ALL, handles);
+
+        assertThatThrownBy(() -> restored.getState(new ValueStateDescriptor<>("sum", Types.LONG)))
+                .isInstanceOf(IncompatibleStateException.class).hasMessageContaining("'sum'")
+                .hasMessageContaining("restored as value(tuple2(long,long))")
+                .hasMessageContaining("value(long)");
+        assertThatThrownBy(() -> restored.getMapState(new MapStateDescriptor<>("events", Types.STRING, Types.STRING)))
+                .isInstanceOf(IncompatibleStateException.class).hasMessageContaining("'events'");
+        assertThatThrownBy(() -> backend(Types.STRING, ALL, handles)).isInstanceOf(IncompatibleStateException.class)
+                .hasMessageContaining("long").hasMessageContaining("string");
+    }
+
+    @Test
+    void stateRestoredButNotDeclaredIsKeptInLaterSnapshots() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 100; key++) {
+            fill(backend, key);
+        }
+        KeyedStateBackend<Long> second = restored(ALL, snapshot(backend));
+        second.setCurrentKey(1L);
+        second.getState(SUM).update(Tuple2.of(7L, 7L));
+        assertThat(second.stateNames()).containsExactly("counts", "events", "sum");
+
+        KeyedStateBackend<Long> third = restored(ALL, snapshot(second));
+
+        for (long key = 0; key < 100; key++) {
+            String expected = key == 1 ? Tuple2.of(7L, 7L) + " [a1, b1] {k1=1}" : dump(backend, key);
+            assertThat(dump(third, key)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aMissingStateFileIsAnErrorNamingTheFile() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        fill(backend, 1L);
+        List<KeyedStateHandle> handles = snapshot(backend);
+        KeyGroupsStateHandle handle = (KeyGroupsStateHandle) handles.get(0);
+        assumeTrue(handle.stream() instanceof FileSegmentHandle, "the snapshot is a file");
+        FileSegmentHandle file = (FileSegmentHandle) handle.stream();
+        Files.delete(file.file().toLocalPath());
+
+        assertThatThrownBy(() -> restored(ALL, handles)).isInstanceOf(IOException.class)
+                .hasMessageContaining(file.file().toString());
+    }
+
+    // ---- rescaling -----------------------------------------------------------------------
+
+    @Test
+    void rescalingFromTwoToThreeAndFromThreeToOneKeepsEveryKeyWithItsOwner() throws Exception {
+        int keys = 3000;
+        List<KeyedStateBackend<Long>> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            two.add(restored(KeyGroupRange.ofOperatorIndex(MAX_PARALLELISM, 2, i), List.of()));
+        }
+        Map<Long, String> expected = new HashMap<>();
+        for (long key = 0; key < keys; key++) {
+            KeyedStateBackend<Long> owner = two.get(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, 2, keyGroupOf(key)));
+            fill(owner, key);
+            owner.timerService().registerProcessingTimeTimer(key, 100 + key);
+            expected.put(key, dump(owner, key));
+        }
+
+        List<KeyedStateBackend<Long>> three = rescale(two, 3);
+        assertOwnership(three, expected, keys);
+        List<KeyedStateBackend<Long>> one = rescale(three, 1);
+        assertOwnership(one, expected, keys);
+    }
+
+    private List<KeyedStateBackend<Long>> rescale(List<KeyedStateBackend<Long>> from, int parallelism)
+            throws Exception {
+        List<OperatorSubtaskState> old = new ArrayList<>();
+        for (KeyedStateBackend<Long> backend : from) {
+            old.add(new OperatorSubtaskState(snapshot(backend), List.of()));
+        }
+        List<OperatorSubtaskState> assigned = StateRedistributor.redistribute(old, parallelism, MAX_PARALLELISM);
+        List<KeyedStateBackend<Long>> result = new ArrayList<>();
+        for (int i = 0; i < parallelism; i++) {
+            result.add(restored(KeyGroupRange.ofOperatorIndex(MAX_PARALLELISM, parallelism, i),
+                    assigned.get(i).keyedState()));
+        }
+        return result;
+    }
+
+    private void assertOwnership(List<KeyedStateBackend<Long>> backends, Map<Long, String> expected, int keys)
+            throws Exception {
+        int parallelism = backends.size();
+        int timers = 0;
+        for (KeyedStateBackend<Long> backend : backends) {
+            timers += backend.timerService().size();
+        }
+        assertThat(timers).isEqualTo(keys);
+        for (long key = 0; key < keys; key++) {
+            int owner = KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key));
+            assertThat(dump(backends.get(owner), key)).as("key %d at its owner %d", key, owner)
+                    .isEqualTo(expected.get(key));
+        }
+        for (int i = 0; i < parallelism; i++) {
+            List<Long> fired = new ArrayList<>();
+            backends.get(i).timerService().fireUpTo(100 + keys, (key, time) -> fired.add(key));
+            for (long key : fired) {
+                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key))).isEqualTo(i);
+            }
+        }
+        // firing consumed the timers of these backends; restore them for the next step from fresh snapshots
+        for (int i = 0; i < parallelism; i++) {
+            KeyedStateBackend<Long> backend = backends.get(i);
+            for (long key = 0; key < keys; key++) {
+                if (backend.keyGroupRange().contains(keyGroupOf(key))) {
+                    backend.timerService().registerProcessingTimeTimer(key, 100 + key);
+                }
+            }
+        }
+    }
+
+    // ---- timers --------------------------------------------------------------------------
+
+    @Test
+    void timersFireInTimeOrderOncePerKeyAndTimeWithTheirKeyCurrent() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        InternalTimerService<Long> timers = backend.timerService();
+        assertThat(timers.nextTimerTime()).isEqualTo(InternalTimerService.NO_TIMER);
+        timers.registerProcessingTimeTimer(1L, 30);
+        timers.registerProcessingTimeTimer(2L, 10);
+        timers.registerProcessingTimeTimer(2L, 10);
+        timers.registerProcessingTimeTimer(3L, 20);
+        timers.registerProcessingTimeTimer(3L, 40);
+        timers.deleteProcessingTimeTimer(3L, 40);
+        timers.deleteProcessingTimeTimer(3L, 99);
+        assertThat(timers.size()).isEqualTo(3);
+        assertThat(timers.nextTimerTime()).isEqualTo(10);
+
+        List<String> fired = new ArrayList<>();
+        int count = timers.fireUpTo(25, (key, time) -> {
+            assertThat(backend.currentKey()).isEqualTo(key);
+            fired.add(key + "@" + time);
+            if (key == 2L && time == 10) {
+                timers.registerProcessingTimeTimer(2L, 15);
+                timers.registerProcessingTimeTimer(2L, 50);
+            }
+        });
+
+        assertThat(fired).containsExactly("2@10", "2@15", "3@20");
+        assertThat(count).isEqualTo(3);
+        assertThat(timers.nextTimerTime()).isEqualTo(30);
+        assertThat(timers.size()).isEqualTo(2);
+        timers.deleteProcessingTimeTimer(1L, 30);
+        assertThat(timers.nextTimerTime()).isEqualTo(50);
+    }
+
+    @Test
+    void timersSurviveSnapshotAndRestore() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 500; key++) {
+            backend.timerService().registerProcessingTimeTimer(key, 1000 - key);
+            backend.timerService().registerProcessingTimeTimer(key, 2000);
+        }
+        backend.timerService().deleteProcessingTimeTimer(7L, 2000);
+
+        KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
+
+        assertThat(restored.timerService().size()).isEqualTo(999);
+        assertThat(restored.timerService().nextTimerTime()).isEqualTo(501);
+        List<String> fired = new ArrayList<>();
+        restored.timerService().fireUpTo(3000, (key, time) -> fired.add(key + "@" + time));
+        assertThat(fired).hasSize(999).startsWith("499@501", "498@502").doesNotContain("7@2000").contains("8@2000");
+    }
+
+    @Test
+    void timersAloneAreSnapshotted() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        backend.timerService().registerProcessingTimeTimer(42L, 5);
+
+        KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
+
+        assertThat(restored.timerService().nextTimerTime()).isEqualTo(5);
+    }
+
+    // ---- random operations against a model (a seeded property test) ---------------------
+
+    @Test
+    void randomOperationsMatchAModelThroughSnapshotsAndRestores() throws Exception {
+        for (long seed = 1; seed <= 5; seed++) {
+            runRandomOperations(seed);
+        }
+    }
+
+    private void runRandomOperations(long seed) throws Exception {
+        Random random = new Random(seed);
+        KeyedStateBackend<Long> backend = backend();
+        Map<Long, Tuple2<Long, Long>> sums = new HashMap<>();
+        Map<Long, List<String>> events = new HashMap<>();
+        Map<Long, Map<String, Long>> counts = new HashMap<>();
+        for (int step = 0; step < 3000; step++) {
+            long key = random.nextInt(200);
+            backend.setCurrentKey(key);
+            switch (random.nextInt(9)) {
+                case 0 -> {
+                    Tuple2<Long, Long> value = Tuple2.of(random.nextLong(), (long) step);
+                    backend.getState(SUM).update(value);
+                    sums.put(key, value);
+                }
+                case 1 -> {
+                    backend.getState(SUM).clear();
+                    sums.remove(key);
+                }
+                case 2 -> {
+                    backend.getListState(EVENTS).add("e" + step);
+                    events.computeIfAbsent(key, k -> new ArrayList<>()).add("e" + step);
+                }
+                case 3 -> {
+                    List<String> list = random.nextBoolean() ? List.of() : List.of("u" + step, "v" + step);
+                    backend.getListState(EVENTS).update(list);
+                    if (list.isEmpty()) {
+                        events.remove(key);
+                    } else {
+                        events.put(key, new ArrayList<>(list));
+                    }
+                }
+                case 4 -> {
+                    String mapKey = "m" + random.nextInt(5);
+                    backend.getMapState(COUNTS).put(mapKey, (long) step);
+                    counts.computeIfAbsent(key, k -> new HashMap<>()).put(mapKey, (long) step);
+                }
+                case 5 -> {
+                    String mapKey = "m" + random.nextInt(5);
+                    backend.getMapState(COUNTS).remove(mapKey);
+                    Map<String, Long> map = counts.get(key);
+                    if (map != null) {
+                        map.remove(mapKey);
+                        if (map.isEmpty()) {
+                            counts.remove(key);
+                        }
+                    }
+                }
+                case 6 -> {
+                    backend.getMapState(COUNTS).clear();
+                    counts.remove(key);
+                }
+                case 7 -> {
+                    if (random.nextInt(20) == 0) {
+                        backend = restored(ALL, snapshot(backend));
+                    }
+                }
+                default -> {
+                    // reads in between, checked below
+                }
+            }
+            if (random.nextInt(50) == 0 || step == 2999) {
+                for (long k = 0; k < 200; k++) {
+                    backend.setCurrentKey(k);
+                    assertThat(backend.getState(SUM).value()).as("seed %d step %d key %d", seed, step, k)
+                            .isEqualTo(sums.get(k));
+                    assertThat(backend.getListState(EVENTS).get()).as("seed %d step %d key %d", seed, step, k)
+                            .containsExactlyElementsOf(events.getOrDefault(k, List.of()));
+                    Map<String, Long> actual = new HashMap<>();
+                    backend.getMapState(COUNTS).entries().forEach(e -> actual.put(e.getKey(), e.getValue()));
+                    assertThat(actual).as("seed %d step %d key %d", seed, step, k)
+                            .isEqualTo(counts.getOrDefault(k, Map.of()));
+                }
+            }
+        }
+    }
+}
