@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import java.util.function.Function;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,13 +25,13 @@ final class ChainLifecycle {
      * Initializes and opens the operators, tail first. If one throws, the ones opened stay
      * opened: {@link #close()} releases every operator anyway.
      */
-    void open(StreamOperator.OperatorContext context, StreamOperator.StateInitializationContext stateContext)
-            throws Exception {
+    void open(StreamOperator.OperatorContext context,
+            Function<StreamOperator, StreamOperator.StateInitializationContext> stateOf) throws Exception {
         require(State.CREATED, "open");
         state = State.OPEN;
         for (int i = operators.size() - 1; i >= 0; i--) {
             StreamOperator operator = operators.get(i);
-            operator.initializeState(stateContext);
+            operator.initializeState(stateOf.apply(operator));
             operator.open(context);
         }
     }

@@ -191,7 +191,7 @@ public final class OperatorChain implements AutoCloseable {
 
     /** Initializes and opens every operator (see {@link StreamOperator} for the order). */
     void open(StreamOperator.OperatorContext context) throws Exception {
-        lifecycle.open(context, StreamOperator.StateInitializationContext.EMPTY);
+        lifecycle.open(context, operator -> StreamOperator.StateInitializationContext.EMPTY);
     }
 
     /** All input has been pushed: end it front to back so each operator can emit its last records. */

@@ -1,5 +1,8 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.state.OperatorStateStore;
+import io.duraflow.state.backend.KeyedStateBackend;
+
 /**
  * The lifecycle of every operator in a task's chain, called by the task thread only (never
  * concurrently with processing), in this order:
@@ -40,10 +43,13 @@ interface StreamOperator {
 
     /**
      * What the operator starts from: {@code restoredCheckpointId} is the checkpoint whose state
-     * it gets, or -1 when it starts empty (batch always does).
+     * it gets, or -1 when it starts empty (batch always does); its operator state, and its keyed
+     * state if it is a keyed operator (else {@code null}), already restored. Batch operators get
+     * neither.
      */
-    record StateInitializationContext(long restoredCheckpointId) {
-        static final StateInitializationContext EMPTY = new StateInitializationContext(-1);
+    record StateInitializationContext(long restoredCheckpointId, OperatorStateStore operatorState,
+            KeyedStateBackend<Object> keyedState) {
+        static final StateInitializationContext EMPTY = new StateInitializationContext(-1, null, null);
 
         boolean isRestored() {
             return restoredCheckpointId >= 0;

@@ -66,7 +66,7 @@ class ChainLifecycleTest {
     @Test
     void opensTailFirstThenEndsInputAndClosesHeadFirst() throws Exception {
         ChainLifecycle lifecycle = chain("", "");
-        lifecycle.open(CONTEXT, StreamOperator.StateInitializationContext.EMPTY);
+        lifecycle.open(CONTEXT, operator -> StreamOperator.StateInitializationContext.EMPTY);
         lifecycle.endInput();
         lifecycle.close();
         assertThat(calls).containsExactly(
@@ -78,7 +78,7 @@ class ChainLifecycleTest {
     @Test
     void aFailureInEndInputStillClosesEveryOperatorOnce() throws Exception {
         ChainLifecycle lifecycle = chain("b", "endInput");
-        lifecycle.open(CONTEXT, StreamOperator.StateInitializationContext.EMPTY);
+        lifecycle.open(CONTEXT, operator -> StreamOperator.StateInitializationContext.EMPTY);
         assertThatThrownBy(lifecycle::endInput).hasMessage("endInput of b failed");
         lifecycle.close();
         lifecycle.close();
@@ -88,7 +88,7 @@ class ChainLifecycleTest {
     @Test
     void aFailureInOpenStillClosesEveryOperator() throws Exception {
         ChainLifecycle lifecycle = chain("b", "open");
-        assertThatThrownBy(() -> lifecycle.open(CONTEXT, StreamOperator.StateInitializationContext.EMPTY))
+        assertThatThrownBy(() -> lifecycle.open(CONTEXT, operator -> StreamOperator.StateInitializationContext.EMPTY))
                 .hasMessage("open of b failed");
         lifecycle.close();
         assertThat(calls).containsExactly("initializeState c", "open c", "initializeState b", "open b",
@@ -101,7 +101,7 @@ class ChainLifecycleTest {
         lifecycle.add(new Recording("a", "close"));
         lifecycle.add(new Recording("b", "close"));
         lifecycle.add(new Recording("c", ""));
-        lifecycle.open(CONTEXT, StreamOperator.StateInitializationContext.EMPTY);
+        lifecycle.open(CONTEXT, operator -> StreamOperator.StateInitializationContext.EMPTY);
         assertThatThrownBy(lifecycle::close).hasMessage("close of a failed")
                 .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
                         .satisfies(s -> assertThat(s).hasMessage("close of b failed")));
