@@ -24,7 +24,8 @@ public final class ConfigRegistry {
     /** The holder classes of {@code duraflow-core}; the one place that lists them. */
     public static final List<Class<?>> CORE_HOLDERS = List.of(
             ClusterOptions.class, JobManagerOptions.class, TaskManagerOptions.class, ExecutionOptions.class,
-            HighAvailabilityOptions.class, CleanupOptions.class, JobRecoveryOptions.class);
+            HighAvailabilityOptions.class, CleanupOptions.class, JobRecoveryOptions.class,
+            NetworkOptions.class);
 
     private static final ConfigRegistry GLOBAL = of(CORE_HOLDERS.toArray(new Class<?>[0]));
 
