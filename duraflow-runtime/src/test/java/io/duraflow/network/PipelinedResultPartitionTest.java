@@ -17,7 +17,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(60)
 class PipelinedResultPartitionTest {
     private static final int BUFFER = 1024;
     private final NetworkTestSupport.ManualNanoClock clock = new NetworkTestSupport.ManualNanoClock();
