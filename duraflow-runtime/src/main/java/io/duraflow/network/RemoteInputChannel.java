@@ -174,9 +174,9 @@ public final class RemoteInputChannel implements InputChannel {
         return closed || endReceived || failure != null;
     }
 
-    /** Data buffers received and not yet recycled plus free receive buffers: always {@code receiveBuffers}. For tests. */
-    synchronized int freeReceiveBuffers() {
-        return freeBuffers.size();
+    /** Credit recycled while alignment held the channel, not yet granted; for tests and status. */
+    synchronized int withheldCredit() {
+        return withheldCredit;
     }
 
     @Override

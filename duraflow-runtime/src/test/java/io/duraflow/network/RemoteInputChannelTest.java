@@ -230,4 +230,66 @@ class RemoteInputChannelTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> registry.size() == 0);
         assertThat(producerNetwork.bytesInUse()).isZero();
     }
+
+    @Test
+    void creditRecycledWhileAlignmentHoldsTheChannelIsWithheldUntilRelease() throws Exception {
+        NetworkTestSupport.ManualNanoClock clock = new NetworkTestSupport.ManualNanoClock();
+        PipelinedResultPartition remote = registry.create("p-aligned", 1);
+        PipelinedResultPartition local = new PipelinedResultPartition("p-local", 1, consumerNetwork,
+                settings(4, 0, Duration.ofHours(1)), clock, p -> { });
+        RemoteInputChannel remoteChannel = new RemoteInputChannel(connections.connection(address), "tm-producer",
+                address, "p-aligned", 0, gatePool, RECEIVE_BUFFERS, "consumer 0");
+        PipelinedInputGate gate = new PipelinedInputGate(List.of(new PipelinedInputGate.Channel(0, remoteChannel),
+                new PipelinedInputGate.Channel(0, new LocalInputChannel(local, 0))));
+        gate.start();
+        // Remote: two buffers, barrier 1, three buffers. Four credits: four buffers go out, the fifth waits.
+        for (int i = 0; i < 5; i++) {
+            if (i == 2) {
+                remote.broadcastEvent(new NetworkEvent.CheckpointBarrier(1, 1, NetworkEvent.CheckpointKind.CHECKPOINT));
+            }
+            writeLong(remote, 0, i);
+            remote.flushAll();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> remote.buffersInUse() == 1);
+
+        // The task keeps the two buffers before the barrier until the barrier holds the channel.
+        List<NetworkBuffer> kept = new ArrayList<>();
+        PipelinedInputGate.Handler keeping = new PipelinedInputGate.Handler() {
+            @Override
+            public void onBuffer(int input, NetworkBuffer buffer) {
+                kept.add(buffer);
+            }
+
+            @Override
+            public void onEndOfInput(int input) {
+            }
+
+            @Override
+            public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) {
+                recorder.onBarrierAligned(barrier);
+            }
+
+            @Override
+            public void onCheckpointAborted(long checkpointId, String reason) {
+            }
+        };
+        while (!gate.isHeld(0)) {
+            if (gate.pollNext(keeping) == InputStatus.NOTHING_AVAILABLE) {
+                gate.availability().get(10, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(kept).hasSize(2);
+        kept.forEach(NetworkBuffer::recycle);
+        assertThat(remoteChannel.withheldCredit()).as("no credit for a held channel").isEqualTo(2);
+        assertThat(remote.buffersInUse()).isEqualTo(1);
+
+        // The local channel's barrier completes the alignment: the withheld credit goes out, the fifth buffer follows.
+        local.broadcastEvent(new NetworkEvent.CheckpointBarrier(1, 1, NetworkEvent.CheckpointKind.CHECKPOINT));
+        assertThat(pollUntil(gate, () -> recorder.log.contains("aligned 1"))).isEqualTo(InputStatus.MORE_AVAILABLE);
+        assertThat(remoteChannel.withheldCredit()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> remote.buffersInUse() == 0);
+        assertThat(pollUntil(gate, () -> recorder.values.size() == 3)).isEqualTo(InputStatus.MORE_AVAILABLE);
+        assertThat(recorder.values).containsExactly(2L, 3L, 4L);
+        gate.close();
+    }
 }
