@@ -221,22 +221,20 @@ public final class PartitionStreamService extends PartitionStreamsGrpc.Partition
 
         @Override
         public void onCompleted() {
-            // The consumer closed its side: it is done with the subpartition (after the end, or it was cancelled).
-            boolean ended;
+            // The consumer closed its side: after the end of the partition, or because it stopped early.
+            boolean wasOpen;
             synchronized (this) {
-                ended = closed;
+                wasOpen = !closed;
             }
-            if (!ended) {
-                consumerGone();
+            consumerGone();
+            if (wasOpen) {
                 synchronized (this) {
                     try {
                         response.onCompleted();
                     } catch (IllegalStateException e) {
-                        // already ended
+                        // The call ended meanwhile.
                     }
                 }
-            } else {
-                consumerGone();
             }
         }
     }

@@ -292,4 +292,72 @@ class RemoteInputChannelTest {
         assertThat(recorder.values).containsExactly(2L, 3L, 4L);
         gate.close();
     }
+
+    @Test
+    void aProducerThatSendsMoreThanItsCreditFailsTheChannel() throws Exception {
+        // A producer that ignores credit (a bug, or another version): five buffers against four credits.
+        Server rogue = RpcServers.start("127.0.0.1", 0, "taskmanager.rpc.port",
+                new io.duraflow.rpc.proto.PartitionStreamsGrpc.PartitionStreamsImplBase() {
+                    @Override
+                    public io.grpc.stub.StreamObserver<io.duraflow.rpc.proto.StreamRequest> stream(
+                            io.grpc.stub.StreamObserver<io.duraflow.rpc.proto.StreamBuffer> response) {
+                        return new io.grpc.stub.StreamObserver<>() {
+                            @Override
+                            public void onNext(io.duraflow.rpc.proto.StreamRequest request) {
+                                if (request.hasOpen()) {
+                                    for (int i = 0; i <= request.getOpen().getInitialCredit(); i++) {
+                                        response.onNext(io.duraflow.rpc.proto.StreamBuffer.newBuilder()
+                                                .setData(com.google.protobuf.ByteString.copyFrom(new byte[] {8, 0, 0, 0,
+                                                        0, 0, 0, 0, (byte) i}))
+                                                .build());
+                                    }
+                                }
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                            }
+                        };
+                    }
+                });
+        try {
+            String rogueAddress = "127.0.0.1:" + rogue.getPort();
+            PipelinedInputGate gate = new PipelinedInputGate(List.of(new PipelinedInputGate.Channel(0,
+                    new RemoteInputChannel(connections.connection(rogueAddress), "tm-rogue", rogueAddress, "p-x", 0,
+                            gatePool, RECEIVE_BUFFERS, "consumer 0"))));
+            gate.start();
+            // The task does not read, so no credit is granted back: the fifth buffer is over the limit.
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                try {
+                    return gate.pollNext(new PipelinedInputGate.Handler() {
+                        @Override
+                        public void onBuffer(int input, NetworkBuffer buffer) {
+                            // kept: its credit is not given back
+                        }
+
+                        @Override
+                        public void onEndOfInput(int input) {
+                        }
+
+                        @Override
+                        public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) {
+                        }
+
+                        @Override
+                        public void onCheckpointAborted(long checkpointId, String reason) {
+                        }
+                    }) == null;
+                } catch (ProducerFailedException e) {
+                    assertThat(e).hasMessageContaining("task manager tm-rogue sent more data buffers than 4 credits");
+                    return true;
+                }
+            });
+        } finally {
+            rogue.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
 }
