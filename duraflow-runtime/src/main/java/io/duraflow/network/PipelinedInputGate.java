@@ -58,6 +58,8 @@ public final class PipelinedInputGate implements AutoCloseable {
     private final boolean[] held;
     private int openChannels;
     private final BarrierAligner aligner;
+    /** The receive buffers of the remote channels, given back on close; null when the caller owns them. */
+    private final LocalBufferPool receivePool;
     private Handler handler;
 
     /** Guarded by {@link #lock}: channels that may have data, and whether each is in the queue. */
@@ -68,6 +70,12 @@ public final class PipelinedInputGate implements AutoCloseable {
     private boolean closed;
 
     public PipelinedInputGate(List<Channel> channels) {
+        this(channels, null);
+    }
+
+    /** A gate that destroys {@code receivePool} (its remote channels' receive buffers) when it closes. */
+    public PipelinedInputGate(List<Channel> channels, LocalBufferPool receivePool) {
+        this.receivePool = receivePool;
         if (channels.isEmpty()) {
             throw new IllegalArgumentException("an input gate needs at least one channel");
         }
@@ -213,6 +221,9 @@ public final class PipelinedInputGate implements AutoCloseable {
         }
         for (Channel channel : channels) {
             channel.channel().close();
+        }
+        if (receivePool != null) {
+            receivePool.destroy();
         }
         availability.complete(null);
     }

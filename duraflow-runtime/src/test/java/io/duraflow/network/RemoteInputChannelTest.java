@@ -336,7 +336,7 @@ class RemoteInputChannelTest {
                     return gate.pollNext(new PipelinedInputGate.Handler() {
                         @Override
                         public void onBuffer(int input, NetworkBuffer buffer) {
-                            // kept: its credit is not given back
+                                            // kept: its credit is not given back
                         }
 
                         @Override
