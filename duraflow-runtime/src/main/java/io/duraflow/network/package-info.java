@@ -22,7 +22,9 @@
  *  plus overdraft), one per input gate (buffers-per-channel x remote channels, reserved).
  * </pre>
  *
- * <p>{@link io.duraflow.network.PipelinedPartitionRegistry} finds a TaskManager's partitions by id
+ * <p>{@link io.duraflow.network.NetworkEnvironment} is the one object a TaskManager owns: memory,
+ * registry, the stream service for its gRPC server, peer connections, and the factories producer
+ * and consumer tasks call. {@link io.duraflow.network.PipelinedPartitionRegistry} finds a TaskManager's partitions by id
  * for local channels and for the stream service; {@link
  * io.duraflow.network.PartitionStreamConnections} keeps one gRPC connection per peer. The building
  * blocks here depend on {@code shuffle} (record layout, the writer interface) and {@code rpc}, never
