@@ -83,7 +83,7 @@ class RuntimeArchitectureTest {
     @Test
     void buildingBlocksDoNotDependOnProcesses() {
         noClasses().that().resideInAnyPackage("io.duraflow.fs..", "io.duraflow.util..", "io.duraflow.shuffle..",
-                        "io.duraflow.spill..")
+                        "io.duraflow.spill..", "io.duraflow.network..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.duraflow.jobmanager..",
                         "io.duraflow.taskmanager..", "io.duraflow.ha..", "io.duraflow.jobstore..",
                         "io.duraflow.client..")

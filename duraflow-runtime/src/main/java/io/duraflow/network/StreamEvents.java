@@ -1,0 +1,43 @@
+package io.duraflow.network;
+
+import io.duraflow.rpc.proto.StreamBarrier;
+import io.duraflow.rpc.proto.StreamCancelCheckpoint;
+import io.duraflow.rpc.proto.StreamEndOfPartition;
+import io.duraflow.rpc.proto.StreamEvent;
+
+/** {@link NetworkEvent}s as the {@code StreamEvent} messages of the PartitionStreams service. */
+final class StreamEvents {
+    private StreamEvents() {
+    }
+
+    static StreamEvent toProto(NetworkEvent event) {
+        StreamEvent.Builder builder = StreamEvent.newBuilder();
+        if (event instanceof NetworkEvent.CheckpointBarrier barrier) {
+            builder.setBarrier(StreamBarrier.newBuilder().setCheckpointId(barrier.checkpointId())
+                    .setTimestampMs(barrier.timestampMs())
+                    .setSavepoint(barrier.kind() == NetworkEvent.CheckpointKind.SAVEPOINT));
+        } else if (event instanceof NetworkEvent.CancelCheckpointMarker marker) {
+            builder.setCancelCheckpoint(StreamCancelCheckpoint.newBuilder().setCheckpointId(marker.checkpointId()));
+        } else if (event instanceof NetworkEvent.EndOfPartition) {
+            builder.setEndOfPartition(StreamEndOfPartition.getDefaultInstance());
+        } else {
+            throw new IllegalArgumentException("no wire form for event " + event);
+        }
+        return builder.build();
+    }
+
+    /**
+     * @throws IllegalArgumentException for an event this version does not know (sent by a newer producer)
+     */
+    static NetworkEvent fromProto(StreamEvent event) {
+        return switch (event.getKindCase()) {
+            case BARRIER -> new NetworkEvent.CheckpointBarrier(event.getBarrier().getCheckpointId(),
+                    event.getBarrier().getTimestampMs(), event.getBarrier().getSavepoint()
+                            ? NetworkEvent.CheckpointKind.SAVEPOINT : NetworkEvent.CheckpointKind.CHECKPOINT);
+            case CANCEL_CHECKPOINT -> new NetworkEvent.CancelCheckpointMarker(event.getCancelCheckpoint().getCheckpointId());
+            case END_OF_PARTITION -> NetworkEvent.EndOfPartition.INSTANCE;
+            case KIND_NOT_SET -> throw new IllegalArgumentException("stream event of a kind this Duraflow version does not"
+                    + " know; run the same Duraflow version on every task manager");
+        };
+    }
+}
