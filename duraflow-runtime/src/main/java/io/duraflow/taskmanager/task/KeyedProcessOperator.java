@@ -1,0 +1,131 @@
+package io.duraflow.taskmanager.task;
+
+import io.duraflow.api.dag.Operation;
+import io.duraflow.api.functions.Collector;
+import io.duraflow.api.functions.KeySelector;
+import io.duraflow.api.functions.KeyedProcessFunction;
+import io.duraflow.api.functions.RuntimeContext;
+import io.duraflow.api.functions.TimerService;
+import io.duraflow.api.state.KeyedStateStore;
+import io.duraflow.state.backend.CurrentKeyTimerService;
+import io.duraflow.state.backend.InternalTimerService;
+import io.duraflow.state.backend.KeyedStateBackend;
+
+/**
+ * Runs a {@link KeyedProcessFunction}: sets each record's key as the backend's current key, so
+ * the function's state and timers are those of that key, and fires processing-time timers as
+ * mails on the task thread. Timers live in the keyed backend (they are checkpointed); this
+ * operator only keeps one wake-up scheduled at the earliest timer.
+ */
+final class KeyedProcessOperator implements HeadOperator {
+    private final KeySelector<Object, Object> keySelector;
+    private final KeyedProcessFunction<Object, Object, Object> function;
+    private final Downstream out;
+    private final ProcessingTimeService time;
+    private final Collector<Object> collector;
+    private KeyedStateBackend<Object> backend;
+    private InternalTimerService<Object> timers;
+    private KeyedProcessFunction.Context<Object> context;
+    /** The time of the wake-up scheduled now, or NO_TIMER. */
+    private long wakeUpAt = InternalTimerService.NO_TIMER;
+
+    KeyedProcessOperator(Operation.KeyedProcessOp op, Downstream out, ProcessingTimeService time) {
+        this.keySelector = op.keySelector();
+        this.function = op.function();
+        this.out = out;
+        this.time = time;
+        this.collector = record -> {
+            try {
+                out.push(record);
+            } catch (Exception e) {
+                throw ChainedOperators.ChainException.wrap(e);
+            }
+        };
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext state) {
+        if (state.keyedState() == null) {
+            throw new IllegalStateException("a keyed process function needs keyed state, and its task has none");
+        }
+        backend = state.keyedState();
+        timers = backend.timerService();
+        TimerService timerService = new CurrentKeyTimerService<>(backend, time::currentTimeMs);
+        context = new KeyedProcessFunction.Context<>() {
+            @Override
+            public Object currentKey() {
+                return backend.currentKey();
+            }
+
+            @Override
+            public TimerService timerService() {
+                return timerService;
+            }
+        };
+    }
+
+    @Override
+    public void open(OperatorContext operator) throws Exception {
+        function.open(new RuntimeContext() {
+            @Override
+            public int subtaskIndex() {
+                return operator.subtaskIndex();
+            }
+
+            @Override
+            public int parallelism() {
+                return operator.parallelism();
+            }
+
+            @Override
+            public int attemptNumber() {
+                return operator.attemptNumber();
+            }
+
+            @Override
+            public KeyedStateStore state() {
+                return backend;
+            }
+        });
+        // Timers restored from a checkpoint fire (at once, if their time passed meanwhile).
+        scheduleWakeUp();
+    }
+
+    @Override
+    public void process(int input, Object record, int serializedBytes) throws Exception {
+        backend.setCurrentKey(keySelector.getKey(record));
+        function.processElement(record, context, collector);
+        if (timers.nextTimerTime() < wakeUpAt) {
+            scheduleWakeUp();
+        }
+    }
+
+    /** A wake-up came (possibly early or for a timer deleted since): fire what is due, schedule the next. */
+    private void onWakeUp() throws Exception {
+        wakeUpAt = InternalTimerService.NO_TIMER;
+        timers.fireUpTo(time.currentTimeMs(), (key, timestamp) -> function.onTimer(timestamp, context, collector));
+        scheduleWakeUp();
+    }
+
+    private void scheduleWakeUp() {
+        long next = timers.nextTimerTime();
+        if (next != InternalTimerService.NO_TIMER && next < wakeUpAt) {
+            wakeUpAt = next;
+            time.wakeUpAt(next, () -> {
+                if (wakeUpAt == next) {
+                    onWakeUp();
+                }
+            });
+        }
+    }
+
+    @Override
+    public void endInput(int input) throws Exception {
+        // Processing-time timers not yet due do not fire at the end: their time never came.
+    }
+
+    @Override
+    public void close() throws Exception {
+        function.close();
+    }
+}
