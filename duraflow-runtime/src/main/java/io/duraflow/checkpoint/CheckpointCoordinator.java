@@ -5,9 +5,8 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.MainThreadExecutor;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,7 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -60,17 +58,20 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
  *       the completed store, moves the id counter past the latest and rebuilds the file references.</li>
  * </ol>
+ *
+ * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
+ * CheckpointFileDisposal} decides which files and directories rules 3, 4, 5 and 7 delete; {@link
+ * MainThreadIo} runs the I/O; {@link CheckpointHistory} keeps the ended checkpoints' statistics.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
-    private static final int HISTORY_SIZE = 100;
 
     private final String jobId;
     private final CheckpointCoordinatorConfig config;
     private final CheckpointDirectories directories;
     private final FileSystem fileSystem;
     private final MainThreadExecutor mainThread;
-    private final Executor io;
+    private final MainThreadIo io;
     private final LongSupplier clockMs;
     private final CheckpointIdCounter idCounter;
     private final CompletedCheckpointStore store;
@@ -79,18 +80,14 @@ public final class CheckpointCoordinator {
     private final CheckpointFailureHandler failureHandler;
 
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
-    private final StateFileRegistry files;
-    private final CheckpointFileCleaner cleaner;
+    private final CheckpointFileDisposal disposal;
     private final CheckpointFailureManager failureManager;
-    private final Deque<CheckpointStats> history = new ArrayDeque<>();
+    private final PeriodicTriggerScheduler scheduler;
+    private final CheckpointHistory history = new CheckpointHistory();
     private int triggersInFlight;
     private long highestTriggeredId;
     private long latestCompletedId;
-    private long lastTriggerMs;
-    private long lastCompletionMs = Long.MIN_VALUE / 2;
-    private boolean periodic;
     private boolean shutdown;
-    private MainThreadExecutor.Cancellable triggerTimer;
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
     public record Services(FileSystem fileSystem, MainThreadExecutor mainThread, Executor io, LongSupplier clockMs,
@@ -120,17 +117,20 @@ public final class CheckpointCoordinator {
         this.directories = Objects.requireNonNull(directories, "directories");
         this.fileSystem = services.fileSystem();
         this.mainThread = services.mainThread();
-        this.io = services.io();
+        this.io = new MainThreadIo(services.io(), mainThread);
         this.clockMs = services.clockMs();
         this.idCounter = services.idCounter();
         this.store = services.store();
         this.tasks = services.tasks();
         this.coordinators = services.coordinators();
         this.failureHandler = services.failureHandler();
-        this.files = new StateFileRegistry(directories.taskOwned());
-        this.cleaner = new CheckpointFileCleaner(jobId, fileSystem, directories, io);
+        this.disposal = new CheckpointFileDisposal(directories,
+                new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
         this.failureManager = new CheckpointFailureManager(config.tolerableFailures(), clockMs.getAsLong());
-        this.lastTriggerMs = clockMs.getAsLong();
+        // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
+        this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
+                () -> pending.size() + triggersInFlight,
+                () -> trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null));
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -141,16 +141,13 @@ public final class CheckpointCoordinator {
         if (shutdown || config.intervalMs() == 0) {
             return;
         }
-        periodic = true;
-        lastTriggerMs = clockMs.getAsLong();
-        reschedule();
+        scheduler.start();
     }
 
     /** Stops periodic triggers; pending checkpoints go on (a job failover aborts them with {@link #abortPending}). */
     public void stopPeriodic() {
         mainThread.assertRunningInMainThread();
-        periodic = false;
-        cancelTriggerTimer();
+        scheduler.stop();
     }
 
     /** The job ended or leadership is gone: no more triggers, pending checkpoints aborted. */
@@ -184,7 +181,7 @@ public final class CheckpointCoordinator {
     public CompletableFuture<Optional<CompletedCheckpoint>> restoreLatest() {
         mainThread.assertRunningInMainThread();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
-        return onIo(() -> {
+        return io.run(() -> {
             List<CompletedCheckpoint> retained = store.recover();
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
@@ -192,10 +189,7 @@ public final class CheckpointCoordinator {
             return retained;
         }).thenApply(retained -> {
             mainThread.assertRunningInMainThread();
-            for (CompletedCheckpoint checkpoint : retained) {
-                files.release(checkpoint.checkpointId());
-                files.register(checkpoint.checkpointId(), StateFileRegistry.filesOf(checkpoint));
-            }
+            disposal.restore(retained);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 return Optional.empty();
@@ -224,76 +218,30 @@ public final class CheckpointCoordinator {
         return trigger(CheckpointKind.SAVEPOINT, Objects.requireNonNull(targetDirectory, "targetDirectory"));
     }
 
-    private void onTriggerTimer() {
-        triggerTimer = null;
-        if (!periodic || shutdown) {
-            return;
-        }
-        if (!mayTriggerPeriodic()) {
-            reschedule();
-            return;
-        }
-        trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null);
-    }
-
-    private boolean mayTriggerPeriodic() {
-        int inProgress = pending.size() + triggersInFlight;
-        return inProgress < config.maxConcurrent() && (config.minPauseMs() == 0 || inProgress == 0)
-                && clockMs.getAsLong() >= earliestPeriodicTriggerMs();
-    }
-
-    private long earliestPeriodicTriggerMs() {
-        return Math.max(lastTriggerMs + config.intervalMs(), lastCompletionMs + config.minPauseMs());
-    }
-
-    /**
-     * Schedules the next periodic trigger when one may come; while the in-progress checkpoints
-     * block it, nothing is scheduled, and the end of one calls this again.
-     */
-    private void reschedule() {
-        cancelTriggerTimer();
-        if (!periodic || shutdown) {
-            return;
-        }
-        int inProgress = pending.size() + triggersInFlight;
-        if (inProgress >= config.maxConcurrent() || (config.minPauseMs() > 0 && inProgress > 0)) {
-            return;
-        }
-        long delay = Math.max(0, earliestPeriodicTriggerMs() - clockMs.getAsLong());
-        triggerTimer = mainThread.schedule(this::onTriggerTimer, delay);
-    }
-
-    private void cancelTriggerTimer() {
-        if (triggerTimer != null) {
-            triggerTimer.cancel();
-            triggerTimer = null;
-        }
-    }
-
     private CompletableFuture<CompletedCheckpoint> trigger(CheckpointKind kind, FsPath savepointTarget) {
         if (shutdown) {
             return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
                     CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator is shut down", null)));
         }
         long timestampMs = clockMs.getAsLong();
-        lastTriggerMs = timestampMs;
+        scheduler.onTriggered(timestampMs);
         Optional<CheckpointPlan> plan = tasks.planCheckpoint();
         if (plan.isEmpty()) {
             LOG.info("Not triggering a checkpoint of job {}: not every task is running", jobId);
-            reschedule();
+            scheduler.reschedule();
             return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
                     CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running", null)));
         }
         triggersInFlight++;
-        reschedule();
-        return onIo(idCounter::getAndIncrement).handle((id, error) -> {
+        scheduler.reschedule();
+        return io.run(idCounter::getAndIncrement).handle((id, error) -> {
             mainThread.assertRunningInMainThread();
             triggersInFlight--;
             if (error != null) {
                 CheckpointFailure failure = new CheckpointFailure(0, CheckpointFailureReason.IO_FAILURE,
-                        "cannot draw a checkpoint id: " + unwrap(error), null);
+                        "cannot draw a checkpoint id: " + MainThreadIo.describe(error), null);
                 LOG.warn("Job {}: {}", jobId, failure.describe());
-                reschedule();
+                scheduler.reschedule();
                 return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(failure));
             }
             if (shutdown) {
@@ -304,7 +252,7 @@ public final class CheckpointCoordinator {
             Optional<CheckpointPlan> current = tasks.planCheckpoint();
             if (current.isEmpty()) {
                 LOG.info("Not starting checkpoint {} of job {}: not every task is running any more", id, jobId);
-                reschedule();
+                scheduler.reschedule();
                 return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
                         id, CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running",
                         null)));
@@ -344,7 +292,7 @@ public final class CheckpointCoordinator {
         }
         if (error != null) {
             abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.COORDINATOR_FAILURE,
-                    "an operator coordinator could not snapshot: " + unwrap(error), null));
+                    "an operator coordinator could not snapshot: " + MainThreadIo.describe(error), null));
             return;
         }
         checkpoint.coordinatorStates(states);
@@ -378,15 +326,15 @@ public final class CheckpointCoordinator {
                 LOG.info("Acknowledgement of checkpoint {} of job {} by {}: checkpoint {}; discarding its state",
                         checkpointId, jobId, task, state);
             }
-            discardUnreferenced(snapshotFiles);
+            disposal.discardUnreferenced(snapshotFiles);
             if (checkpoint == null) {
-                discardDeadDirectory(checkpointId);
+                disposal.discardDeadDirectory(checkpointId, highestTriggeredId, liveCheckpointIds());
             }
             return;
         }
         switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
             case ACCEPTED -> {
-                files.register(checkpointId, snapshotFiles);
+                disposal.register(checkpointId, snapshotFiles);
                 LOG.debug("Checkpoint {} of job {}: acknowledged by {} ({} bytes, {}), {} to go", checkpointId, jobId,
                         task, snapshot.stateSize(), metrics, checkpoint.pendingAcknowledgements());
                 if (checkpoint.allAcknowledged()) {
@@ -398,7 +346,7 @@ public final class CheckpointCoordinator {
             case UNKNOWN_TASK -> {
                 LOG.warn("Acknowledgement of checkpoint {} of job {} by {}, which it does not wait for: discarding"
                         + " its state", checkpointId, jobId, task);
-                discardUnreferenced(snapshotFiles);
+                disposal.discardUnreferenced(snapshotFiles);
             }
         }
     }
@@ -443,7 +391,7 @@ public final class CheckpointCoordinator {
                     e.getMessage(), null));
             return;
         }
-        onIo(() -> {
+        io.run(() -> {
             CheckpointMetadataFormat.write(fileSystem, completed);
             return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
         }).whenComplete((subsumed, error) -> {
@@ -455,7 +403,7 @@ public final class CheckpointCoordinator {
                         "checkpoint " + latestCompletedId + " completed first", null));
             } else if (error != null) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
-                        "cannot make the checkpoint durable: " + unwrap(error), null));
+                        "cannot make the checkpoint durable: " + MainThreadIo.describe(error), null));
             } else {
                 complete(checkpoint, completed, subsumed);
             }
@@ -466,12 +414,12 @@ public final class CheckpointCoordinator {
         checkpoint.transition(PendingCheckpoint.State.COMPLETED, "metadata durable");
         pending.remove(checkpoint.checkpointId);
         long nowMs = clockMs.getAsLong();
-        lastCompletionMs = nowMs;
+        scheduler.onCompleted(nowMs);
         if (completed.kind() == CheckpointKind.CHECKPOINT) {
             latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
         }
         failureManager.onSuccess(checkpoint.checkpointId, nowMs);
-        record(checkpoint, CheckpointStats.Status.COMPLETED, null);
+        history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
         LOG.info("Completed {} in {} ms ({} bytes)", completed, nowMs - checkpoint.timestampMs, checkpoint.stateSize());
         if (!shutdown) {
             for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
@@ -480,7 +428,7 @@ public final class CheckpointCoordinator {
             coordinators.notifyCheckpointComplete(checkpoint.checkpointId);
         }
         if (completed.kind() == CheckpointKind.SAVEPOINT) {
-            files.release(checkpoint.checkpointId); // the job never deletes a savepoint's files
+            disposal.onSavepointCompleted(checkpoint.checkpointId);
         } else {
             for (PendingCheckpoint older : new ArrayList<>(pending.headMap(checkpoint.checkpointId).values())) {
                 if (older.kind == CheckpointKind.CHECKPOINT && older.state() != PendingCheckpoint.State.FINALIZING) {
@@ -488,20 +436,10 @@ public final class CheckpointCoordinator {
                             "checkpoint " + checkpoint.checkpointId + " completed first", null));
                 }
             }
-            List<FsPath> unused = new ArrayList<>();
-            List<FsPath> directoriesToDelete = new ArrayList<>();
-            for (CompletedCheckpoint old : subsumed) {
-                unused.addAll(files.release(old.checkpointId()));
-                directoriesToDelete.add(old.directory());
-            }
-            Set<Long> keep = new java.util.HashSet<>(pending.keySet());
-            store.retained().forEach(retained -> keep.add(retained.checkpointId()));
-            long completedId = checkpoint.checkpointId;
-            cleaner.delete(unused, directoriesToDelete);
-            cleaner.deleteLeftoverCheckpointDirectories(completedId, keep);
+            disposal.onCheckpointCompleted(checkpoint.checkpointId, subsumed, liveCheckpointIds());
         }
         checkpoint.result.complete(completed);
-        reschedule();
+        scheduler.reschedule();
     }
 
     // ------------------------------------------------------------------ abort
@@ -511,7 +449,7 @@ public final class CheckpointCoordinator {
         checkpoint.transition(PendingCheckpoint.State.ABORTED, failure.reason().toString());
         pending.remove(checkpoint.checkpointId);
         checkpoint.timeout.cancel();
-        record(checkpoint, CheckpointStats.Status.FAILED, failure);
+        history.record(checkpoint, CheckpointStats.Status.FAILED, failure, clockMs.getAsLong());
         LOG.warn("Job {}: {}", jobId, failure.describe());
         if (tasksTriggered && !shutdown) {
             for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
@@ -519,9 +457,7 @@ public final class CheckpointCoordinator {
             }
         }
         coordinators.notifyCheckpointAborted(checkpoint.checkpointId);
-        List<FsPath> unused = files.release(checkpoint.checkpointId);
-        FsPath directory = checkpoint.directory;
-        cleaner.delete(unused, List.of(directory));
+        disposal.onAborted(checkpoint.checkpointId, checkpoint.directory);
         checkpoint.result.completeExceptionally(new CheckpointException(failure));
         // A failed savepoint is the user's to retry; it does not push the job toward a failover.
         if (checkpoint.kind == CheckpointKind.CHECKPOINT && !shutdown
@@ -529,37 +465,16 @@ public final class CheckpointCoordinator {
             failureHandler.failJob("more than " + config.tolerableFailures() + " checkpoint(s) in a row failed"
                     + " (execution.checkpointing.tolerable-failed-checkpoints); the last: " + failure.describe());
         }
-        reschedule();
+        scheduler.reschedule();
     }
 
     // ------------------------------------------------------------------ files
 
-    /** Deletes those of a discarded snapshot's files that no checkpoint refers to. */
-    private void discardUnreferenced(Set<FsPath> snapshotFiles) {
-        List<FsPath> unused = new ArrayList<>();
-        FsPath taskOwned = directories.taskOwned();
-        for (FsPath file : snapshotFiles) {
-            if (!files.isReferenced(file) && !CheckpointFileCleaner.isUnder(file, taskOwned)) {
-                unused.add(file);
-            }
-        }
-        cleaner.delete(unused, List.of());
-    }
-
-    /**
-     * A late task may have re-created {@code chk-<n>} of a checkpoint that ended: if it is neither
-     * pending nor retained and was drawn by this coordinator (ids never repeat), it is garbage.
-     */
-    private void discardDeadDirectory(long checkpointId) {
-        if (checkpointId < 1 || checkpointId > highestTriggeredId || pending.containsKey(checkpointId)) {
-            return;
-        }
-        for (CompletedCheckpoint retained : store.retained()) {
-            if (retained.checkpointId() == checkpointId) {
-                return;
-            }
-        }
-        cleaner.delete(List.of(), List.of(directories.checkpoint(checkpointId)));
+    /** The ids of the pending and the retained checkpoints: their files and directories stay. */
+    private Set<Long> liveCheckpointIds() {
+        Set<Long> live = new HashSet<>(pending.keySet());
+        store.retained().forEach(retained -> live.add(retained.checkpointId()));
+        return live;
     }
 
     // ------------------------------------------------------------------ queries
@@ -567,12 +482,7 @@ public final class CheckpointCoordinator {
     /** The last checkpoints, oldest first: in progress, completed and failed. */
     public List<CheckpointStats> history() {
         mainThread.assertRunningInMainThread();
-        List<CheckpointStats> all = new ArrayList<>(history);
-        for (PendingCheckpoint checkpoint : pending.values()) {
-            all.add(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, CheckpointStats.Status.IN_PROGRESS,
-                    checkpoint.timestampMs, 0, checkpoint.stateSize(), checkpoint.files().size(), null));
-        }
-        return all;
+        return history.withInProgress(pending.values());
     }
 
     public int pendingCount() {
@@ -582,44 +492,5 @@ public final class CheckpointCoordinator {
 
     public CheckpointFailureManager failureManager() {
         return failureManager;
-    }
-
-    private void record(PendingCheckpoint checkpoint, CheckpointStats.Status status, CheckpointFailure failure) {
-        history.addLast(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, status, checkpoint.timestampMs,
-                clockMs.getAsLong(), checkpoint.stateSize(), checkpoint.files().size(), failure));
-        while (history.size() > HISTORY_SIZE) {
-            history.removeFirst();
-        }
-    }
-
-    // ------------------------------------------------------------------ threads
-
-    /** Runs {@code action} on the I/O executor; the returned future completes on the main thread. */
-    private <T> CompletableFuture<T> onIo(IoAction<T> action) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        io.execute(() -> {
-            T value;
-            try {
-                value = action.run();
-            } catch (Exception e) {
-                mainThread.execute(() -> result.completeExceptionally(e));
-                return;
-            }
-            mainThread.execute(() -> result.complete(value));
-        });
-        return result;
-    }
-
-    @FunctionalInterface
-    private interface IoAction<T> {
-        T run() throws Exception;
-    }
-
-    private static String unwrap(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause.getMessage() != null ? cause.getMessage() : cause.toString();
     }
 }

@@ -1,0 +1,119 @@
+package io.duraflow.checkpoint;
+
+import io.duraflow.util.MainThreadExecutor;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * When the {@link CheckpointCoordinator}'s next periodic checkpoint comes (its rule 1), on the
+ * coordinator's main thread. It only decides the time and calls {@code trigger}; the coordinator
+ * tells it when any checkpoint was triggered ({@link #onTriggered}) or completed ({@link
+ * #onCompleted}) and calls {@link #reschedule} whenever the number in progress went down.
+ *
+ * <p>Rules:
+ * <ol>
+ *   <li>A periodic trigger comes no sooner than {@code interval} after the previous trigger (by
+ *       hand or periodic) and no sooner than {@code min-pause} after the last completion.</li>
+ *   <li>It comes only while fewer than {@code max-concurrent-checkpoints} are in progress
+ *       (pending, or drawing their id).</li>
+ *   <li>With a min-pause, never while one is in progress: the pause is measured from its end.</li>
+ *   <li>While rules 2 or 3 block, no timer is set; the coordinator's {@link #reschedule} at the
+ *       end of a checkpoint sets it again.</li>
+ * </ol>
+ */
+final class PeriodicTriggerScheduler {
+    private final CheckpointCoordinatorConfig config;
+    private final MainThreadExecutor mainThread;
+    private final LongSupplier clockMs;
+    private final IntSupplier inProgress;
+    private final Runnable trigger;
+
+    private boolean periodic;
+    private long lastTriggerMs;
+    // Far enough in the past that the min-pause never holds back the first trigger, yet no overflow.
+    private long lastCompletionMs = Long.MIN_VALUE / 2;
+    private MainThreadExecutor.Cancellable triggerTimer;
+
+    /**
+     * @param inProgress how many checkpoints are in progress: pending plus those drawing their id
+     * @param trigger starts a periodic checkpoint; it must call {@link #onTriggered}
+     */
+    PeriodicTriggerScheduler(CheckpointCoordinatorConfig config, MainThreadExecutor mainThread, LongSupplier clockMs,
+            IntSupplier inProgress, Runnable trigger) {
+        this.config = config;
+        this.mainThread = mainThread;
+        this.clockMs = clockMs;
+        this.inProgress = inProgress;
+        this.trigger = trigger;
+        this.lastTriggerMs = clockMs.getAsLong();
+    }
+
+    /** Starts periodic triggers; the first comes one interval from now. */
+    void start() {
+        periodic = true;
+        lastTriggerMs = clockMs.getAsLong();
+        reschedule();
+    }
+
+    /** No more periodic triggers until {@link #start}. */
+    void stop() {
+        periodic = false;
+        cancelTriggerTimer();
+    }
+
+    /** A checkpoint or savepoint was triggered (periodic or by hand) at {@code timestampMs}. */
+    void onTriggered(long timestampMs) {
+        lastTriggerMs = timestampMs;
+    }
+
+    /** A checkpoint or savepoint completed at {@code nowMs}. */
+    void onCompleted(long nowMs) {
+        lastCompletionMs = nowMs;
+    }
+
+    /**
+     * Schedules the next periodic trigger when one may come; while the in-progress checkpoints
+     * block it, nothing is scheduled, and the end of one calls this again.
+     */
+    void reschedule() {
+        cancelTriggerTimer();
+        if (!periodic) {
+            return;
+        }
+        int running = inProgress.getAsInt();
+        if (running >= config.maxConcurrent() || (config.minPauseMs() > 0 && running > 0)) {
+            return;
+        }
+        long delay = Math.max(0, earliestPeriodicTriggerMs() - clockMs.getAsLong());
+        triggerTimer = mainThread.schedule(this::onTriggerTimer, delay);
+    }
+
+    private void onTriggerTimer() {
+        triggerTimer = null;
+        if (!periodic) {
+            return;
+        }
+        if (!mayTriggerPeriodic()) {
+            reschedule();
+            return;
+        }
+        trigger.run();
+    }
+
+    private boolean mayTriggerPeriodic() {
+        int running = inProgress.getAsInt();
+        return running < config.maxConcurrent() && (config.minPauseMs() == 0 || running == 0)
+                && clockMs.getAsLong() >= earliestPeriodicTriggerMs();
+    }
+
+    private long earliestPeriodicTriggerMs() {
+        return Math.max(lastTriggerMs + config.intervalMs(), lastCompletionMs + config.minPauseMs());
+    }
+
+    private void cancelTriggerTimer() {
+        if (triggerTimer != null) {
+            triggerTimer.cancel();
+            triggerTimer = null;
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.duraflow.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.fs.WriteMode;
+import io.duraflow.state.CheckpointDirectories;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The rules of {@link CheckpointFileDisposal}, over a real local directory. */
+class CheckpointFileDisposalTest {
+    private static final String JOB = "job-1";
+
+    @TempDir
+    Path tmp;
+
+    private final FileSystem fs = LocalFileSystem.INSTANCE;
+    private final CoordinatorHarness.ManualIo io = new CoordinatorHarness.ManualIo();
+    private CheckpointDirectories directories;
+    private CheckpointFileDisposal disposal;
+
+    @BeforeEach
+    void setUp() {
+        directories = CheckpointDirectories.of(FsPath.of(tmp), JOB);
+        disposal = new CheckpointFileDisposal(directories, new CheckpointFileCleaner(JOB, fs, directories, io));
+    }
+
+    private FsPath write(FsPath file) throws IOException {
+        fs.writeFile(file, new byte[3], WriteMode.OVERWRITE);
+        return file;
+    }
+
+    private static boolean exists(FsPath path) {
+        return Files.exists(Path.of(path.toString()));
+    }
+
+    private CompletedCheckpoint completed(long checkpointId) {
+        return new CompletedCheckpoint(JOB, checkpointId, 0, 0, 8, CheckpointKind.CHECKPOINT, Map.of(),
+                directories.metadata(checkpointId));
+    }
+
+    @Test
+    void rule1And2ASubsumedCheckpointTakesItsDirectoryAndOnlyTheFilesNoRetainedOneUses() throws IOException {
+        // Outside chk-1, so only the release of checkpoint 1 can delete it, not the directory's deletion.
+        FsPath own = write(directories.shared().resolve("own"));
+        FsPath shared = write(directories.shared().resolve("shared"));
+        FsPath taskOwned = write(directories.taskOwned().resolve("merged"));
+        disposal.register(1, Set.of(own, shared, taskOwned));
+        disposal.register(2, Set.of(shared));
+
+        disposal.onCheckpointCompleted(2, List.of(completed(1)), Set.of(2L));
+        io.runAll();
+
+        assertThat(exists(own)).isFalse();
+        assertThat(exists(directories.checkpoint(1))).isFalse();
+        assertThat(exists(shared)).isTrue();
+        assertThat(exists(taskOwned)).isTrue();
+    }
+
+    @Test
+    void rule2And5AnAbortTakesItsDirectoryAndACompletionTheLeftoverOlderDirectories() throws IOException {
+        FsPath aborted = write(directories.checkpoint(3).resolve("state"));
+        FsPath leftover = write(directories.checkpoint(1).resolve("late"));
+        FsPath live = write(directories.checkpoint(2).resolve("state"));
+        disposal.register(3, Set.of(aborted));
+
+        disposal.onAborted(3, directories.checkpoint(3));
+        disposal.onCheckpointCompleted(4, List.of(), Set.of(2L, 4L));
+        io.runAll();
+
+        assertThat(exists(directories.checkpoint(3))).isFalse();
+        assertThat(exists(leftover)).isFalse();
+        assertThat(exists(live)).isTrue();
+    }
+
+    @Test
+    void rule3ACompletedSavepointLosesNoFile() throws IOException {
+        FsPath savepointFile = write(FsPath.of(tmp.resolve("savepoints/savepoint-job-1-1/state")));
+        disposal.register(1, Set.of(savepointFile));
+
+        disposal.onSavepointCompleted(1);
+
+        assertThat(io.queued()).isZero();
+        assertThat(exists(savepointFile)).isTrue();
+    }
+
+    @Test
+    void rule4ADiscardedSnapshotLosesOnlyFilesNoCheckpointUses() throws IOException {
+        FsPath used = write(directories.shared().resolve("used"));
+        FsPath unused = write(directories.checkpoint(5).resolve("unused"));
+        FsPath taskOwned = write(directories.taskOwned().resolve("merged"));
+        disposal.register(5, Set.of(used));
+
+        disposal.discardUnreferenced(Set.of(used, unused, taskOwned));
+        io.runAll();
+
+        assertThat(exists(used)).isTrue();
+        assertThat(exists(unused)).isFalse();
+        assertThat(exists(taskOwned)).isTrue();
+    }
+
+    @Test
+    void rule5OnlyADirectoryThisCoordinatorDrewAndNoLongerUsesIsDeadWhenALateTaskRecreatesIt() throws IOException {
+        FsPath ended = write(directories.checkpoint(2).resolve("late"));
+        FsPath live = write(directories.checkpoint(3).resolve("late"));
+        FsPath notYetDrawn = write(directories.checkpoint(9).resolve("late"));
+
+        disposal.discardDeadDirectory(2, 5, Set.of(3L));
+        disposal.discardDeadDirectory(3, 5, Set.of(3L));
+        disposal.discardDeadDirectory(9, 5, Set.of(3L));
+        io.runAll();
+
+        assertThat(exists(ended)).isFalse();
+        assertThat(exists(live)).isTrue();
+        assertThat(exists(notYetDrawn)).isTrue();
+    }
+
+    @Test
+    void restoreMakesTheRetainedCheckpointsUseTheirFiles() throws IOException {
+        FsPath stale = write(directories.shared().resolve("stale"));
+        disposal.register(1, Set.of(stale));
+
+        disposal.restore(List.of(completed(1)));
+        disposal.discardUnreferenced(Set.of(stale));
+        io.runAll();
+
+        assertThat(exists(stale)).isFalse();
+    }
+}
