@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -28,10 +27,8 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.api.dag.Pipeline;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -43,21 +40,16 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.PipelineExecutor;
-import org.apache.flink.core.execution.PipelineExecutorFactory;
-import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.checkpoint.FailedCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
 import org.apache.flink.runtime.minicluster.RpcServiceSharing;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 import org.slf4j.LoggerFactory;
@@ -101,7 +93,6 @@ public final class FlinkStreamingKeyedSum {
   public static final int DEFAULT_PARALLELISM = 2;
   public static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
 
-  private static final String EXECUTOR_NAME = "duraflow-bench-streaming";
   private static final TypeInformation<Tuple2<Long, Long>> RECORD = Types.TUPLE(Types.LONG, Types.LONG);
   private static final TypeInformation<Tuple3<Long, Long, Long>> SUM =
       Types.TUPLE(Types.LONG, Types.LONG, Types.LONG);
@@ -237,7 +228,7 @@ public final class FlinkStreamingKeyedSum {
     conf.set(RestOptions.ADDRESS, "127.0.0.1");
     conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
     conf.set(RestOptions.BIND_PORT, "0");
-    conf.set(DeploymentOptions.TARGET, EXECUTOR_NAME);
+    conf.set(DeploymentOptions.TARGET, MiniClusterExecutor.NAME);
     conf.set(DeploymentOptions.ATTACHED, true);
     conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
     conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
@@ -485,59 +476,6 @@ public final class FlinkStreamingKeyedSum {
     if (LoggerFactory.getLogger("org.apache.flink.runtime.rpc.pekko.FencedPekkoRpcActor")
         instanceof ch.qos.logback.classic.Logger logger) {
       logger.setLevel(ch.qos.logback.classic.Level.OFF);
-    }
-  }
-
-  /** Submits to the MiniCluster that {@link #run} started and leaves its lifetime to run (see FlinkWordCount). */
-  private static final class MiniClusterExecutor
-      implements PipelineExecutorServiceLoader, PipelineExecutorFactory, PipelineExecutor {
-
-    private final MiniCluster cluster;
-
-    MiniClusterExecutor(MiniCluster cluster) {
-      this.cluster = cluster;
-    }
-
-    @Override
-    public PipelineExecutorFactory getExecutorFactory(Configuration configuration) {
-      return this;
-    }
-
-    @Override
-    public Stream<String> getExecutorNames() {
-      return Stream.of(EXECUTOR_NAME);
-    }
-
-    @Override
-    public String getName() {
-      return EXECUTOR_NAME;
-    }
-
-    @Override
-    public boolean isCompatibleWith(Configuration configuration) {
-      return EXECUTOR_NAME.equals(configuration.get(DeploymentOptions.TARGET));
-    }
-
-    @Override
-    public PipelineExecutor getExecutor(Configuration configuration) {
-      return this;
-    }
-
-    @Override
-    public CompletableFuture<JobClient> execute(
-        Pipeline pipeline, Configuration configuration, ClassLoader userCodeClassLoader)
-        throws Exception {
-      StreamGraph streamGraph = PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
-      streamGraph.serializeUserDefinedInstances();
-      return cluster
-          .submitJob(streamGraph)
-          .thenApply(
-              submitted ->
-                  new MiniClusterJobClient(
-                      submitted.getJobID(),
-                      cluster,
-                      userCodeClassLoader,
-                      MiniClusterJobClient.JobFinalizationBehavior.NOTHING));
     }
   }
 }

@@ -1,33 +1,24 @@
 package io.duraflow.bench.flink;
 
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.dag.Pipeline;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.PipelineExecutor;
-import org.apache.flink.core.execution.PipelineExecutorFactory;
-import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
 import org.apache.flink.runtime.minicluster.RpcServiceSharing;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.util.CloseableIterator;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +43,6 @@ public final class FlinkWordCount {
   /** Parallelism of the default run. */
   public static final int DEFAULT_PARALLELISM = 2;
 
-  private static final String EXECUTOR_NAME = "duraflow-bench-local";
   private static final TypeInformation<Tuple2<String, Long>> WORD_COUNT =
       Types.TUPLE(Types.STRING, Types.LONG);
 
@@ -110,7 +100,7 @@ public final class FlinkWordCount {
     long start = System.nanoTime();
     Configuration conf = new Configuration();
     conf.set(RestOptions.BIND_PORT, "0"); // any free port, as Flink's local environment does
-    conf.set(DeploymentOptions.TARGET, EXECUTOR_NAME);
+    conf.set(DeploymentOptions.TARGET, MiniClusterExecutor.NAME);
     conf.set(DeploymentOptions.ATTACHED, true);
     conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
     conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
@@ -194,64 +184,6 @@ public final class FlinkWordCount {
       if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger logger) {
         logger.setLevel(ch.qos.logback.classic.Level.ERROR);
       }
-    }
-  }
-
-  /**
-   * Submits the environment's pipeline to the MiniCluster that {@link #run} started, the way
-   * Flink's own {@code LocalExecutor} does, but leaves the cluster's lifetime to {@link #run}
-   * (Flink's per-job local cluster shuts itself down as soon as the job ends, which races with the
-   * collect sink's result fetcher and only fires the shutdown without waiting for it).
-   */
-  private static final class MiniClusterExecutor
-      implements PipelineExecutorServiceLoader, PipelineExecutorFactory, PipelineExecutor {
-
-    private final MiniCluster cluster;
-
-    MiniClusterExecutor(MiniCluster cluster) {
-      this.cluster = cluster;
-    }
-
-    @Override
-    public PipelineExecutorFactory getExecutorFactory(Configuration configuration) {
-      return this;
-    }
-
-    @Override
-    public Stream<String> getExecutorNames() {
-      return Stream.of(EXECUTOR_NAME);
-    }
-
-    @Override
-    public String getName() {
-      return EXECUTOR_NAME;
-    }
-
-    @Override
-    public boolean isCompatibleWith(Configuration configuration) {
-      return EXECUTOR_NAME.equals(configuration.get(DeploymentOptions.TARGET));
-    }
-
-    @Override
-    public PipelineExecutor getExecutor(Configuration configuration) {
-      return this;
-    }
-
-    @Override
-    public CompletableFuture<JobClient> execute(
-        Pipeline pipeline, Configuration configuration, ClassLoader userCodeClassLoader)
-        throws Exception {
-      StreamGraph streamGraph = PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
-      streamGraph.serializeUserDefinedInstances();
-      return cluster
-          .submitJob(streamGraph)
-          .thenApply(
-              submitted ->
-                  new MiniClusterJobClient(
-                      submitted.getJobID(),
-                      cluster,
-                      userCodeClassLoader,
-                      MiniClusterJobClient.JobFinalizationBehavior.NOTHING));
     }
   }
 }
