@@ -1,5 +1,7 @@
 package io.duraflow.api.functions;
 
+import io.duraflow.api.checkpoint.SnapshotAvailability;
+
 /**
  * Processes the records of a keyed stream one by one, with keyed state and timers:
  * {@code flow.keyBy(selector).process(function)}. State and timers are scoped to the record's key.
@@ -26,6 +28,14 @@ public abstract class KeyedProcessFunction<K, I, O> {
 
     /** A processing-time timer of {@code context.currentKey()} at {@code timestamp} fired. */
     public void onTimer(long timestamp, Context<K> context, Collector<O> out) throws Exception {}
+
+    /**
+     * Whether this function can take its part of checkpoint {@code checkpointId} now (see {@link
+     * SnapshotAvailability}); asked on the task thread between two records. Default: available.
+     */
+    public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+        return SnapshotAvailability.available();
+    }
 
     /** Called once at the end, also after a failure; release resources here. */
     public void close() throws Exception {}

@@ -1,5 +1,6 @@
 package io.duraflow.api.source;
 
+import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.functions.Collector;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +40,16 @@ public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable {
 
     /** What {@link #isAvailable()} returns by default; nobody can complete it. */
     CompletionStage<Void> WAIT_FOR_SPLITS = new CompletableFuture<Void>().minimalCompletionStage();
+
+    /**
+     * Whether this reader can take its part of checkpoint {@code checkpointId} now; asked on the
+     * task thread before {@link #snapshotState} and before the checkpoint barrier is emitted. A
+     * soft failure ("not now") or hard failure ("this is wrong") declines the checkpoint at once
+     * (see {@link SnapshotAvailability}). Default: available.
+     */
+    default SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+        return SnapshotAvailability.available();
+    }
 
     /**
      * Checkpoint {@code checkpointId} completed: everything this reader emitted before it is

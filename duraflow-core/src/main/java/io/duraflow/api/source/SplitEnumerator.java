@@ -1,5 +1,6 @@
 package io.duraflow.api.source;
 
+import io.duraflow.api.checkpoint.SnapshotAvailability;
 import java.util.List;
 
 /**
@@ -38,6 +39,15 @@ public interface SplitEnumerator<S extends SourceSplit> extends AutoCloseable {
      */
     default boolean supportsBatchSnapshot() {
         return true;
+    }
+
+    /**
+     * Whether this enumerator can snapshot for checkpoint {@code checkpointId} now; asked on the
+     * JobManager's main thread before {@link #snapshotState}. See {@link SnapshotAvailability}.
+     * Default: available.
+     */
+    default SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+        return SnapshotAvailability.available();
     }
 
     /** Checkpoint {@code checkpointId}, which holds this enumerator's state, completed. */
