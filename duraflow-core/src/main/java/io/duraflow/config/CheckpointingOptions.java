@@ -53,6 +53,24 @@ public final class CheckpointingOptions {
                     .description("Failed checkpoints in a row that a job tolerates; one more makes the job fail over to"
                             + " its latest completed checkpoint. Sources declining softly never count.");
 
+    public static final ConfigOption<Duration> TOLERABLE_FAILED_CHECKPOINTS_TIMEOUT =
+            ConfigOption.key("execution.checkpointing.tolerable-failed-checkpoints-timeout")
+                    .durationType()
+                    .noDefaultValue()
+                    .validator(ConfigValidator.positiveDuration())
+                    .description("Longest time a job may go without a completed checkpoint, counted from the last one"
+                            + " (or the job's start, or the checkpoint a new leader restored), soft declines included;"
+                            + " after it the job fails over to its latest checkpoint. Unset: no limit.");
+
+    public static final ConfigOption<Duration> SOFT_DECLINE_RETRY_DELAY =
+            ConfigOption.key("execution.checkpointing.soft-decline-retry-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(200))
+                    .validator(ConfigValidator.nonNegativeDuration())
+                    .description("After a source declined a checkpoint softly (\"not now\"), the next periodic"
+                            + " checkpoint comes this soon instead of a whole interval later (never sooner than the"
+                            + " min-pause allows); 0 waits for the interval.");
+
     public static final ConfigOption<Integer> NUM_RETAINED = ConfigOption.key("execution.checkpointing.num-retained")
             .intType()
             .defaultValue(1)

@@ -55,7 +55,7 @@ class CheckpointingOptionsTest {
         assertThat(ConfigRegistry.global().lookup("execution.checkpointing.num-retained"))
                 .isSameAs(CheckpointingOptions.NUM_RETAINED);
         assertThat(ConfigRegistry.of(CheckpointingOptions.class).options())
-                .hasSize(8)
+                .hasSize(10)
                 .allSatisfy(option -> assertThat(option.description()).endsWith("."));
     }
 }

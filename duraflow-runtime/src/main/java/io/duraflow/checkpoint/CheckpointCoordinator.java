@@ -82,6 +82,7 @@ public final class CheckpointCoordinator {
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final CheckpointFileDisposal disposal;
     private final CheckpointFailureManager failureManager;
+    private final FailureTimeoutTimer failureTimeout;
     private final PeriodicTriggerScheduler scheduler;
     private final CheckpointHistory history = new CheckpointHistory();
     private int triggersInFlight;
@@ -126,7 +127,9 @@ public final class CheckpointCoordinator {
         this.failureHandler = services.failureHandler();
         this.disposal = new CheckpointFileDisposal(directories,
                 new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
-        this.failureManager = new CheckpointFailureManager(config.tolerableFailures(), clockMs.getAsLong());
+        this.failureManager = new CheckpointFailureManager(config.tolerableFailures(), config.failureTimeoutMs(),
+                clockMs.getAsLong());
+        this.failureTimeout = new FailureTimeoutTimer(mainThread, clockMs, failureManager, services.failureHandler());
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
                 () -> pending.size() + triggersInFlight,
@@ -142,12 +145,14 @@ public final class CheckpointCoordinator {
             return;
         }
         scheduler.start();
+        failureTimeout.start();
     }
 
     /** Stops periodic triggers; pending checkpoints go on (a job failover aborts them with {@link #abortPending}). */
     public void stopPeriodic() {
         mainThread.assertRunningInMainThread();
         scheduler.stop();
+        failureTimeout.stop();
     }
 
     /** The job ended or leadership is gone: no more triggers, pending checkpoints aborted. */
@@ -195,6 +200,8 @@ public final class CheckpointCoordinator {
                 return Optional.empty();
             }
             CompletedCheckpoint latest = retained.get(retained.size() - 1);
+            failureManager.restoredFrom(latest.completedMs());
+            failureTimeout.rearm();
             LOG.info("Job {} restores {}", jobId, latest);
             return Optional.of(latest);
         });
@@ -419,6 +426,7 @@ public final class CheckpointCoordinator {
             latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
         }
         failureManager.onSuccess(checkpoint.checkpointId, nowMs);
+        failureTimeout.rearm();
         history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
         LOG.info("Completed {} in {} ms ({} bytes)", completed, nowMs - checkpoint.timestampMs, checkpoint.stateSize());
         if (!shutdown) {
@@ -459,6 +467,9 @@ public final class CheckpointCoordinator {
         coordinators.notifyCheckpointAborted(checkpoint.checkpointId);
         disposal.onAborted(checkpoint.checkpointId, checkpoint.directory);
         checkpoint.result.completeExceptionally(new CheckpointException(failure));
+        if (failure.reason() == CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT) {
+            scheduler.onSoftDecline(clockMs.getAsLong());
+        }
         // A failed savepoint is the user's to retry; it does not push the job toward a failover.
         if (checkpoint.kind == CheckpointKind.CHECKPOINT && !shutdown
                 && failureManager.onFailure(failure) == CheckpointFailureManager.Verdict.FAIL_OVER) {

@@ -19,6 +19,9 @@ import java.util.function.LongSupplier;
  *   <li>With a min-pause, never while one is in progress: the pause is measured from its end.</li>
  *   <li>While rules 2 or 3 block, no timer is set; the coordinator's {@link #reschedule} at the
  *       end of a checkpoint sets it again.</li>
+ *   <li>After a soft decline ({@link #onSoftDecline}) the next periodic trigger may come {@code
+ *       soft-decline-retry-delay} after it instead of a whole interval after the previous trigger
+ *       (rule 1's min-pause still holds), so a checkpoint follows soon after the source is ready.</li>
  * </ol>
  */
 final class PeriodicTriggerScheduler {
@@ -32,6 +35,8 @@ final class PeriodicTriggerScheduler {
     private long lastTriggerMs;
     // Far enough in the past that the min-pause never holds back the first trigger, yet no overflow.
     private long lastCompletionMs = Long.MIN_VALUE / 2;
+    /** When a retry after a soft decline may come; MAX_VALUE when none is due. */
+    private long softRetryMs = Long.MAX_VALUE;
     private MainThreadExecutor.Cancellable triggerTimer;
 
     /**
@@ -64,6 +69,14 @@ final class PeriodicTriggerScheduler {
     /** A checkpoint or savepoint was triggered (periodic or by hand) at {@code timestampMs}. */
     void onTriggered(long timestampMs) {
         lastTriggerMs = timestampMs;
+        softRetryMs = Long.MAX_VALUE;
+    }
+
+    /** A checkpoint was declined softly at {@code nowMs}: retry sooner (rule 5), if configured. */
+    void onSoftDecline(long nowMs) {
+        if (config.softDeclineRetryMs() > 0) {
+            softRetryMs = nowMs + config.softDeclineRetryMs();
+        }
     }
 
     /** A checkpoint or savepoint completed at {@code nowMs}. */
@@ -107,7 +120,8 @@ final class PeriodicTriggerScheduler {
     }
 
     private long earliestPeriodicTriggerMs() {
-        return Math.max(lastTriggerMs + config.intervalMs(), lastCompletionMs + config.minPauseMs());
+        return Math.max(Math.min(lastTriggerMs + config.intervalMs(), softRetryMs),
+                lastCompletionMs + config.minPauseMs());
     }
 
     private void cancelTriggerTimer() {

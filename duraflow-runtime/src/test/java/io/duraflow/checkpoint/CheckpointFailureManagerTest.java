@@ -50,4 +50,27 @@ class CheckpointFailureManagerTest {
         assertThat(manager.onFailure(failure(3, CheckpointFailureReason.DECLINED))).isEqualTo(CONTINUE);
         assertThat(manager.onFailure(failure(4, CheckpointFailureReason.DECLINED))).isEqualTo(FAIL_OVER);
     }
+
+    @Test
+    void rule5ARestoreMovesTheWindowOnlyBeforeThisCoordinatorCompletedOrTimedOutAnything() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(0, 1_000, 5_000);
+        manager.restoredFrom(4_200);
+        assertThat(manager.deadlineMs()).isEqualTo(5_200);
+        manager.onSuccess(1, 6_000);
+        manager.restoredFrom(4_200);
+        assertThat(manager.deadlineMs()).isEqualTo(7_000);
+        assertThat(new CheckpointFailureManager(0, 0).deadlineMs()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void rule6TheTimeoutNamesTheLastFailureSoftOnesIncludedAndStartsANewWindow() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(5, 1_000, 0);
+        manager.onFailure(failure(1, CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT));
+        assertThat(manager.onTimeoutCheck(999)).isEmpty();
+        assertThat(manager.onTimeoutCheck(1_000)).hasValueSatisfying(cause -> assertThat(cause)
+                .startsWith("no checkpoint completed within 1000 ms").contains("SNAPSHOT_UNAVAILABLE_SOFT"));
+        assertThat(manager.deadlineMs()).isEqualTo(2_000);
+        assertThat(manager.onTimeoutCheck(2_000)).hasValueSatisfying(cause -> assertThat(cause)
+                .endsWith("none was declined or failed in that time"));
+    }
 }
