@@ -4,6 +4,7 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -298,8 +299,11 @@ public final class CheckpointCoordinator {
             return;
         }
         if (error != null) {
-            abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.COORDINATOR_FAILURE,
-                    "an operator coordinator could not snapshot: " + MainThreadIo.describe(error), null));
+            Throwable cause = Futures.unwrap(error);
+            abort(checkpoint, cause instanceof SnapshotDeclinedException declined
+                    ? new CheckpointFailure(checkpoint.checkpointId, declined.reason(), declined.getMessage(), null)
+                    : new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.COORDINATOR_FAILURE,
+                            "an operator coordinator could not snapshot: " + MainThreadIo.describe(error), null));
             return;
         }
         checkpoint.coordinatorStates(states);

@@ -146,4 +146,24 @@ class CheckpointRejectionTimingTest {
         h.advance(1);
         assertThat(h.tasks.triggers).hasSize(2);
     }
+
+    @Test
+    void anEnumeratorThatCannotSnapshotDeclinesSoftlyOrHardlyAndOnlyTheHardOneCounts() {
+        CoordinatorHarness h = started(config(0, 200, 0));
+        h.coordinators.next = java.util.concurrent.CompletableFuture.failedFuture(new SnapshotDeclinedException(
+                "source 'orders'", io.duraflow.api.checkpoint.SnapshotAvailability.softFailure("chunk 4 open")));
+        h.advance(INTERVAL);
+
+        assertThat(h.coordinator.history()).singleElement().satisfies(stats ->
+                assertThat(stats.toString()).contains("SNAPSHOT_UNAVAILABLE_SOFT").contains("chunk 4 open"));
+        assertThat(h.tasks.triggers).as("no source was triggered").isEmpty();
+        assertThat(h.jobFailures).isEmpty();
+
+        // Retried after the soft-decline delay; a hard decline there counts (tolerance 0: failover).
+        h.coordinators.next = java.util.concurrent.CompletableFuture.failedFuture(new SnapshotDeclinedException(
+                "source 'orders'", io.duraflow.api.checkpoint.SnapshotAvailability.hardFailure("offsets lost")));
+        h.advance(200);
+        assertThat(h.jobFailures).singleElement().satisfies(cause ->
+                assertThat(cause).contains("SNAPSHOT_UNAVAILABLE_HARD").contains("offsets lost"));
+    }
 }
