@@ -78,12 +78,10 @@ public final class CheckpointCoordinator {
     private final CompletedCheckpointStore store;
     private final CheckpointTasks tasks;
     private final OperatorCoordinatorCheckpoints coordinators;
-    private final CheckpointFailureHandler failureHandler;
 
     private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
     private final CheckpointFileDisposal disposal;
-    private final CheckpointFailureManager failureManager;
-    private final FailureTimeoutTimer failureTimeout;
+    private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
     private final CheckpointHistory history = new CheckpointHistory();
     private int triggersInFlight;
@@ -125,12 +123,9 @@ public final class CheckpointCoordinator {
         this.store = services.store();
         this.tasks = services.tasks();
         this.coordinators = services.coordinators();
-        this.failureHandler = services.failureHandler();
         this.disposal = new CheckpointFileDisposal(directories,
                 new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
-        this.failureManager = new CheckpointFailureManager(config.tolerableFailures(), config.failureTimeoutMs(),
-                clockMs.getAsLong());
-        this.failureTimeout = new FailureTimeoutTimer(mainThread, clockMs, failureManager, services.failureHandler());
+        this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler());
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
                 () -> pending.size() + triggersInFlight,
@@ -146,14 +141,14 @@ public final class CheckpointCoordinator {
             return;
         }
         scheduler.start();
-        failureTimeout.start();
+        failures.start();
     }
 
     /** Stops periodic triggers; pending checkpoints go on (a job failover aborts them with {@link #abortPending}). */
     public void stopPeriodic() {
         mainThread.assertRunningInMainThread();
         scheduler.stop();
-        failureTimeout.stop();
+        failures.stop();
     }
 
     /** The job ended or leadership is gone: no more triggers, pending checkpoints aborted. */
@@ -201,8 +196,7 @@ public final class CheckpointCoordinator {
                 return Optional.empty();
             }
             CompletedCheckpoint latest = retained.get(retained.size() - 1);
-            failureManager.restoredFrom(latest.completedMs());
-            failureTimeout.rearm();
+            failures.restoredFrom(latest.completedMs());
             LOG.info("Job {} restores {}", jobId, latest);
             return Optional.of(latest);
         });
@@ -429,8 +423,7 @@ public final class CheckpointCoordinator {
         if (completed.kind() == CheckpointKind.CHECKPOINT) {
             latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
         }
-        failureManager.onSuccess(checkpoint.checkpointId, nowMs);
-        failureTimeout.rearm();
+        failures.onCompleted(checkpoint.checkpointId, nowMs);
         history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
         LOG.info("Completed {} in {} ms ({} bytes)", completed, nowMs - checkpoint.timestampMs, checkpoint.stateSize());
         if (!shutdown) {
@@ -475,10 +468,8 @@ public final class CheckpointCoordinator {
             scheduler.onSoftDecline(clockMs.getAsLong());
         }
         // A failed savepoint is the user's to retry; it does not push the job toward a failover.
-        if (checkpoint.kind == CheckpointKind.CHECKPOINT && !shutdown
-                && failureManager.onFailure(failure) == CheckpointFailureManager.Verdict.FAIL_OVER) {
-            failureHandler.failJob("more than " + config.tolerableFailures() + " checkpoint(s) in a row failed"
-                    + " (execution.checkpointing.tolerable-failed-checkpoints); the last: " + failure.describe());
+        if (checkpoint.kind == CheckpointKind.CHECKPOINT && !shutdown) {
+            failures.onAborted(failure);
         }
         scheduler.reschedule();
     }
@@ -506,6 +497,6 @@ public final class CheckpointCoordinator {
     }
 
     public CheckpointFailureManager failureManager() {
-        return failureManager;
+        return failures.manager();
     }
 }
