@@ -8,7 +8,16 @@ import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
+import io.duraflow.network.NetworkEnvironment;
+import io.duraflow.network.PipelinedInputGate;
+import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
+import io.duraflow.rpc.proto.TaskInputEnded;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PartitionLocation;
@@ -21,6 +30,7 @@ import io.duraflow.shuffle.PartitionFileReader;
 import io.duraflow.shuffle.PartitionFileWriter;
 import io.duraflow.taskmanager.task.OperatorChain;
 import io.duraflow.taskmanager.task.PartitionNotFoundException;
+import io.duraflow.taskmanager.task.StreamEnvironment;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;
 import io.grpc.Status;
@@ -34,6 +44,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -90,6 +104,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final TaskManagerPartitions partitions;
     /** Registration with the leader, heartbeats, and the client reports go through. */
     final JobManagerConnection connection;
+    /** Pipelined partitions and input gates of streaming tasks; thread-safe, shared with task and gRPC threads. */
+    private final NetworkEnvironment network;
+    /** Asynchronous parts of streaming snapshots (state writes), off the task threads. */
+    private final ExecutorService snapshotPool;
+    /** Processing-time wake-ups of streaming tasks; each only puts a mail into its task. */
+    private final ScheduledExecutorService timers;
+    private final StreamEnvironment streaming = new Streaming();
 
     // ------------------------------------------------------------ mailbox only
 
@@ -137,6 +158,23 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
                 config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
         this.reporter = new TaskReporter(tmId, mailbox, connection, finalReports);
+        this.network = new NetworkEnvironment(config, tmId, System::nanoTime);
+        AtomicInteger snapshotThreads = new AtomicInteger();
+        this.snapshotPool = Executors.newFixedThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "snapshot-" + tmId + "-" + snapshotThreads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "task-timers-" + tmId);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** The pipelined network of this TaskManager; its service goes on the TaskManager's gRPC server. */
+    public NetworkEnvironment network() {
+        return network;
     }
 
     public String taskManagerId() {
@@ -242,6 +280,33 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     void deliver(OperatorEventToTask event, Reply reply) {
         mailbox.execute(() -> connection.inSession(event.getJmSessionId(), reply, () -> onDeliver(event, reply)));
+    }
+
+    void triggerCheckpoint(TriggerCheckpointRequest request, Reply reply) {
+        mailbox.execute(() -> connection.inSession(request.getJmSessionId(), reply, () -> {
+            TaskSlotTable.Slot slot = slots.get(request.getAttempt());
+            if (slot == null || slot.task == null) {
+                reply.refuse(Status.NOT_FOUND.withDescription("task " + key(request.getAttempt()) + " is not running on "
+                        + tmId + "; the checkpoint cannot be triggered there").asRuntimeException());
+                return;
+            }
+            slot.task.triggerCheckpoint(request);
+            reply.ok();
+        }));
+    }
+
+    void notifyCheckpoint(CheckpointNotification notification, Reply reply) {
+        mailbox.execute(() -> connection.inSession(notification.getJmSessionId(), reply, () -> {
+            TaskSlotTable.Slot slot = slots.get(notification.getAttempt());
+            if (slot != null && slot.task != null) {
+                slot.task.notifyCheckpoint(notification);
+            } else {
+                // Harmless: a later completion, or the restore, implies this one.
+                LOG.debug("Dropping a checkpoint notification for {}: the task is not running",
+                        key(notification.getAttempt()));
+            }
+            reply.ok();
+        }));
     }
 
     void releasePartitions(String requestSession, String jobId, List<String> partitionIds, boolean onlyKept,
@@ -428,6 +493,84 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         });
     }
 
+    @Override
+    public StreamEnvironment streaming() {
+        return streaming;
+    }
+
+    /**
+     * Sends a task's call to the JobManager through the mailbox (which knows the JobManager),
+     * fenced with the session that deployed the task; the future completes when it was answered.
+     */
+    private CompletableFuture<Void> callForTask(AttemptId attempt, String what,
+            BiFunction<JobManagerClient, String, CompletableFuture<Ack>> call) {
+        CompletableFuture<Void> sent = new CompletableFuture<>();
+        mailbox.execute(() -> {
+            TaskSlotTable.Slot slot = slots.get(attempt);
+            JobManagerClient client = connection.client();
+            if (client == null || slot == null) {
+                sent.completeExceptionally(new IllegalStateException("cannot send " + what + " of task "
+                        + key(attempt) + ": " + (client == null ? "no JobManager is known"
+                                : "the task is no longer in a slot")));
+                return;
+            }
+            call.apply(client, slot.deployment.getJmSessionId()).whenComplete((ack, error) -> {
+                if (error == null) {
+                    sent.complete(null);
+                } else {
+                    sent.completeExceptionally(error);
+                }
+            });
+        });
+        return sent;
+    }
+
+    /** The streaming side of the task environment; every method may be called from any thread. */
+    private final class Streaming implements StreamEnvironment {
+        @Override
+        public PipelinedResultPartition createPipelinedPartition(String partitionId, int subpartitions) {
+            return network.createPartition(partitionId, subpartitions);
+        }
+
+        @Override
+        public PipelinedInputGate createInputGate(String consumer, List<NetworkEnvironment.ChannelLocation> channels) {
+            return network.createInputGate(consumer, channels);
+        }
+
+        @Override
+        public Executor snapshotPool() {
+            return snapshotPool;
+        }
+
+        @Override
+        public ScheduledExecutorService timers() {
+            return timers;
+        }
+
+        @Override
+        public long currentTimeMs() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public CompletableFuture<Void> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+            return callForTask(request.getAttempt(), "the acknowledgement of checkpoint " + request.getCheckpointId(),
+                    (client, session) -> client.acknowledgeCheckpoint(request.toBuilder().setJmSessionId(session).build()));
+        }
+
+        @Override
+        public CompletableFuture<Void> declineCheckpoint(DeclineCheckpointRequest request) {
+            return callForTask(request.getAttempt(), "the decline of checkpoint " + request.getCheckpointId(),
+                    (client, session) -> client.declineCheckpoint(request.toBuilder().setJmSessionId(session).build()));
+        }
+
+        @Override
+        public CompletableFuture<Void> reportInputEnded(TaskInputEnded report) {
+            return callForTask(report.getAttempt(), "the end of input",
+                    (client, session) -> client.reportInputEnded(report.toBuilder().setJmSessionId(session).build()));
+        }
+    }
+
     /** Runs {@code question} in the mailbox and waits for the answer; not from the mailbox itself. */
     private <T> T askMailbox(Supplier<T> question) throws Exception {
         CompletableFuture<T> answer = new CompletableFuture<>();
@@ -451,12 +594,14 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 LOG.warn("The TaskManager's main thread did not stop its tasks in time: {}", e.toString());
             }
         }
-        for (Executor executor : new Executor[] {services.taskThreads(), services.planBuilds()}) {
+        for (Executor executor : new Executor[] {services.taskThreads(), services.planBuilds(), snapshotPool,
+                timers}) {
             if (executor instanceof ExecutorService pool) {
                 pool.shutdownNow();
             }
         }
         partitions.close();
+        network.close();
         try {
             leaderRetrieval.close();
         } catch (Exception e) {

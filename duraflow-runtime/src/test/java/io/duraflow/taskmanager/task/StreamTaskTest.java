@@ -1,0 +1,444 @@
+package io.duraflow.taskmanager.task;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.api.JobBuilder;
+import io.duraflow.api.connectors.RangeSplit;
+import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.functions.Collector;
+import io.duraflow.api.functions.KeyedProcessFunction;
+import io.duraflow.api.functions.RuntimeContext;
+import io.duraflow.api.state.ValueState;
+import io.duraflow.api.state.ValueStateDescriptor;
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.Tuple2;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.types.Types;
+import io.duraflow.checkpoint.StateHandleCodec;
+import io.duraflow.config.Configuration;
+import io.duraflow.config.RuntimeMode;
+import io.duraflow.network.NetworkEnvironment;
+import io.duraflow.network.PipelinedInputGate;
+import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
+import io.duraflow.rpc.proto.AddSplits;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CheckpointKind;
+import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
+import io.duraflow.rpc.proto.InputGate;
+import io.duraflow.rpc.proto.NoMoreSplits;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskInputEnded;
+import io.duraflow.rpc.proto.TaskRestore;
+import io.duraflow.rpc.proto.TaskState;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.shuffle.ResultPartitionWriter;
+import io.duraflow.state.TaskStateSnapshot;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Streaming tasks of one job on one TaskManager, connected by local pipelined channels, with the
+ * test acting as the JobManager: it answers split requests, triggers checkpoints, collects the
+ * acknowledgements and notifies. Job: two sources of longs -> keyBy(value % 10) -> running sum per
+ * key (a value state) -> collect, parallelism 2 (each keyed task aligns barriers of two channels).
+ */
+@Timeout(120)
+class StreamTaskTest {
+    private static final long RECORDS = 20_000;
+    private static final long KEYS = 10;
+    private static final long HALF = RECORDS / 2;
+    private static final TypeSerializer<Tuple2<Long, Long>> SUM_TYPE = Types.tuple(Types.LONG, Types.LONG);
+
+    @TempDir
+    Path dir;
+
+    private final Cluster cluster = new Cluster();
+    private JobGraph graph;
+    private JobVertex sources;
+    private JobVertex sums;
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    /** Keeps each key's running sum in a value state and emits (key, sum) for every record. */
+    static final class RunningSum extends KeyedProcessFunction<Long, Long, Tuple2<Long, Long>> {
+        private ValueState<Long> sum;
+
+        @Override
+        public void open(RuntimeContext context) {
+            sum = context.state().getState(new ValueStateDescriptor<>("sum", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Long value, Context<Long> context, Collector<Tuple2<Long, Long>> out) {
+            long updated = (sum.value() == null ? 0 : sum.value()) + value;
+            sum.update(updated);
+            out.collect(Tuple2.of(context.currentKey(), updated));
+        }
+    }
+
+    /**
+     * A graph of its own for every task, as a TaskManager gives each streaming task: the
+     * function objects keep per-task fields.
+     */
+    private static JobGraph build() {
+        JobBuilder builder = new JobBuilder("running-sum");
+        builder.fromSource("numbers", new SequenceSource(0, RECORDS, 2)).uid("numbers")
+                .keyBy(value -> value % KEYS, Types.LONG)
+                .process(new RunningSum(), SUM_TYPE).uid("running-sum")
+                .collect("sums");
+        return JobGraph.compile(builder.plan(), 2, RuntimeMode.STREAMING);
+    }
+
+    private void compile() {
+        graph = build();
+        sources = graph.vertices().stream().filter(JobVertex::isSource).findFirst().orElseThrow();
+        sums = graph.vertices().stream().filter(v -> !v.isSource()).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aRestoreFromAnAcknowledgedCheckpointContinuesExactlyAndTheJobEndsWithAFinalCheckpoint() throws Exception {
+        compile();
+        // ---- attempt 0: half of the input, checkpoint 1, the other half, then a "failure".
+        Map<AttemptId, Task> first = deployAll(0, Map.of());
+        for (int s = 0; s < 2; s++) {
+            awaitSplitRequests(sourceAttempt(s, 0), 1);
+            deliverSplit(first, sourceAttempt(s, 0), s * HALF, s * HALF + HALF / 2);
+        }
+        for (int s = 0; s < 2; s++) {
+            awaitSplitRequests(sourceAttempt(s, 0), 2); // the sources read their first quarter and wait
+        }
+        trigger(first, sourceAttempt(0, 0), 1);
+        trigger(first, sourceAttempt(1, 0), 1);
+        Map<AttemptId, AcknowledgeCheckpointRequest> checkpoint1 = awaitAcks(1, 4);
+        for (int k = 0; k < 2; k++) {
+            TaskStateSnapshot state = StateHandleCodec.fromProto(checkpoint1.get(sumAttempt(k, 0)).getState());
+            assertThat(state.operators().get("running-sum").keyedState()).as("keyed state of sum task " + k)
+                    .isNotEmpty();
+            assertThat(state.operators().get(graph.uid(collectNode())).operatorState()).isNotEmpty();
+        }
+        for (int s = 0; s < 2; s++) {
+            deliverSplit(first, sourceAttempt(s, 0), s * HALF + HALF / 2, s * HALF + HALF);
+            awaitSplitRequests(sourceAttempt(s, 0), 3);
+            deliver(first, sourceAttempt(s, 0), noMoreSplits());
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.inputEnds.size() == 2);
+        for (int k = 0; k < 2; k++) {
+            first.get(sumAttempt(k, 0)).cancel();
+        }
+        for (int s = 0; s < 2; s++) {
+            first.get(sourceAttempt(s, 0)).cancel();
+        }
+        cluster.joinAll();
+        assertThat(cluster.finalStates()).doesNotContain(TaskState.FINISHED).hasSize(4);
+
+        // ---- attempt 1: restored from checkpoint 1; the enumerator gives the second quarter again.
+        Map<AttemptId, TaskRestore> restores = new HashMap<>();
+        checkpoint1.forEach((attempt, ack) -> restores.put(attempt.toBuilder().setAttempt(1).build(),
+                TaskRestore.newBuilder().setCheckpointId(1).setState(ack.getState()).build()));
+        cluster.reports.clear();
+        cluster.inputEnds.clear();
+        Map<AttemptId, Task> second = deployAll(1, restores);
+        for (int s = 0; s < 2; s++) {
+            awaitSplitRequests(sourceAttempt(s, 1), 1);
+            deliverSplit(second, sourceAttempt(s, 1), s * HALF + HALF / 2, s * HALF + HALF);
+            awaitSplitRequests(sourceAttempt(s, 1), 2);
+            deliver(second, sourceAttempt(s, 1), noMoreSplits());
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.inputEnds.size() == 2);
+        assertThat(cluster.finalStates()).as("no task finishes before a checkpoint after its end completed").isEmpty();
+        trigger(second, sourceAttempt(0, 1), 2);
+        trigger(second, sourceAttempt(1, 1), 2);
+        awaitAcks(2, 4);
+        for (Task task : second.values()) {
+            task.notifyCheckpoint(completed(task.attempt(), 2));
+        }
+        // The sources end their partitions; the keyed tasks' input ends, and they wait for a checkpoint of their own.
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.inputEnds.size() == 4);
+        trigger(second, sumAttempt(0, 1), 3);
+        trigger(second, sumAttempt(1, 1), 3);
+        awaitAcks(3, 2);
+        second.get(sumAttempt(0, 1)).notifyCheckpoint(completed(sumAttempt(0, 1), 3));
+        second.get(sumAttempt(1, 1)).notifyCheckpoint(completed(sumAttempt(1, 1), 3));
+        cluster.joinAll();
+        assertThat(cluster.finalStates()).containsOnly(TaskState.FINISHED).hasSize(4);
+        assertThat(cluster.declines).isEmpty();
+
+        // Exactly once: every record counted once per key, and the collected output holds one record per input record.
+        Map<Long, Long> lastSum = new HashMap<>();
+        Map<Long, Long> count = new HashMap<>();
+        long collected = 0;
+        for (TaskStateUpdate report : cluster.reports) {
+            for (CollectedResult result : report.getCollectedList()) {
+                DataReader in = new DataReader(result.getData().toByteArray());
+                while (in.hasRemaining()) {
+                    int length = in.readVarInt();
+                    Tuple2<Long, Long> sum = SUM_TYPE.read(new DataReader(in.readBytes(length)));
+                    lastSum.merge(sum.f0(), sum.f1(), Math::max);
+                    count.merge(sum.f0(), 1L, Long::sum);
+                    collected++;
+                }
+            }
+        }
+        assertThat(collected).isEqualTo(RECORDS);
+        for (long key = 0; key < KEYS; key++) {
+            long expectedSum = 0;
+            for (long value = key; value < RECORDS; value += KEYS) {
+                expectedSum += value;
+            }
+            assertThat(lastSum.get(key)).as("sum of key " + key).isEqualTo(expectedSum);
+            assertThat(count.get(key)).as("records of key " + key).isEqualTo(RECORDS / KEYS);
+        }
+    }
+
+    // ------------------------------------------------------------ the test as JobManager
+
+    private io.duraflow.api.dag.PlanNode collectNode() {
+        return sums.nodes().get(sums.nodes().size() - 1);
+    }
+
+    private AttemptId sourceAttempt(int subtask, int attempt) {
+        return AttemptId.newBuilder().setJobId("job").setVertex(sources.id()).setSubtask(subtask).setAttempt(attempt)
+                .build();
+    }
+
+    private AttemptId sumAttempt(int subtask, int attempt) {
+        return AttemptId.newBuilder().setJobId("job").setVertex(sums.id()).setSubtask(subtask).setAttempt(attempt)
+                .build();
+    }
+
+    private static String partitionId(int subtask, int attempt) {
+        return "source-" + subtask + "-attempt-" + attempt;
+    }
+
+    /** Starts the two sources and the two keyed tasks of one attempt, each on its own thread. */
+    private Map<AttemptId, Task> deployAll(int attempt, Map<AttemptId, TaskRestore> restores) {
+        ExchangeEdge edge = graph.edges().get(0);
+        Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString(),
+                "execution.max-parallelism", "128");
+        Map<AttemptId, Task> tasks = new HashMap<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            TaskDeployment.Builder source = TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(2)
+                    .setAttempt(sourceAttempt(subtask, attempt)).putAllConfig(config)
+                    .addOutputs(OutputSpec.newBuilder().setEdgeId(edge.id())
+                            .setPartitionId(partitionId(subtask, attempt)).setSubpartitions(2));
+            TaskDeployment.Builder sum = TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(2)
+                    .setAttempt(sumAttempt(subtask, attempt)).putAllConfig(config)
+                    .addInputs(InputGate.newBuilder().setEdgeId(edge.id()).setSubpartitionFrom(subtask)
+                            .setSubpartitionTo(subtask + 1)
+                            .addProducers(PartitionLocation.newBuilder().setPartitionId(partitionId(0, attempt))
+                                    .setTmId("tm-test"))
+                            .addProducers(PartitionLocation.newBuilder().setPartitionId(partitionId(1, attempt))
+                                    .setTmId("tm-test")));
+            for (TaskDeployment.Builder deployment : List.of(source, sum)) {
+                TaskRestore restore = restores.get(deployment.getAttempt());
+                if (restore != null) {
+                    deployment.setRestore(restore);
+                }
+                Task task = new Task(deployment.build(), build(), cluster);
+                tasks.put(deployment.getAttempt(), task);
+            }
+        }
+        tasks.values().forEach(cluster::start);
+        return tasks;
+    }
+
+    private void awaitSplitRequests(AttemptId attempt, int count) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.splitRequests.stream()
+                .filter(attempt::equals).count() >= count);
+    }
+
+    private static void deliverSplit(Map<AttemptId, Task> tasks, AttemptId attempt, long from, long to) {
+        byte[] split = RangeSplit.SERIALIZER.toBytes(new RangeSplit(from, to));
+        deliver(tasks, attempt, OperatorEvent.newBuilder()
+                .setAddSplits(AddSplits.newBuilder().addSplits(ByteString.copyFrom(split))).build());
+    }
+
+    private static OperatorEvent noMoreSplits() {
+        return OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance()).build();
+    }
+
+    private static void deliver(Map<AttemptId, Task> tasks, AttemptId attempt, OperatorEvent event) {
+        tasks.get(attempt).deliver(event);
+    }
+
+    private static void trigger(Map<AttemptId, Task> tasks, AttemptId attempt, long checkpointId) {
+        tasks.get(attempt).triggerCheckpoint(TriggerCheckpointRequest.newBuilder().setJmSessionId("session")
+                .setAttempt(attempt).setCheckpointId(checkpointId).setTimestampMs(1_000 * checkpointId)
+                .setKind(CheckpointKind.CHECKPOINT_KIND_CHECKPOINT).build());
+    }
+
+    private static CheckpointNotification completed(AttemptId attempt, long checkpointId) {
+        return CheckpointNotification.newBuilder().setJmSessionId("session").setAttempt(attempt)
+                .setCheckpointId(checkpointId).setCompleted(true).build();
+    }
+
+    private Map<AttemptId, AcknowledgeCheckpointRequest> awaitAcks(long checkpointId, int tasks) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.acks.stream()
+                .filter(ack -> ack.getCheckpointId() == checkpointId).count() == tasks || !cluster.declines.isEmpty());
+        assertThat(cluster.declines).isEmpty();
+        Map<AttemptId, AcknowledgeCheckpointRequest> acks = new HashMap<>();
+        for (AcknowledgeCheckpointRequest ack : cluster.acks) {
+            if (ack.getCheckpointId() == checkpointId) {
+                assertThat(ack.getJmSessionId()).isEqualTo("session");
+                acks.put(ack.getAttempt(), ack);
+            }
+        }
+        return acks;
+    }
+
+    /** One TaskManager: a real network environment, snapshot pool and timers; the JobManager side recorded. */
+    private final class Cluster implements TaskEnvironment, StreamEnvironment, AutoCloseable {
+        final NetworkEnvironment network = new NetworkEnvironment(Configuration.fromMap(Map.of(
+                "taskmanager.network.memory", "16 mb")), "tm-test", System::nanoTime);
+        final ExecutorService snapshotPool = Executors.newFixedThreadPool(2);
+        final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        final List<AttemptId> splitRequests = new CopyOnWriteArrayList<>();
+        final List<AcknowledgeCheckpointRequest> acks = new CopyOnWriteArrayList<>();
+        final List<DeclineCheckpointRequest> declines = new CopyOnWriteArrayList<>();
+        final List<AttemptId> inputEnds = new CopyOnWriteArrayList<>();
+        final List<TaskStateUpdate> reports = new CopyOnWriteArrayList<>();
+        final List<Thread> threads = new ArrayList<>();
+
+        void start(Task task) {
+            Thread thread = new Thread(task, "task " + task.attempt().getVertex() + "/" + task.attempt().getSubtask());
+            threads.add(thread);
+            thread.start();
+        }
+
+        void joinAll() throws InterruptedException {
+            for (Thread thread : threads) {
+                thread.join(30_000);
+                assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
+            }
+            threads.clear();
+        }
+
+        List<TaskState> finalStates() {
+            return reports.stream().map(TaskStateUpdate::getState).filter(state -> state != TaskState.RUNNING).toList();
+        }
+
+        @Override
+        public String taskManagerId() {
+            return "tm-test";
+        }
+
+        @Override
+        public OperatorChain.Settings settings() {
+            return new OperatorChain.Settings(1 << 20, 64 << 20, dir);
+        }
+
+        @Override
+        public ResultPartitionWriter createPartition(String jobId, String partitionId, int subpartitions) {
+            throw new UnsupportedOperationException("streaming tasks write pipelined partitions");
+        }
+
+        @Override
+        public void publish(String jobId, String partitionId) {
+            throw new UnsupportedOperationException("streaming tasks publish nothing");
+        }
+
+        @Override
+        public void fetch(PartitionLocation location, int from, int to, Consumer<byte[]> frames) {
+            throw new UnsupportedOperationException("streaming tasks fetch nothing");
+        }
+
+        @Override
+        public void sendOperatorEvent(OperatorEventFromTask event) {
+            splitRequests.add(event.getAttempt());
+        }
+
+        @Override
+        public void releaseSlot(AttemptId attempt) {}
+
+        @Override
+        public void reportState(TaskStateUpdate update) {
+            reports.add(update);
+        }
+
+        @Override
+        public StreamEnvironment streaming() {
+            return this;
+        }
+
+        @Override
+        public PipelinedResultPartition createPipelinedPartition(String partitionId, int subpartitions) {
+            return network.createPartition(partitionId, subpartitions);
+        }
+
+        @Override
+        public PipelinedInputGate createInputGate(String consumer, List<NetworkEnvironment.ChannelLocation> channels) {
+            return network.createInputGate(consumer, channels);
+        }
+
+        @Override
+        public Executor snapshotPool() {
+            return snapshotPool;
+        }
+
+        @Override
+        public ScheduledExecutorService timers() {
+            return timers;
+        }
+
+        @Override
+        public long currentTimeMs() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public CompletableFuture<Void> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+            acks.add(request);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> declineCheckpoint(DeclineCheckpointRequest request) {
+            declines.add(request);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> reportInputEnded(TaskInputEnded report) {
+            inputEnds.add(report.getAttempt());
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public void close() {
+            network.close();
+            snapshotPool.shutdownNow();
+            timers.shutdownNow();
+        }
+    }
+}
