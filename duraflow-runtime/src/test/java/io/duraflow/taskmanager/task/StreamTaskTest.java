@@ -221,6 +221,125 @@ class StreamTaskTest {
         }
     }
 
+    /**
+     * Records the test sink's commits: per checkpoint (its committable), the records it made visible.
+     * A commit of the same checkpoint again (a restore re-applying it) must carry the same records.
+     */
+    private final Map<Long, List<Long>> committed = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger conflictingCommits = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Prepares (checkpoint id, records written since the previous prepare); the committer records them. */
+    private final class RecordingTwoPhaseSink implements io.duraflow.api.sink.TwoPhaseCommittingSink<Long, Tuple2<Long, List<Long>>> {
+        @Override
+        public io.duraflow.api.sink.CommittingSinkWriter<Long, Tuple2<Long, List<Long>>> createWriter(
+                io.duraflow.api.sink.SinkContext context) {
+            return new io.duraflow.api.sink.CommittingSinkWriter<>() {
+                private List<Long> written = new ArrayList<>();
+
+                @Override
+                public void write(Long record) {
+                    written.add(record);
+                }
+
+                @Override
+                public List<Tuple2<Long, List<Long>>> prepareCommit(long checkpointId) {
+                    List<Long> batch = written;
+                    written = new ArrayList<>();
+                    return List.of(Tuple2.of(checkpointId, batch));
+                }
+
+                @Override
+                public void finish() {
+                    throw new AssertionError("a streaming sink is never finished: its final checkpoint commits");
+                }
+            };
+        }
+
+        @Override
+        public io.duraflow.api.sink.Committer<Tuple2<Long, List<Long>>> createCommitter() {
+            return committables -> {
+                for (Tuple2<Long, List<Long>> committable : committables) {
+                    List<Long> earlier = committed.putIfAbsent(committable.f0(), committable.f1());
+                    if (earlier != null && !earlier.equals(committable.f1())) {
+                        conflictingCommits.incrementAndGet();
+                    }
+                }
+            };
+        }
+
+        @Override
+        public TypeSerializer<Tuple2<Long, List<Long>>> committableSerializer() {
+            return Types.tuple(Types.LONG, Types.list(Types.LONG));
+        }
+
+        @Override
+        public String description() {
+            return "recording two-phase sink";
+        }
+    }
+
+    @Test
+    void aSinkCommitsWhenItsCheckpointCompletesAndARestoreReadsTheRestoredSplitAndCommitsEveryRecordOnce()
+            throws Exception {
+        RecordingTwoPhaseSink sink = new RecordingTwoPhaseSink();
+        java.util.function.Supplier<JobGraph> job = () -> {
+            JobBuilder builder = new JobBuilder("two-phase");
+            builder.fromSource("numbers", new SequenceSource(0, RECORDS, 1)).uid("numbers").sinkTo("sink", sink);
+            return JobGraph.compile(builder.plan(), 1, RuntimeMode.STREAMING);
+        };
+        graph = job.get();
+        sources = graph.vertices().get(0);
+        Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString());
+        AttemptId first = sourceAttempt(0, 0);
+        Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1).setAttempt(first)
+                .putAllConfig(config).build(), job.get(), cluster);
+        Map<AttemptId, Task> tasks = Map.of(first, task);
+        // Both mails are put on the task thread while it asks for its first split, so they run one
+        // after the other: the split is in the reader, not yet read, when checkpoint 1 is taken.
+        cluster.onSplitRequest = attempt -> {
+            if (attempt.equals(first) && cluster.splitRequests.size() == 1) {
+                deliverSplit(tasks, first, 0, RECORDS);
+                trigger(tasks, first, 1);
+            }
+        };
+        cluster.start(task);
+        AcknowledgeCheckpointRequest checkpoint1 = awaitAcks(1, 1).get(first);
+        assertThat(committed).as("nothing commits before its checkpoint completed").isEmpty();
+        task.notifyCheckpoint(completed(first, 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> committed.containsKey(1L));
+        trigger(tasks, first, 2);
+        awaitAcks(2, 1);
+        // Checkpoint 2 never completes: the task fails, the next attempt restores checkpoint 1, the
+        // latest completed one, whose state holds the whole split, not yet read.
+        task.cancel();
+        cluster.joinAll();
+        assertThat(committed).doesNotContainKey(2L);
+        assertThat(committed.get(1L)).isEmpty();
+
+        AttemptId second = sourceAttempt(0, 1);
+        Task restored = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
+                .setAttempt(second).putAllConfig(config).setRestore(TaskRestore.newBuilder().setCheckpointId(1)
+                        .setState(checkpoint1.getState())).build(), job.get(), cluster);
+        cluster.start(restored);
+        // The enumerator has no split left to give (it assigned it before checkpoint 1): the reader
+        // reads the one restored from its state.
+        awaitSplitRequests(second, 1);
+        deliver(Map.of(second, restored), second, noMoreSplits());
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.inputEnds.contains(second));
+        trigger(Map.of(second, restored), second, 3);
+        awaitAcks(3, 1);
+        restored.notifyCheckpoint(completed(second, 3));
+        cluster.joinAll();
+        assertThat(cluster.reports.get(cluster.reports.size() - 1).getState()).isEqualTo(TaskState.FINISHED);
+
+        assertThat(conflictingCommits).hasValue(0);
+        assertThat(committed).doesNotContainKey(2L).containsKey(3L);
+        List<Long> all = new ArrayList<>();
+        committed.values().forEach(all::addAll);
+        assertThat(all).hasSize((int) RECORDS).doesNotHaveDuplicates();
+        assertThat(all.stream().mapToLong(Long::longValue).sum()).isEqualTo(RECORDS * (RECORDS - 1) / 2);
+    }
+
     // ------------------------------------------------------------ the test as JobManager
 
     private io.duraflow.api.dag.PlanNode collectNode() {
@@ -329,6 +448,8 @@ class StreamTaskTest {
         final List<AttemptId> inputEnds = new CopyOnWriteArrayList<>();
         final List<TaskStateUpdate> reports = new CopyOnWriteArrayList<>();
         final List<Thread> threads = new ArrayList<>();
+        /** Runs on the task thread when a split request is sent, before the task looks at its mails again. */
+        volatile Consumer<AttemptId> onSplitRequest = attempt -> { };
 
         void start(Task task) {
             Thread thread = new Thread(task, "task " + task.attempt().getVertex() + "/" + task.attempt().getSubtask());
@@ -376,6 +497,7 @@ class StreamTaskTest {
         @Override
         public void sendOperatorEvent(OperatorEventFromTask event) {
             splitRequests.add(event.getAttempt());
+            onSplitRequest.accept(event.getAttempt());
         }
 
         @Override
