@@ -82,6 +82,8 @@ final class StreamTask {
     private static final Logger LOG = LoggerFactory.getLogger(StreamTask.class);
     /** Longest wait without a mail or a flush deadline; mails normally end it much sooner. */
     private static final long MAX_IDLE_WAIT_MS = 60_000;
+    /** How long a source waiting for splits waits for a mail before polling its reader again. */
+    private static final long SOURCE_IDLE_WAIT_MS = 200;
     private static final MailboxProcessor.Mail WAKE_UP = () -> { };
 
     /** The life of the task's input. */
@@ -272,7 +274,13 @@ final class StreamTask {
                 if (status == InputStatus.END_OF_INPUT) {
                     endOfInput();
                 } else if (status == InputStatus.NOTHING_AVAILABLE) {
-                    suspendUntil(sourceReader.isAvailable().toCompletableFuture(), controller);
+                    java.util.concurrent.CompletionStage<Void> available = sourceReader.isAvailable();
+                    if (available == SourceReader.WAIT_FOR_SPLITS) {
+                        // Splits come as mails; never register on this future: nobody completes it.
+                        controller.suspendUntilMail(Math.min(SOURCE_IDLE_WAIT_MS, flushWaitMs()));
+                    } else {
+                        suspendUntil(available.toCompletableFuture(), controller);
+                    }
                 }
             });
             mailbox.runMailboxLoop();
@@ -406,12 +414,17 @@ final class StreamTask {
             wakeUpRegisteredOn = future;
             future.whenComplete((ignored, error) -> mailbox.put(WAKE_UP));
         }
+        controller.suspendUntilMail(flushWaitMs());
+    }
+
+    /** Until the earliest output flush deadline, rounded up, at least 1 ms (0 would not suspend). */
+    private long flushWaitMs() {
         long nanos = Long.MAX_VALUE;
         for (PipelinedResultPartition output : partitions.values()) {
             nanos = Math.min(nanos, output.nanosUntilFlush());
         }
-        controller.suspendUntilMail(nanos == Long.MAX_VALUE ? MAX_IDLE_WAIT_MS
-                : Math.max(1, Math.min(MAX_IDLE_WAIT_MS, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999))));
+        return nanos == Long.MAX_VALUE ? MAX_IDLE_WAIT_MS
+                : Math.max(1, Math.min(MAX_IDLE_WAIT_MS, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
     }
 
     /** The input is processed: end the chain's input, send what is buffered, and wait for the final checkpoint. */
