@@ -9,14 +9,9 @@ import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.network.NetworkEnvironment;
-import io.duraflow.network.PipelinedInputGate;
-import io.duraflow.network.PipelinedResultPartition;
 import io.duraflow.rpc.proto.Ack;
-import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
-import io.duraflow.rpc.proto.DeclineCheckpointRequest;
-import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
@@ -44,9 +39,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -104,13 +96,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final TaskManagerPartitions partitions;
     /** Registration with the leader, heartbeats, and the client reports go through. */
     final JobManagerConnection connection;
-    /** Pipelined partitions and input gates of streaming tasks; thread-safe, shared with task and gRPC threads. */
-    private final NetworkEnvironment network;
-    /** Asynchronous parts of streaming snapshots (state writes), off the task threads. */
-    private final ExecutorService snapshotPool;
-    /** Processing-time wake-ups of streaming tasks; each only puts a mail into its task. */
-    private final ScheduledExecutorService timers;
-    private final StreamEnvironment streaming = new Streaming();
+    /** The network, snapshot pool and timers of streaming tasks; thread-safe, shared with task and gRPC threads. */
+    private final StreamingServices streaming;
 
     // ------------------------------------------------------------ mailbox only
 
@@ -158,23 +145,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
                 config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
         this.reporter = new TaskReporter(tmId, mailbox, connection, finalReports);
-        this.network = new NetworkEnvironment(config, tmId, System::nanoTime);
-        AtomicInteger snapshotThreads = new AtomicInteger();
-        this.snapshotPool = Executors.newFixedThreadPool(2, runnable -> {
-            Thread thread = new Thread(runnable, "snapshot-" + tmId + "-" + snapshotThreads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "task-timers-" + tmId);
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.streaming = new StreamingServices(config, tmId, this::callForTask);
     }
 
     /** The pipelined network of this TaskManager; its service goes on the TaskManager's gRPC server. */
     public NetworkEnvironment network() {
-        return network;
+        return streaming.network();
     }
 
     public String taskManagerId() {
@@ -525,52 +501,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         return sent;
     }
 
-    /** The streaming side of the task environment; every method may be called from any thread. */
-    private final class Streaming implements StreamEnvironment {
-        @Override
-        public PipelinedResultPartition createPipelinedPartition(String partitionId, int subpartitions) {
-            return network.createPartition(partitionId, subpartitions);
-        }
-
-        @Override
-        public PipelinedInputGate createInputGate(String consumer, List<NetworkEnvironment.ChannelLocation> channels) {
-            return network.createInputGate(consumer, channels);
-        }
-
-        @Override
-        public Executor snapshotPool() {
-            return snapshotPool;
-        }
-
-        @Override
-        public ScheduledExecutorService timers() {
-            return timers;
-        }
-
-        @Override
-        public long currentTimeMs() {
-            return System.currentTimeMillis();
-        }
-
-        @Override
-        public CompletableFuture<Void> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
-            return callForTask(request.getAttempt(), "the acknowledgement of checkpoint " + request.getCheckpointId(),
-                    (client, session) -> client.acknowledgeCheckpoint(request.toBuilder().setJmSessionId(session).build()));
-        }
-
-        @Override
-        public CompletableFuture<Void> declineCheckpoint(DeclineCheckpointRequest request) {
-            return callForTask(request.getAttempt(), "the decline of checkpoint " + request.getCheckpointId(),
-                    (client, session) -> client.declineCheckpoint(request.toBuilder().setJmSessionId(session).build()));
-        }
-
-        @Override
-        public CompletableFuture<Void> reportInputEnded(TaskInputEnded report) {
-            return callForTask(report.getAttempt(), "the end of input",
-                    (client, session) -> client.reportInputEnded(report.toBuilder().setJmSessionId(session).build()));
-        }
-    }
-
     /** Runs {@code question} in the mailbox and waits for the answer; not from the mailbox itself. */
     private <T> T askMailbox(Supplier<T> question) throws Exception {
         CompletableFuture<T> answer = new CompletableFuture<>();
@@ -594,14 +524,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 LOG.warn("The TaskManager's main thread did not stop its tasks in time: {}", e.toString());
             }
         }
-        for (Executor executor : new Executor[] {services.taskThreads(), services.planBuilds(), snapshotPool,
-                timers}) {
+        for (Executor executor : new Executor[] {services.taskThreads(), services.planBuilds()}) {
             if (executor instanceof ExecutorService pool) {
                 pool.shutdownNow();
             }
         }
         partitions.close();
-        network.close();
+        streaming.close();
         try {
             leaderRetrieval.close();
         } catch (Exception e) {

@@ -66,10 +66,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Checkpoints</h2>
  * A source task is triggered by the JobManager ({@link #triggerCheckpoint}); any other task
  * snapshots when its gate aligned the barrier. Either way, on the task thread between two
- * records: every operator's synchronous snapshot, then the barrier on every output, then the
- * asynchronous part on the TaskManager's snapshot pool, which acknowledges with the task's
- * {@link TaskStateSnapshot} (or declines). An abort while the asynchronous part runs cancels it,
- * which deletes what it wrote. Completion notifications reach the operators (sinks commit).
+ * records, {@link TaskCheckpoints} takes the snapshot: every operator's synchronous part, then the
+ * barrier on every output, then the asynchronous part on the TaskManager's snapshot pool, which
+ * acknowledges with the task's {@link TaskStateSnapshot} (or declines). An abort while the
+ * asynchronous part runs cancels it, which deletes what it wrote. Completion notifications reach
+ * the operators (sinks commit).
  *
  * <h2>End of input</h2>
  * {@link Phase}: when the input ends the chain ends its input and the task reports it
@@ -110,13 +111,11 @@ final class StreamTask {
     private final Map<Integer, PipelinedResultPartition> partitions = new LinkedHashMap<>();
     private StreamOperatorChain chain;
     private PipelinedInputGate gate;
-    private FsCheckpointStorage storage;
+    private TaskCheckpoints checkpoints;
     private SourceReader<Object, SourceSplit> reader;
     private Phase phase = Phase.RUNNING;
     /** The first checkpoint this task snapshotted after its input ended, or -1. */
     private long firstCheckpointAfterEnd = -1;
-    /** Asynchronous parts running or not yet acknowledged, by checkpoint id. Task thread only. */
-    private final TreeMap<Long, AsyncSnapshot> pending = new TreeMap<>();
     /** The future a wake-up mail is registered on, so each future gets one callback. */
     private CompletableFuture<?> wakeUpRegisteredOn;
 
@@ -171,8 +170,8 @@ final class StreamTask {
         int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
         String checkpointDir = config.get(CheckpointingOptions.DIR);
-        storage = checkpointDir == null ? null
-                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config);
+        checkpoints = new TaskCheckpoints(deployment, name, streaming, checkpointDir == null ? null
+                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config));
         boolean finished = false;
         try {
             for (OutputSpec output : deployment.getOutputsList()) {
@@ -208,10 +207,9 @@ final class StreamTask {
             }
             return results;
         } finally {
-            for (AsyncSnapshot snapshot : pending.values()) {
-                snapshot.cancel();
+            if (checkpoints != null) {
+                checkpoints.cancelAll();
             }
-            pending.clear();
             if (!finished) {
                 for (PipelinedResultPartition partition : partitions.values()) {
                     partition.abort();
@@ -446,7 +444,7 @@ final class StreamTask {
 
     private void onTrigger(TriggerCheckpointRequest request) throws Exception {
         if (!vertex.isSource() && phase == Phase.RUNNING) {
-            decline(request.getCheckpointId(), CheckpointFailureReason.DECLINED, "task " + name
+            checkpoints.decline(request.getCheckpointId(), CheckpointFailureReason.DECLINED, "task " + name
                     + " reads input: its checkpoints start with the barriers of its inputs, not with a trigger");
             return;
         }
@@ -456,74 +454,29 @@ final class StreamTask {
         performCheckpoint(request.getCheckpointId(), request.getTimestampMs());
     }
 
-    /** Task thread: the synchronous part, the barrier downstream, then the asynchronous part on the pool. */
-    private void performCheckpoint(long checkpointId, long timestampMs) throws Exception {
-        if (storage == null) {
-            decline(checkpointId, CheckpointFailureReason.DECLINED, "the job has no "
-                    + CheckpointingOptions.DIR.key() + "; set it to take checkpoints");
-            cancelDownstream(checkpointId);
-            return;
-        }
-        long syncStart = System.nanoTime();
-        Map<String, RunnableFuture<OperatorSubtaskState>> futures;
-        try {
-            futures = chain.snapshot(checkpointId, timestampMs, storage.streamFactory(checkpointId));
-        } catch (Exception e) {
-            LOG.warn("Task {}: the snapshot of checkpoint {} failed", name, checkpointId, e);
-            decline(checkpointId, CheckpointFailureReason.DECLINED, "snapshot failed: " + Task.oneLine(e));
-            cancelDownstream(checkpointId);
-            return;
-        }
-        if (phase == Phase.INPUT_ENDED && firstCheckpointAfterEnd < 0) {
+    /** Task thread: a snapshot (by trigger or aligned barrier); remembers the first one after the end of input. */
+    private void performCheckpoint(long checkpointId, long timestampMs) {
+        if (checkpoints.perform(checkpointId, timestampMs, chain, partitions.values())
+                && phase == Phase.INPUT_ENDED && firstCheckpointAfterEnd < 0) {
             firstCheckpointAfterEnd = checkpointId;
-        }
-        NetworkEvent.CheckpointBarrier barrier = new NetworkEvent.CheckpointBarrier(checkpointId, timestampMs,
-                NetworkEvent.CheckpointKind.CHECKPOINT);
-        for (PipelinedResultPartition partition : partitions.values()) {
-            partition.broadcastEvent(barrier);
-        }
-        long syncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncStart);
-        AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, syncMs);
-        pending.put(checkpointId, async);
-        streaming.snapshotPool().execute(async);
-    }
-
-    private void cancelDownstream(long checkpointId) {
-        for (PipelinedResultPartition partition : partitions.values()) {
-            partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
         }
     }
 
     private void onNotification(CheckpointNotification notification) throws Exception {
         long checkpointId = notification.getCheckpointId();
         if (notification.getCompleted()) {
-            // Earlier ones still pending were subsumed by this completion.
-            pending.headMap(checkpointId, true).clear();
+            checkpoints.completed(checkpointId);
             chain.notifyCheckpointComplete(checkpointId);
             if (firstCheckpointAfterEnd >= 0 && checkpointId >= firstCheckpointAfterEnd) {
                 phase = Phase.FINISHING;
             }
         } else {
-            AsyncSnapshot async = pending.remove(checkpointId);
-            if (async != null) {
-                async.cancel();
-            }
+            checkpoints.aborted(checkpointId);
             chain.notifyCheckpointAborted(checkpointId);
             if (checkpointId == firstCheckpointAfterEnd) {
                 firstCheckpointAfterEnd = -1; // the next checkpoint after the end counts instead
             }
         }
-    }
-
-    private void decline(long checkpointId, CheckpointFailureReason reason, String message) {
-        streaming.declineCheckpoint(DeclineCheckpointRequest.newBuilder().setJmSessionId(deployment.getJmSessionId())
-                .setAttempt(attempt).setCheckpointId(checkpointId)
-                .setFailure(CheckpointMessages.toProto(new CheckpointFailure(checkpointId, reason, message, name)))
-                .build()).whenComplete((ok, error) -> {
-                    if (error != null) {
-                        LOG.warn("Task {}: declining checkpoint {} failed: {}", name, checkpointId, Rpc.message(error));
-                    }
-                });
     }
 
     private ProcessingTimeService timeService() {
@@ -539,64 +492,5 @@ final class StreamTask {
                 streaming.timers().schedule(() -> mailbox.put(action), delayMs, TimeUnit.MILLISECONDS);
             }
         };
-    }
-
-    /**
-     * The asynchronous part of one checkpoint, on the snapshot pool: writes every operator's state,
-     * then acknowledges. Cancelling it (checkpoint aborted, task ending) stops the writes, which
-     * delete their files, and no acknowledgement goes out.
-     */
-    private final class AsyncSnapshot implements Runnable {
-        private final long checkpointId;
-        private final Map<String, RunnableFuture<OperatorSubtaskState>> futures;
-        private final long syncMs;
-        private volatile boolean cancelled;
-
-        AsyncSnapshot(long checkpointId, Map<String, RunnableFuture<OperatorSubtaskState>> futures, long syncMs) {
-            this.checkpointId = checkpointId;
-            this.futures = futures;
-            this.syncMs = syncMs;
-        }
-
-        void cancel() {
-            cancelled = true;
-            futures.values().forEach(future -> future.cancel(true));
-        }
-
-        @Override
-        public void run() {
-            long start = System.nanoTime();
-            Map<String, OperatorSubtaskState> states = new HashMap<>();
-            try {
-                for (Map.Entry<String, RunnableFuture<OperatorSubtaskState>> entry : futures.entrySet()) {
-                    entry.getValue().run();
-                    states.put(entry.getKey(), entry.getValue().get());
-                }
-            } catch (Exception e) {
-                futures.values().forEach(future -> future.cancel(true));
-                if (!cancelled) {
-                    LOG.warn("Task {}: writing the state of checkpoint {} failed", name, checkpointId, e);
-                    decline(checkpointId, CheckpointFailureReason.ASYNC_FAILURE, "writing state failed: "
-                            + Task.oneLine(e));
-                }
-                return;
-            }
-            if (cancelled) {
-                return;
-            }
-            TaskStateSnapshot snapshot = new TaskStateSnapshot(states);
-            long asyncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            streaming.acknowledgeCheckpoint(AcknowledgeCheckpointRequest.newBuilder()
-                    .setJmSessionId(deployment.getJmSessionId()).setAttempt(attempt).setCheckpointId(checkpointId)
-                    .setState(StateHandleCodec.toProto(snapshot))
-                    .setMetrics(CheckpointMessages.toProto(new CheckpointMetrics(0, syncMs, asyncMs,
-                            snapshot.stateSize())))
-                    .build()).whenComplete((ok, error) -> {
-                        if (error != null) {
-                            LOG.warn("Task {}: acknowledging checkpoint {} failed: {}", name, checkpointId,
-                                    Rpc.message(error));
-                        }
-                    });
-        }
     }
 }
