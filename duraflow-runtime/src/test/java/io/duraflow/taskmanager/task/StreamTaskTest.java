@@ -340,6 +340,48 @@ class StreamTaskTest {
         assertThat(all.stream().mapToLong(Long::longValue).sum()).isEqualTo(RECORDS * (RECORDS - 1) / 2);
     }
 
+    @Test
+    void anAbortedCheckpointIsNeitherAcknowledgedNorLeavesFilesAndTheNextOneIs() throws Exception {
+        RecordingTwoPhaseSink sink = new RecordingTwoPhaseSink();
+        java.util.function.Supplier<JobGraph> job = () -> {
+            JobBuilder builder = new JobBuilder("two-phase");
+            builder.fromSource("numbers", new SequenceSource(0, RECORDS, 1)).uid("numbers").sinkTo("sink", sink);
+            return JobGraph.compile(builder.plan(), 1, RuntimeMode.STREAMING);
+        };
+        graph = job.get();
+        sources = graph.vertices().get(0);
+        Path checkpoints = dir.resolve("checkpoints");
+        // Inline nothing: every piece of state is a file, so a leftover file would show.
+        Map<String, String> config = Map.of("execution.checkpointing.dir", checkpoints.toString(),
+                "state.storage.inline-threshold", "0 b");
+        List<Runnable> asyncParts = new CopyOnWriteArrayList<>();
+        cluster.snapshotExecutor = asyncParts::add;
+        AttemptId attempt = sourceAttempt(0, 0);
+        Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
+                .setAttempt(attempt).putAllConfig(config).build(), job.get(), cluster);
+        Map<AttemptId, Task> tasks = Map.of(attempt, task);
+        cluster.start(task);
+        awaitSplitRequests(attempt, 1);
+        deliverSplit(tasks, attempt, 0, RECORDS);
+        trigger(tasks, attempt, 1);
+        task.notifyCheckpoint(CheckpointNotification.newBuilder().setJmSessionId("session").setAttempt(attempt)
+                .setCheckpointId(1).setCompleted(false).build());
+        trigger(tasks, attempt, 2);
+        // Mails run in order: once checkpoint 2's part is queued, the abort of checkpoint 1 was handled.
+        await().atMost(Duration.ofSeconds(30)).until(() -> asyncParts.size() == 2);
+        asyncParts.forEach(Runnable::run);
+
+        assertThat(cluster.acks).singleElement().satisfies(ack -> assertThat(ack.getCheckpointId()).isEqualTo(2));
+        assertThat(cluster.declines).isEmpty();
+        try (var files = java.nio.file.Files.walk(checkpoints)) {
+            List<String> written = files.filter(java.nio.file.Files::isRegularFile)
+                    .map(file -> checkpoints.relativize(file).toString()).toList();
+            assertThat(written).isNotEmpty().allSatisfy(file -> assertThat(file).doesNotContain("chk-1"));
+        }
+        task.cancel();
+        cluster.joinAll();
+    }
+
     // ------------------------------------------------------------ the test as JobManager
 
     private io.duraflow.api.dag.PlanNode collectNode() {
@@ -441,6 +483,8 @@ class StreamTaskTest {
         final NetworkEnvironment network = new NetworkEnvironment(Configuration.fromMap(Map.of(
                 "taskmanager.network.memory", "16 mb")), "tm-test", System::nanoTime);
         final ExecutorService snapshotPool = Executors.newFixedThreadPool(2);
+        /** Where asynchronous snapshot parts run; a test may queue them to run them itself. */
+        volatile Executor snapshotExecutor = snapshotPool;
         final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
         final List<AttemptId> splitRequests = new CopyOnWriteArrayList<>();
         final List<AcknowledgeCheckpointRequest> acks = new CopyOnWriteArrayList<>();
@@ -525,7 +569,7 @@ class StreamTaskTest {
 
         @Override
         public Executor snapshotPool() {
-            return snapshotPool;
+            return snapshotExecutor;
         }
 
         @Override
