@@ -62,6 +62,8 @@ class TaskExecutorTest {
     private final FakeJobManager jobManagers = new FakeJobManager();
     private final List<Runnable> startedTaskThreads = new CopyOnWriteArrayList<>();
     private final Map<String, FakeTask> tasks = new LinkedHashMap<>();
+    /** The plan each task was started with, by subtask#attempt. */
+    private final Map<String, JobGraph> taskGraphs = new LinkedHashMap<>();
     /** Plan builds run inline unless a test queues or threads them. */
     private java.util.concurrent.Executor planBuilds = Runnable::run;
     private TaskExecutorServices.PlanBuilder planBuilder = (jobClass, params, parallelism, mode) -> GRAPH;
@@ -151,6 +153,8 @@ class TaskExecutorTest {
                 (deployment, graph, environment) -> {
                     FakeTask task = new FakeTask();
                     tasks.put(deployment.getAttempt().getSubtask() + "#" + deployment.getAttempt().getAttempt(), task);
+                    taskGraphs.put(deployment.getAttempt().getSubtask() + "#" + deployment.getAttempt().getAttempt(),
+                            graph);
                     return task;
                 });
         executor = new TaskExecutor(config, leaders, dir, services);
@@ -259,6 +263,29 @@ class TaskExecutorTest {
         FakeJobManager.last(jobManagers.inputEnds).answer().complete(io.duraflow.rpc.proto.Ack.getDefaultInstance());
         assertThat(acked).isCompleted();
         assertThat(ended).isCompleted();
+    }
+
+    @Test
+    void tasksOfAStreamingJobGetAPlanEachWhileTasksOfABatchJobShareOne() {
+        // Streaming functions keep per-task fields (state handles set in open()): one shared
+        // function object would let the second task's open() redirect the first task's state.
+        planBuilder = (jobClass, params, parallelism, mode) -> JobPlans.build(jobClass, params, parallelism, mode);
+        register(FIRST);
+        for (int subtask = 0; subtask < 2; subtask++) {
+            Answer answer = new Answer();
+            executor.deploy(TaskDeployment.newBuilder().setJmSessionId(FIRST.sessionId())
+                    .setAttempt(attempt(subtask, 0)).setJobClass(TinyJob.class.getName())
+                    .putConfig("execution.runtime-mode", "streaming").setDefaultParallelism(1)
+                    .setFingerprint(JobPlans.build(TinyJob.class.getName(), Map.of(), 1,
+                            io.duraflow.config.RuntimeMode.STREAMING).fingerprint())
+                    .setParallelism(2).build(), answer);
+            mailbox.runDue();
+            assertThat(answer.ok).isTrue();
+        }
+        assertThat(startedTaskThreads).hasSize(2);
+        assertThat(taskGraphs.get("0#0").mode()).isEqualTo(io.duraflow.config.RuntimeMode.STREAMING);
+        assertThat(taskGraphs.get("0#0")).isNotSameAs(taskGraphs.get("1#0"));
+        assertThat(taskGraphs.get("0#0").fingerprint()).isEqualTo(taskGraphs.get("1#0").fingerprint());
     }
 
     // ------------------------------------------------------------------ slots
