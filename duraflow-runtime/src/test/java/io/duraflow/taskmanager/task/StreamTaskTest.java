@@ -80,13 +80,19 @@ class StreamTaskTest {
     @TempDir
     Path dir;
 
-    private final Cluster cluster = new Cluster();
+    /** The TaskManager of every task, and where the test records what tasks tell the JobManager. */
+    private final Cluster cluster = new Cluster("tm-test", null);
+    /** A second TaskManager on loopback for the keyed tasks of the remote variant; null otherwise. */
+    private Cluster remote;
     private JobGraph graph;
     private JobVertex sources;
     private JobVertex sums;
 
     @AfterEach
     void stop() {
+        if (remote != null) {
+            remote.close();
+        }
         cluster.close();
     }
 
@@ -126,8 +132,14 @@ class StreamTaskTest {
         sums = graph.vertices().stream().filter(v -> !v.isSource()).findFirst().orElseThrow();
     }
 
-    @Test
-    void aRestoreFromAnAcknowledgedCheckpointContinuesExactlyAndTheJobEndsWithAFinalCheckpoint() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "keyed tasks on {0} TaskManager")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"the same", "another"})
+    void aRestoreFromAnAcknowledgedCheckpointContinuesExactlyAndTheJobEndsWithAFinalCheckpoint(String where)
+            throws Exception {
+        if (where.equals("another")) {
+            // Its records and barriers reach the keyed tasks over credit-based gRPC streams.
+            remote = new Cluster("tm-remote", cluster);
+        }
         compile();
         // ---- attempt 0: half of the input, checkpoint 1, the other half, then a "failure".
         Map<AttemptId, Task> first = deployAll(0, Map.of());
@@ -418,15 +430,16 @@ class StreamTaskTest {
                     .addInputs(InputGate.newBuilder().setEdgeId(edge.id()).setSubpartitionFrom(subtask)
                             .setSubpartitionTo(subtask + 1)
                             .addProducers(PartitionLocation.newBuilder().setPartitionId(partitionId(0, attempt))
-                                    .setTmId("tm-test"))
+                                    .setTmId(cluster.tmId).setTmAddress(cluster.address()))
                             .addProducers(PartitionLocation.newBuilder().setPartitionId(partitionId(1, attempt))
-                                    .setTmId("tm-test")));
+                                    .setTmId(cluster.tmId).setTmAddress(cluster.address())));
             for (TaskDeployment.Builder deployment : List.of(source, sum)) {
                 TaskRestore restore = restores.get(deployment.getAttempt());
                 if (restore != null) {
                     deployment.setRestore(restore);
                 }
-                Task task = new Task(deployment.build(), build(), cluster);
+                Cluster taskManager = deployment == sum && remote != null ? remote : cluster;
+                Task task = new Task(deployment.build(), build(), taskManager);
                 tasks.put(deployment.getAttempt(), task);
             }
         }
@@ -480,8 +493,11 @@ class StreamTaskTest {
 
     /** One TaskManager: a real network environment, snapshot pool and timers; the JobManager side recorded. */
     private final class Cluster implements TaskEnvironment, StreamEnvironment, AutoCloseable {
-        final NetworkEnvironment network = new NetworkEnvironment(Configuration.fromMap(Map.of(
-                "taskmanager.network.memory", "16 mb")), "tm-test", System::nanoTime);
+        final String tmId;
+        /** Where this TaskManager's tasks' calls to the JobManager are recorded. */
+        final Cluster jobManager;
+        final NetworkEnvironment network;
+        final io.grpc.Server server;
         final ExecutorService snapshotPool = Executors.newFixedThreadPool(2);
         /** Where asynchronous snapshot parts run; a test may queue them to run them itself. */
         volatile Executor snapshotExecutor = snapshotPool;
@@ -492,6 +508,18 @@ class StreamTaskTest {
         final List<AttemptId> inputEnds = new CopyOnWriteArrayList<>();
         final List<TaskStateUpdate> reports = new CopyOnWriteArrayList<>();
         final List<Thread> threads = new ArrayList<>();
+        Cluster(String tmId, Cluster recordInto) {
+            this.tmId = tmId;
+            this.jobManager = recordInto == null ? this : recordInto;
+            this.network = new NetworkEnvironment(Configuration.fromMap(Map.of("taskmanager.network.memory", "16 mb")),
+                    tmId, System::nanoTime);
+            this.server = io.duraflow.rpc.RpcServers.start("127.0.0.1", 0, "taskmanager.rpc.port", network.service());
+        }
+
+        String address() {
+            return "127.0.0.1:" + server.getPort();
+        }
+
         /** Runs on the task thread when a split request is sent, before the task looks at its mails again. */
         volatile Consumer<AttemptId> onSplitRequest = attempt -> { };
 
@@ -515,7 +543,7 @@ class StreamTaskTest {
 
         @Override
         public String taskManagerId() {
-            return "tm-test";
+            return tmId;
         }
 
         @Override
@@ -549,7 +577,7 @@ class StreamTaskTest {
 
         @Override
         public void reportState(TaskStateUpdate update) {
-            reports.add(update);
+            jobManager.reports.add(update);
         }
 
         @Override
@@ -584,24 +612,25 @@ class StreamTaskTest {
 
         @Override
         public CompletableFuture<Void> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
-            acks.add(request);
+            jobManager.acks.add(request);
             return CompletableFuture.completedFuture(null);
         }
 
         @Override
         public CompletableFuture<Void> declineCheckpoint(DeclineCheckpointRequest request) {
-            declines.add(request);
+            jobManager.declines.add(request);
             return CompletableFuture.completedFuture(null);
         }
 
         @Override
         public CompletableFuture<Void> reportInputEnded(TaskInputEnded report) {
-            inputEnds.add(report.getAttempt());
+            jobManager.inputEnds.add(report.getAttempt());
             return CompletableFuture.completedFuture(null);
         }
 
         @Override
         public void close() {
+            server.shutdownNow();
             network.close();
             snapshotPool.shutdownNow();
             timers.shutdownNow();
