@@ -394,6 +394,46 @@ class StreamTaskTest {
         cluster.joinAll();
     }
 
+    @Test
+    void aRateLimitedSourceWaitsOnItsReadersAvailabilityAndItsBoundedInputEndsAfterTheFinalCheckpoint()
+            throws Exception {
+        long records = 3_000;
+        java.util.function.Supplier<JobGraph> job = () -> {
+            JobBuilder builder = new JobBuilder("generated");
+            builder.fromSource("generate", io.duraflow.api.connectors.DataGeneratorSource.of("longs", Types.LONG,
+                    i -> i).withCount(records).withRate(30_000)).uid("generate").collect("longs");
+            return JobGraph.compile(builder.plan(), 1, RuntimeMode.STREAMING);
+        };
+        graph = job.get();
+        sources = graph.vertices().get(0);
+        AttemptId attempt = sourceAttempt(0, 0);
+        Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
+                .setAttempt(attempt).putConfig("execution.checkpointing.dir", dir.resolve("checkpoints").toString())
+                .build(), job.get(), cluster);
+        byte[] split = io.duraflow.api.connectors.StrideSplit.SERIALIZER.toBytes(
+                new io.duraflow.api.connectors.StrideSplit(0, 0, 1, records));
+        task.deliver(OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
+                .addSplits(ByteString.copyFrom(split))).build());
+        task.deliver(noMoreSplits());
+        cluster.start(task);
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.inputEnds.contains(attempt));
+        assertThat(cluster.finalStates()).as("waits for a checkpoint after its end").isEmpty();
+        trigger(Map.of(attempt, task), attempt, 1);
+        awaitAcks(1, 1);
+        task.notifyCheckpoint(completed(attempt, 1));
+        cluster.joinAll();
+
+        TaskStateUpdate finished = cluster.reports.get(cluster.reports.size() - 1);
+        assertThat(finished.getState()).isEqualTo(TaskState.FINISHED);
+        List<Long> collected = new ArrayList<>();
+        DataReader in = new DataReader(finished.getCollected(0).getData().toByteArray());
+        while (in.hasRemaining()) {
+            collected.add(Types.LONG.read(new DataReader(in.readBytes(in.readVarInt()))));
+        }
+        assertThat(collected).hasSize((int) records).doesNotHaveDuplicates();
+        assertThat(collected.stream().mapToLong(Long::longValue).max()).hasValue(records - 1);
+    }
+
     // ------------------------------------------------------------ the test as JobManager
 
     private io.duraflow.api.dag.PlanNode collectNode() {
