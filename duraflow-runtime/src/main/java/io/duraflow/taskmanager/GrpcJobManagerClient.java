@@ -1,13 +1,16 @@
 package io.duraflow.taskmanager;
 
 import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.JobManagerGatewayGrpc;
 import io.duraflow.rpc.proto.JobManagerHeartbeat;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
@@ -49,6 +52,21 @@ final class GrpcJobManagerClient implements JobManagerClient {
     @Override
     public CompletableFuture<Ack> sendOperatorEvent(OperatorEventFromTask event) {
         return call(REPORT_TIMEOUT_MS, (gateway, answer) -> gateway.sendOperatorEvent(event, answer));
+    }
+
+    @Override
+    public CompletableFuture<Ack> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+        return call(REPORT_TIMEOUT_MS, (gateway, answer) -> gateway.acknowledgeCheckpoint(request, answer));
+    }
+
+    @Override
+    public CompletableFuture<Ack> declineCheckpoint(DeclineCheckpointRequest request) {
+        return call(REPORT_TIMEOUT_MS, (gateway, answer) -> gateway.declineCheckpoint(request, answer));
+    }
+
+    @Override
+    public CompletableFuture<Ack> reportInputEnded(TaskInputEnded report) {
+        return call(REPORT_TIMEOUT_MS, (gateway, answer) -> gateway.reportInputEnded(report, answer));
     }
 
     @Override

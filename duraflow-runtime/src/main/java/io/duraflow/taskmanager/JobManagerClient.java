@@ -1,11 +1,14 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.JobManagerHeartbeat;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
+import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.util.concurrent.CompletableFuture;
 
@@ -23,6 +26,15 @@ public interface JobManagerClient extends AutoCloseable {
     CompletableFuture<Ack> updateTaskState(TaskStateUpdate update);
 
     CompletableFuture<Ack> sendOperatorEvent(OperatorEventFromTask event);
+
+    /** A streaming task's part of a checkpoint: its operators' state handles. */
+    CompletableFuture<Ack> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request);
+
+    /** A streaming task will not take its part of a checkpoint, and why. */
+    CompletableFuture<Ack> declineCheckpoint(DeclineCheckpointRequest request);
+
+    /** A streaming task processed all its input and waits for a checkpoint taken after it. */
+    CompletableFuture<Ack> reportInputEnded(TaskInputEnded report);
 
     /** Ends every call in flight (they fail) and frees the connection. */
     @Override

@@ -27,6 +27,13 @@ final class JobPlanCache {
     private final long timeoutMs;
     /** Built, or being built; failed ones are evicted. */
     private final Map<String, CompletableFuture<JobGraph>> plans = new LinkedHashMap<>();
+    /**
+     * Jobs whose cached streaming plan a task already runs. Streaming functions keep per-task
+     * fields (state handles set in open()), which tasks sharing one function object would
+     * overwrite for each other: only the first task of a streaming job gets the cached plan, every
+     * other task a plan of its own. Touched from the futures' threads, hence concurrent.
+     */
+    private final java.util.Set<String> streamingPlansInUse = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     JobPlanCache(Mailbox mailbox, Executor planBuilds, TaskExecutorServices.PlanBuilder planBuilder, long timeoutMs) {
         this.mailbox = mailbox;
@@ -38,6 +45,38 @@ final class JobPlanCache {
     /** The plan of the deployment's job; the future may complete on any thread. */
     CompletableFuture<JobGraph> plan(TaskDeployment deployment) {
         mailbox.assertRunningInMailbox();
+        String jobId = deployment.getAttempt().getJobId();
+        // Not thenCompose: it would wrap the build's error, whose message the task's report carries.
+        CompletableFuture<JobGraph> plan = new CompletableFuture<>();
+        shared(deployment).whenComplete((graph, error) -> {
+            if (error != null) {
+                plan.completeExceptionally(error);
+            } else if (graph.mode() != RuntimeMode.STREAMING || streamingPlansInUse.add(jobId)) {
+                plan.complete(graph);
+            } else {
+                ownPlan(deployment).whenComplete((own, ownError) -> {
+                    if (ownError != null) {
+                        plan.completeExceptionally(new IllegalStateException("building the plan of job class "
+                                + deployment.getJobClass() + " for task " + io.duraflow.rpc.Rpc.describe(
+                                        deployment.getAttempt()) + " failed: " + Task.oneLine(ownError), ownError));
+                    } else {
+                        plan.complete(own);
+                    }
+                });
+            }
+        });
+        return plan;
+    }
+
+    /** A plan for one streaming task alone (see {@link #streamingPlansInUse}); its job built fine once already. */
+    private CompletableFuture<JobGraph> ownPlan(TaskDeployment deployment) {
+        RuntimeMode mode = Configuration.fromMap(deployment.getConfigMap()).get(ExecutionOptions.RUNTIME_MODE);
+        return CompletableFuture.supplyAsync(() -> planBuilder.build(deployment.getJobClass(),
+                deployment.getParamsMap(), deployment.getDefaultParallelism(), mode), planBuilds)
+                .orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    private CompletableFuture<JobGraph> shared(TaskDeployment deployment) {
         String jobId = deployment.getAttempt().getJobId();
         CompletableFuture<JobGraph> known = plans.get(jobId);
         if (known != null) {
@@ -80,11 +119,13 @@ final class JobPlanCache {
     void forget(String jobId) {
         mailbox.assertRunningInMailbox();
         plans.remove(jobId);
+        streamingPlansInUse.remove(jobId);
     }
 
     /** The JobManager is gone: the next one deploys afresh. */
     void clear() {
         mailbox.assertRunningInMailbox();
         plans.clear();
+        streamingPlansInUse.clear();
     }
 }

@@ -44,6 +44,16 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
                         public void deliver(OperatorEvent event) {
                             task.deliver(event);
                         }
+
+                        @Override
+                        public void triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
+                            task.triggerCheckpoint(request);
+                        }
+
+                        @Override
+                        public void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification notification) {
+                            task.notifyCheckpoint(notification);
+                        }
                     };
                 });
     }
@@ -68,6 +78,15 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
         void cancel();
 
         void deliver(OperatorEvent event);
+
+        /** A checkpoint starts at this (source) task; a task that takes no checkpoints fails. */
+        default void triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
+            throw new IllegalStateException("task " + io.duraflow.rpc.Rpc.describe(request.getAttempt())
+                    + " takes no checkpoints: it is not a streaming task");
+        }
+
+        /** A checkpoint completed or was aborted; tasks that take no checkpoints ignore it. */
+        default void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification notification) {}
     }
 
     /** Makes the task of a deployment; a fake in tests. */

@@ -60,7 +60,7 @@ public final class TaskManagerRunner implements AutoCloseable {
         Server server;
         try {
             server = RpcServers.start(host, config.get(TaskManagerOptions.RPC_PORT), TaskManagerOptions.RPC_PORT.key(),
-                    new TaskManagerService(executor));
+                    new TaskManagerService(executor), executor.network().service());
         } catch (RuntimeException e) {
             executor.close();
             ha.close();

@@ -57,6 +57,16 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
                 request.getOnlyKept(), reply(response));
     }
 
+    @Override
+    public void triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest request, StreamObserver<Ack> response) {
+        executor.triggerCheckpoint(request, reply(response));
+    }
+
+    @Override
+    public void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification request, StreamObserver<Ack> response) {
+        executor.notifyCheckpoint(request, reply(response));
+    }
+
     /** The executor answers from its mailbox; this thread only hands the request over. */
     private static TaskExecutor.Reply reply(StreamObserver<Ack> response) {
         return new TaskExecutor.Reply() {

@@ -1,6 +1,9 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.Ack;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
+import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.JobManagerHeartbeat;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
@@ -24,6 +27,9 @@ final class FakeJobManager implements JobManagerClient.Factory {
     final List<Call<TaskManagerHeartbeat, JobManagerHeartbeat>> heartbeats = new CopyOnWriteArrayList<>();
     final List<Call<TaskStateUpdate, Ack>> reports = new CopyOnWriteArrayList<>();
     final List<Call<OperatorEventFromTask, Ack>> operatorEvents = new CopyOnWriteArrayList<>();
+    final List<Call<AcknowledgeCheckpointRequest, Ack>> acknowledgements = new CopyOnWriteArrayList<>();
+    final List<Call<DeclineCheckpointRequest, Ack>> declines = new CopyOnWriteArrayList<>();
+    final List<Call<TaskInputEnded, Ack>> inputEnds = new CopyOnWriteArrayList<>();
     final List<String> closed = new CopyOnWriteArrayList<>();
 
     @Override
@@ -47,6 +53,21 @@ final class FakeJobManager implements JobManagerClient.Factory {
             @Override
             public CompletableFuture<Ack> sendOperatorEvent(OperatorEventFromTask event) {
                 return record(operatorEvents, address, event);
+            }
+
+            @Override
+            public CompletableFuture<Ack> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+                return record(acknowledgements, address, request);
+            }
+
+            @Override
+            public CompletableFuture<Ack> declineCheckpoint(DeclineCheckpointRequest request) {
+                return record(declines, address, request);
+            }
+
+            @Override
+            public CompletableFuture<Ack> reportInputEnded(TaskInputEnded report) {
+                return record(inputEnds, address, report);
             }
 
             @Override

@@ -62,6 +62,8 @@ class TaskExecutorTest {
     private final FakeJobManager jobManagers = new FakeJobManager();
     private final List<Runnable> startedTaskThreads = new CopyOnWriteArrayList<>();
     private final Map<String, FakeTask> tasks = new LinkedHashMap<>();
+    /** The plan each task was started with, by subtask#attempt. */
+    private final Map<String, JobGraph> taskGraphs = new LinkedHashMap<>();
     /** Plan builds run inline unless a test queues or threads them. */
     private java.util.concurrent.Executor planBuilds = Runnable::run;
     private TaskExecutorServices.PlanBuilder planBuilder = (jobClass, params, parallelism, mode) -> GRAPH;
@@ -73,10 +75,22 @@ class TaskExecutorTest {
         boolean started;
         boolean cancelled;
         final List<OperatorEvent> events = new ArrayList<>();
+        final List<io.duraflow.rpc.proto.TriggerCheckpointRequest> triggers = new ArrayList<>();
+        final List<io.duraflow.rpc.proto.CheckpointNotification> notifications = new ArrayList<>();
 
         @Override
         public void run() {
             started = true;
+        }
+
+        @Override
+        public void triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
+            triggers.add(request);
+        }
+
+        @Override
+        public void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification notification) {
+            notifications.add(notification);
         }
 
         @Override
@@ -139,6 +153,8 @@ class TaskExecutorTest {
                 (deployment, graph, environment) -> {
                     FakeTask task = new FakeTask();
                     tasks.put(deployment.getAttempt().getSubtask() + "#" + deployment.getAttempt().getAttempt(), task);
+                    taskGraphs.put(deployment.getAttempt().getSubtask() + "#" + deployment.getAttempt().getAttempt(),
+                            graph);
                     return task;
                 });
         executor = new TaskExecutor(config, leaders, dir, services);
@@ -194,6 +210,82 @@ class TaskExecutorTest {
 
         assertThatThrownBy(() -> executor.start(OWN_ADDRESS, 1_000)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("refused to register").hasMessageContaining("advertises address 'nowhere:1'");
+    }
+
+    // ------------------------------------------------------------------ streaming checkpoints
+
+    @Test
+    void checkpointRequestsOfItsSessionReachTheTaskAndTheTasksCheckpointCallsCarryTheSessionThatDeployedIt() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        FakeTask task = tasks.get("0#0");
+
+        Answer otherSession = new Answer();
+        executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
+                .setJmSessionId(SECOND.sessionId()).setAttempt(attempt(0, 0)).setCheckpointId(1).build(), otherSession);
+        Answer triggered = new Answer();
+        executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
+                .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(0, 0)).setCheckpointId(1).build(), triggered);
+        Answer notRunning = new Answer();
+        executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
+                .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(1, 0)).setCheckpointId(1).build(), notRunning);
+        Answer notified = new Answer();
+        executor.notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification.newBuilder()
+                .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(0, 0)).setCheckpointId(1).setCompleted(true)
+                .build(), notified);
+        mailbox.runDue();
+
+        assertThat(otherSession.refused.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(triggered.ok).isTrue();
+        assertThat(notRunning.refused.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(notified.ok).isTrue();
+        assertThat(task.triggers).singleElement().satisfies(t -> assertThat(t.getCheckpointId()).isEqualTo(1));
+        assertThat(task.notifications).singleElement().satisfies(n -> assertThat(n.getCompleted()).isTrue());
+
+        // Whatever session the task names, its calls go with the one that deployed it.
+        java.util.concurrent.CompletableFuture<Void> acked = executor.streaming().acknowledgeCheckpoint(
+                io.duraflow.rpc.proto.AcknowledgeCheckpointRequest.newBuilder().setJmSessionId("forged")
+                        .setAttempt(attempt(0, 0)).setCheckpointId(1).build());
+        java.util.concurrent.CompletableFuture<Void> ended = executor.streaming().reportInputEnded(
+                io.duraflow.rpc.proto.TaskInputEnded.newBuilder().setAttempt(attempt(0, 0)).build());
+        java.util.concurrent.CompletableFuture<Void> declinedByAGoneTask = executor.streaming().declineCheckpoint(
+                io.duraflow.rpc.proto.DeclineCheckpointRequest.newBuilder().setAttempt(attempt(1, 0))
+                        .setCheckpointId(1).build());
+        mailbox.runDue();
+        assertThat(FakeJobManager.last(jobManagers.acknowledgements).request().getJmSessionId())
+                .isEqualTo(FIRST.sessionId());
+        assertThat(FakeJobManager.last(jobManagers.inputEnds).request().getJmSessionId()).isEqualTo(FIRST.sessionId());
+        assertThat(jobManagers.declines).isEmpty();
+        assertThat(declinedByAGoneTask).isCompletedExceptionally();
+        assertThat(acked).isNotDone();
+        FakeJobManager.last(jobManagers.acknowledgements).answer().complete(io.duraflow.rpc.proto.Ack.getDefaultInstance());
+        FakeJobManager.last(jobManagers.inputEnds).answer().complete(io.duraflow.rpc.proto.Ack.getDefaultInstance());
+        assertThat(acked).isCompleted();
+        assertThat(ended).isCompleted();
+    }
+
+    @Test
+    void tasksOfAStreamingJobGetAPlanEachWhileTasksOfABatchJobShareOne() {
+        // Streaming functions keep per-task fields (state handles set in open()): one shared
+        // function object would let the second task's open() redirect the first task's state.
+        planBuilder = (jobClass, params, parallelism, mode) -> JobPlans.build(jobClass, params, parallelism, mode);
+        register(FIRST);
+        for (int subtask = 0; subtask < 2; subtask++) {
+            Answer answer = new Answer();
+            executor.deploy(TaskDeployment.newBuilder().setJmSessionId(FIRST.sessionId())
+                    .setAttempt(attempt(subtask, 0)).setJobClass(TinyJob.class.getName())
+                    .putConfig("execution.runtime-mode", "streaming").setDefaultParallelism(1)
+                    .setFingerprint(JobPlans.build(TinyJob.class.getName(), Map.of(), 1,
+                            io.duraflow.config.RuntimeMode.STREAMING).fingerprint())
+                    .setParallelism(2).build(), answer);
+            mailbox.runDue();
+            assertThat(answer.ok).isTrue();
+        }
+        assertThat(startedTaskThreads).hasSize(2);
+        assertThat(taskGraphs.get("0#0").mode()).isEqualTo(io.duraflow.config.RuntimeMode.STREAMING);
+        assertThat(taskGraphs.get("0#0")).isNotSameAs(taskGraphs.get("1#0"));
+        assertThat(taskGraphs.get("0#0").fingerprint()).isEqualTo(taskGraphs.get("1#0").fingerprint());
     }
 
     // ------------------------------------------------------------------ slots

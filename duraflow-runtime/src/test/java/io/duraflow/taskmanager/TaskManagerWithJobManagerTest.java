@@ -183,6 +183,22 @@ class TaskManagerWithJobManagerTest {
                 }
 
                 @Override
+                public CompletableFuture<Ack> acknowledgeCheckpoint(
+                        io.duraflow.rpc.proto.AcknowledgeCheckpointRequest request) {
+                    return client.acknowledgeCheckpoint(request);
+                }
+
+                @Override
+                public CompletableFuture<Ack> declineCheckpoint(io.duraflow.rpc.proto.DeclineCheckpointRequest request) {
+                    return client.declineCheckpoint(request);
+                }
+
+                @Override
+                public CompletableFuture<Ack> reportInputEnded(io.duraflow.rpc.proto.TaskInputEnded report) {
+                    return client.reportInputEnded(report);
+                }
+
+                @Override
                 public void close() {
                     client.close();
                 }

@@ -15,7 +15,10 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.Rpc;
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
@@ -72,6 +75,8 @@ public final class Task implements Runnable {
     private Thread thread;
     /** Once the thread is cleared, no cancel() can interrupt what the task thread does next (its final report). */
     private final Object interruptLock = new Object();
+    /** The streaming body of a task of a streaming job; null in batch. */
+    private final StreamTask stream;
 
     public Task(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment) {
         this.deployment = deployment;
@@ -79,6 +84,8 @@ public final class Task implements Runnable {
         this.graph = graph;
         this.vertex = graph.vertex(attempt.getVertex());
         this.environment = environment;
+        this.stream = graph.mode() == RuntimeMode.STREAMING
+                ? new StreamTask(deployment, graph, environment, counters, mailbox, sinkContext()) : null;
     }
 
     public AttemptId attempt() {
@@ -87,7 +94,26 @@ public final class Task implements Runnable {
 
     /** Called from an RPC thread: the enumerator answered; applied on the task thread. */
     public void deliver(OperatorEvent event) {
+        if (stream != null) {
+            stream.deliver(event);
+            return;
+        }
         mailbox.put(() -> apply(event));
+    }
+
+    /** Any thread: the JobManager starts a checkpoint at this task (streaming only). */
+    public void triggerCheckpoint(TriggerCheckpointRequest request) {
+        if (stream == null) {
+            throw new IllegalStateException("task " + Rpc.describe(attempt) + " is a batch task and takes no checkpoints");
+        }
+        stream.triggerCheckpoint(request);
+    }
+
+    /** Any thread: a checkpoint completed or was aborted; batch tasks take none and ignore it. */
+    public void notifyCheckpoint(CheckpointNotification notification) {
+        if (stream != null) {
+            stream.notifyCheckpoint(notification);
+        }
     }
 
     /**
@@ -125,23 +151,20 @@ public final class Task implements Runnable {
         TaskStateUpdate.Builder finished = null;
         Throwable failure = null;
         try {
-            for (OutputSpec output : deployment.getOutputsList()) {
-                writers.put(output.getEdgeId(), environment.createPartition(attempt.getJobId(), output.getPartitionId(),
-                        output.getSubpartitions()));
-                subpartitions.put(output.getEdgeId(), output.getSubpartitions());
-            }
-            chain = new OperatorChain(graph, vertex, writers, subpartitions, sinkContext(),
-                    environment.settings(), counters);
-            chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
-                    deployment.getParallelism(), attempt.getAttempt()));
-            if (vertex.isSource()) {
-                runSource(chain.sourceOutput());
+            if (stream != null) {
+                List<CollectedResult> collected = stream.run(action -> this.defaultAction = action);
+                checkCancelled();
+                finished = update(TaskState.FINISHED).addAllCollected(collected);
             } else {
-                readInputs(chain.head());
+                for (OutputSpec output : deployment.getOutputsList()) {
+                    writers.put(output.getEdgeId(), environment.createPartition(attempt.getJobId(),
+                            output.getPartitionId(), output.getSubpartitions()));
+                    subpartitions.put(output.getEdgeId(), output.getSubpartitions());
+                }
+                chain = new OperatorChain(graph, vertex, writers, subpartitions, sinkContext(),
+                        environment.settings(), counters);
+                finished = runBatch(writers, subpartitions, chain);
             }
-            checkCancelled();
-            chain.endInput();
-            finished = publishOutputs(writers, chain);
             LOG.info("Task {} finished: {} records in, {} out", name, counters.recordsIn, counters.recordsOut);
         } catch (Throwable t) {
             failure = t;
@@ -170,6 +193,20 @@ public final class Task implements Runnable {
         } else {
             reportFailure(name, failure);
         }
+    }
+
+    private TaskStateUpdate.Builder runBatch(Map<Integer, ResultPartitionWriter> writers,
+            Map<Integer, Integer> subpartitions, OperatorChain chain) throws Exception {
+        chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
+                deployment.getParallelism(), attempt.getAttempt()));
+        if (vertex.isSource()) {
+            runSource(chain.sourceOutput());
+        } else {
+            readInputs(chain.head());
+        }
+        checkCancelled();
+        chain.endInput();
+        return publishOutputs(writers, chain);
     }
 
     /**
@@ -337,6 +374,12 @@ public final class Task implements Runnable {
             throw new IllegalStateException("operator event " + event.getEventCase() + " for task "
                     + Rpc.describe(attempt) + ", which runs no source reader");
         }
+        applyToReader(reader, splitSerializer, event);
+    }
+
+    /** Task thread: gives a source reader what its enumerator sent (splits, or that no more come). */
+    static void applyToReader(SourceReader<Object, SourceSplit> reader, SplitSerializer<SourceSplit> splitSerializer,
+            OperatorEvent event) {
         switch (event.getEventCase()) {
             case ADD_SPLITS -> {
                 List<SourceSplit> splits = new ArrayList<>();

@@ -34,4 +34,12 @@ public interface TaskEnvironment {
     void releaseSlot(io.duraflow.rpc.proto.AttemptId attempt);
 
     void reportState(TaskStateUpdate update);
+
+    /**
+     * What streaming tasks need besides this; a TaskManager that runs them overrides it (batch
+     * tests' environments do not).
+     */
+    default StreamEnvironment streaming() {
+        throw new IllegalStateException("this TaskManager environment cannot run streaming tasks");
+    }
 }

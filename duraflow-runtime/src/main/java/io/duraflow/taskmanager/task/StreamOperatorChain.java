@@ -1,0 +1,272 @@
+package io.duraflow.taskmanager.task;
+
+import io.duraflow.api.dag.Operation;
+import io.duraflow.api.dag.PlanNode;
+import io.duraflow.api.sink.SinkContext;
+import io.duraflow.api.sink.SinkWriter;
+import io.duraflow.api.sink.TwoPhaseCommittingSink;
+import io.duraflow.api.source.SourceSplit;
+import io.duraflow.api.source.SplitSerializer;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.ExchangeMode;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.state.KeyGroupRange;
+import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.state.backend.StateBackend;
+import io.duraflow.state.storage.CheckpointStreamFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.RunnableFuture;
+
+/**
+ * The operators of one streaming task, wired like {@link OperatorChain} (back to front), with
+ * pipelined outputs and the streaming operators of {@link StreamOperators}. Every operator that
+ * keeps state gets an {@link OperatorStateHolder} under its uid, restored from the task's part of
+ * a checkpoint; {@link #snapshot} takes the synchronous part of every one of them. Task thread only.
+ */
+final class StreamOperatorChain implements AutoCloseable {
+    /** Who this chain runs as, for routing and key groups. */
+    record Subtask(int index, int parallelism, int maxParallelism) {}
+
+    private final JobGraph graph;
+    private final Subtask subtask;
+    private final TaskCounters counters;
+    private final ProcessingTimeService time;
+    private final Map<Integer, Downstream> inputOfNode = new HashMap<>();
+    private final List<StreamOperator> builtBackToFront = new ArrayList<>();
+    private final ChainLifecycle lifecycle = new ChainLifecycle();
+    /** The stateful operators in chain order, with their uids and key types (null: not keyed). */
+    private final Map<StreamOperator, PlanNode> statefulNodes = new LinkedHashMap<>();
+    private final Map<StreamOperator, TypeSerializer<Object>> keyTypes = new IdentityHashMap<>();
+    private final Map<StreamOperator, OperatorStateHolder> holders = new IdentityHashMap<>();
+    final List<StreamOperators.Collect> collects = new ArrayList<>();
+    private HeadOperator head;
+    private Downstream sourceOutput;
+    private StreamOperators.SourceOperator source;
+
+    StreamOperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PipelinedResultPartition> partitionsByEdge,
+            SinkContext sinkContext, OperatorChain.Settings settings, TaskCounters counters,
+            ProcessingTimeService time, Subtask subtask) throws Exception {
+        this.graph = graph;
+        this.subtask = subtask;
+        this.counters = counters;
+        this.time = time;
+        try {
+            build(vertex, partitionsByEdge, sinkContext, settings);
+        } finally {
+            // Registered also when building failed half way, so close() releases the built part.
+            for (int i = builtBackToFront.size() - 1; i >= 0; i--) {
+                lifecycle.add(builtBackToFront.get(i));
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void build(JobVertex vertex, Map<Integer, PipelinedResultPartition> partitionsByEdge,
+            SinkContext sinkContext, OperatorChain.Settings settings) throws Exception {
+        List<PlanNode> nodes = vertex.nodes();
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            PlanNode node = nodes.get(i);
+            List<Downstream> targets = new ArrayList<>();
+            for (PlanNode consumer : graph.chainedConsumers(node)) {
+                targets.add(inputOfNode.get(consumer.id()));
+            }
+            for (ExchangeEdge edge : graph.outgoingEdges(node)) {
+                Downstream exchange = exchange(edge, partitionsByEdge.get(edge.id()));
+                targets.add(exchange);
+                builtBackToFront.add(exchange);
+            }
+            Downstream out = targets.isEmpty() ? record -> { } : FanOut.of(targets);
+            if (node == vertex.head()) {
+                buildHead(node, out);
+                continue;
+            }
+            Downstream input = chained(node, out, sinkContext, settings);
+            inputOfNode.put(node.id(), input);
+            builtBackToFront.add(input);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Downstream chained(PlanNode node, Downstream out, SinkContext sinkContext, OperatorChain.Settings settings)
+            throws Exception {
+        Operation operation = node.operation();
+        if (operation instanceof Operation.MapOp op) {
+            return ChainedOperators.map(op.function(), out);
+        } else if (operation instanceof Operation.FlatMapOp op) {
+            return ChainedOperators.flatMap(op.function(), out);
+        } else if (operation instanceof Operation.FilterOp op) {
+            return ChainedOperators.filter(op.function(), out);
+        } else if (operation instanceof Operation.SinkOp op) {
+            if (op.sink() instanceof TwoPhaseCommittingSink<?, ?> committing) {
+                var sink = new StreamOperators.CommittingSink((TwoPhaseCommittingSink<Object, Object>) committing,
+                        sinkContext, counters);
+                statefulNodes.put(sink, node);
+                return sink;
+            }
+            SinkWriter<Object> writer = op.sink().createWriter(sinkContext);
+            return ChainedOperators.sink(writer, counters);
+        } else if (operation instanceof Operation.CollectOp) {
+            var collect = new StreamOperators.Collect(new ChainedOperators.CollectOperator(node.name(),
+                    (TypeSerializer<Object>) node.inputs().get(0).outputType(), settings.collectMaxBytes(), counters));
+            collects.add(collect);
+            statefulNodes.put(collect, node);
+            return collect;
+        }
+        throw StreamOperators.unsupported("operator " + node);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void buildHead(PlanNode node, Downstream out) {
+        Operation operation = node.operation();
+        if (operation instanceof Operation.SourceOp op) {
+            sourceOutput = out;
+            source = new StreamOperators.SourceOperator(
+                    (SplitSerializer<SourceSplit>) (SplitSerializer<?>) op.source().splitSerializer());
+            builtBackToFront.add(source);
+            statefulNodes.put(source, node);
+        } else if (operation instanceof Operation.RebalanceOp) {
+            head = HeadOperators.passThrough(out);
+            builtBackToFront.add(head);
+        } else if (operation instanceof Operation.KeyedProcessOp op) {
+            head = new KeyedProcessOperator(op, out, time);
+            builtBackToFront.add(head);
+            statefulNodes.put(head, node);
+            keyTypes.put(head, op.keyType());
+        } else if (operation instanceof Operation.KeyedAggregateOp op) {
+            head = new StreamOperators.RollingAggregate(op.keySelector(), op.aggregation(), op.accumulatorType(), out);
+            builtBackToFront.add(head);
+            statefulNodes.put(head, node);
+            keyTypes.put(head, op.keyType());
+        } else {
+            throw StreamOperators.unsupported("operator " + node);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Downstream exchange(ExchangeEdge edge, PipelinedResultPartition partition) {
+        if (edge.mode() != ExchangeMode.PIPELINED) {
+            throw new IllegalStateException("edge " + edge.id() + " of a streaming job is " + edge.mode()
+                    + "; streaming jobs exchange records pipelined");
+        }
+        if (partition == null) {
+            throw new IllegalStateException("the deployment has no output partition for edge " + edge.id());
+        }
+        TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
+        int subpartitions = partition.subpartitionCount();
+        return switch (edge.strategy()) {
+            case REBALANCE -> ExchangeOutputs.rebalance(recordType, partition, subpartitions, subtask.index(), counters);
+            case FORWARD -> ExchangeOutputs.forward(recordType, partition, subtask.index(), counters);
+            case BROADCAST -> ExchangeOutputs.broadcast(recordType, partition, counters);
+            case HASH -> {
+                Operation consumer = edge.consumerNode().operation();
+                if (consumer instanceof Operation.KeyedProcessOp op) {
+                    yield StreamOperators.keyGroupHash(op.keySelector(), op.keyType(), recordType, partition,
+                            subtask.maxParallelism(), counters);
+                } else if (consumer instanceof Operation.KeyedAggregateOp op) {
+                    yield StreamOperators.keyGroupHash(op.keySelector(), op.keyType(), recordType, partition,
+                            subtask.maxParallelism(), counters);
+                }
+                throw StreamOperators.unsupported("a hash exchange into " + edge.consumerNode());
+            }
+        };
+    }
+
+    HeadOperator head() {
+        return head;
+    }
+
+    Downstream sourceOutput() {
+        return sourceOutput;
+    }
+
+    StreamOperators.SourceOperator source() {
+        return source;
+    }
+
+    /**
+     * Makes every stateful operator's backends from {@code restored} (the task's part of
+     * checkpoint {@code restoredCheckpointId}, or empty with -1), then initializes and opens
+     * the operators.
+     */
+    void open(StreamOperator.OperatorContext context, StateBackend backend, TaskStateSnapshot restored,
+            long restoredCheckpointId, java.nio.file.Path localDirectory) throws Exception {
+        for (Map.Entry<StreamOperator, PlanNode> entry : statefulNodes.entrySet()) {
+            String uid = graph.uid(entry.getValue());
+            String description = entry.getValue().name() + " (uid " + uid + ") " + (subtask.index() + 1) + "/"
+                    + subtask.parallelism();
+            TypeSerializer<Object> keyType = keyTypes.get(entry.getKey());
+            OperatorStateHolder.Keyed keyed = keyType == null ? null : new OperatorStateHolder.Keyed(keyType,
+                    subtask.maxParallelism(), KeyGroupRange.ofOperatorIndex(subtask.maxParallelism(),
+                            subtask.parallelism(), subtask.index()), localDirectory);
+            holders.put(entry.getKey(), OperatorStateHolder.create(backend, uid, description,
+                    restored.operators().getOrDefault(uid, OperatorSubtaskState.EMPTY), restoredCheckpointId, keyed));
+        }
+        lifecycle.open(context, operator -> {
+            OperatorStateHolder holder = holders.get(operator);
+            return holder == null ? StreamOperator.StateInitializationContext.EMPTY : holder.initializationContext();
+        });
+    }
+
+    /**
+     * The synchronous part of checkpoint {@code checkpointId}: every operator puts what it keeps
+     * outside its backends into them, then every holder freezes its state. The futures (by uid)
+     * write it; if this throws, the futures made so far are cancelled.
+     */
+    Map<String, RunnableFuture<OperatorSubtaskState>> snapshot(long checkpointId, long timestamp,
+            CheckpointStreamFactory streams) throws Exception {
+        Map<String, RunnableFuture<OperatorSubtaskState>> futures = new LinkedHashMap<>();
+        try {
+            for (StreamOperator operator : builtBackToFront) {
+                operator.snapshotState(checkpointId);
+            }
+            for (OperatorStateHolder holder : holders.values()) {
+                futures.put(holder.uid(), holder.snapshot(checkpointId, timestamp, streams));
+            }
+        } catch (Exception | Error e) {
+            futures.values().forEach(future -> future.cancel(true));
+            throw e;
+        }
+        return futures;
+    }
+
+    void notifyCheckpointComplete(long checkpointId) throws Exception {
+        for (StreamOperator operator : builtBackToFront) {
+            operator.notifyCheckpointComplete(checkpointId);
+        }
+        holders.values().forEach(holder -> holder.notifyCheckpointComplete(checkpointId));
+    }
+
+    void notifyCheckpointAborted(long checkpointId) throws Exception {
+        for (StreamOperator operator : builtBackToFront) {
+            operator.notifyCheckpointAborted(checkpointId);
+        }
+        holders.values().forEach(holder -> holder.notifyCheckpointAborted(checkpointId));
+    }
+
+    /** All input has been pushed: ends it front to back (see {@link ChainLifecycle#endInput()}). */
+    void endInput() throws Exception {
+        lifecycle.endInput();
+    }
+
+    /** Closes every operator, then releases the state backends. Idempotent. */
+    @Override
+    public void close() throws Exception {
+        try {
+            lifecycle.close();
+        } finally {
+            for (OperatorStateHolder holder : holders.values()) {
+                holder.close();
+            }
+            holders.clear();
+        }
+    }
+}

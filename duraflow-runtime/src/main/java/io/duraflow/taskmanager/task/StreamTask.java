@@ -1,0 +1,496 @@
+package io.duraflow.taskmanager.task;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.api.sink.SinkContext;
+import io.duraflow.api.source.InputStatus;
+import io.duraflow.api.source.Source;
+import io.duraflow.api.source.SourceReader;
+import io.duraflow.api.source.SourceReaderContext;
+import io.duraflow.api.source.SourceSplit;
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.dag.Operation;
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointFailureReason;
+import io.duraflow.checkpoint.CheckpointMessages;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.StateHandleCodec;
+import io.duraflow.config.CheckpointingOptions;
+import io.duraflow.config.Configuration;
+import io.duraflow.fs.FsPath;
+import io.duraflow.network.NetworkBuffer;
+import io.duraflow.network.NetworkEnvironment.ChannelLocation;
+import io.duraflow.network.NetworkEvent;
+import io.duraflow.network.PipelinedInputGate;
+import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CollectedResult;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.PartitionLocation;
+import io.duraflow.rpc.proto.RequestSplit;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TaskInputEnded;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.state.backend.StateBackend;
+import io.duraflow.state.loader.StateBackendLoader;
+import io.duraflow.state.storage.FsCheckpointStorage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The streaming body of a {@link Task}: pipelined outputs and input gate, operators with state
+ * restored from the deployment, checkpoints, and the end of a bounded input. {@link Task} keeps
+ * what both modes share (thread, cancellation, the final report); this class runs on the task
+ * thread inside {@link #run}, and everything other threads ask for comes as a mail.
+ *
+ * <h2>Checkpoints</h2>
+ * A source task is triggered by the JobManager ({@link #triggerCheckpoint}); any other task
+ * snapshots when its gate aligned the barrier. Either way, on the task thread between two
+ * records, {@link TaskCheckpoints} takes the snapshot: every operator's synchronous part, then the
+ * barrier on every output, then the asynchronous part on the TaskManager's snapshot pool, which
+ * acknowledges with the task's {@link TaskStateSnapshot} (or declines). An abort while the
+ * asynchronous part runs cancels it, which deletes what it wrote. Completion notifications reach
+ * the operators (sinks commit).
+ *
+ * <h2>End of input</h2>
+ * {@link Phase}: when the input ends the chain ends its input and the task reports it
+ * ({@code ReportInputEnded}) and stays alive: it finishes (end of partition downstream, FINISHED)
+ * only once a checkpoint whose snapshot it took after the end completed, so the sinks committed
+ * everything. The JobManager triggers that checkpoint at the task (also a non-source task, whose
+ * gate delivers no barrier any more once its producers ended).
+ */
+final class StreamTask {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamTask.class);
+    /** Longest wait without a mail or a flush deadline; mails normally end it much sooner. */
+    private static final long MAX_IDLE_WAIT_MS = 60_000;
+    /** How long a source waiting for splits waits for a mail before polling its reader again. */
+    private static final long SOURCE_IDLE_WAIT_MS = 200;
+    private static final MailboxProcessor.Mail WAKE_UP = () -> { };
+
+    /** The life of the task's input. */
+    enum Phase {
+        /** Records flow. */
+        RUNNING,
+        /** The input ended; waiting for a checkpoint taken after the end to complete. */
+        INPUT_ENDED,
+        /** That checkpoint completed: the loop ends and the outputs finish. */
+        FINISHING
+    }
+
+    private final TaskDeployment deployment;
+    private final AttemptId attempt;
+    private final JobGraph graph;
+    private final JobVertex vertex;
+    private final TaskEnvironment environment;
+    private final StreamEnvironment streaming;
+    private final TaskCounters counters;
+    private final MailboxProcessor mailbox;
+    private final SinkContext sinkContext;
+    private final String name;
+
+    private final Map<Integer, PipelinedResultPartition> partitions = new LinkedHashMap<>();
+    private StreamOperatorChain chain;
+    private PipelinedInputGate gate;
+    private TaskCheckpoints checkpoints;
+    private SourceReader<Object, SourceSplit> reader;
+    private Phase phase = Phase.RUNNING;
+    /** The first checkpoint this task snapshotted after its input ended, or -1. */
+    private long firstCheckpointAfterEnd = -1;
+    /** The future a wake-up mail is registered on, so each future gets one callback. */
+    private CompletableFuture<?> wakeUpRegisteredOn;
+
+    StreamTask(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment, TaskCounters counters,
+            MailboxProcessor mailbox, SinkContext sinkContext) {
+        this.deployment = deployment;
+        this.attempt = deployment.getAttempt();
+        this.graph = graph;
+        this.vertex = graph.vertex(attempt.getVertex());
+        this.environment = environment;
+        this.streaming = environment.streaming();
+        this.counters = counters;
+        this.mailbox = mailbox;
+        this.sinkContext = sinkContext;
+        this.name = Rpc.describe(attempt) + " " + vertex.name();
+    }
+
+    // ------------------------------------------------------------ other threads
+
+    /** Any thread: starts a checkpoint at this task (a source, or a task whose input ended). */
+    void triggerCheckpoint(TriggerCheckpointRequest request) {
+        mailbox.put(() -> onTrigger(request));
+    }
+
+    /** Any thread: a checkpoint completed or was aborted. */
+    void notifyCheckpoint(CheckpointNotification notification) {
+        mailbox.put(() -> onNotification(notification));
+    }
+
+    /** Any thread: an operator event from the source's enumerator. */
+    void deliver(OperatorEvent event) {
+        mailbox.put(() -> {
+            if (reader == null) {
+                throw new IllegalStateException("operator event " + event.getEventCase() + " for task " + name
+                        + ", which runs no source reader");
+            }
+            Task.applyToReader(reader, chain.source().splitSerializer(), event);
+        });
+    }
+
+    // ------------------------------------------------------------ the task thread
+
+    /**
+     * Runs the task until its input ended and a checkpoint after the end completed; returns the
+     * collected records for the FINISHED report. Releases everything it made, also when it throws.
+     *
+     * @param setDefaultAction plugs this task's default action into the mailbox loop
+     */
+    List<CollectedResult> run(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
+            throws Exception {
+        Configuration config = Configuration.fromMap(deployment.getConfigMap());
+        int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
+        StateBackend backend = StateBackendLoader.fromConfiguration(config);
+        String checkpointDir = config.get(CheckpointingOptions.DIR);
+        checkpoints = new TaskCheckpoints(deployment, name, streaming, checkpointDir == null ? null
+                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config));
+        boolean finished = false;
+        try {
+            for (OutputSpec output : deployment.getOutputsList()) {
+                partitions.put(output.getEdgeId(),
+                        streaming.createPipelinedPartition(output.getPartitionId(), output.getSubpartitions()));
+            }
+            chain = new StreamOperatorChain(graph, vertex, partitions, sinkContext, environment.settings(), counters,
+                    timeService(), new StreamOperatorChain.Subtask(attempt.getSubtask(), deployment.getParallelism(),
+                            maxParallelism));
+            TaskStateSnapshot restored = deployment.hasRestore()
+                    ? StateHandleCodec.fromProto(deployment.getRestore().getState()) : TaskStateSnapshot.EMPTY;
+            long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
+            chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
+                    deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
+                    environment.settings().spillDirectory());
+            if (vertex.isSource()) {
+                runSource(setDefaultAction);
+            } else {
+                runInputs(setDefaultAction);
+            }
+            for (PipelinedResultPartition partition : partitions.values()) {
+                partition.finish();
+            }
+            finished = true;
+            LOG.info("Streaming task {} finished: {} records in, {} out", name, counters.recordsIn,
+                    counters.recordsOut);
+            List<CollectedResult> results = new ArrayList<>();
+            for (StreamOperators.Collect collect : chain.collects) {
+                ChainedOperators.CollectOperator collected = collect.collected;
+                results.add(CollectedResult.newBuilder().setName(collected.name).setSubtask(attempt.getSubtask())
+                        .setRecords(collected.records)
+                        .setData(ByteString.copyFrom(collected.buffer.buffer(), 0, collected.buffer.position())).build());
+            }
+            return results;
+        } finally {
+            if (checkpoints != null) {
+                checkpoints.cancelAll();
+            }
+            if (!finished) {
+                for (PipelinedResultPartition partition : partitions.values()) {
+                    partition.abort();
+                }
+            }
+            if (gate != null) {
+                gate.close();
+            }
+            if (chain != null) {
+                try {
+                    chain.close();
+                } catch (Exception e) {
+                    LOG.warn("Task {}: closing operators failed", name, e);
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void runSource(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
+            throws Exception {
+        Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
+        Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
+        int nodeId = vertex.head().id();
+        SourceReaderContext readerContext = new SourceReaderContext() {
+            @Override
+            public int subtaskIndex() {
+                return attempt.getSubtask();
+            }
+
+            @Override
+            public int parallelism() {
+                return deployment.getParallelism();
+            }
+
+            @Override
+            public void sendSplitRequest() {
+                environment.sendOperatorEvent(OperatorEventFromTask.newBuilder().setAttempt(attempt).setNodeId(nodeId)
+                        .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build());
+            }
+        };
+        Downstream out = chain.sourceOutput();
+        io.duraflow.api.functions.Collector<Object> collector = record -> {
+            counters.recordsIn++;
+            try {
+                out.push(record);
+            } catch (Exception e) {
+                throw ChainedOperators.ChainException.wrap(e);
+            }
+        };
+        try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
+            reader = sourceReader;
+            chain.source().attach(sourceReader);
+            sourceReader.start();
+            setDefaultAction.accept(controller -> {
+                if (!beforeInput(controller)) {
+                    return;
+                }
+                InputStatus status = sourceReader.pollNext(collector);
+                if (status == InputStatus.END_OF_INPUT) {
+                    endOfInput();
+                } else if (status == InputStatus.NOTHING_AVAILABLE) {
+                    java.util.concurrent.CompletionStage<Void> available = sourceReader.isAvailable();
+                    if (available == SourceReader.WAIT_FOR_SPLITS) {
+                        // Splits come as mails; never register on this future: nobody completes it.
+                        controller.suspendUntilMail(Math.min(SOURCE_IDLE_WAIT_MS, flushWaitMs()));
+                    } else {
+                        suspendUntil(available.toCompletableFuture(), controller);
+                    }
+                }
+            });
+            mailbox.runMailboxLoop();
+        } finally {
+            reader = null;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void runInputs(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
+            throws Exception {
+        List<ChannelLocation> channels = new ArrayList<>();
+        TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
+        for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
+            ExchangeEdge edge = graph.edge(input.getEdgeId());
+            wireTypes[edge.inputIndex()] = (TypeSerializer<Object>) edge.producerNode().outputType();
+            // Consumer subtask i reads subpartition i of every producer unless the deployment says otherwise.
+            int from = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionFrom()
+                    : attempt.getSubtask();
+            int to = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionTo() : from + 1;
+            for (PartitionLocation producer : input.getProducersList()) {
+                for (int subpartition = from; subpartition < to; subpartition++) {
+                    channels.add(new ChannelLocation(edge.inputIndex(), producer.getTmId(), producer.getTmAddress(),
+                            producer.getPartitionId(), subpartition));
+                }
+            }
+        }
+        gate = streaming.createInputGate(name, channels);
+        gate.start();
+        HeadOperator head = chain.head();
+        DataReader frame = new DataReader();
+        DataReader record = new DataReader();
+        PipelinedInputGate.Handler handler = new PipelinedInputGate.Handler() {
+            @Override
+            public void onBuffer(int input, NetworkBuffer buffer) throws Exception {
+                try {
+                    TypeSerializer<Object> wireType = wireTypes[input];
+                    byte[] memory = buffer.memory();
+                    frame.reset(memory, 0, buffer.size());
+                    while (frame.hasRemaining()) {
+                        int length = frame.readVarInt();
+                        int start = frame.position();
+                        record.reset(memory, start, length);
+                        frame.skip(length);
+                        counters.recordsIn++;
+                        head.process(input, wireType.read(record), length);
+                    }
+                } finally {
+                    buffer.recycle();
+                }
+            }
+
+            @Override
+            public void onEndOfInput(int input) throws Exception {
+                head.endInput(input);
+            }
+
+            @Override
+            public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
+                performCheckpoint(barrier.checkpointId(), barrier.timestampMs());
+            }
+
+            @Override
+            public void onCheckpointAborted(long checkpointId, String reason) {
+                // Downstream tasks may be aligning it too: they must not wait for our barrier.
+                for (PipelinedResultPartition partition : partitions.values()) {
+                    partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
+                }
+            }
+        };
+        boolean[] gateEnded = {false};
+        MailboxProcessor.Controller[] outer = new MailboxProcessor.Controller[1];
+        MailboxProcessor.Controller inner = new MailboxProcessor.Controller() {
+            @Override
+            public void allActionsCompleted() {
+                gateEnded[0] = true;
+            }
+
+            @Override
+            public void suspendUntilMail(long maxWaitMs) {
+                outer[0].suspendUntilMail(maxWaitMs);
+            }
+        };
+        PipelinedInputAction readInput = new PipelinedInputAction(gate, handler,
+                new ArrayList<>(partitions.values()), mailbox::put);
+        setDefaultAction.accept(controller -> {
+            if (phase != Phase.RUNNING) {
+                beforeInput(controller);
+                return;
+            }
+            outer[0] = controller;
+            readInput.run(inner);
+            if (gateEnded[0]) {
+                endOfInput();
+            }
+        });
+        mailbox.runMailboxLoop();
+    }
+
+    /**
+     * Flushes due outputs and decides whether the source may read: not while an output is
+     * unavailable (it waits for it), nor after the input ended (it waits for mails: the final
+     * checkpoint), and the loop ends once that checkpoint completed.
+     */
+    private boolean beforeInput(MailboxProcessor.Controller controller) {
+        for (PipelinedResultPartition output : partitions.values()) {
+            output.flushIfDue();
+        }
+        if (phase == Phase.FINISHING) {
+            controller.allActionsCompleted();
+            return false;
+        }
+        if (phase == Phase.INPUT_ENDED) {
+            controller.suspendUntilMail(MAX_IDLE_WAIT_MS);
+            return false;
+        }
+        for (PipelinedResultPartition output : partitions.values()) {
+            if (!output.isAvailable()) {
+                suspendUntil(output.availability(), controller);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void suspendUntil(CompletableFuture<?> future, MailboxProcessor.Controller controller) {
+        if (future.isDone()) {
+            return;
+        }
+        if (future != wakeUpRegisteredOn) {
+            wakeUpRegisteredOn = future;
+            future.whenComplete((ignored, error) -> mailbox.put(WAKE_UP));
+        }
+        controller.suspendUntilMail(flushWaitMs());
+    }
+
+    /** Until the earliest output flush deadline, rounded up, at least 1 ms (0 would not suspend). */
+    private long flushWaitMs() {
+        long nanos = Long.MAX_VALUE;
+        for (PipelinedResultPartition output : partitions.values()) {
+            nanos = Math.min(nanos, output.nanosUntilFlush());
+        }
+        return nanos == Long.MAX_VALUE ? MAX_IDLE_WAIT_MS
+                : Math.max(1, Math.min(MAX_IDLE_WAIT_MS, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+    }
+
+    /** The input is processed: end the chain's input, send what is buffered, and wait for the final checkpoint. */
+    private void endOfInput() throws Exception {
+        chain.endInput();
+        for (PipelinedResultPartition output : partitions.values()) {
+            output.flushAll();
+        }
+        phase = Phase.INPUT_ENDED;
+        LOG.info("Streaming task {} ended its input; waiting for a checkpoint after it to complete", name);
+        streaming.reportInputEnded(TaskInputEnded.newBuilder().setJmSessionId(deployment.getJmSessionId())
+                .setAttempt(attempt).build()).whenComplete((ok, error) -> {
+                    if (error != null) {
+                        LOG.warn("Task {}: reporting the end of input failed ({}); a later checkpoint still ends"
+                                + " the task", name, Rpc.message(error));
+                    }
+                });
+    }
+
+    private void onTrigger(TriggerCheckpointRequest request) throws Exception {
+        if (!vertex.isSource() && phase == Phase.RUNNING) {
+            checkpoints.decline(request.getCheckpointId(), CheckpointFailureReason.DECLINED, "task " + name
+                    + " reads input: its checkpoints start with the barriers of its inputs, not with a trigger");
+            return;
+        }
+        if (phase == Phase.FINISHING) {
+            return; // the outputs are finishing; the JobManager hears FINISHED instead
+        }
+        performCheckpoint(request.getCheckpointId(), request.getTimestampMs());
+    }
+
+    /** Task thread: a snapshot (by trigger or aligned barrier); remembers the first one after the end of input. */
+    private void performCheckpoint(long checkpointId, long timestampMs) {
+        if (checkpoints.perform(checkpointId, timestampMs, chain, partitions.values())
+                && phase == Phase.INPUT_ENDED && firstCheckpointAfterEnd < 0) {
+            firstCheckpointAfterEnd = checkpointId;
+        }
+    }
+
+    private void onNotification(CheckpointNotification notification) throws Exception {
+        long checkpointId = notification.getCheckpointId();
+        if (notification.getCompleted()) {
+            checkpoints.completed(checkpointId);
+            chain.notifyCheckpointComplete(checkpointId);
+            if (firstCheckpointAfterEnd >= 0 && checkpointId >= firstCheckpointAfterEnd) {
+                phase = Phase.FINISHING;
+            }
+        } else {
+            checkpoints.aborted(checkpointId);
+            chain.notifyCheckpointAborted(checkpointId);
+            if (checkpointId == firstCheckpointAfterEnd) {
+                firstCheckpointAfterEnd = -1; // the next checkpoint after the end counts instead
+            }
+        }
+    }
+
+    private ProcessingTimeService timeService() {
+        return new ProcessingTimeService() {
+            @Override
+            public long currentTimeMs() {
+                return streaming.currentTimeMs();
+            }
+
+            @Override
+            public void wakeUpAt(long timeMs, MailboxProcessor.Mail action) {
+                long delayMs = Math.max(0, timeMs - streaming.currentTimeMs());
+                streaming.timers().schedule(() -> mailbox.put(action), delayMs, TimeUnit.MILLISECONDS);
+            }
+        };
+    }
+}

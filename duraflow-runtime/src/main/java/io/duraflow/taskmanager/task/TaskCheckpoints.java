@@ -1,0 +1,182 @@
+package io.duraflow.taskmanager.task;
+
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointFailureReason;
+import io.duraflow.checkpoint.CheckpointMessages;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.StateHandleCodec;
+import io.duraflow.config.CheckpointingOptions;
+import io.duraflow.network.NetworkEvent;
+import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
+import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.state.storage.FsCheckpointStorage;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The checkpoints of one {@link StreamTask}: takes a snapshot of its chain (synchronous part on
+ * the task thread, barrier on every output, asynchronous part on the TaskManager's snapshot
+ * pool), acknowledges it with the task's {@link TaskStateSnapshot} or declines it, and cancels an
+ * asynchronous part whose checkpoint was aborted (its writes delete their files). Everything but
+ * the asynchronous part runs on the task thread.
+ */
+final class TaskCheckpoints {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskCheckpoints.class);
+
+    private final TaskDeployment deployment;
+    private final AttemptId attempt;
+    private final String name;
+    private final StreamEnvironment streaming;
+    /** Null when the job has no checkpoint directory: every checkpoint is declined. */
+    private final FsCheckpointStorage storage;
+    /** Asynchronous parts running or not yet known to be complete, by checkpoint id. */
+    private final TreeMap<Long, AsyncSnapshot> pending = new TreeMap<>();
+
+    TaskCheckpoints(TaskDeployment deployment, String name, StreamEnvironment streaming, FsCheckpointStorage storage) {
+        this.deployment = deployment;
+        this.attempt = deployment.getAttempt();
+        this.name = name;
+        this.streaming = streaming;
+        this.storage = storage;
+    }
+
+    /**
+     * Takes this task's part of checkpoint {@code checkpointId}: the synchronous part, the barrier
+     * on every output, then the asynchronous part on the pool, which acknowledges.
+     *
+     * @return false if the task declined it (downstream tasks got a cancel marker instead of the barrier)
+     */
+    boolean perform(long checkpointId, long timestampMs, StreamOperatorChain chain,
+            Collection<PipelinedResultPartition> outputs) {
+        if (storage == null) {
+            decline(checkpointId, CheckpointFailureReason.DECLINED, "the job has no "
+                    + CheckpointingOptions.DIR.key() + "; set it to take checkpoints");
+            broadcast(outputs, new NetworkEvent.CancelCheckpointMarker(checkpointId));
+            return false;
+        }
+        long syncStart = System.nanoTime();
+        Map<String, RunnableFuture<OperatorSubtaskState>> futures;
+        try {
+            futures = chain.snapshot(checkpointId, timestampMs, storage.streamFactory(checkpointId));
+        } catch (Exception e) {
+            LOG.warn("Task {}: the snapshot of checkpoint {} failed", name, checkpointId, e);
+            decline(checkpointId, CheckpointFailureReason.DECLINED, "snapshot failed: " + Task.oneLine(e));
+            broadcast(outputs, new NetworkEvent.CancelCheckpointMarker(checkpointId));
+            return false;
+        }
+        broadcast(outputs, new NetworkEvent.CheckpointBarrier(checkpointId, timestampMs,
+                NetworkEvent.CheckpointKind.CHECKPOINT));
+        long syncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncStart);
+        AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, syncMs);
+        pending.put(checkpointId, async);
+        streaming.snapshotPool().execute(async);
+        return true;
+    }
+
+    private static void broadcast(Collection<PipelinedResultPartition> outputs, NetworkEvent event) {
+        for (PipelinedResultPartition output : outputs) {
+            output.broadcastEvent(event);
+        }
+    }
+
+    /** Checkpoint {@code checkpointId} completed: it and every earlier one pending are settled. */
+    void completed(long checkpointId) {
+        pending.headMap(checkpointId, true).clear();
+    }
+
+    /** Checkpoint {@code checkpointId} was aborted: its asynchronous part stops and deletes what it wrote. */
+    void aborted(long checkpointId) {
+        AsyncSnapshot async = pending.remove(checkpointId);
+        if (async != null) {
+            async.cancel();
+        }
+    }
+
+    /** The task ends: every asynchronous part still running stops. */
+    void cancelAll() {
+        pending.values().forEach(AsyncSnapshot::cancel);
+        pending.clear();
+    }
+
+    void decline(long checkpointId, CheckpointFailureReason reason, String message) {
+        streaming.declineCheckpoint(DeclineCheckpointRequest.newBuilder().setJmSessionId(deployment.getJmSessionId())
+                .setAttempt(attempt).setCheckpointId(checkpointId)
+                .setFailure(CheckpointMessages.toProto(new CheckpointFailure(checkpointId, reason, message, name)))
+                .build()).whenComplete((ok, error) -> {
+                    if (error != null) {
+                        LOG.warn("Task {}: declining checkpoint {} failed: {}", name, checkpointId, Rpc.message(error));
+                    }
+                });
+    }
+
+    /**
+     * The asynchronous part of one checkpoint, on the snapshot pool: writes every operator's state,
+     * then acknowledges. Cancelling it (checkpoint aborted, task ending) stops the writes, which
+     * delete their files, and no acknowledgement goes out.
+     */
+    private final class AsyncSnapshot implements Runnable {
+        private final long checkpointId;
+        private final Map<String, RunnableFuture<OperatorSubtaskState>> futures;
+        private final long syncMs;
+        private volatile boolean cancelled;
+
+        AsyncSnapshot(long checkpointId, Map<String, RunnableFuture<OperatorSubtaskState>> futures, long syncMs) {
+            this.checkpointId = checkpointId;
+            this.futures = futures;
+            this.syncMs = syncMs;
+        }
+
+        void cancel() {
+            cancelled = true;
+            futures.values().forEach(future -> future.cancel(true));
+        }
+
+        @Override
+        public void run() {
+            long start = System.nanoTime();
+            Map<String, OperatorSubtaskState> states = new HashMap<>();
+            try {
+                for (Map.Entry<String, RunnableFuture<OperatorSubtaskState>> entry : futures.entrySet()) {
+                    entry.getValue().run();
+                    states.put(entry.getKey(), entry.getValue().get());
+                }
+            } catch (Exception e) {
+                futures.values().forEach(future -> future.cancel(true));
+                if (!cancelled) {
+                    LOG.warn("Task {}: writing the state of checkpoint {} failed", name, checkpointId, e);
+                    decline(checkpointId, CheckpointFailureReason.ASYNC_FAILURE, "writing state failed: "
+                            + Task.oneLine(e));
+                }
+                return;
+            }
+            if (cancelled) {
+                return;
+            }
+            TaskStateSnapshot snapshot = new TaskStateSnapshot(states);
+            long asyncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            streaming.acknowledgeCheckpoint(AcknowledgeCheckpointRequest.newBuilder()
+                    .setJmSessionId(deployment.getJmSessionId()).setAttempt(attempt).setCheckpointId(checkpointId)
+                    .setState(StateHandleCodec.toProto(snapshot))
+                    .setMetrics(CheckpointMessages.toProto(new CheckpointMetrics(0, syncMs, asyncMs,
+                            snapshot.stateSize())))
+                    .build()).whenComplete((ok, error) -> {
+                        if (error != null) {
+                            LOG.warn("Task {}: acknowledging checkpoint {} failed: {}", name, checkpointId,
+                                    Rpc.message(error));
+                        }
+                    });
+        }
+    }
+}
