@@ -9,7 +9,6 @@ import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.network.NetworkEnvironment;
-import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
@@ -39,7 +38,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.function.BiFunction;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -98,6 +96,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     final JobManagerConnection connection;
     /** The network, snapshot pool and timers of streaming tasks; thread-safe, shared with task and gRPC threads. */
     private final StreamingServices streaming;
+    private final TaskCheckpointCalls checkpointCalls;
 
     // ------------------------------------------------------------ mailbox only
 
@@ -145,7 +144,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
                 config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
         this.reporter = new TaskReporter(tmId, mailbox, connection, finalReports);
-        this.streaming = new StreamingServices(config, tmId, this::callForTask);
+        this.checkpointCalls = new TaskCheckpointCalls(tmId, mailbox, slots, connection);
+        this.streaming = new StreamingServices(config, tmId, checkpointCalls::callForTask);
     }
 
     /** The pipelined network of this TaskManager; its service goes on the TaskManager's gRPC server. */
@@ -259,30 +259,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     void triggerCheckpoint(TriggerCheckpointRequest request, Reply reply) {
-        mailbox.execute(() -> connection.inSession(request.getJmSessionId(), reply, () -> {
-            TaskSlotTable.Slot slot = slots.get(request.getAttempt());
-            if (slot == null || slot.task == null) {
-                reply.refuse(Status.NOT_FOUND.withDescription("task " + key(request.getAttempt()) + " is not running on "
-                        + tmId + "; the checkpoint cannot be triggered there").asRuntimeException());
-                return;
-            }
-            slot.task.triggerCheckpoint(request);
-            reply.ok();
-        }));
+        checkpointCalls.trigger(request, reply);
     }
 
     void notifyCheckpoint(CheckpointNotification notification, Reply reply) {
-        mailbox.execute(() -> connection.inSession(notification.getJmSessionId(), reply, () -> {
-            TaskSlotTable.Slot slot = slots.get(notification.getAttempt());
-            if (slot != null && slot.task != null) {
-                slot.task.notifyCheckpoint(notification);
-            } else {
-                // Harmless: a later completion, or the restore, implies this one.
-                LOG.debug("Dropping a checkpoint notification for {}: the task is not running",
-                        key(notification.getAttempt()));
-            }
-            reply.ok();
-        }));
+        checkpointCalls.notify(notification, reply);
     }
 
     void releasePartitions(String requestSession, String jobId, List<String> partitionIds, boolean onlyKept,
@@ -472,33 +453,6 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     @Override
     public StreamEnvironment streaming() {
         return streaming;
-    }
-
-    /**
-     * Sends a task's call to the JobManager through the mailbox (which knows the JobManager),
-     * fenced with the session that deployed the task; the future completes when it was answered.
-     */
-    private CompletableFuture<Void> callForTask(AttemptId attempt, String what,
-            BiFunction<JobManagerClient, String, CompletableFuture<Ack>> call) {
-        CompletableFuture<Void> sent = new CompletableFuture<>();
-        mailbox.execute(() -> {
-            TaskSlotTable.Slot slot = slots.get(attempt);
-            JobManagerClient client = connection.client();
-            if (client == null || slot == null) {
-                sent.completeExceptionally(new IllegalStateException("cannot send " + what + " of task "
-                        + key(attempt) + ": " + (client == null ? "no JobManager is known"
-                                : "the task is no longer in a slot")));
-                return;
-            }
-            call.apply(client, slot.deployment.getJmSessionId()).whenComplete((ack, error) -> {
-                if (error == null) {
-                    sent.complete(null);
-                } else {
-                    sent.completeExceptionally(error);
-                }
-            });
-        });
-        return sent;
     }
 
     /** Runs {@code question} in the mailbox and waits for the answer; not from the mailbox itself. */
