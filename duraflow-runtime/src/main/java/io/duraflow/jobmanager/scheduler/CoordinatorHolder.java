@@ -224,6 +224,46 @@ final class CoordinatorHolder {
     }
 
     /**
+     * Streaming checkpoint: every source coordinator's snapshot, by its operator's uid, taken on
+     * the main thread where its enumerator runs; throws what an enumerator throws.
+     */
+    Map<String, byte[]> snapshotForCheckpoint(long checkpointId) throws Exception {
+        Map<String, byte[]> states = new LinkedHashMap<>();
+        for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
+            states.put(uidOf(entry.getKey()), entry.getValue().snapshot(checkpointId));
+        }
+        return states;
+    }
+
+    /**
+     * Streaming restart: every source coordinator goes back to its enumerator's state in the
+     * checkpoint (by its operator's uid), or, without one, to a new enumerator that hands every
+     * split out again.
+     *
+     * @param checkpointId the restored checkpoint, or 0 for none
+     * @param states the coordinators' states in that checkpoint, by uid
+     */
+    void resetForRestart(long checkpointId, Map<String, byte[]> states) throws Exception {
+        for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
+            byte[] state = states.get(uidOf(entry.getKey()));
+            if (state != null) {
+                entry.getValue().resetToSnapshot(checkpointId, state);
+            } else if (entry.getValue() instanceof SourceCoordinator source) {
+                source.resetToInitial();
+            }
+        }
+    }
+
+    private String uidOf(int nodeId) {
+        for (JobVertex vertex : graph.vertices()) {
+            if (vertex.head().id() == nodeId) {
+                return graph.uid(vertex.head());
+            }
+        }
+        throw new IllegalStateException("coordinator of node " + nodeId + " heads no vertex");
+    }
+
+    /**
      * Closes every coordinator; failures are logged (the job has ended or left this leader). A
      * start still running on another thread is let finish first, so close never races it.
      */

@@ -297,6 +297,20 @@ public final class SourceCoordinator implements OperatorCoordinator {
         enumerator.start();
     }
 
+    /**
+     * Streaming restart without a checkpoint to go back to: every split goes out again from a new
+     * enumerator, as at the job's first start (the readers restart with empty state too). Runs the
+     * enumerator's start on the main thread, like the rest of its work during a restart.
+     */
+    public void resetToInitial() throws Exception {
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        forgetAssignments();
+        enumerator = source.createEnumerator(context());
+        enumerator.start();
+    }
+
     private void forgetAssignments() {
         assigned.clear();
         pending.clear();
