@@ -5,6 +5,7 @@ import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.util.Futures;
+import io.duraflow.util.MainThreadExecutor;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +44,23 @@ final class CoordinatorHolder {
     /** The start running on another thread ({@link #startAsync}), until {@link #goLive}. */
     private CompletableFuture<Void> starting;
 
+    /** Where sources' periodic enumerator work hands its results back, and who hears of a handler's failure. */
+    private final MainThreadExecutor mainThreadExecutor;
+    private final Consumer<Throwable> asyncFailed;
+
     CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways) {
+        this(executions, eventLog, gateways, null, error -> { });
+    }
+
+    /**
+     * @param mainThread where results of the enumerators' periodic work come back (null: sources
+     *     may not ask for any)
+     * @param asyncFailed told on the main thread when handling such a result threw
+     */
+    CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways,
+            MainThreadExecutor mainThread, Consumer<Throwable> asyncFailed) {
+        this.mainThreadExecutor = mainThread;
+        this.asyncFailed = asyncFailed;
         this.jobId = executions.jobId();
         this.graph = executions.jobGraph();
         this.executions = executions;
@@ -103,6 +121,14 @@ final class CoordinatorHolder {
      */
     CompletableFuture<Void> startAsync(Executor executor, Executor mainThread, Duration timeout) {
         List<OperatorCoordinator> toStart = List.copyOf(coordinators.values());
+        if (mainThreadExecutor != null) {
+            // The enumerators' periodic work (directory listings) is user code too: on the same executor.
+            for (OperatorCoordinator coordinator : toStart) {
+                if (coordinator instanceof SourceCoordinator source) {
+                    source.async(new SourceCoordinator.AsyncServices(mainThreadExecutor, executor, asyncFailed));
+                }
+            }
+        }
         CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
             try {
                 for (OperatorCoordinator coordinator : toStart) {

@@ -122,7 +122,8 @@ public final class JobMaster {
         this.sessionId = sessionId;
         this.streaming = graph.mode() == RuntimeMode.STREAMING;
         this.executions = new ExecutionGraph(jobId, graph);
-        this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
+        this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways, scheduler,
+                error -> guarded("handling a split enumerator's periodic work", () -> enumeratorFailed(error)));
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
                 new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions,
                         () -> restoreFrom));
@@ -495,6 +496,16 @@ public final class JobMaster {
         } catch (Exception e) {
             LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
             terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
+        }
+    }
+
+    private void enumeratorFailed(Throwable error) {
+        String cause = "a split enumerator failed: " + Rpc.describe(error);
+        if (streaming) {
+            // A restart brings every enumerator back to its checkpointed state.
+            restartStreaming(cause);
+        } else {
+            terminate(JobMasterState.FAILED, cause);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.SequenceSource;
+import io.duraflow.api.connectors.TextFileSource;
 import io.duraflow.api.types.Types;
 import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointFailureReason;
@@ -18,13 +19,17 @@ import io.duraflow.jobmanager.RecordingGateways.Notification;
 import io.duraflow.jobmanager.RecordingGateways.Trigger;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.state.InlineStateHandle;
 import io.duraflow.state.OperatorStateHandle;
 import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -360,5 +365,85 @@ class StreamingJobMasterTest {
         List<Deployment> live = cluster.live();
         live.forEach(cluster::finish);
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+    }
+
+    // ------------------------------------------------------------------ periodic enumerator work
+
+    private static final long DISCOVERY_MS = 500;
+
+    /** A source watching {@code directory} (parallelism 1) -> collect. */
+    private FakeCluster watching(Path directory, JobSettings settings) {
+        JobBuilder job = new JobBuilder("watching");
+        job.fromSource("lines", TextFileSource.watching(directory.toString(), Duration.ofMillis(DISCOVERY_MS)))
+                .parallelism(1).map(String::length, Types.INT).collect("lengths");
+        FakeCluster cluster = new FakeCluster(JobGraph.compile(job.plan(), 1, RuntimeMode.STREAMING), settings,
+                FakeSlotPool.of(1, 4), FakeCluster.SESSION);
+        cluster.startStreaming();
+        allRunning(cluster);
+        return cluster;
+    }
+
+    private static void requestSplit(FakeCluster cluster, Deployment source) {
+        cluster.job.onOperatorEvent(source.attempt(), cluster.graph.vertex(SOURCE).head().id(),
+                OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance()).build());
+    }
+
+    private static long splitsSentTo(FakeCluster cluster, Deployment d) {
+        return cluster.gateways.eventsTo(d.attempt()).stream().filter(e -> e.event().hasAddSplits()).count();
+    }
+
+    @Test
+    void aWatchingSourceListsItsDirectoryPeriodicallyAndHandsNewFilesToWaitingReaders() throws Exception {
+        Path input = Files.createDirectories(root.resolve("input"));
+        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
+        Deployment source = cluster.current(SOURCE, 0);
+        cluster.scheduler.advance(DISCOVERY_MS);
+        requestSplit(cluster, source);
+        assertThat(splitsSentTo(cluster, source)).as("no file yet: the reader waits").isZero();
+
+        Files.writeString(input.resolve("a.txt"), "one\ntwo\n");
+        cluster.scheduler.advance(DISCOVERY_MS - 1);
+        assertThat(splitsSentTo(cluster, source)).as("before the next listing").isZero();
+        cluster.scheduler.advance(1);
+
+        assertThat(splitsSentTo(cluster, source)).isEqualTo(1);
+    }
+
+    @Test
+    void aRestartReplacesTheEnumeratorAndTheOldOnesListingsStop() throws Exception {
+        Path input = Files.createDirectories(root.resolve("input"));
+        Files.writeString(input.resolve("a.txt"), "one\n");
+        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
+        Deployment first = cluster.current(SOURCE, 0);
+        cluster.scheduler.advance(DISCOVERY_MS);
+        requestSplit(cluster, first);
+        assertThat(splitsSentTo(cluster, first)).isEqualTo(1);
+
+        cluster.fail(first, "boom");
+        cluster.live().forEach(cluster::canceled);
+        cluster.scheduler.advance(DELAY);
+        allRunning(cluster);
+        Deployment second = cluster.current(SOURCE, 0);
+        assertThat(second.attemptNumber()).isEqualTo(1);
+        requestSplit(cluster, second);
+
+        assertThat(splitsSentTo(cluster, second)).as("without a checkpoint the new enumerator hands the file out again")
+                .isEqualTo(1);
+        cluster.scheduler.advance(10 * DISCOVERY_MS);
+        assertThat(cluster.scheduler.pending()).as("one listing timer, the new enumerator's").isEqualTo(1);
+    }
+
+    @Test
+    void aListingThatFailsRestartsTheJob() throws Exception {
+        Path input = Files.createDirectories(root.resolve("input"));
+        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
+        cluster.scheduler.advance(DISCOVERY_MS);
+        Files.delete(input);
+
+        cluster.scheduler.advance(DISCOVERY_MS);
+
+        assertThat(cluster.job.restarts()).isEqualTo(1);
+        assertThat(cluster.gateways.cancels()).isNotEmpty();
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
     }
 }
