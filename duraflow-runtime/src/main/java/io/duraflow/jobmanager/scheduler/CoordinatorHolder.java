@@ -262,6 +262,23 @@ final class CoordinatorHolder {
     }
 
     /**
+     * Streaming: checkpoint {@code checkpointId} completed; every enumerator hears of it. One that
+     * throws is reported like a failing periodic handler (the job fails over).
+     */
+    void notifyCheckpointComplete(long checkpointId) {
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                try {
+                    source.notifyCheckpointComplete(checkpointId);
+                } catch (Exception | LinkageError e) {
+                    asyncFailed.accept(e);
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
      * Streaming restart: every source coordinator goes back to its enumerator's state in the
      * checkpoint (by its operator's uid), or, without one, to a new enumerator that hands every
      * split out again.

@@ -369,6 +369,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
         enumerator.addSplitsBack(splits, subtask);
     }
 
+    /** Checkpoint {@code checkpointId} completed: the enumerator may drop what it kept for it. */
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        enumerator.notifyCheckpointComplete(checkpointId);
+    }
+
     @Override
     public byte[] snapshot(long checkpointId) throws Exception {
         return enumerator.snapshotState(checkpointId);

@@ -125,6 +125,11 @@ final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinator
     }
 
     @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        coordinators.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
     public CompletableFuture<Map<String, byte[]>> snapshotCoordinators(long checkpointId) {
         // The enumerators live on the main thread, where this is called: snapshot them here.
         try {

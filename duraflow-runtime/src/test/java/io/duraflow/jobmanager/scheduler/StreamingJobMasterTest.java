@@ -3,7 +3,6 @@ package io.duraflow.jobmanager.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.api.JobBuilder;
-import io.duraflow.api.connectors.SequenceSource;
 import io.duraflow.api.connectors.TextFileSource;
 import io.duraflow.api.types.Types;
 import io.duraflow.checkpoint.CheckpointFailure;
@@ -49,16 +48,17 @@ class StreamingJobMasterTest {
     @TempDir
     Path root;
 
-    /** source (2) -> keyed reduce (3) -> collect, in streaming mode. */
+    /** source (2) -> keyed reduce (3) -> collect, in streaming mode; the source's enumerators record calls. */
     static JobGraph streamingJob() {
         JobBuilder job = new JobBuilder("streaming");
-        job.fromSource("numbers", new SequenceSource(0, 100, 2)).parallelism(2)
+        job.fromSource("numbers", new RecordingSequenceSource(0, 100, 2)).parallelism(2)
                 .keyBy(n -> n % 10, Types.LONG).reduce(Long::sum).parallelism(3)
                 .collect("sums");
         return JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
     }
 
     private FakeCluster started(JobSettings settings, String session) {
+        RecordingSequenceSource.clear();
         FakeCluster cluster = new FakeCluster(streamingJob(), settings, FakeSlotPool.of(2, 4), session);
         cluster.enableCheckpoints(root);
         cluster.startStreaming();
@@ -194,6 +194,8 @@ class StreamingJobMasterTest {
 
         assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId, CheckpointStats::status)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, CheckpointStats.Status.COMPLETED));
+        assertThat(RecordingSequenceSource.SNAPSHOTS).as("the enumerator snapshots first").containsExactly(1L);
+        assertThat(RecordingSequenceSource.COMPLETED).as("and hears of the completion").containsExactly(1L);
         assertThat(cluster.gateways.notifications()).hasSize(live.size())
                 .allSatisfy(n -> {
                     assertThat(n.notification().getCompleted()).isTrue();
@@ -262,6 +264,9 @@ class StreamingJobMasterTest {
         assertRestoresFrom(cluster, acked, 1, 1);
         assertThat(cluster.job.restarts()).isEqualTo(1);
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
+        assertThat(RecordingSequenceSource.SNAPSHOTS).as("checkpoints 1 and 2").containsExactly(1L, 2L);
+        assertThat(RecordingSequenceSource.RESTORED).as("the enumerator goes back to its state in checkpoint 1")
+                .singleElement().isEqualTo(RecordingSequenceSource.SNAPSHOT_STATES.get(0));
 
         // The restarted job checkpoints again once all run, with the new attempts.
         allRunning(cluster);
