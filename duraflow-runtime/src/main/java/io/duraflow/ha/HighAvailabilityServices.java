@@ -56,6 +56,11 @@ public final class HighAvailabilityServices implements AutoCloseable {
         return zooKeeper != null;
     }
 
+    /** The namespaced ZooKeeper client with ZooKeeper HA (for checkpoint id counters), else null. */
+    public CuratorFramework zooKeeperClient() {
+        return zooKeeper;
+    }
+
     public LeaderElection createLeaderElection(String participantId) {
         return zooKeeper == null ? new StandaloneLeaderElection() : new ZooKeeperLeaderElection(zooKeeper, participantId);
     }

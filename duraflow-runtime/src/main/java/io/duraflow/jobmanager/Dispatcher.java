@@ -1,5 +1,11 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointIdCounter;
+import io.duraflow.checkpoint.CheckpointMessages;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.StandaloneCheckpointIdCounter;
+import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.jobmanager.events.JobEventWriter;
@@ -9,6 +15,8 @@ import io.duraflow.jobstore.JobGraphStore;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
@@ -17,8 +25,10 @@ import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.util.Futures;
+import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
 import java.io.IOException;
@@ -27,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -70,7 +81,15 @@ public final class Dispatcher {
      */
     public record Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
             CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
-            Predicate<String> stillLeads) {}
+            Predicate<String> stillLeads, Function<String, CheckpointIdCounter> checkpointIdCounters) {
+        /** Without HA ZooKeeper: checkpoint ids are counted in memory, per job. */
+        public Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
+                CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
+                Predicate<String> stillLeads) {
+            this(results, jobGraphs, jobDirectories, cleanupPolicy, io, userCode, giveUpLeadership, stillLeads,
+                    jobId -> new StandaloneCheckpointIdCounter());
+        }
+    }
 
     private final String sessionId;
     private final ResourceManager resourceManager;
@@ -92,7 +111,8 @@ public final class Dispatcher {
         this.registry = new JobRegistry(clusterConfig.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(),
                 MAX_RESULT_SUMMARIES);
         JobFactory factory = new JobFactory(clusterConfig, sessionId, resourceManager, mainThread, clock,
-                services.jobDirectories(), services.userCode(), this::jobTerminated);
+                services.jobDirectories(), services.userCode(), this::jobTerminated, services.io(),
+                () -> services.stillLeads().test(sessionId), services.checkpointIdCounters());
         BooleanSupplier closed = () -> this.closed;
         this.cleanup = new JobCleanup(services, resourceManager, mainThread, clock, this::requireLeadership, closed,
                 this::resultStored);
@@ -261,6 +281,54 @@ public final class Dispatcher {
         JobMaster job = registry.job(event.getAttempt().getJobId());
         if (job != null) {
             job.onOperatorEvent(event.getAttempt(), event.getNodeId(), event.getEvent());
+        }
+    }
+
+    /** A task's part of a checkpoint is durable; INVALID_ARGUMENT if its state handles cannot be decoded. */
+    public void acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+        mainThread.assertRunningInMainThread();
+        TaskStateSnapshot state;
+        CheckpointMetrics metrics;
+        try {
+            state = StateHandleCodec.fromProto(request.getState());
+            metrics = CheckpointMessages.fromProto(request.getMetrics());
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription("acknowledgement of checkpoint " + request.getCheckpointId()
+                    + " by " + Rpc.describe(request.getAttempt()) + ": " + e.getMessage()).asRuntimeException();
+        }
+        JobMaster job = registry.job(request.getAttempt().getJobId());
+        if (job == null) {
+            // A job that ended and left memory: the coordinator that could delete its files is gone
+            // too; the job directory's cleanup removes them.
+            return;
+        }
+        job.acknowledgeCheckpoint(CheckpointMessages.fromProto(request.getAttempt()), request.getCheckpointId(), state,
+                metrics);
+    }
+
+    /** A task declined a checkpoint; INVALID_ARGUMENT if the reason is unknown. */
+    public void declineCheckpoint(DeclineCheckpointRequest request) {
+        mainThread.assertRunningInMainThread();
+        CheckpointFailure failure;
+        try {
+            failure = CheckpointMessages.fromProto(request.getFailure());
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription("decline of checkpoint " + request.getCheckpointId() + " by "
+                    + Rpc.describe(request.getAttempt()) + ": " + e.getMessage()).asRuntimeException();
+        }
+        JobMaster job = registry.job(request.getAttempt().getJobId());
+        if (job != null) {
+            job.declineCheckpoint(CheckpointMessages.fromProto(request.getAttempt()), request.getCheckpointId(),
+                    failure);
+        }
+    }
+
+    /** A streaming task ended its input and waits for its final checkpoint. */
+    public void onInputEnded(TaskInputEnded report) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = registry.job(report.getAttempt().getJobId());
+        if (job != null) {
+            job.onInputEnded(report.getAttempt());
         }
     }
 

@@ -3,11 +3,13 @@ package io.duraflow.jobmanager;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CancelTaskRequest;
+import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import java.util.HashMap;
@@ -83,6 +85,24 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
             stub(connection).sendOperatorEvent(OperatorEventToTask.newBuilder().setJmSessionId(sessionId)
                     .setAttempt(attempt).setNodeId(nodeId).setEvent(event).build(),
                     callback(logOnly("operator event to " + Rpc.describe(attempt))));
+        }
+    }
+
+    @Override
+    public void triggerCheckpoint(String tmId, TriggerCheckpointRequest request) {
+        Connection connection = connections.get(tmId);
+        if (connection != null) {
+            stub(connection).triggerCheckpoint(request, callback(logOnly("trigger checkpoint "
+                    + request.getCheckpointId() + " of " + Rpc.describe(request.getAttempt()))));
+        }
+    }
+
+    @Override
+    public void notifyCheckpoint(String tmId, CheckpointNotification notification) {
+        Connection connection = connections.get(tmId);
+        if (connection != null) {
+            stub(connection).notifyCheckpoint(notification, callback(logOnly("notify checkpoint "
+                    + notification.getCheckpointId() + " to " + Rpc.describe(notification.getAttempt()))));
         }
     }
 

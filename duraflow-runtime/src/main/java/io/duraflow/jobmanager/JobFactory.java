@@ -1,5 +1,9 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.checkpoint.CheckpointCoordinatorConfig;
+import io.duraflow.checkpoint.CheckpointIdCounter;
+import io.duraflow.checkpoint.CheckpointServices;
+import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
@@ -15,6 +19,7 @@ import io.duraflow.jobmanager.scheduler.RestartBackoff;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
+import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Status;
@@ -26,13 +31,18 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
  * Turns a submitted job into a {@link JobMaster}: merges its configuration, builds its plan (the
  * job's own code, so never on the main thread and never longer than
  * {@link JobManagerOptions#USER_CODE_TIMEOUT}), and gives it an event log writer when batch job
- * recovery is on.
+ * recovery is on (batch jobs only), or a checkpoint coordinator when checkpointing is on (streaming
+ * jobs only): checkpoints under {@code execution.checkpointing.dir}, the completed-checkpoint store
+ * in the job's HA directory (written only while this session leads), ids from ZooKeeper with
+ * ZooKeeper HA, I/O one task at a time on the JobManager's I/O threads.
  */
 final class JobFactory {
     private final Configuration clusterConfig;
@@ -43,10 +53,17 @@ final class JobFactory {
     private final JobDirectories jobDirectories;
     private final Executor userCode;
     private final JobMaster.TerminationListener terminated;
+    private final Executor io;
+    private final BooleanSupplier stillLeads;
+    private final Function<String, CheckpointIdCounter> checkpointIdCounters;
 
     JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, MainThreadExecutor mainThread,
             LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
-            JobMaster.TerminationListener terminated) {
+            JobMaster.TerminationListener terminated, Executor io, BooleanSupplier stillLeads,
+            Function<String, CheckpointIdCounter> checkpointIdCounters) {
+        this.io = io;
+        this.stillLeads = stillLeads;
+        this.checkpointIdCounters = checkpointIdCounters;
         this.clusterConfig = clusterConfig;
         this.sessionId = sessionId;
         this.resourceManager = resourceManager;
@@ -85,8 +102,11 @@ final class JobFactory {
         }
         int parallelism = job.parallelism() > 0 ? job.parallelism() : config.get(ExecutionOptions.PARALLELISM_DEFAULT);
         long timeoutMs = config.get(JobManagerOptions.USER_CODE_TIMEOUT).toMillis();
-        return CompletableFuture.supplyAsync(() -> new Built(job, config,
-                buildPlan(job, parallelism, config.get(ExecutionOptions.RUNTIME_MODE)), parallelism), userCode)
+        return CompletableFuture.supplyAsync(() -> {
+                    JobGraph graph = buildPlan(job, parallelism, config.get(ExecutionOptions.RUNTIME_MODE));
+                    checkCheckpointing(job.jobId(), graph, config);
+                    return new Built(job, config, graph, parallelism);
+                }, userCode)
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(error -> {
                     Throwable cause = Futures.unwrap(error);
@@ -101,6 +121,20 @@ final class JobFactory {
                     throw Status.INTERNAL.withDescription("building the plan of " + job.jobClass() + " failed: "
                             + cause).asRuntimeException();
                 });
+    }
+
+    /** A streaming job with checkpointing on needs a checkpoint directory it can use: INVALID_ARGUMENT otherwise. */
+    private static void checkCheckpointing(String jobId, JobGraph graph, Configuration config) {
+        if (graph.mode() != RuntimeMode.STREAMING || !CheckpointingOptions.isEnabled(config)) {
+            return;
+        }
+        try {
+            CheckpointServices.directories(config, jobId);
+            CheckpointCoordinatorConfig.fromConfiguration(config);
+        } catch (IllegalArgumentException e) {
+            // IllegalConfigurationException included: both name the option and what to set.
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        }
     }
 
     private static JobGraph buildPlan(SubmittedJob job, int parallelism, RuntimeMode mode) {
@@ -131,12 +165,26 @@ final class JobFactory {
                 settings(built.config(), parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
                 terminated, job.submittedAtMs());
         JobEventWriter writer = null;
-        if (JobRecoveryOptions.isEnabled(built.config())) {
+        boolean streaming = built.graph().mode() == RuntimeMode.STREAMING;
+        if (streaming && CheckpointingOptions.isEnabled(built.config())) {
+            master.enableCheckpoints(checkpointSetup(job.jobId(), built.config()));
+        }
+        // Streaming jobs restart from checkpoints, never from the batch event log.
+        if (!streaming && JobRecoveryOptions.isEnabled(built.config())) {
             writer = JobEventWriter.create(jobDirectories.fileSystem(), eventLogDirectory(job.jobId()),
                     built.config());
             master.eventLog(new RecordingJobEventLog(writer, clock));
         }
         return new Created(master, writer);
+    }
+
+    /** What the job's checkpoint coordinator works with; the configuration was checked in {@link #build}. */
+    JobMaster.CheckpointSetup checkpointSetup(String jobId, Configuration config) {
+        CheckpointDirectories directories = CheckpointServices.directories(config, jobId);
+        return new JobMaster.CheckpointSetup(CheckpointCoordinatorConfig.fromConfiguration(config), directories,
+                CheckpointServices.fileSystem(directories), new SequentialExecutor(io),
+                checkpointIdCounters.apply(jobId), CheckpointServices.completedCheckpointStore(config,
+                        jobDirectories.fileSystem(), jobDirectories.jobDirectory(jobId), jobId, stillLeads));
     }
 
     /** A new job master and its event log writer, or null. */

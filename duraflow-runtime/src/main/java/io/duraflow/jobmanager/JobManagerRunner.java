@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.checkpoint.CheckpointServices;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobManagerOptions;
@@ -122,7 +123,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
                 heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
         Dispatcher.Services services = new Dispatcher.Services(ha.jobResultStore(), ha.jobGraphStore(),
                 new JobDirectories(ha.fileSystem(), ha.jobsDirectory()), CleanupRetryPolicy.fromConfiguration(config),
-                io, userCode, () -> giveUpLeadership(sessionId), election::stillLeads);
+                io, userCode, () -> giveUpLeadership(sessionId), election::stillLeads,
+                jobId -> CheckpointServices.idCounter(ha.zooKeeperClient(), jobId));
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
         MainThreadExecutor.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {

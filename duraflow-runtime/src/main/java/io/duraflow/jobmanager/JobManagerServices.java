@@ -1,7 +1,9 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.ClusterOverview;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
 import io.duraflow.rpc.proto.Empty;
 import io.duraflow.rpc.proto.JobIdRequest;
@@ -15,6 +17,7 @@ import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.RegisterTaskManagerResponse;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.grpc.Status;
@@ -125,6 +128,44 @@ final class JobManagerServices {
                 runner.dispatcher().onOperatorEvent(request);
                 return Ack.getDefaultInstance();
             });
+        }
+
+        @Override
+        public void acknowledgeCheckpoint(AcknowledgeCheckpointRequest request, StreamObserver<Ack> response) {
+            answer(runner.mainThread(), response, () -> {
+                checkSession(request.getJmSessionId(), "acknowledgement of checkpoint " + request.getCheckpointId(),
+                        request.getAttempt().getJobId());
+                runner.dispatcher().acknowledgeCheckpoint(request);
+                return Ack.getDefaultInstance();
+            });
+        }
+
+        @Override
+        public void declineCheckpoint(DeclineCheckpointRequest request, StreamObserver<Ack> response) {
+            answer(runner.mainThread(), response, () -> {
+                checkSession(request.getJmSessionId(), "decline of checkpoint " + request.getCheckpointId(),
+                        request.getAttempt().getJobId());
+                runner.dispatcher().declineCheckpoint(request);
+                return Ack.getDefaultInstance();
+            });
+        }
+
+        @Override
+        public void reportInputEnded(TaskInputEnded request, StreamObserver<Ack> response) {
+            answer(runner.mainThread(), response, () -> {
+                checkSession(request.getJmSessionId(), "end of input", request.getAttempt().getJobId());
+                runner.dispatcher().onInputEnded(request);
+                return Ack.getDefaultInstance();
+            });
+        }
+
+        /** Messages of tasks deployed by another leadership session are refused, as operator events are. */
+        private void checkSession(String sessionId, String what, String jobId) {
+            if (!sessionId.equals(runner.sessionId())) {
+                throw Status.PERMISSION_DENIED.withDescription(what + " of " + jobId + " from JobManager session '"
+                        + sessionId + "', but this JobManager leads session " + runner.sessionId())
+                        .asRuntimeException();
+            }
         }
     }
 

@@ -317,6 +317,20 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
+    public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
+        if (taskManagers.containsKey(tmId)) {
+            transport.triggerCheckpoint(tmId, request);
+        }
+    }
+
+    @Override
+    public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {
+        if (taskManagers.containsKey(tmId)) {
+            transport.notifyCheckpoint(tmId, notification);
+        }
+    }
+
+    @Override
     public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
         forgetHeld(tmId, jobId, partitionIds);
         if (taskManagers.containsKey(tmId)) {

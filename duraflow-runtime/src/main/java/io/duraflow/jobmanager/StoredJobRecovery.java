@@ -1,6 +1,7 @@
 package io.duraflow.jobmanager;
 
 import io.duraflow.config.JobRecoveryOptions;
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FileStatus;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
@@ -243,6 +244,13 @@ final class StoredJobRecovery {
     /** A recovered job whose sources started: it waits for its TaskManagers, or runs from the start. */
     private void resume(JobMaster job, StoredJob stored, JobFactory.Built built) {
         SubmittedJob submitted = stored.job();
+        if (built.graph().mode() == RuntimeMode.STREAMING) {
+            // Not the batch recovery planner: the job restores its latest completed checkpoint as it starts.
+            LOG.info("Recovering streaming job {} ({}) from its latest completed checkpoint", submitted.jobId(),
+                    submitted.jobClass());
+            job.start();
+            return;
+        }
         boolean recoverable = !stored.events().isEmpty() && registry.eventWriter(submitted.jobId()) != null;
         if (!recoverable) {
             String why = !stored.logProblem().isEmpty() ? "its event log is damaged (" + stored.logProblem() + ")"

@@ -40,6 +40,10 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     public record Cancel(String tmId, AttemptId attempt) {}
 
+    public record Trigger(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {}
+
+    public record Notification(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {}
+
     public record Event(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {}
 
     /** A release; {@code onlyKept}: of partitions kept from an earlier JobManager only. */
@@ -57,6 +61,8 @@ public final class RecordingGateways implements TaskManagerTransport {
     private final List<Cancel> cancels = new ArrayList<>();
     private final List<Event> events = new ArrayList<>();
     private final List<Release> releases = new ArrayList<>();
+    private final List<Trigger> triggers = new ArrayList<>();
+    private final List<Notification> notifications = new ArrayList<>();
     private final Map<String, String> connected = new LinkedHashMap<>();
 
     public RecordingGateways(MainThreadExecutor mainThread) {
@@ -119,6 +125,26 @@ public final class RecordingGateways implements TaskManagerTransport {
     @Override
     public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
         events.add(new Event(tmId, attempt, nodeId, event));
+    }
+
+    @Override
+    public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
+        triggers.add(new Trigger(tmId, request));
+    }
+
+    @Override
+    public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {
+        notifications.add(new Notification(tmId, notification));
+    }
+
+    /** Checkpoint triggers sent to source tasks, in order. */
+    public List<Trigger> triggers() {
+        return List.copyOf(triggers);
+    }
+
+    /** Checkpoint notifications (complete or aborted) sent to tasks, in order. */
+    public List<Notification> notifications() {
+        return List.copyOf(notifications);
     }
 
     @Override

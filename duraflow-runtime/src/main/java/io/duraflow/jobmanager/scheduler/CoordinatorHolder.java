@@ -5,6 +5,7 @@ import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.util.Futures;
+import io.duraflow.util.MainThreadExecutor;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +44,23 @@ final class CoordinatorHolder {
     /** The start running on another thread ({@link #startAsync}), until {@link #goLive}. */
     private CompletableFuture<Void> starting;
 
+    /** Where sources' periodic enumerator work hands its results back, and who hears of a handler's failure. */
+    private final MainThreadExecutor mainThreadExecutor;
+    private final Consumer<Throwable> asyncFailed;
+
     CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways) {
+        this(executions, eventLog, gateways, null, error -> { });
+    }
+
+    /**
+     * @param mainThread where results of the enumerators' periodic work come back (null: sources
+     *     may not ask for any)
+     * @param asyncFailed told on the main thread when handling such a result threw
+     */
+    CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways,
+            MainThreadExecutor mainThread, Consumer<Throwable> asyncFailed) {
+        this.mainThreadExecutor = mainThread;
+        this.asyncFailed = asyncFailed;
         this.jobId = executions.jobId();
         this.graph = executions.jobGraph();
         this.executions = executions;
@@ -103,6 +121,14 @@ final class CoordinatorHolder {
      */
     CompletableFuture<Void> startAsync(Executor executor, Executor mainThread, Duration timeout) {
         List<OperatorCoordinator> toStart = List.copyOf(coordinators.values());
+        if (mainThreadExecutor != null) {
+            // The enumerators' periodic work (directory listings) is user code too: on the same executor.
+            for (OperatorCoordinator coordinator : toStart) {
+                if (coordinator instanceof SourceCoordinator source) {
+                    source.async(new SourceCoordinator.AsyncServices(mainThreadExecutor, executor, asyncFailed));
+                }
+            }
+        }
         CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
             try {
                 for (OperatorCoordinator coordinator : toStart) {
@@ -221,6 +247,63 @@ final class CoordinatorHolder {
                     + " finish: {}", jobId, nodeId, e.toString());
             splitsMovedSinceState.add(nodeId);
         }
+    }
+
+    /**
+     * Streaming checkpoint: every source coordinator's snapshot, by its operator's uid, taken on
+     * the main thread where its enumerator runs; throws what an enumerator throws.
+     */
+    Map<String, byte[]> snapshotForCheckpoint(long checkpointId) throws Exception {
+        Map<String, byte[]> states = new LinkedHashMap<>();
+        for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
+            states.put(uidOf(entry.getKey()), entry.getValue().snapshot(checkpointId));
+        }
+        return states;
+    }
+
+    /**
+     * Streaming: checkpoint {@code checkpointId} completed; every enumerator hears of it. One that
+     * throws is reported like a failing periodic handler (the job fails over).
+     */
+    void notifyCheckpointComplete(long checkpointId) {
+        for (OperatorCoordinator coordinator : coordinators.values()) {
+            if (coordinator instanceof SourceCoordinator source) {
+                try {
+                    source.notifyCheckpointComplete(checkpointId);
+                } catch (Exception | LinkageError e) {
+                    asyncFailed.accept(e);
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Streaming restart: every source coordinator goes back to its enumerator's state in the
+     * checkpoint (by its operator's uid), or, without one, to a new enumerator that hands every
+     * split out again.
+     *
+     * @param checkpointId the restored checkpoint, or 0 for none
+     * @param states the coordinators' states in that checkpoint, by uid
+     */
+    void resetForRestart(long checkpointId, Map<String, byte[]> states) throws Exception {
+        for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
+            byte[] state = states.get(uidOf(entry.getKey()));
+            if (state != null) {
+                entry.getValue().resetToSnapshot(checkpointId, state);
+            } else if (entry.getValue() instanceof SourceCoordinator source) {
+                source.resetToInitial();
+            }
+        }
+    }
+
+    private String uidOf(int nodeId) {
+        for (JobVertex vertex : graph.vertices()) {
+            if (vertex.head().id() == nodeId) {
+                return graph.uid(vertex.head());
+            }
+        }
+        throw new IllegalStateException("coordinator of node " + nodeId + " heads no vertex");
     }
 
     /**

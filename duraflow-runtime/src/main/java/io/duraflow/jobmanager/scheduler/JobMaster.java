@@ -1,6 +1,20 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.checkpoint.CheckpointCoordinator;
+import io.duraflow.checkpoint.CheckpointCoordinatorConfig;
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointFailureReason;
+import io.duraflow.checkpoint.CheckpointIdCounter;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.CheckpointStats;
+import io.duraflow.checkpoint.CheckpointTask;
+import io.duraflow.checkpoint.CompletedCheckpoint;
+import io.duraflow.checkpoint.CompletedCheckpointStore;
+import io.duraflow.checkpoint.OperatorCheckpointState;
 import io.duraflow.config.RuntimeMode;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.state.CheckpointDirectories;
+import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.MainThreadExecutor;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
@@ -11,8 +25,13 @@ import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -28,6 +47,15 @@ import org.slf4j.LoggerFactory;
  * coordinators; {@link RecoveryRestore} takes over what an earlier leader left. This class wires
  * those parts, owns the job's {@link JobMasterState}, talks to slots and TaskManagers through
  * {@link TaskManagerActions}, and goes on from what the parts decided.
+ *
+ * <p><b>Streaming jobs</b> ({@link JobGraph#mode()} STREAMING) run every task at once ({@link
+ * PipelinedScheduling}) and, with checkpointing on, take checkpoints through a {@link
+ * CheckpointCoordinator} ({@link StreamingCheckpoints}). Any task failure or lost TaskManager
+ * restarts the whole job from its latest completed checkpoint, in the phases of {@link
+ * StreamingPhase}: every active task is cancelled, and only when none is active any more are the
+ * executions reset, the latest checkpoint read and assigned ({@link CheckpointRestore}), the source
+ * coordinators reset, and everything deployed again after the restart delay. Every handler
+ * respects the phase: nothing is scheduled or checkpointed while the job restarts.
  *
  * <p>Main thread only. Time comes from the injected clock and delays from the injected
  * scheduler, so tests drive it step by step.
@@ -52,6 +80,24 @@ public final class JobMaster {
     private final FailoverHandler failover;
     private final CoordinatorHolder coordinators;
     private final TaskManagerActions taskManagers;
+    private final String sessionId;
+    private final boolean streaming;
+    private final StreamingCheckpoints checkpointView;
+    /** Streaming: whether another global restart is allowed, and after which delay. */
+    private final RestartBackoff streamingBackoff;
+    private int streamingRestarts;
+    private StreamingPhase phase = StreamingPhase.NORMAL;
+    private long restartDelayMs;
+    private String restartCause = "";
+    /** Streaming with checkpointing on; null otherwise. */
+    private CheckpointCoordinator checkpoints;
+    /** What the next deployments restore; null: empty state. */
+    private CheckpointRestore restoreFrom;
+    private boolean periodicStarted;
+    /** Current attempts that reported the end of their input, since the last (re)start. */
+    private final Set<CheckpointTask> inputEnded = new HashSet<>();
+    private boolean finalCheckpointAfterSources;
+    private boolean finalCheckpointAfterAll;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -73,12 +119,21 @@ public final class JobMaster {
         this.clock = clock;
         this.listener = listener;
         this.submittedAtMs = submittedAtMs;
+        this.sessionId = sessionId;
+        this.streaming = graph.mode() == RuntimeMode.STREAMING;
         this.executions = new ExecutionGraph(jobId, graph);
-        this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways);
+        this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways, scheduler,
+                error -> guarded("handling a split enumerator's periodic work", () -> enumeratorFailed(error)));
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
-                new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions));
-        this.scheduling = new SchedulingDriver(new BlockingAdaptiveScheduling(executions, settings, () -> eventLog),
-                taskManagers, scheduler, clock, this::schedule, this::deploymentFailed);
+                new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions,
+                        () -> restoreFrom));
+        SchedulingStrategy strategy = streaming ? new PipelinedScheduling(executions)
+                : new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
+        this.scheduling = new SchedulingDriver(strategy, taskManagers, scheduler, clock, this::schedule,
+                this::deploymentFailed);
+        this.checkpointView = new StreamingCheckpoints(sessionId, executions, gateways, coordinators,
+                () -> state == JobMasterState.RUNNING && phase == StreamingPhase.NORMAL);
+        this.streamingBackoff = settings.restart().start();
         this.failover = new FailoverHandler(new BatchFailoverStrategy(), executions, taskManagers, coordinators,
                 () -> eventLog, clock, settings.restart().start());
     }
@@ -86,6 +141,36 @@ public final class JobMaster {
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
     public void eventLog(JobEventLog log) {
         this.eventLog = log;
+    }
+
+    /**
+     * What a streaming job's checkpoint coordinator needs besides the job master itself.
+     *
+     * @param io must run its tasks one at a time, in order (see {@link CheckpointCoordinator})
+     */
+    public record CheckpointSetup(CheckpointCoordinatorConfig config, CheckpointDirectories directories,
+            FileSystem fileSystem, Executor io, CheckpointIdCounter idCounter, CompletedCheckpointStore store) {}
+
+    /** Streaming jobs with checkpointing on: creates the checkpoint coordinator; before {@link #start}. */
+    public void enableCheckpoints(CheckpointSetup setup) {
+        if (!streaming) {
+            throw new IllegalStateException("job " + jobId + " is a batch job: it takes no checkpoints");
+        }
+        checkpoints = new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
+                new CheckpointCoordinator.Services(setup.fileSystem(), mainThread, setup.io(), clock,
+                        setup.idCounter(), setup.store(), checkpointView, checkpointView,
+                        cause -> guarded("failing over after checkpoint failures",
+                                () -> restartStreaming("checkpoints failed: " + cause))));
+    }
+
+    /** The job's checkpoint coordinator, or null (batch, or checkpointing off). */
+    public CheckpointCoordinator checkpointCoordinator() {
+        return checkpoints;
+    }
+
+    /** The job's recent checkpoints, oldest first; empty without checkpointing. */
+    public List<CheckpointStats> checkpointHistory() {
+        return checkpoints == null ? List.of() : checkpoints.history();
     }
 
     /** Records that the job starts over from the beginning, before {@link #start}. */
@@ -122,6 +207,14 @@ public final class JobMaster {
     }
 
     /**
+     * {@link #prepareAsync} without refusing streaming jobs: what tests of the streaming parts
+     * call until streaming jobs are let through end to end.
+     */
+    CompletableFuture<Void> prepareAnyModeAsync(Executor executor, Executor mainThread, Duration timeout) {
+        return coordinators.startAsync(executor, mainThread, timeout);
+    }
+
+    /**
      * Batch job recovery: takes over what survived an earlier leader (see {@link RecoveryRestore}).
      *
      * @return how many executions were restored
@@ -152,6 +245,11 @@ public final class JobMaster {
         coordinators.reportAssignments();
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId, graph.jobName(), graph.vertices().size(),
                 graph.fingerprint());
+        if (streaming) {
+            // A new job finds no checkpoint; a job a new leader recovers finds the latest one.
+            restoreAndSchedule(false);
+            return;
+        }
         if (executions.allFinished()) {
             // Recovery restored every task: the job had finished, only its result was not stored.
             terminate(JobMasterState.FINISHED, "");
@@ -176,6 +274,7 @@ public final class JobMaster {
             return;
         }
         stopActiveExecutions("this JobManager no longer leads");
+        shutdownCheckpoints();
         coordinators.closeAll();
         moveTo(JobMasterState.SUSPENDED, "this JobManager no longer leads");
         LOG.info("Job {} suspended: this JobManager no longer leads", jobId);
@@ -227,7 +326,7 @@ public final class JobMaster {
     }
 
     private void scheduleNow() {
-        if (state != JobMasterState.RUNNING) {
+        if (state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL) {
             return;
         }
         scheduling.schedule();
@@ -245,6 +344,12 @@ public final class JobMaster {
     private void nowRunning(Execution execution, String reason) throws Exception {
         execution.transition(ExecutionState.RUNNING, reason);
         coordinators.subtaskRunning(execution.vertex(), execution.subtask());
+        if (checkpoints != null && !periodicStarted && phase == StreamingPhase.NORMAL
+                && executions.all().stream().allMatch(e -> e.state() == ExecutionState.RUNNING)) {
+            // The first periodic trigger comes one interval after the whole job runs.
+            periodicStarted = true;
+            checkpoints.startPeriodic();
+        }
     }
 
     // ------------------------------------------------------------------ events from TaskManagers
@@ -278,6 +383,8 @@ public final class JobMaster {
                 taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
                 if (state == JobMasterState.CANCELLING) {
                     completeCancellationIfIdle();
+                } else if (state == JobMasterState.RUNNING && phase == StreamingPhase.CANCELLING_FOR_RESTART) {
+                    completeRestartIfIdle();
                 } else if (state == JobMasterState.RUNNING) {
                     taskFailed(execution, "task was cancelled by its TaskManager", null, false);
                 }
@@ -294,6 +401,10 @@ public final class JobMaster {
         eventLog.executionFinished(execution, update);
         if (state == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
+            return;
+        }
+        if (phase == StreamingPhase.CANCELLING_FOR_RESTART) {
+            completeRestartIfIdle();
             return;
         }
         String tooMuchCollected = executions.checkCollectedBytes(settings.collectMaxBytes());
@@ -320,6 +431,10 @@ public final class JobMaster {
             return;
         }
         LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
+        if (streaming) {
+            restartStreaming("task " + execution + " failed: " + cause);
+            return;
+        }
         failedOver(new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable));
     }
 
@@ -343,6 +458,12 @@ public final class JobMaster {
             }
             return;
         }
+        if (streaming) {
+            if (!lostActive.isEmpty()) {
+                restartStreaming("TaskManager " + tmId + " was lost");
+            }
+            return;
+        }
         failedOver(new FailoverStrategy.TaskManagerLost(tmId, lostActive));
     }
 
@@ -363,7 +484,8 @@ public final class JobMaster {
 
     private void onOperatorEventNow(AttemptId attempt, int nodeId, OperatorEvent event) throws Exception {
         Execution execution = executions.current(attempt);
-        if (state != JobMasterState.RUNNING || execution == null || !execution.state().isActive()) {
+        if (state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL || execution == null
+                || !execution.state().isActive()) {
             return;
         }
         try {
@@ -374,6 +496,198 @@ public final class JobMaster {
         } catch (Exception e) {
             LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
             terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
+        }
+    }
+
+    private void enumeratorFailed(Throwable error) {
+        String cause = "a split enumerator failed: " + Rpc.describe(error);
+        if (streaming) {
+            // A restart brings every enumerator back to its checkpointed state.
+            restartStreaming(cause);
+        } else {
+            terminate(JobMasterState.FAILED, cause);
+        }
+    }
+
+    // ------------------------------------------------------------------ streaming: checkpoints and restarts
+
+    /** A task's part of a checkpoint is durable (decoded by the caller). */
+    public void acknowledgeCheckpoint(CheckpointTask task, long checkpointId, TaskStateSnapshot state,
+            CheckpointMetrics metrics) {
+        mainThread.assertRunningInMainThread();
+        if (checkpoints == null) {
+            LOG.warn("Job {}: acknowledgement of checkpoint {} by {}, but the job takes no checkpoints: ignored",
+                    jobId, checkpointId, task);
+            return;
+        }
+        // Also after the job ended: the coordinator then deletes the files the task wrote.
+        guarded("handling a checkpoint acknowledgement", () -> checkpoints.acknowledge(task, checkpointId, state,
+                metrics));
+    }
+
+    /** A task will not take its part of a checkpoint: the checkpoint is aborted. */
+    public void declineCheckpoint(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
+        mainThread.assertRunningInMainThread();
+        if (checkpoints != null) {
+            guarded("handling a checkpoint decline", () -> checkpoints.decline(task, checkpointId, failure.reason(),
+                    failure.message()));
+        }
+    }
+
+    /**
+     * A streaming task processed all its input and waits for a checkpoint taken after that (its
+     * sinks commit in it) before it finishes. Once every source task did, the final checkpoint is
+     * triggered at once: its barriers follow the sources' last records, so it covers everything
+     * downstream too. Once every task did, another is triggered, for tasks that wait for one
+     * taken after their own end.
+     */
+    public void onInputEnded(AttemptId attempt) {
+        mainThread.assertRunningInMainThread();
+        guarded("handling the end of a task's input", () -> onInputEndedNow(attempt));
+    }
+
+    private void onInputEndedNow(AttemptId attempt) throws Exception {
+        Execution execution = executions.current(attempt);
+        if (!streaming || state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL || execution == null
+                || !execution.state().isActive()) {
+            return;
+        }
+        if (execution.state() == ExecutionState.DEPLOYING) {
+            nowRunning(execution, "its input ended");
+        }
+        inputEnded.add(StreamingCheckpoints.task(execution));
+        boolean sourcesEnded = true;
+        boolean allEnded = true;
+        for (Execution each : executions.all()) {
+            boolean ended = inputEnded.contains(StreamingCheckpoints.task(each));
+            allEnded &= ended;
+            sourcesEnded &= ended || !graph.vertex(each.vertex()).isSource();
+        }
+        if (sourcesEnded && !finalCheckpointAfterSources) {
+            finalCheckpointAfterSources = true;
+            triggerFinalCheckpoint("every source task ended its input");
+        } else if (allEnded && !finalCheckpointAfterAll) {
+            finalCheckpointAfterAll = true;
+            triggerFinalCheckpoint("every task ended its input");
+        }
+        if (allEnded) {
+            finalCheckpointAfterAll = true;
+        }
+    }
+
+    private void triggerFinalCheckpoint(String why) {
+        if (checkpoints == null) {
+            LOG.info("Job {}: {}, and it takes no checkpoints", jobId, why);
+            return;
+        }
+        LOG.info("Job {}: {}: triggering the final checkpoint", jobId, why);
+        checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
+            if (error != null) {
+                LOG.warn("Job {}: the final checkpoint failed ({}); the next one serves", jobId,
+                        Rpc.describe(error));
+            }
+        });
+    }
+
+    /**
+     * Streaming failure: a global restart from the latest completed checkpoint, if the restart
+     * strategy allows one; a failure during a restart is part of it.
+     */
+    private void restartStreaming(String cause) {
+        if (state != JobMasterState.RUNNING) {
+            return;
+        }
+        if (phase != StreamingPhase.NORMAL) {
+            LOG.info("Job {}: {} while it restarts", jobId, cause);
+            completeRestartIfIdle();
+            return;
+        }
+        OptionalLong delay = streamingBackoff.onFailure(clock.getAsLong());
+        if (delay.isEmpty()) {
+            terminate(JobMasterState.FAILED, cause + " (no restarts left: " + streamingBackoff.exhaustedReason() + ")");
+            return;
+        }
+        streamingRestarts++;
+        restartDelayMs = delay.getAsLong();
+        restartCause = cause;
+        phase = StreamingPhase.CANCELLING_FOR_RESTART;
+        LOG.warn("Job {}: restarting every task from the latest checkpoint in {} ms (restart {}): {}", jobId,
+                restartDelayMs, streamingRestarts, cause);
+        scheduling.cancelWakeUp();
+        if (checkpoints != null) {
+            periodicStarted = false;
+            checkpoints.stopPeriodic();
+            checkpoints.abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restarts: " + cause);
+        }
+        inputEnded.clear();
+        finalCheckpointAfterSources = false;
+        finalCheckpointAfterAll = false;
+        for (Execution execution : executions.all()) {
+            if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
+                taskManagers.cancel(execution, "the job restarts: " + cause);
+            }
+        }
+        completeRestartIfIdle();
+    }
+
+    /** Once no execution of a restarting job is active: reset them all, then restore and deploy. */
+    private void completeRestartIfIdle() {
+        if (phase != StreamingPhase.CANCELLING_FOR_RESTART || !executions.active().isEmpty()) {
+            return;
+        }
+        long notBeforeMs = clock.getAsLong() + restartDelayMs;
+        for (Execution execution : executions.all()) {
+            executions.reset(execution, notBeforeMs, "the job restarts: " + restartCause);
+        }
+        restoreAndSchedule(true);
+    }
+
+    /**
+     * Reads the latest completed checkpoint (the store's, so a new leader finds what the old one
+     * completed), assigns its state to the tasks and its enumerator states to the source
+     * coordinators, then schedules. The read is I/O: until it is back the job is RESTORING.
+     */
+    private void restoreAndSchedule(boolean restart) {
+        phase = StreamingPhase.RESTORING;
+        if (checkpoints == null) {
+            guarded("resetting the source coordinators", () -> applyRestore(restart, Optional.empty()));
+            return;
+        }
+        checkpoints.restoreLatest().whenComplete((latest, error) -> guarded("restoring the latest checkpoint", () -> {
+            if (state != JobMasterState.RUNNING || phase != StreamingPhase.RESTORING) {
+                return;
+            }
+            if (error != null) {
+                throw new IllegalStateException("cannot read the job's completed checkpoints: "
+                        + Rpc.describe(error));
+            }
+            applyRestore(restart, latest);
+        }));
+    }
+
+    private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
+        if (latest.isPresent()) {
+            CompletedCheckpoint checkpoint = latest.get();
+            restoreFrom = CheckpointRestore.of(checkpoint, graph);
+            Map<String, byte[]> enumerators = new HashMap<>();
+            for (OperatorCheckpointState operator : checkpoint.operators().values()) {
+                operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));
+            }
+            coordinators.resetForRestart(checkpoint.checkpointId(), enumerators);
+            LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
+        } else {
+            restoreFrom = null;
+            if (restart) {
+                coordinators.resetForRestart(0, Map.of());
+            }
+        }
+        phase = StreamingPhase.NORMAL;
+        scheduleNow();
+    }
+
+    private void shutdownCheckpoints() {
+        if (checkpoints != null) {
+            checkpoints.shutdown();
         }
     }
 
@@ -418,6 +732,7 @@ public final class JobMaster {
         failure = cause;
         endedAtMs = clock.getAsLong();
         stopActiveExecutions("job ended as " + terminal);
+        shutdownCheckpoints();
         taskManagers.releaseAll();
         coordinators.closeAll();
         if (terminal == JobMasterState.FAILED) {
@@ -461,7 +776,7 @@ public final class JobMaster {
     }
 
     public int restarts() {
-        return failover.restarts();
+        return streaming ? streamingRestarts : failover.restarts();
     }
 
     long submittedAtMs() {

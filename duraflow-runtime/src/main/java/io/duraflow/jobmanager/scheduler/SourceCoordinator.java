@@ -1,7 +1,5 @@
 package io.duraflow.jobmanager.scheduler;
 
-import java.util.concurrent.Callable;
-import java.util.function.BiConsumer;
 import com.google.protobuf.ByteString;
 import io.duraflow.api.source.QueueSplitEnumerator;
 import io.duraflow.api.source.Source;
@@ -12,6 +10,7 @@ import io.duraflow.api.source.SplitSerializer;
 import io.duraflow.rpc.proto.AddSplits;
 import io.duraflow.rpc.proto.NoMoreSplits;
 import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.util.MainThreadExecutor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,6 +19,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,7 +100,23 @@ public final class SourceCoordinator implements OperatorCoordinator {
     private SplitEnumerator<SourceSplit> enumerator;
     /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in {@link #start}. */
     private boolean batchSnapshots = true;
-    private boolean live;
+    private volatile boolean live;
+    /** Where the enumerator's periodic work runs; null: it may not ask for any. */
+    private volatile AsyncServices async;
+    /** Periodic work asked for before {@link #goLive}, started then (the start may still run elsewhere). */
+    private final List<Runnable> asyncBeforeLive = new ArrayList<>();
+    /**
+     * Bumped whenever the enumerator is replaced or closed: work the old one asked for stops, and
+     * a result that comes back for it is dropped.
+     */
+    private final AtomicInteger generation = new AtomicInteger();
+
+    /**
+     * Where an enumerator's {@link SplitEnumeratorContext#callAsync} work runs: {@code worker} (user
+     * code, off the main thread), its result handed over on {@code mainThread}; a handler that
+     * throws is reported to {@code failed} (the job fails over) instead of escaping the main thread.
+     */
+    public record AsyncServices(MainThreadExecutor mainThread, Executor worker, Consumer<Throwable> failed) {}
 
     @SuppressWarnings("unchecked")
     public SourceCoordinator(String name, Source<?, ?> source, int parallelism, SubtaskGateway subtasks,
@@ -107,6 +127,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
         this.parallelism = parallelism;
         this.subtasks = subtasks;
         this.listener = listener;
+    }
+
+    /** Lets the enumerator ask for periodic work; before {@link #start}. */
+    public void async(AsyncServices services) {
+        this.async = services;
     }
 
     /** Creates and starts the enumerator; may run on another thread than the rest (see {@link #goLive}). */
@@ -123,7 +148,13 @@ public final class SourceCoordinator implements OperatorCoordinator {
      * still replace the enumerator, and a run that starts over logs its RunStarted first).
      */
     public void goLive() {
-        live = true;
+        List<Runnable> waiting;
+        synchronized (asyncBeforeLive) {
+            live = true;
+            waiting = List.copyOf(asyncBeforeLive);
+            asyncBeforeLive.clear();
+        }
+        waiting.forEach(Runnable::run);
         for (int subtask = 0; subtask < parallelism; subtask++) {
             if (subtasks.isRunning(subtask)) {
                 deliverPending(subtask);
@@ -151,9 +182,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
             @Override
             public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
                     long periodMs) {
-                // Only continuous sources (directory watching) need it, and they run only in streaming jobs.
-                throw new UnsupportedOperationException("source '" + name + "' asked for periodic work, which only"
-                        + " streaming jobs run, and this version runs batch jobs only");
+                callAsyncFor(generation.get(), work, handler, initialDelayMs, periodMs);
             }
 
             @Override
@@ -166,6 +195,65 @@ public final class SourceCoordinator implements OperatorCoordinator {
                 }
             }
         };
+    }
+
+    private <T> void callAsyncFor(int forGeneration, Callable<T> work, BiConsumer<T, Throwable> handler,
+            long initialDelayMs, long periodMs) {
+        if (async == null) {
+            throw new UnsupportedOperationException("source '" + name + "' asked for periodic work, but its"
+                    + " coordinator was given no threads to run it on");
+        }
+        if (initialDelayMs < 0 || periodMs < 0) {
+            throw new IllegalArgumentException("source '" + name + "' asked for periodic work with delay "
+                    + initialDelayMs + " ms and period " + periodMs + " ms; neither may be negative");
+        }
+        Runnable first = () -> runAsyncAfter(forGeneration, work, handler, initialDelayMs, periodMs);
+        synchronized (asyncBeforeLive) {
+            if (!live) {
+                // The enumerator's start may still run on another thread: no result may reach it yet.
+                asyncBeforeLive.add(first);
+                return;
+            }
+        }
+        first.run();
+    }
+
+    /** Runs the work once after the delay, hands its result over on the main thread, then repeats (fixed delay). */
+    private <T> void runAsyncAfter(int forGeneration, Callable<T> work, BiConsumer<T, Throwable> handler,
+            long delayMs, long periodMs) {
+        AsyncServices services = async;
+        services.mainThread().schedule(() -> {
+            if (generation.get() != forGeneration) {
+                return;
+            }
+            services.worker().execute(() -> {
+                T value = null;
+                Throwable error = null;
+                try {
+                    value = work.call();
+                } catch (Exception | LinkageError e) {
+                    error = e;
+                }
+                T result = value;
+                Throwable failure = error;
+                services.mainThread().execute(() -> {
+                    if (generation.get() != forGeneration) {
+                        return;
+                    }
+                    try {
+                        handler.accept(result, failure);
+                        reportAssignments();
+                    } catch (Exception | LinkageError | AssertionError e) {
+                        generation.incrementAndGet();
+                        services.failed().accept(e);
+                        return;
+                    }
+                    if (periodMs > 0) {
+                        runAsyncAfter(forGeneration, work, handler, periodMs, periodMs);
+                    }
+                });
+            });
+        }, delayMs);
     }
 
     private void assign(SourceSplit split, int subtask) {
@@ -281,6 +369,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
         enumerator.addSplitsBack(splits, subtask);
     }
 
+    /** Checkpoint {@code checkpointId} completed: the enumerator may drop what it kept for it. */
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        enumerator.notifyCheckpointComplete(checkpointId);
+    }
+
     @Override
     public byte[] snapshot(long checkpointId) throws Exception {
         return enumerator.snapshotState(checkpointId);
@@ -289,11 +382,27 @@ public final class SourceCoordinator implements OperatorCoordinator {
     /** Recovery: continues from a logged enumerator state; forgets every assignment. */
     @Override
     public void resetToSnapshot(long checkpointId, byte[] state) throws Exception {
+        generation.incrementAndGet();
         if (enumerator != null) {
             enumerator.close();
         }
         forgetAssignments();
         enumerator = source.restoreEnumerator(context(), state);
+        enumerator.start();
+    }
+
+    /**
+     * Streaming restart without a checkpoint to go back to: every split goes out again from a new
+     * enumerator, as at the job's first start (the readers restart with empty state too). Runs the
+     * enumerator's start on the main thread, like the rest of its work during a restart.
+     */
+    public void resetToInitial() throws Exception {
+        generation.incrementAndGet();
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        forgetAssignments();
+        enumerator = source.createEnumerator(context());
         enumerator.start();
     }
 
@@ -323,6 +432,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
      * (a restored subtask runs again because its output is lost). Still no snapshot is taken.
      */
     public void restoreDrained() throws Exception {
+        generation.incrementAndGet();
         if (enumerator != null) {
             enumerator.close();
         }
@@ -344,6 +454,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
 
     @Override
     public void close() throws Exception {
+        generation.incrementAndGet();
         if (enumerator != null) {
             enumerator.close();
         }

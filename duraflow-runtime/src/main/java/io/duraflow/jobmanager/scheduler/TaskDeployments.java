@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.InputGate;
@@ -7,11 +8,16 @@ import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * What a TaskManager needs to run one execution: the job to build the plan from, the key-group
  * range it reads of each input and where the producers' partitions are, and the partitions it
  * writes. No I/O.
+ *
+ * <p>Streaming: an output has one subpartition per consumer subtask (subtask i reads subpartition
+ * i, see {@link PipelinedScheduling}), and the task restores its part of the checkpoint the job
+ * restores from, if any.
  */
 final class TaskDeployments {
     private final String sessionId;
@@ -21,9 +27,17 @@ final class TaskDeployments {
     private final JobSettings settings;
     private final ExecutionGraph executions;
     private final JobGraph graph;
+    /** The checkpoint the next deployments of a streaming job restore, or null (empty state). */
+    private final Supplier<CheckpointRestore> restore;
 
     TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobSettings settings, ExecutionGraph executions) {
+        this(sessionId, jobClass, params, config, settings, executions, () -> null);
+    }
+
+    TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
+            JobSettings settings, ExecutionGraph executions, Supplier<CheckpointRestore> restore) {
+        this.restore = restore;
         this.sessionId = sessionId;
         this.jobClass = jobClass;
         this.params = params;
@@ -50,9 +64,16 @@ final class TaskDeployments {
             }
             deployment.addInputs(gate);
         }
+        boolean streaming = graph.mode() == RuntimeMode.STREAMING;
         for (int edgeId : vertex.outputs()) {
+            int subpartitions = streaming ? executions.executions(graph.edge(edgeId).consumer()).length
+                    : settings.keyGroups();
             deployment.addOutputs(OutputSpec.newBuilder().setEdgeId(edgeId).setPartitionId(execution.partitionId(edgeId))
-                    .setSubpartitions(settings.keyGroups()));
+                    .setSubpartitions(subpartitions));
+        }
+        CheckpointRestore checkpoint = streaming ? restore.get() : null;
+        if (checkpoint != null) {
+            deployment.setRestore(checkpoint.taskRestore(vertex.id(), execution.subtask()));
         }
         return deployment.build();
     }

@@ -1,8 +1,10 @@
 package io.duraflow.jobmanager.scheduler;
 
 import io.duraflow.rpc.proto.AttemptId;
+import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -20,4 +22,13 @@ public interface TaskManagerGateways {
 
     /** Releases the listed partitions of a job, or all of them when the list is empty. */
     void releasePartitions(String tmId, String jobId, List<String> partitionIds);
+
+    /**
+     * Tells a source task to take its part of a checkpoint. A failed call is only logged: the
+     * checkpoint then times out, or the task's failure restarts the job.
+     */
+    void triggerCheckpoint(String tmId, TriggerCheckpointRequest request);
+
+    /** Tells a task that a checkpoint completed or was aborted; a failed call is only logged. */
+    void notifyCheckpoint(String tmId, CheckpointNotification notification);
 }

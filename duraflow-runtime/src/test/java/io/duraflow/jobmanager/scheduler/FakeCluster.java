@@ -117,6 +117,39 @@ final class FakeCluster {
         return restored;
     }
 
+    /** Max parallelism (key groups) of the streaming jobs' checkpoints. */
+    static final int MAX_PARALLELISM = 128;
+    /** Periodic checkpoints of streaming jobs, every second; one failed checkpoint in a row is tolerated. */
+    static final long CHECKPOINT_INTERVAL_MS = 1_000;
+
+    /**
+     * Streaming: checkpoints under {@code root} (directories and the completed store, as a new
+     * leader finds them), with I/O run at once on the calling thread (its results come back
+     * through the scheduler, like from the real I/O thread).
+     */
+    void enableCheckpoints(java.nio.file.Path root) {
+        io.duraflow.fs.FileSystem fs = io.duraflow.fs.LocalFileSystem.INSTANCE;
+        io.duraflow.checkpoint.CheckpointCoordinatorConfig config = new io.duraflow.checkpoint.CheckpointCoordinatorConfig(
+                CHECKPOINT_INTERVAL_MS, 60_000, 0, 1, 1, 1, MAX_PARALLELISM);
+        io.duraflow.fs.FsPath pointers = io.duraflow.checkpoint.FileSystemCompletedCheckpointStore.pointerDirectory(
+                io.duraflow.fs.FsPath.of(root.resolve("ha/jobs/" + JOB_ID)));
+        job.enableCheckpoints(new JobMaster.CheckpointSetup(config,
+                io.duraflow.state.CheckpointDirectories.of(io.duraflow.fs.FsPath.of(root.resolve("checkpoints")), JOB_ID),
+                fs, Runnable::run, new io.duraflow.checkpoint.StandaloneCheckpointIdCounter(),
+                new io.duraflow.checkpoint.FileSystemCompletedCheckpointStore(fs, pointers, JOB_ID, 1, () -> true)));
+    }
+
+    /** Starts a streaming job (past the refusal of streaming jobs that submissions still have). */
+    void startStreaming() {
+        try {
+            job.prepareAnyModeAsync(Runnable::run, Runnable::run, Duration.ofSeconds(30)).join();
+        } catch (CompletionException e) {
+            throw new AssertionError("job could not be prepared", e.getCause());
+        }
+        job.start();
+        scheduler.runDue();
+    }
+
     static JobSettings withRestarts(int maxRestarts) {
         return new JobSettings(SETTINGS.defaultParallelism(), SETTINGS.keyGroups(), SETTINGS.minParallelism(),
                 SETTINGS.maxParallelism(), SETTINGS.bytesPerTask(), maxRestarts, SETTINGS.restartDelayMs(),

@@ -56,6 +56,16 @@ class JobMasterFaultsTest {
         }
 
         @Override
+        public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
+            delegate.triggerCheckpoint(tmId, request);
+        }
+
+        @Override
+        public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {
+            delegate.notifyCheckpoint(tmId, notification);
+        }
+
+        @Override
         public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
             if (releaseThrows && !partitionIds.isEmpty()) {
                 throw new IllegalStateException("cannot release on " + tmId);

@@ -1,0 +1,141 @@
+package io.duraflow.jobmanager.scheduler;
+
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointMessages;
+import io.duraflow.checkpoint.CheckpointPlan;
+import io.duraflow.checkpoint.CheckpointTask;
+import io.duraflow.checkpoint.CheckpointTasks;
+import io.duraflow.checkpoint.CheckpointTrigger;
+import io.duraflow.checkpoint.OperatorCoordinatorCheckpoints;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.api.dag.PlanNode;
+import io.duraflow.rpc.proto.CheckpointNotification;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The checkpoint coordinator's view of a streaming job: which tasks take part (over the
+ * {@link ExecutionGraph}), how they are told (over the {@link TaskManagerGateways}), and the source
+ * coordinators' snapshots (over the {@link CoordinatorHolder}). Main thread only.
+ *
+ * <p>A checkpoint is planned only while the job runs normally and every execution's current
+ * attempt is RUNNING: the trigger goes to the source tasks, every task acknowledges. A message
+ * for an attempt that is no longer current is not sent: the coordinator may still name an
+ * attempt that was replaced since it planned the checkpoint.
+ */
+final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinatorCheckpoints {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamingCheckpoints.class);
+
+    private final String sessionId;
+    private final ExecutionGraph executions;
+    private final JobGraph graph;
+    private final TaskManagerGateways gateways;
+    private final CoordinatorHolder coordinators;
+    /** Whether the job runs normally (not restarting, not ending); no checkpoint is planned otherwise. */
+    private final BooleanSupplier runsNormally;
+    private final Map<String, Integer> operatorParallelism = new HashMap<>();
+
+    StreamingCheckpoints(String sessionId, ExecutionGraph executions, TaskManagerGateways gateways,
+            CoordinatorHolder coordinators, BooleanSupplier runsNormally) {
+        this.sessionId = sessionId;
+        this.executions = executions;
+        this.graph = executions.jobGraph();
+        this.gateways = gateways;
+        this.coordinators = coordinators;
+        this.runsNormally = runsNormally;
+        for (JobVertex vertex : graph.vertices()) {
+            for (PlanNode node : vertex.nodes()) {
+                operatorParallelism.put(graph.uid(node), vertex.parallelism());
+            }
+        }
+    }
+
+    static CheckpointTask task(Execution execution) {
+        return new CheckpointTask(execution.vertex(), execution.subtask(), execution.attempt());
+    }
+
+    @Override
+    public Optional<CheckpointPlan> planCheckpoint() {
+        if (!runsNormally.getAsBoolean()) {
+            return Optional.empty();
+        }
+        List<CheckpointTask> sources = new ArrayList<>();
+        Set<CheckpointTask> all = new HashSet<>();
+        for (Execution execution : executions.all()) {
+            if (execution.state() != ExecutionState.RUNNING) {
+                return Optional.empty();
+            }
+            all.add(task(execution));
+            if (graph.vertex(execution.vertex()).isSource()) {
+                sources.add(task(execution));
+            }
+        }
+        return Optional.of(new CheckpointPlan(sources, all, operatorParallelism));
+    }
+
+    /** The execution whose current attempt is {@code task} and holds a slot, or null. */
+    private Execution current(CheckpointTask task) {
+        Execution[] subtasks = executions.executions(task.vertex());
+        if (subtasks == null || task.subtask() >= subtasks.length) {
+            return null;
+        }
+        Execution execution = subtasks[task.subtask()];
+        return execution.attempt() == task.attempt() && execution.state().isActive() ? execution : null;
+    }
+
+    @Override
+    public void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger) {
+        Execution execution = current(task);
+        if (execution == null) {
+            LOG.info("Job {}: not triggering checkpoint {} on {}: no longer running", executions.jobId(),
+                    trigger.checkpointId(), task);
+            return;
+        }
+        gateways.triggerCheckpoint(execution.tmId(),
+                CheckpointMessages.toProto(sessionId, executions.jobId(), task, trigger));
+    }
+
+    @Override
+    public void notifyCheckpointComplete(CheckpointTask task, long checkpointId) {
+        notify(task, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(true));
+    }
+
+    @Override
+    public void notifyCheckpointAborted(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
+        notify(task, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(false)
+                .setFailure(CheckpointMessages.toProto(failure)));
+    }
+
+    private void notify(CheckpointTask task, CheckpointNotification.Builder notification) {
+        Execution execution = current(task);
+        if (execution != null) {
+            gateways.notifyCheckpoint(execution.tmId(), notification.setJmSessionId(sessionId)
+                    .setAttempt(CheckpointMessages.toProto(executions.jobId(), task)).build());
+        }
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        coordinators.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public CompletableFuture<Map<String, byte[]>> snapshotCoordinators(long checkpointId) {
+        // The enumerators live on the main thread, where this is called: snapshot them here.
+        try {
+            return CompletableFuture.completedFuture(coordinators.snapshotForCheckpoint(checkpointId));
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

@@ -1,0 +1,454 @@
+package io.duraflow.jobmanager.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.duraflow.api.JobBuilder;
+import io.duraflow.api.connectors.TextFileSource;
+import io.duraflow.api.types.Types;
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointFailureReason;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.CheckpointStats;
+import io.duraflow.checkpoint.CheckpointTask;
+import io.duraflow.checkpoint.StateHandleCodec;
+import io.duraflow.config.RuntimeMode;
+import io.duraflow.jobmanager.FakeSlotPool;
+import io.duraflow.jobmanager.RecordingGateways.Deployment;
+import io.duraflow.jobmanager.RecordingGateways.Notification;
+import io.duraflow.jobmanager.RecordingGateways.Trigger;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.OutputSpec;
+import io.duraflow.rpc.proto.RequestSplit;
+import io.duraflow.state.InlineStateHandle;
+import io.duraflow.state.OperatorStateHandle;
+import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.TaskStateSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The JobManager side of a streaming job: pipelined deployment, checkpoints through the
+ * coordinator (trigger, acknowledgements, declines, notifications), and the global restart from
+ * the latest completed checkpoint after a task failure or a lost TaskManager, also under a new
+ * leader.
+ */
+class StreamingJobMasterTest {
+    private static final int SOURCE = 0;
+    private static final long DELAY = FakeCluster.SETTINGS.restartDelayMs();
+
+    @TempDir
+    Path root;
+
+    /** source (2) -> keyed reduce (3) -> collect, in streaming mode; the source's enumerators record calls. */
+    static JobGraph streamingJob() {
+        JobBuilder job = new JobBuilder("streaming");
+        job.fromSource("numbers", new RecordingSequenceSource(0, 100, 2)).parallelism(2)
+                .keyBy(n -> n % 10, Types.LONG).reduce(Long::sum).parallelism(3)
+                .collect("sums");
+        return JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
+    }
+
+    private FakeCluster started(JobSettings settings, String session) {
+        RecordingSequenceSource.clear();
+        FakeCluster cluster = new FakeCluster(streamingJob(), settings, FakeSlotPool.of(2, 4), session);
+        cluster.enableCheckpoints(root);
+        cluster.startStreaming();
+        return cluster;
+    }
+
+    private FakeCluster started() {
+        return started(FakeCluster.SETTINGS, FakeCluster.SESSION);
+    }
+
+    private static int taskCount(JobGraph graph) {
+        return graph.vertices().stream().mapToInt(JobVertex::parallelism).sum();
+    }
+
+    private static void allRunning(FakeCluster cluster) {
+        cluster.live().forEach(cluster::running);
+        cluster.scheduler.runDue();
+    }
+
+    /** The state a task acknowledges: one SPLIT list element per operator of its chain, naming task and checkpoint. */
+    private static TaskStateSnapshot stateOf(JobGraph graph, Deployment d, long checkpointId) {
+        Map<String, OperatorSubtaskState> operators = new HashMap<>();
+        JobVertex vertex = graph.vertex(d.vertex());
+        byte[] bytes = ("v" + d.vertex() + "/" + d.subtask() + "#" + d.attemptNumber() + "@" + checkpointId)
+                .getBytes(StandardCharsets.UTF_8);
+        OperatorStateHandle handle = new OperatorStateHandle(Map.of("state", new OperatorStateHandle.StateList(
+                OperatorStateHandle.Distribution.SPLIT, new long[] {0})), new InlineStateHandle(bytes));
+        operators.put(graph.uid(vertex.head()), new OperatorSubtaskState(List.of(), List.of(handle)));
+        return new TaskStateSnapshot(operators);
+    }
+
+    private static CheckpointTask task(Deployment d) {
+        return new CheckpointTask(d.vertex(), d.subtask(), d.attemptNumber());
+    }
+
+    /** Every live task acknowledges the checkpoint; returns what each acknowledged, by deployment. */
+    private static Map<Deployment, TaskStateSnapshot> ackAll(FakeCluster cluster, long checkpointId) {
+        Map<Deployment, TaskStateSnapshot> acked = new HashMap<>();
+        for (Deployment d : cluster.live()) {
+            TaskStateSnapshot state = stateOf(cluster.graph, d, checkpointId);
+            acked.put(d, state);
+            cluster.job.acknowledgeCheckpoint(task(d), checkpointId, state, CheckpointMetrics.NONE);
+        }
+        cluster.scheduler.runDue();
+        return acked;
+    }
+
+    /** Checkpoint 1: triggered one interval after all run, acknowledged by all, completed. */
+    private static Map<Deployment, TaskStateSnapshot> completeFirstCheckpoint(FakeCluster cluster) {
+        allRunning(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(cluster.gateways.triggers()).extracting(t -> t.request().getCheckpointId()).containsOnly(1L);
+        Map<Deployment, TaskStateSnapshot> acked = ackAll(cluster, 1);
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::status)
+                .containsExactly(CheckpointStats.Status.COMPLETED);
+        return acked;
+    }
+
+    /** Each redeployed task carries exactly what its subtask acknowledged for the checkpoint. */
+    private static void assertRestoresFrom(FakeCluster cluster, Map<Deployment, TaskStateSnapshot> acked,
+            long checkpointId, int attempt) {
+        List<Deployment> redeployed = cluster.live();
+        assertThat(redeployed).hasSize(taskCount(cluster.graph));
+        for (Deployment d : redeployed) {
+            assertThat(d.attemptNumber()).isEqualTo(attempt);
+            assertThat(d.task().hasRestore()).as("restore of %s", d.attempt()).isTrue();
+            assertThat(d.task().getRestore().getCheckpointId()).isEqualTo(checkpointId);
+            TaskStateSnapshot expected = acked.entrySet().stream()
+                    .filter(e -> e.getKey().vertex() == d.vertex() && e.getKey().subtask() == d.subtask())
+                    .map(Map.Entry::getValue).findFirst().orElseThrow();
+            TaskStateSnapshot restored = StateHandleCodec.fromProto(d.task().getRestore().getState());
+            assertThat(StateHandleCodec.toProto(restored)).isEqualTo(StateHandleCodec.toProto(expected));
+        }
+    }
+
+    @Test
+    void allTasksAreDeployedAtOnceWithOneSubpartitionPerConsumerSubtaskAndNoRestore() {
+        FakeCluster cluster = started();
+
+        assertThat(cluster.gateways.deployments()).hasSize(taskCount(cluster.graph));
+        for (Deployment d : cluster.gateways.deployments()) {
+            assertThat(d.task().hasRestore()).isFalse();
+            for (OutputSpec output : d.task().getOutputsList()) {
+                int consumer = cluster.graph.edge(output.getEdgeId()).consumer();
+                assertThat(output.getSubpartitions()).isEqualTo(cluster.graph.vertex(consumer).parallelism());
+            }
+        }
+        assertThat(cluster.current(SOURCE, 0).task().getOutputs(0).getSubpartitions()).isEqualTo(3);
+    }
+
+    @Test
+    void theTriggerGoesToTheSourceTasksOnlyOnceEveryTaskRuns() {
+        FakeCluster cluster = started();
+        cluster.scheduler.advance(5 * FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(cluster.gateways.triggers()).as("not every task runs yet").isEmpty();
+
+        List<Deployment> live = cluster.live();
+        live.subList(0, live.size() - 1).forEach(cluster::running);
+        cluster.scheduler.advance(5 * FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(cluster.gateways.triggers()).as("one task still deploying").isEmpty();
+
+        cluster.running(live.get(live.size() - 1));
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS - 1);
+        assertThat(cluster.gateways.triggers()).as("one interval after all run").isEmpty();
+        cluster.scheduler.advance(1);
+
+        assertThat(cluster.gateways.triggers()).extracting(Trigger::tmId, t -> t.request().getAttempt().getVertex(),
+                t -> t.request().getAttempt().getSubtask())
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(cluster.current(SOURCE, 0).tmId(), SOURCE, 0),
+                        org.assertj.core.groups.Tuple.tuple(cluster.current(SOURCE, 1).tmId(), SOURCE, 1));
+        assertThat(cluster.gateways.triggers()).allSatisfy(t -> {
+            assertThat(t.request().getCheckpointId()).isEqualTo(1);
+            assertThat(t.request().getJmSessionId()).isEqualTo(FakeCluster.SESSION);
+        });
+    }
+
+    @Test
+    void acknowledgementsOfAllTasksCompleteTheCheckpointAndEveryTaskIsNotified() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        List<Deployment> live = cluster.live();
+        for (Deployment d : live.subList(0, live.size() - 1)) {
+            cluster.job.acknowledgeCheckpoint(task(d), 1, stateOf(cluster.graph, d, 1), CheckpointMetrics.NONE);
+        }
+        cluster.scheduler.runDue();
+        assertThat(cluster.gateways.notifications()).as("one acknowledgement missing").isEmpty();
+
+        Deployment last = live.get(live.size() - 1);
+        cluster.job.acknowledgeCheckpoint(task(last), 1, stateOf(cluster.graph, last, 1), CheckpointMetrics.NONE);
+        cluster.scheduler.runDue();
+
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId, CheckpointStats::status)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, CheckpointStats.Status.COMPLETED));
+        assertThat(RecordingSequenceSource.SNAPSHOTS).as("the enumerator snapshots first").containsExactly(1L);
+        assertThat(RecordingSequenceSource.COMPLETED).as("and hears of the completion").containsExactly(1L);
+        assertThat(cluster.gateways.notifications()).hasSize(live.size())
+                .allSatisfy(n -> {
+                    assertThat(n.notification().getCompleted()).isTrue();
+                    assertThat(n.notification().getCheckpointId()).isEqualTo(1);
+                })
+                .extracting(n -> n.notification().getAttempt())
+                .containsExactlyInAnyOrderElementsOf(live.stream().map(Deployment::attempt).toList());
+    }
+
+    @Test
+    void aDeclineAbortsTheCheckpointAndEveryTaskIsTold() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        Deployment source = cluster.current(SOURCE, 0);
+
+        cluster.job.declineCheckpoint(task(source), 1, new CheckpointFailure(1, CheckpointFailureReason.DECLINED,
+                "disk full", null));
+        cluster.scheduler.runDue();
+
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::status)
+                .containsExactly(CheckpointStats.Status.FAILED);
+        assertThat(cluster.gateways.notifications()).isNotEmpty().extracting(Notification::notification)
+                .allSatisfy(n -> assertThat(n.getCompleted()).isFalse());
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
+        assertThat(cluster.gateways.cancels()).as("one failed checkpoint is tolerated").isEmpty();
+
+        // The next one fails too: more than tolerated, so the job restarts.
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        cluster.job.declineCheckpoint(task(source), 2, new CheckpointFailure(2, CheckpointFailureReason.DECLINED,
+                "disk still full", null));
+        cluster.scheduler.runDue();
+        assertThat(cluster.gateways.cancels()).hasSize(taskCount(cluster.graph));
+        assertThat(cluster.job.restarts()).isEqualTo(1);
+    }
+
+    @Test
+    void aTaskFailureCancelsAllWaitsThenRedeploysAllFromTheLatestCheckpoint() {
+        FakeCluster cluster = started();
+        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(cluster.job.checkpointCoordinator().pendingCount()).as("checkpoint 2 pending").isEqualTo(1);
+        int deployed = cluster.gateways.deployments().size();
+        Deployment failing = cluster.current(SOURCE, 1);
+
+        cluster.fail(failing, "boom");
+
+        assertThat(cluster.job.checkpointCoordinator().pendingCount()).as("pending checkpoint aborted").isZero();
+        List<Deployment> others = cluster.live();
+        assertThat(others).hasSize(taskCount(cluster.graph) - 1)
+                .allSatisfy(d -> assertThat(cluster.execution(d.vertex(), d.subtask()).state())
+                        .isEqualTo(ExecutionState.CANCELING));
+        assertThat(cluster.gateways.cancels()).extracting(c -> c.attempt())
+                .containsExactlyInAnyOrderElementsOf(others.stream().map(Deployment::attempt).toList());
+
+        // Nothing goes out while a task of the old run is still active, not even after the delay.
+        others.subList(0, others.size() - 1).forEach(cluster::canceled);
+        cluster.scheduler.advance(DELAY * 3);
+        assertThat(cluster.gateways.deployments()).hasSize(deployed);
+
+        cluster.canceled(others.get(others.size() - 1));
+        cluster.scheduler.advance(DELAY - 1);
+        assertThat(cluster.gateways.deployments()).as("before the restart delay").hasSize(deployed);
+        cluster.scheduler.advance(1);
+
+        assertRestoresFrom(cluster, acked, 1, 1);
+        assertThat(cluster.job.restarts()).isEqualTo(1);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
+        assertThat(RecordingSequenceSource.SNAPSHOTS).as("checkpoints 1 and 2").containsExactly(1L, 2L);
+        assertThat(RecordingSequenceSource.RESTORED).as("the enumerator goes back to its state in checkpoint 1")
+                .singleElement().isEqualTo(RecordingSequenceSource.SNAPSHOT_STATES.get(0));
+
+        // The restarted job checkpoints again once all run, with the new attempts.
+        allRunning(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(cluster.gateways.triggers()).last()
+                .satisfies(t -> assertThat(t.request().getAttempt().getAttempt()).isEqualTo(1));
+    }
+
+    @Test
+    void aLostTaskManagerRestartsTheWholeJobFromTheLatestCheckpoint() {
+        FakeCluster cluster = started();
+        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(cluster);
+        String lost = cluster.current(SOURCE, 0).tmId();
+        List<Deployment> elsewhere = cluster.live().stream().filter(d -> !d.tmId().equals(lost)).toList();
+
+        cluster.slots.removeTaskManager(lost);
+        cluster.job.onTaskManagerLost(lost);
+        cluster.slots.addTaskManager("tm-3", 4);
+
+        assertThat(cluster.gateways.cancels()).extracting(c -> c.attempt())
+                .containsExactlyInAnyOrderElementsOf(elsewhere.stream().map(Deployment::attempt).toList());
+        elsewhere.forEach(cluster::canceled);
+        cluster.scheduler.advance(DELAY);
+
+        assertRestoresFrom(cluster, acked, 1, 1);
+        assertThat(cluster.live()).noneMatch(d -> d.tmId().equals(lost));
+    }
+
+    @Test
+    void aFailureWithoutACompletedCheckpointRestartsWithEmptyState() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.fail(cluster.current(SOURCE, 0), "boom");
+        cluster.live().forEach(cluster::canceled);
+        cluster.scheduler.advance(DELAY);
+
+        assertThat(cluster.live()).hasSize(taskCount(cluster.graph))
+                .allSatisfy(d -> {
+                    assertThat(d.attemptNumber()).isEqualTo(1);
+                    assertThat(d.task().hasRestore()).isFalse();
+                });
+    }
+
+    @Test
+    void whenTheRestartsAreUsedUpTheJobFailsWithTheCause() {
+        FakeCluster cluster = started(FakeCluster.withRestarts(1), FakeCluster.SESSION);
+        allRunning(cluster);
+        cluster.fail(cluster.current(SOURCE, 0), "first");
+        cluster.live().forEach(cluster::canceled);
+        cluster.scheduler.advance(DELAY);
+        allRunning(cluster);
+
+        cluster.fail(cluster.current(SOURCE, 1), "second");
+
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
+        assertThat(cluster.terminations).containsExactly(JobMasterState.FAILED);
+        assertThat(cluster.job.status().getFailure()).contains("second").contains("no restarts left");
+        assertThat(cluster.job.checkpointCoordinator().pendingCount()).isZero();
+    }
+
+    @Test
+    void aNewLeaderRestoresTheLatestCompletedCheckpointFromTheStore() {
+        FakeCluster first = started();
+        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(first);
+        first.job.suspend();
+
+        FakeCluster second = started(FakeCluster.SETTINGS, "session-2");
+
+        List<Deployment> deployed = second.live();
+        assertThat(deployed).hasSize(taskCount(second.graph)).allSatisfy(d -> {
+            assertThat(d.task().getJmSessionId()).isEqualTo("session-2");
+            assertThat(d.task().getRestore().getCheckpointId()).isEqualTo(1);
+        });
+        for (Deployment d : deployed) {
+            TaskStateSnapshot expected = acked.entrySet().stream()
+                    .filter(e -> e.getKey().vertex() == d.vertex() && e.getKey().subtask() == d.subtask())
+                    .map(Map.Entry::getValue).findFirst().orElseThrow();
+            assertThat(d.task().getRestore().getState()).isEqualTo(StateHandleCodec.toProto(expected));
+        }
+        // The id counter goes on after the restored checkpoint.
+        allRunning(second);
+        second.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(second.gateways.triggers()).extracting(t -> t.request().getCheckpointId()).containsOnly(2L);
+    }
+
+    @Test
+    void whenEverySourceEndedItsInputTheFinalCheckpointIsTriggeredAtOnceAndTheJobFinishesWithItsTasks() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.job.onInputEnded(cluster.current(SOURCE, 0).attempt());
+        cluster.scheduler.runDue();
+        assertThat(cluster.gateways.triggers()).isEmpty();
+
+        cluster.job.onInputEnded(cluster.current(SOURCE, 1).attempt());
+        cluster.scheduler.runDue();
+        assertThat(cluster.gateways.triggers()).as("no interval waited for").hasSize(2);
+        ackAll(cluster, 1);
+        assertThat(cluster.gateways.notifications()).allSatisfy(n -> assertThat(n.notification().getCompleted())
+                .isTrue());
+
+        List<Deployment> live = cluster.live();
+        live.forEach(cluster::finish);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+    }
+
+    // ------------------------------------------------------------------ periodic enumerator work
+
+    private static final long DISCOVERY_MS = 500;
+
+    /** A source watching {@code directory} (parallelism 1) -> collect. */
+    private FakeCluster watching(Path directory, JobSettings settings) {
+        JobBuilder job = new JobBuilder("watching");
+        job.fromSource("lines", TextFileSource.watching(directory.toString(), Duration.ofMillis(DISCOVERY_MS)))
+                .parallelism(1).map(String::length, Types.INT).collect("lengths");
+        FakeCluster cluster = new FakeCluster(JobGraph.compile(job.plan(), 1, RuntimeMode.STREAMING), settings,
+                FakeSlotPool.of(1, 4), FakeCluster.SESSION);
+        cluster.startStreaming();
+        allRunning(cluster);
+        return cluster;
+    }
+
+    private static void requestSplit(FakeCluster cluster, Deployment source) {
+        cluster.job.onOperatorEvent(source.attempt(), cluster.graph.vertex(SOURCE).head().id(),
+                OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance()).build());
+    }
+
+    private static long splitsSentTo(FakeCluster cluster, Deployment d) {
+        return cluster.gateways.eventsTo(d.attempt()).stream().filter(e -> e.event().hasAddSplits()).count();
+    }
+
+    @Test
+    void aWatchingSourceListsItsDirectoryPeriodicallyAndHandsNewFilesToWaitingReaders() throws Exception {
+        Path input = Files.createDirectories(root.resolve("input"));
+        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
+        Deployment source = cluster.current(SOURCE, 0);
+        cluster.scheduler.advance(DISCOVERY_MS);
+        requestSplit(cluster, source);
+        assertThat(splitsSentTo(cluster, source)).as("no file yet: the reader waits").isZero();
+
+        Files.writeString(input.resolve("a.txt"), "one\ntwo\n");
+        cluster.scheduler.advance(DISCOVERY_MS - 1);
+        assertThat(splitsSentTo(cluster, source)).as("before the next listing").isZero();
+        cluster.scheduler.advance(1);
+
+        assertThat(splitsSentTo(cluster, source)).isEqualTo(1);
+    }
+
+    @Test
+    void aRestartReplacesTheEnumeratorAndTheOldOnesListingsStop() throws Exception {
+        Path input = Files.createDirectories(root.resolve("input"));
+        Files.writeString(input.resolve("a.txt"), "one\n");
+        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
+        Deployment first = cluster.current(SOURCE, 0);
+        cluster.scheduler.advance(DISCOVERY_MS);
+        requestSplit(cluster, first);
+        assertThat(splitsSentTo(cluster, first)).isEqualTo(1);
+
+        cluster.fail(first, "boom");
+        cluster.live().forEach(cluster::canceled);
+        cluster.scheduler.advance(DELAY);
+        allRunning(cluster);
+        Deployment second = cluster.current(SOURCE, 0);
+        assertThat(second.attemptNumber()).isEqualTo(1);
+        requestSplit(cluster, second);
+
+        assertThat(splitsSentTo(cluster, second)).as("without a checkpoint the new enumerator hands the file out again")
+                .isEqualTo(1);
+        cluster.scheduler.advance(10 * DISCOVERY_MS);
+        assertThat(cluster.scheduler.pending()).as("one listing timer, the new enumerator's").isEqualTo(1);
+    }
+
+    @Test
+    void aListingThatFailsRestartsTheJob() throws Exception {
+        Path input = Files.createDirectories(root.resolve("input"));
+        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
+        cluster.scheduler.advance(DISCOVERY_MS);
+        Files.delete(input);
+
+        cluster.scheduler.advance(DISCOVERY_MS);
+
+        assertThat(cluster.job.restarts()).isEqualTo(1);
+        assertThat(cluster.gateways.cancels()).isNotEmpty();
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
+    }
+}
