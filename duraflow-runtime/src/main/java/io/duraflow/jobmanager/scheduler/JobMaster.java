@@ -3,14 +3,11 @@ package io.duraflow.jobmanager.scheduler;
 import io.duraflow.checkpoint.CheckpointCoordinator;
 import io.duraflow.checkpoint.CheckpointCoordinatorConfig;
 import io.duraflow.checkpoint.CheckpointFailure;
-import io.duraflow.checkpoint.CheckpointFailureReason;
 import io.duraflow.checkpoint.CheckpointIdCounter;
 import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTask;
-import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.checkpoint.CompletedCheckpointStore;
-import io.duraflow.checkpoint.OperatorCheckpointState;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.state.CheckpointDirectories;
@@ -25,13 +22,8 @@ import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -83,21 +75,8 @@ public final class JobMaster {
     private final String sessionId;
     private final boolean streaming;
     private final StreamingCheckpoints checkpointView;
-    /** Streaming: whether another global restart is allowed, and after which delay. */
-    private final RestartBackoff streamingBackoff;
-    private int streamingRestarts;
-    private StreamingPhase phase = StreamingPhase.NORMAL;
-    private long restartDelayMs;
-    private String restartCause = "";
-    /** Streaming with checkpointing on; null otherwise. */
-    private CheckpointCoordinator checkpoints;
-    /** What the next deployments restore; null: empty state. */
-    private CheckpointRestore restoreFrom;
-    private boolean periodicStarted;
-    /** Current attempts that reported the end of their input, since the last (re)start. */
-    private final Set<CheckpointTask> inputEnded = new HashSet<>();
-    private boolean finalCheckpointAfterSources;
-    private boolean finalCheckpointAfterAll;
+    private final CheckpointTriggers checkpointTriggers;
+    private final StreamingRestart streamingRestart;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -126,14 +105,18 @@ public final class JobMaster {
                 error -> guarded("handling a split enumerator's periodic work", () -> enumeratorFailed(error)));
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
                 new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions,
-                        () -> restoreFrom));
+                        this::restoreFrom));
         SchedulingStrategy strategy = streaming ? new PipelinedScheduling(executions)
                 : new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
         this.scheduling = new SchedulingDriver(strategy, taskManagers, scheduler, clock, this::schedule,
                 this::deploymentFailed);
         this.checkpointView = new StreamingCheckpoints(sessionId, executions, gateways, coordinators,
-                () -> state == JobMasterState.RUNNING && phase == StreamingPhase.NORMAL);
-        this.streamingBackoff = settings.restart().start();
+                () -> state == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL);
+        this.checkpointTriggers = new CheckpointTriggers(executions);
+        this.streamingRestart = new StreamingRestart(executions, taskManagers, coordinators, scheduling,
+                checkpointTriggers, clock, settings.restart().start(), new StreamingRestart.Job(
+                        () -> state == JobMasterState.RUNNING, cause -> terminate(JobMasterState.FAILED, cause),
+                        (what, step) -> guarded(what, step::run), this::scheduleNow));
         this.failover = new FailoverHandler(new BatchFailoverStrategy(), executions, taskManagers, coordinators,
                 () -> eventLog, clock, settings.restart().start());
     }
@@ -156,20 +139,21 @@ public final class JobMaster {
         if (!streaming) {
             throw new IllegalStateException("job " + jobId + " is a batch job: it takes no checkpoints");
         }
-        checkpoints = new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
+        checkpointTriggers.coordinator(new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
                 new CheckpointCoordinator.Services(setup.fileSystem(), mainThread, setup.io(), clock,
                         setup.idCounter(), setup.store(), checkpointView, checkpointView,
                         cause -> guarded("failing over after checkpoint failures",
-                                () -> restartStreaming("checkpoints failed: " + cause))));
+                                () -> streamingRestart.restart("checkpoints failed: " + cause)))));
     }
 
     /** The job's checkpoint coordinator, or null (batch, or checkpointing off). */
     public CheckpointCoordinator checkpointCoordinator() {
-        return checkpoints;
+        return checkpointTriggers.coordinator();
     }
 
     /** The job's recent checkpoints, oldest first; empty without checkpointing. */
     public List<CheckpointStats> checkpointHistory() {
+        CheckpointCoordinator checkpoints = checkpointTriggers.coordinator();
         return checkpoints == null ? List.of() : checkpoints.history();
     }
 
@@ -247,7 +231,7 @@ public final class JobMaster {
                 graph.fingerprint());
         if (streaming) {
             // A new job finds no checkpoint; a job a new leader recovers finds the latest one.
-            restoreAndSchedule(false);
+            streamingRestart.restoreAndSchedule(false);
             return;
         }
         if (executions.allFinished()) {
@@ -274,10 +258,20 @@ public final class JobMaster {
             return;
         }
         stopActiveExecutions("this JobManager no longer leads");
-        shutdownCheckpoints();
+        checkpointTriggers.shutdown();
         coordinators.closeAll();
         moveTo(JobMasterState.SUSPENDED, "this JobManager no longer leads");
         LOG.info("Job {} suspended: this JobManager no longer leads", jobId);
+    }
+
+    /** Streaming: where the job is in a restart (NORMAL for batch jobs). */
+    private StreamingPhase phase() {
+        return streamingRestart.phase();
+    }
+
+    /** What the next deployments restore; null: empty state. */
+    private CheckpointRestore restoreFrom() {
+        return streamingRestart.restoreFrom();
     }
 
     private void moveTo(JobMasterState target, String reason) {
@@ -326,7 +320,7 @@ public final class JobMaster {
     }
 
     private void scheduleNow() {
-        if (state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL) {
+        if (state != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL) {
             return;
         }
         scheduling.schedule();
@@ -344,11 +338,8 @@ public final class JobMaster {
     private void nowRunning(Execution execution, String reason) throws Exception {
         execution.transition(ExecutionState.RUNNING, reason);
         coordinators.subtaskRunning(execution.vertex(), execution.subtask());
-        if (checkpoints != null && !periodicStarted && phase == StreamingPhase.NORMAL
-                && executions.all().stream().allMatch(e -> e.state() == ExecutionState.RUNNING)) {
-            // The first periodic trigger comes one interval after the whole job runs.
-            periodicStarted = true;
-            checkpoints.startPeriodic();
+        if (phase() == StreamingPhase.NORMAL) {
+            checkpointTriggers.executionRunning();
         }
     }
 
@@ -383,8 +374,8 @@ public final class JobMaster {
                 taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
                 if (state == JobMasterState.CANCELLING) {
                     completeCancellationIfIdle();
-                } else if (state == JobMasterState.RUNNING && phase == StreamingPhase.CANCELLING_FOR_RESTART) {
-                    completeRestartIfIdle();
+                } else if (state == JobMasterState.RUNNING && phase() == StreamingPhase.CANCELLING_FOR_RESTART) {
+                    streamingRestart.completeIfIdle();
                 } else if (state == JobMasterState.RUNNING) {
                     taskFailed(execution, "task was cancelled by its TaskManager", null, false);
                 }
@@ -403,8 +394,8 @@ public final class JobMaster {
             completeCancellationIfIdle();
             return;
         }
-        if (phase == StreamingPhase.CANCELLING_FOR_RESTART) {
-            completeRestartIfIdle();
+        if (phase() == StreamingPhase.CANCELLING_FOR_RESTART) {
+            streamingRestart.completeIfIdle();
             return;
         }
         String tooMuchCollected = executions.checkCollectedBytes(settings.collectMaxBytes());
@@ -432,7 +423,7 @@ public final class JobMaster {
         }
         LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
         if (streaming) {
-            restartStreaming("task " + execution + " failed: " + cause);
+            streamingRestart.restart("task " + execution + " failed: " + cause);
             return;
         }
         failedOver(new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable));
@@ -460,7 +451,7 @@ public final class JobMaster {
         }
         if (streaming) {
             if (!lostActive.isEmpty()) {
-                restartStreaming("TaskManager " + tmId + " was lost");
+                streamingRestart.restart("TaskManager " + tmId + " was lost");
             }
             return;
         }
@@ -484,7 +475,7 @@ public final class JobMaster {
 
     private void onOperatorEventNow(AttemptId attempt, int nodeId, OperatorEvent event) throws Exception {
         Execution execution = executions.current(attempt);
-        if (state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL || execution == null
+        if (state != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL || execution == null
                 || !execution.state().isActive()) {
             return;
         }
@@ -503,7 +494,7 @@ public final class JobMaster {
         String cause = "a split enumerator failed: " + Rpc.describe(error);
         if (streaming) {
             // A restart brings every enumerator back to its checkpointed state.
-            restartStreaming(cause);
+            streamingRestart.restart(cause);
         } else {
             terminate(JobMasterState.FAILED, cause);
         }
@@ -515,6 +506,7 @@ public final class JobMaster {
     public void acknowledgeCheckpoint(CheckpointTask task, long checkpointId, TaskStateSnapshot state,
             CheckpointMetrics metrics) {
         mainThread.assertRunningInMainThread();
+        CheckpointCoordinator checkpoints = checkpointTriggers.coordinator();
         if (checkpoints == null) {
             LOG.warn("Job {}: acknowledgement of checkpoint {} by {}, but the job takes no checkpoints: ignored",
                     jobId, checkpointId, task);
@@ -528,6 +520,7 @@ public final class JobMaster {
     /** A task will not take its part of a checkpoint: the checkpoint is aborted. */
     public void declineCheckpoint(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
         mainThread.assertRunningInMainThread();
+        CheckpointCoordinator checkpoints = checkpointTriggers.coordinator();
         if (checkpoints != null) {
             guarded("handling a checkpoint decline", () -> checkpoints.decline(task, checkpointId, failure.reason(),
                     failure.message()));
@@ -548,147 +541,14 @@ public final class JobMaster {
 
     private void onInputEndedNow(AttemptId attempt) throws Exception {
         Execution execution = executions.current(attempt);
-        if (!streaming || state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL || execution == null
-                || !execution.state().isActive()) {
+        if (!streaming || state != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL
+                || execution == null || !execution.state().isActive()) {
             return;
         }
         if (execution.state() == ExecutionState.DEPLOYING) {
             nowRunning(execution, "its input ended");
         }
-        inputEnded.add(StreamingCheckpoints.task(execution));
-        boolean sourcesEnded = true;
-        boolean allEnded = true;
-        for (Execution each : executions.all()) {
-            boolean ended = inputEnded.contains(StreamingCheckpoints.task(each));
-            allEnded &= ended;
-            sourcesEnded &= ended || !graph.vertex(each.vertex()).isSource();
-        }
-        if (sourcesEnded && !finalCheckpointAfterSources) {
-            finalCheckpointAfterSources = true;
-            triggerFinalCheckpoint("every source task ended its input");
-        } else if (allEnded && !finalCheckpointAfterAll) {
-            finalCheckpointAfterAll = true;
-            triggerFinalCheckpoint("every task ended its input");
-        }
-        if (allEnded) {
-            finalCheckpointAfterAll = true;
-        }
-    }
-
-    private void triggerFinalCheckpoint(String why) {
-        if (checkpoints == null) {
-            LOG.info("Job {}: {}, and it takes no checkpoints", jobId, why);
-            return;
-        }
-        LOG.info("Job {}: {}: triggering the final checkpoint", jobId, why);
-        checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
-            if (error != null) {
-                LOG.warn("Job {}: the final checkpoint failed ({}); the next one serves", jobId,
-                        Rpc.describe(error));
-            }
-        });
-    }
-
-    /**
-     * Streaming failure: a global restart from the latest completed checkpoint, if the restart
-     * strategy allows one; a failure during a restart is part of it.
-     */
-    private void restartStreaming(String cause) {
-        if (state != JobMasterState.RUNNING) {
-            return;
-        }
-        if (phase != StreamingPhase.NORMAL) {
-            LOG.info("Job {}: {} while it restarts", jobId, cause);
-            completeRestartIfIdle();
-            return;
-        }
-        OptionalLong delay = streamingBackoff.onFailure(clock.getAsLong());
-        if (delay.isEmpty()) {
-            terminate(JobMasterState.FAILED, cause + " (no restarts left: " + streamingBackoff.exhaustedReason() + ")");
-            return;
-        }
-        streamingRestarts++;
-        restartDelayMs = delay.getAsLong();
-        restartCause = cause;
-        phase = StreamingPhase.CANCELLING_FOR_RESTART;
-        LOG.warn("Job {}: restarting every task from the latest checkpoint in {} ms (restart {}): {}", jobId,
-                restartDelayMs, streamingRestarts, cause);
-        scheduling.cancelWakeUp();
-        if (checkpoints != null) {
-            periodicStarted = false;
-            checkpoints.stopPeriodic();
-            checkpoints.abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restarts: " + cause);
-        }
-        inputEnded.clear();
-        finalCheckpointAfterSources = false;
-        finalCheckpointAfterAll = false;
-        for (Execution execution : executions.all()) {
-            if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
-                taskManagers.cancel(execution, "the job restarts: " + cause);
-            }
-        }
-        completeRestartIfIdle();
-    }
-
-    /** Once no execution of a restarting job is active: reset them all, then restore and deploy. */
-    private void completeRestartIfIdle() {
-        if (phase != StreamingPhase.CANCELLING_FOR_RESTART || !executions.active().isEmpty()) {
-            return;
-        }
-        long notBeforeMs = clock.getAsLong() + restartDelayMs;
-        for (Execution execution : executions.all()) {
-            executions.reset(execution, notBeforeMs, "the job restarts: " + restartCause);
-        }
-        restoreAndSchedule(true);
-    }
-
-    /**
-     * Reads the latest completed checkpoint (the store's, so a new leader finds what the old one
-     * completed), assigns its state to the tasks and its enumerator states to the source
-     * coordinators, then schedules. The read is I/O: until it is back the job is RESTORING.
-     */
-    private void restoreAndSchedule(boolean restart) {
-        phase = StreamingPhase.RESTORING;
-        if (checkpoints == null) {
-            guarded("resetting the source coordinators", () -> applyRestore(restart, Optional.empty()));
-            return;
-        }
-        checkpoints.restoreLatest().whenComplete((latest, error) -> guarded("restoring the latest checkpoint", () -> {
-            if (state != JobMasterState.RUNNING || phase != StreamingPhase.RESTORING) {
-                return;
-            }
-            if (error != null) {
-                throw new IllegalStateException("cannot read the job's completed checkpoints: "
-                        + Rpc.describe(error));
-            }
-            applyRestore(restart, latest);
-        }));
-    }
-
-    private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
-        if (latest.isPresent()) {
-            CompletedCheckpoint checkpoint = latest.get();
-            restoreFrom = CheckpointRestore.of(checkpoint, graph);
-            Map<String, byte[]> enumerators = new HashMap<>();
-            for (OperatorCheckpointState operator : checkpoint.operators().values()) {
-                operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));
-            }
-            coordinators.resetForRestart(checkpoint.checkpointId(), enumerators);
-            LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
-        } else {
-            restoreFrom = null;
-            if (restart) {
-                coordinators.resetForRestart(0, Map.of());
-            }
-        }
-        phase = StreamingPhase.NORMAL;
-        scheduleNow();
-    }
-
-    private void shutdownCheckpoints() {
-        if (checkpoints != null) {
-            checkpoints.shutdown();
-        }
+        checkpointTriggers.inputEnded(execution);
     }
 
     // ------------------------------------------------------------------ cancellation and the end
@@ -732,7 +592,7 @@ public final class JobMaster {
         failure = cause;
         endedAtMs = clock.getAsLong();
         stopActiveExecutions("job ended as " + terminal);
-        shutdownCheckpoints();
+        checkpointTriggers.shutdown();
         taskManagers.releaseAll();
         coordinators.closeAll();
         if (terminal == JobMasterState.FAILED) {
@@ -776,7 +636,7 @@ public final class JobMaster {
     }
 
     public int restarts() {
-        return streaming ? streamingRestarts : failover.restarts();
+        return streaming ? streamingRestart.restarts() : failover.restarts();
     }
 
     long submittedAtMs() {
