@@ -1,11 +1,16 @@
 package io.duraflow.jobmanager.scheduler;
 
 import io.duraflow.checkpoint.CheckpointCoordinator;
+import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointFailureReason;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTask;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
+import io.duraflow.state.TaskStateSnapshot;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +48,28 @@ final class CheckpointTriggers {
     /** The job's checkpoint coordinator, or null (batch, or checkpointing off). */
     CheckpointCoordinator coordinator() {
         return checkpoints;
+    }
+
+    /** The coordinator's recent checkpoints, oldest first; empty without checkpointing. */
+    List<CheckpointStats> history() {
+        return checkpoints == null ? List.of() : checkpoints.history();
+    }
+
+    /** A task's part of a checkpoint is durable; also after the job ended (its files are deleted). */
+    void acknowledge(CheckpointTask task, long checkpointId, TaskStateSnapshot state, CheckpointMetrics metrics) {
+        if (checkpoints == null) {
+            LOG.warn("Job {}: acknowledgement of checkpoint {} by {}, but the job takes no checkpoints: ignored",
+                    jobId, checkpointId, task);
+            return;
+        }
+        checkpoints.acknowledge(task, checkpointId, state, metrics);
+    }
+
+    /** A task will not take its part of a checkpoint: the checkpoint is aborted. */
+    void decline(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
+        if (checkpoints != null) {
+            checkpoints.decline(task, checkpointId, failure.reason(), failure.message());
+        }
     }
 
     /** An execution of a job that runs normally now runs: maybe the whole job does. */

@@ -38,16 +38,15 @@ import org.slf4j.LoggerFactory;
  * the {@link FailoverHandler} carries that out; the {@link CoordinatorHolder} runs the operator
  * coordinators; {@link RecoveryRestore} takes over what an earlier leader left. This class wires
  * those parts, owns the job's {@link JobMasterState}, talks to slots and TaskManagers through
- * {@link TaskManagerActions}, and goes on from what the parts decided.
+ * {@link TaskManagerActions}, and goes on from what the parts decided; {@link TaskEvents} goes
+ * on from what the tasks report.
  *
  * <p><b>Streaming jobs</b> ({@link JobGraph#mode()} STREAMING) run every task at once ({@link
  * PipelinedScheduling}) and, with checkpointing on, take checkpoints through a {@link
- * CheckpointCoordinator} ({@link StreamingCheckpoints}). Any task failure or lost TaskManager
- * restarts the whole job from its latest completed checkpoint, in the phases of {@link
- * StreamingPhase}: every active task is cancelled, and only when none is active any more are the
- * executions reset, the latest checkpoint read and assigned ({@link CheckpointRestore}), the source
- * coordinators reset, and everything deployed again after the restart delay. Every handler
- * respects the phase: nothing is scheduled or checkpointed while the job restarts.
+ * CheckpointCoordinator} ({@link StreamingCheckpoints}, {@link CheckpointTriggers}). Any task
+ * failure or lost TaskManager restarts the whole job from its latest completed checkpoint
+ * ({@link StreamingRestart}). Every handler respects the {@link StreamingPhase}: nothing is
+ * scheduled or checkpointed while the job restarts.
  *
  * <p>Main thread only. Time comes from the injected clock and delays from the injected
  * scheduler, so tests drive it step by step.
@@ -72,11 +71,11 @@ public final class JobMaster {
     private final FailoverHandler failover;
     private final CoordinatorHolder coordinators;
     private final TaskManagerActions taskManagers;
-    private final String sessionId;
     private final boolean streaming;
     private final StreamingCheckpoints checkpointView;
     private final CheckpointTriggers checkpointTriggers;
     private final StreamingRestart streamingRestart;
+    private final TaskEvents taskEvents;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -98,7 +97,6 @@ public final class JobMaster {
         this.clock = clock;
         this.listener = listener;
         this.submittedAtMs = submittedAtMs;
-        this.sessionId = sessionId;
         this.streaming = graph.mode() == RuntimeMode.STREAMING;
         this.executions = new ExecutionGraph(jobId, graph);
         this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways, scheduler,
@@ -119,6 +117,9 @@ public final class JobMaster {
                         (what, step) -> guarded(what, step::run), this::scheduleNow));
         this.failover = new FailoverHandler(new BatchFailoverStrategy(), executions, taskManagers, coordinators,
                 () -> eventLog, clock, settings.restart().start());
+        this.taskEvents = new TaskEvents(settings, streaming, executions, taskManagers, coordinators, failover,
+                streamingRestart, checkpointTriggers, new TaskEvents.Job(() -> state, this::terminate,
+                        this::completeCancellationIfIdle, this::scheduleNow, () -> eventLog));
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -153,8 +154,7 @@ public final class JobMaster {
 
     /** The job's recent checkpoints, oldest first; empty without checkpointing. */
     public List<CheckpointStats> checkpointHistory() {
-        CheckpointCoordinator checkpoints = checkpointTriggers.coordinator();
-        return checkpoints == null ? List.of() : checkpoints.history();
+        return checkpointTriggers.history();
     }
 
     /** Records that the job starts over from the beginning, before {@link #start}. */
@@ -327,177 +327,29 @@ public final class JobMaster {
     }
 
     private void deploymentFailed(Execution execution, AttemptId attempt, String tmId, Throwable error) {
-        guarded("handling a failed deployment", () -> {
-            if (executions.current(attempt) == execution && execution.state().isActive()) {
-                taskFailed(execution, "deployment to " + tmId + " failed: " + error.getMessage(), null, false);
-            }
-        });
-    }
-
-    /** The TaskManager confirmed the attempt runs (or it sent an event, which says as much). */
-    private void nowRunning(Execution execution, String reason) throws Exception {
-        execution.transition(ExecutionState.RUNNING, reason);
-        coordinators.subtaskRunning(execution.vertex(), execution.subtask());
-        if (phase() == StreamingPhase.NORMAL) {
-            checkpointTriggers.executionRunning();
-        }
+        guarded("handling a failed deployment", () -> taskEvents.deploymentFailed(execution, attempt, tmId, error));
     }
 
     // ------------------------------------------------------------------ events from TaskManagers
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
         mainThread.assertRunningInMainThread();
-        guarded("handling a task state update", () -> onTaskStateUpdateNow(update));
-    }
-
-    private void onTaskStateUpdateNow(TaskStateUpdate update) throws Exception {
-        AttemptId attempt = update.getAttempt();
-        Execution execution = executions.current(attempt);
-        if (execution == null) {
-            LOG.info("Job {}: ignoring {} of superseded attempt {}", jobId, update.getState(), attempt);
-            return;
-        }
-        if (!execution.state().isActive()) {
-            LOG.info("Job {}: ignoring {} for {} in state {}", jobId, update.getState(), execution, execution.state());
-            return;
-        }
-        switch (update.getState()) {
-            case RUNNING -> {
-                if (execution.state() == ExecutionState.DEPLOYING) {
-                    nowRunning(execution, "TaskManager says running");
-                }
-            }
-            case FINISHED -> taskFinished(execution, update);
-            case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
-                    ? null : update.getMissingPartitionId(), update.getNonRetriable());
-            case CANCELED -> {
-                taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
-                if (state == JobMasterState.CANCELLING) {
-                    completeCancellationIfIdle();
-                } else if (state == JobMasterState.RUNNING && phase() == StreamingPhase.CANCELLING_FOR_RESTART) {
-                    streamingRestart.completeIfIdle();
-                } else if (state == JobMasterState.RUNNING) {
-                    taskFailed(execution, "task was cancelled by its TaskManager", null, false);
-                }
-            }
-            default -> LOG.warn("Job {}: unexpected task state {} from {}", jobId, update.getState(), execution);
-        }
-    }
-
-    private void taskFinished(Execution execution, TaskStateUpdate update) throws Exception {
-        taskManagers.stopped(execution, ExecutionState.FINISHED, "TaskManager says finished");
-        executions.finished(execution, update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
-                update.getRecordsOut());
-        coordinators.logStateBeforeFinish(execution);
-        eventLog.executionFinished(execution, update);
-        if (state == JobMasterState.CANCELLING) {
-            completeCancellationIfIdle();
-            return;
-        }
-        if (phase() == StreamingPhase.CANCELLING_FOR_RESTART) {
-            streamingRestart.completeIfIdle();
-            return;
-        }
-        String tooMuchCollected = executions.checkCollectedBytes(settings.collectMaxBytes());
-        if (tooMuchCollected != null) {
-            terminate(JobMasterState.FAILED, tooMuchCollected);
-            return;
-        }
-        if (executions.allFinished()) {
-            terminate(JobMasterState.FINISHED, "");
-            return;
-        }
-        scheduleNow();
-    }
-
-    private void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
-        if (execution.state().isActive()) {
-            taskManagers.stopped(execution, ExecutionState.FAILED, cause);
-        }
-        if (state == JobMasterState.CANCELLING) {
-            completeCancellationIfIdle();
-            return;
-        }
-        if (state != JobMasterState.RUNNING) {
-            return;
-        }
-        LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
-        if (streaming) {
-            streamingRestart.restart("task " + execution + " failed: " + cause);
-            return;
-        }
-        failedOver(new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable));
+        guarded("handling a task state update", () -> taskEvents.onTaskStateUpdate(update));
     }
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
     public void onTaskManagerLost(String tmId) {
         mainThread.assertRunningInMainThread();
-        guarded("handling the loss of a TaskManager", () -> onTaskManagerLostNow(tmId));
-    }
-
-    private void onTaskManagerLostNow(String tmId) {
-        if (state != JobMasterState.RUNNING && state != JobMasterState.CANCELLING) {
-            return;
-        }
-        List<Execution> lostActive = executions.activeOn(tmId);
-        for (Execution execution : lostActive) {
-            execution.transition(ExecutionState.FAILED, "TaskManager " + tmId + " lost");
-        }
-        if (state == JobMasterState.CANCELLING) {
-            if (!lostActive.isEmpty()) {
-                completeCancellationIfIdle();
-            }
-            return;
-        }
-        if (streaming) {
-            if (!lostActive.isEmpty()) {
-                streamingRestart.restart("TaskManager " + tmId + " was lost");
-            }
-            return;
-        }
-        failedOver(new FailoverStrategy.TaskManagerLost(tmId, lostActive));
-    }
-
-    /** Has the failover handler carry out what the strategy decides, and goes on from there. */
-    private void failedOver(FailoverStrategy.Failure failure) {
-        FailoverHandler.Outcome outcome = failover.onFailure(failure);
-        if (outcome instanceof FailoverHandler.FailJob failJob) {
-            terminate(JobMasterState.FAILED, failJob.cause());
-        } else if (outcome instanceof FailoverHandler.ExecutionsReset) {
-            scheduleNow();
-        }
+        guarded("handling the loss of a TaskManager", () -> taskEvents.onTaskManagerLost(tmId));
     }
 
     public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {
         mainThread.assertRunningInMainThread();
-        guarded("handling an operator event", () -> onOperatorEventNow(attempt, nodeId, event));
-    }
-
-    private void onOperatorEventNow(AttemptId attempt, int nodeId, OperatorEvent event) throws Exception {
-        Execution execution = executions.current(attempt);
-        if (state != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL || execution == null
-                || !execution.state().isActive()) {
-            return;
-        }
-        try {
-            if (execution.state() == ExecutionState.DEPLOYING) {
-                nowRunning(execution, "it sent an operator event");
-            }
-            coordinators.handleEvent(nodeId, attempt.getSubtask(), event);
-        } catch (Exception e) {
-            LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
-            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
-        }
+        guarded("handling an operator event", () -> taskEvents.onOperatorEvent(attempt, nodeId, event));
     }
 
     private void enumeratorFailed(Throwable error) {
-        String cause = "a split enumerator failed: " + Rpc.describe(error);
-        if (streaming) {
-            // A restart brings every enumerator back to its checkpointed state.
-            streamingRestart.restart(cause);
-        } else {
-            terminate(JobMasterState.FAILED, cause);
-        }
+        taskEvents.enumeratorFailed(error);
     }
 
     // ------------------------------------------------------------------ streaming: checkpoints and restarts
@@ -506,25 +358,15 @@ public final class JobMaster {
     public void acknowledgeCheckpoint(CheckpointTask task, long checkpointId, TaskStateSnapshot state,
             CheckpointMetrics metrics) {
         mainThread.assertRunningInMainThread();
-        CheckpointCoordinator checkpoints = checkpointTriggers.coordinator();
-        if (checkpoints == null) {
-            LOG.warn("Job {}: acknowledgement of checkpoint {} by {}, but the job takes no checkpoints: ignored",
-                    jobId, checkpointId, task);
-            return;
-        }
         // Also after the job ended: the coordinator then deletes the files the task wrote.
-        guarded("handling a checkpoint acknowledgement", () -> checkpoints.acknowledge(task, checkpointId, state,
-                metrics));
+        guarded("handling a checkpoint acknowledgement", () -> checkpointTriggers.acknowledge(task, checkpointId,
+                state, metrics));
     }
 
     /** A task will not take its part of a checkpoint: the checkpoint is aborted. */
     public void declineCheckpoint(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
         mainThread.assertRunningInMainThread();
-        CheckpointCoordinator checkpoints = checkpointTriggers.coordinator();
-        if (checkpoints != null) {
-            guarded("handling a checkpoint decline", () -> checkpoints.decline(task, checkpointId, failure.reason(),
-                    failure.message()));
-        }
+        guarded("handling a checkpoint decline", () -> checkpointTriggers.decline(task, checkpointId, failure));
     }
 
     /**
@@ -536,19 +378,7 @@ public final class JobMaster {
      */
     public void onInputEnded(AttemptId attempt) {
         mainThread.assertRunningInMainThread();
-        guarded("handling the end of a task's input", () -> onInputEndedNow(attempt));
-    }
-
-    private void onInputEndedNow(AttemptId attempt) throws Exception {
-        Execution execution = executions.current(attempt);
-        if (!streaming || state != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL
-                || execution == null || !execution.state().isActive()) {
-            return;
-        }
-        if (execution.state() == ExecutionState.DEPLOYING) {
-            nowRunning(execution, "its input ended");
-        }
-        checkpointTriggers.inputEnded(execution);
+        guarded("handling the end of a task's input", () -> taskEvents.onInputEnded(attempt));
     }
 
     // ------------------------------------------------------------------ cancellation and the end
