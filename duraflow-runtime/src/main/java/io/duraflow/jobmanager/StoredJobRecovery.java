@@ -10,13 +10,13 @@ import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
+import io.duraflow.jobmanager.recovery.WantedPartitions;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobMasterState;
 import io.duraflow.jobstore.CorruptStoreFileException;
 import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.SubmittedJob;
-import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.util.MainThreadExecutor;
@@ -316,7 +316,7 @@ final class StoredJobRecovery {
             Map<String, String> held = resourceManager.heldPartitions(job.jobId());
             try {
                 if (recovery.wanted == null) {
-                    recovery.wanted = wantedPartitions(job.graph(), recovery.events);
+                    recovery.wanted = WantedPartitions.of(job.graph(), recovery.events);
                 }
                 if (!held.keySet().containsAll(recovery.wanted) && now < recovery.deadlineMs) {
                     continue;
@@ -375,46 +375,6 @@ final class StoredJobRecovery {
         }
         releaseAllHeld(jobId);
         return true;
-    }
-
-    /**
-     * The partitions worth waiting for: if every partition ever recorded were still there, the
-     * recovered job would keep these executions, and some consumer of each still has to read it.
-     */
-    static Set<String> wantedPartitions(JobGraph graph, List<JobEvent> events) {
-        Map<String, String> everything = new HashMap<>();
-        for (JobEvent event : events) {
-            if (event.hasExecutionFinished()) {
-                for (var partition : event.getExecutionFinished().getPartitionsList()) {
-                    everything.put(partition.getPartitionId(), event.getExecutionFinished().getTmId());
-                }
-            }
-        }
-        RecoveryPlan optimistic = RecoveryPlanner.plan(graph, events, everything);
-        Set<Integer> verticesWithWork = new HashSet<>();
-        for (var vertex : graph.vertices()) {
-            var plan = optimistic.vertices().get(vertex.id());
-            int parallelism = vertex.parallelism() > 0 ? vertex.parallelism() : plan == null ? -1 : plan.parallelism();
-            int kept = 0;
-            for (var key : optimistic.restored().keySet()) {
-                if (key.vertex() == vertex.id()) {
-                    kept++;
-                }
-            }
-            if (parallelism < 0 || kept < parallelism) {
-                verticesWithWork.add(vertex.id());
-            }
-        }
-        Set<String> wanted = new HashSet<>();
-        for (var restored : optimistic.restored().values()) {
-            for (var partition : restored.partitions()) {
-                int consumer = graph.edge(partition.getEdgeId()).consumer();
-                if (verticesWithWork.contains(consumer)) {
-                    wanted.add(partition.getPartitionId());
-                }
-            }
-        }
-        return wanted;
     }
 
     /** Partitions kept for a job that the recovered job does not use go now (the plan's rule 6). */

@@ -3,14 +3,11 @@ package io.duraflow.jobmanager.scheduler;
 import io.duraflow.checkpoint.CheckpointCoordinator;
 import io.duraflow.checkpoint.CheckpointCoordinatorConfig;
 import io.duraflow.checkpoint.CheckpointFailure;
-import io.duraflow.checkpoint.CheckpointFailureReason;
 import io.duraflow.checkpoint.CheckpointIdCounter;
 import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTask;
-import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.checkpoint.CompletedCheckpointStore;
-import io.duraflow.checkpoint.OperatorCheckpointState;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.state.CheckpointDirectories;
@@ -25,13 +22,8 @@ import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -46,16 +38,15 @@ import org.slf4j.LoggerFactory;
  * the {@link FailoverHandler} carries that out; the {@link CoordinatorHolder} runs the operator
  * coordinators; {@link RecoveryRestore} takes over what an earlier leader left. This class wires
  * those parts, owns the job's {@link JobMasterState}, talks to slots and TaskManagers through
- * {@link TaskManagerActions}, and goes on from what the parts decided.
+ * {@link TaskManagerActions}, and goes on from what the parts decided; {@link TaskEvents} goes
+ * on from what the tasks report.
  *
  * <p><b>Streaming jobs</b> ({@link JobGraph#mode()} STREAMING) run every task at once ({@link
  * PipelinedScheduling}) and, with checkpointing on, take checkpoints through a {@link
- * CheckpointCoordinator} ({@link StreamingCheckpoints}). Any task failure or lost TaskManager
- * restarts the whole job from its latest completed checkpoint, in the phases of {@link
- * StreamingPhase}: every active task is cancelled, and only when none is active any more are the
- * executions reset, the latest checkpoint read and assigned ({@link CheckpointRestore}), the source
- * coordinators reset, and everything deployed again after the restart delay. Every handler
- * respects the phase: nothing is scheduled or checkpointed while the job restarts.
+ * CheckpointCoordinator} ({@link StreamingCheckpoints}, {@link CheckpointTriggers}). Any task
+ * failure or lost TaskManager restarts the whole job from its latest completed checkpoint
+ * ({@link StreamingRestart}). Every handler respects the {@link StreamingPhase}: nothing is
+ * scheduled or checkpointed while the job restarts.
  *
  * <p>Main thread only. Time comes from the injected clock and delays from the injected
  * scheduler, so tests drive it step by step.
@@ -80,24 +71,11 @@ public final class JobMaster {
     private final FailoverHandler failover;
     private final CoordinatorHolder coordinators;
     private final TaskManagerActions taskManagers;
-    private final String sessionId;
     private final boolean streaming;
     private final StreamingCheckpoints checkpointView;
-    /** Streaming: whether another global restart is allowed, and after which delay. */
-    private final RestartBackoff streamingBackoff;
-    private int streamingRestarts;
-    private StreamingPhase phase = StreamingPhase.NORMAL;
-    private long restartDelayMs;
-    private String restartCause = "";
-    /** Streaming with checkpointing on; null otherwise. */
-    private CheckpointCoordinator checkpoints;
-    /** What the next deployments restore; null: empty state. */
-    private CheckpointRestore restoreFrom;
-    private boolean periodicStarted;
-    /** Current attempts that reported the end of their input, since the last (re)start. */
-    private final Set<CheckpointTask> inputEnded = new HashSet<>();
-    private boolean finalCheckpointAfterSources;
-    private boolean finalCheckpointAfterAll;
+    private final CheckpointTriggers checkpointTriggers;
+    private final StreamingRestart streamingRestart;
+    private final TaskEvents taskEvents;
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -119,23 +97,29 @@ public final class JobMaster {
         this.clock = clock;
         this.listener = listener;
         this.submittedAtMs = submittedAtMs;
-        this.sessionId = sessionId;
         this.streaming = graph.mode() == RuntimeMode.STREAMING;
         this.executions = new ExecutionGraph(jobId, graph);
         this.coordinators = new CoordinatorHolder(executions, () -> eventLog, gateways, scheduler,
                 error -> guarded("handling a split enumerator's periodic work", () -> enumeratorFailed(error)));
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
                 new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions,
-                        () -> restoreFrom));
+                        this::restoreFrom));
         SchedulingStrategy strategy = streaming ? new PipelinedScheduling(executions)
                 : new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
         this.scheduling = new SchedulingDriver(strategy, taskManagers, scheduler, clock, this::schedule,
                 this::deploymentFailed);
         this.checkpointView = new StreamingCheckpoints(sessionId, executions, gateways, coordinators,
-                () -> state == JobMasterState.RUNNING && phase == StreamingPhase.NORMAL);
-        this.streamingBackoff = settings.restart().start();
+                () -> state == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL);
+        this.checkpointTriggers = new CheckpointTriggers(executions);
+        this.streamingRestart = new StreamingRestart(executions, taskManagers, coordinators, scheduling,
+                checkpointTriggers, clock, settings.restart().start(), new StreamingRestart.Job(
+                        () -> state == JobMasterState.RUNNING, cause -> terminate(JobMasterState.FAILED, cause),
+                        (what, step) -> guarded(what, step::run), this::scheduleNow));
         this.failover = new FailoverHandler(new BatchFailoverStrategy(), executions, taskManagers, coordinators,
                 () -> eventLog, clock, settings.restart().start());
+        this.taskEvents = new TaskEvents(settings, streaming, executions, taskManagers, coordinators, failover,
+                streamingRestart, checkpointTriggers, new TaskEvents.Job(() -> state, this::terminate,
+                        this::completeCancellationIfIdle, this::scheduleNow, () -> eventLog));
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -156,21 +140,21 @@ public final class JobMaster {
         if (!streaming) {
             throw new IllegalStateException("job " + jobId + " is a batch job: it takes no checkpoints");
         }
-        checkpoints = new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
+        checkpointTriggers.coordinator(new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
                 new CheckpointCoordinator.Services(setup.fileSystem(), mainThread, setup.io(), clock,
                         setup.idCounter(), setup.store(), checkpointView, checkpointView,
                         cause -> guarded("failing over after checkpoint failures",
-                                () -> restartStreaming("checkpoints failed: " + cause))));
+                                () -> streamingRestart.restart("checkpoints failed: " + cause)))));
     }
 
     /** The job's checkpoint coordinator, or null (batch, or checkpointing off). */
     public CheckpointCoordinator checkpointCoordinator() {
-        return checkpoints;
+        return checkpointTriggers.coordinator();
     }
 
     /** The job's recent checkpoints, oldest first; empty without checkpointing. */
     public List<CheckpointStats> checkpointHistory() {
-        return checkpoints == null ? List.of() : checkpoints.history();
+        return checkpointTriggers.history();
     }
 
     /** Records that the job starts over from the beginning, before {@link #start}. */
@@ -247,7 +231,7 @@ public final class JobMaster {
                 graph.fingerprint());
         if (streaming) {
             // A new job finds no checkpoint; a job a new leader recovers finds the latest one.
-            restoreAndSchedule(false);
+            streamingRestart.restoreAndSchedule(false);
             return;
         }
         if (executions.allFinished()) {
@@ -274,10 +258,20 @@ public final class JobMaster {
             return;
         }
         stopActiveExecutions("this JobManager no longer leads");
-        shutdownCheckpoints();
+        checkpointTriggers.shutdown();
         coordinators.closeAll();
         moveTo(JobMasterState.SUSPENDED, "this JobManager no longer leads");
         LOG.info("Job {} suspended: this JobManager no longer leads", jobId);
+    }
+
+    /** Streaming: where the job is in a restart (NORMAL for batch jobs). */
+    private StreamingPhase phase() {
+        return streamingRestart.phase();
+    }
+
+    /** What the next deployments restore; null: empty state. */
+    private CheckpointRestore restoreFrom() {
+        return streamingRestart.restoreFrom();
     }
 
     private void moveTo(JobMasterState target, String reason) {
@@ -326,187 +320,36 @@ public final class JobMaster {
     }
 
     private void scheduleNow() {
-        if (state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL) {
+        if (state != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL) {
             return;
         }
         scheduling.schedule();
     }
 
     private void deploymentFailed(Execution execution, AttemptId attempt, String tmId, Throwable error) {
-        guarded("handling a failed deployment", () -> {
-            if (executions.current(attempt) == execution && execution.state().isActive()) {
-                taskFailed(execution, "deployment to " + tmId + " failed: " + error.getMessage(), null, false);
-            }
-        });
-    }
-
-    /** The TaskManager confirmed the attempt runs (or it sent an event, which says as much). */
-    private void nowRunning(Execution execution, String reason) throws Exception {
-        execution.transition(ExecutionState.RUNNING, reason);
-        coordinators.subtaskRunning(execution.vertex(), execution.subtask());
-        if (checkpoints != null && !periodicStarted && phase == StreamingPhase.NORMAL
-                && executions.all().stream().allMatch(e -> e.state() == ExecutionState.RUNNING)) {
-            // The first periodic trigger comes one interval after the whole job runs.
-            periodicStarted = true;
-            checkpoints.startPeriodic();
-        }
+        guarded("handling a failed deployment", () -> taskEvents.deploymentFailed(execution, attempt, tmId, error));
     }
 
     // ------------------------------------------------------------------ events from TaskManagers
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
         mainThread.assertRunningInMainThread();
-        guarded("handling a task state update", () -> onTaskStateUpdateNow(update));
-    }
-
-    private void onTaskStateUpdateNow(TaskStateUpdate update) throws Exception {
-        AttemptId attempt = update.getAttempt();
-        Execution execution = executions.current(attempt);
-        if (execution == null) {
-            LOG.info("Job {}: ignoring {} of superseded attempt {}", jobId, update.getState(), attempt);
-            return;
-        }
-        if (!execution.state().isActive()) {
-            LOG.info("Job {}: ignoring {} for {} in state {}", jobId, update.getState(), execution, execution.state());
-            return;
-        }
-        switch (update.getState()) {
-            case RUNNING -> {
-                if (execution.state() == ExecutionState.DEPLOYING) {
-                    nowRunning(execution, "TaskManager says running");
-                }
-            }
-            case FINISHED -> taskFinished(execution, update);
-            case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
-                    ? null : update.getMissingPartitionId(), update.getNonRetriable());
-            case CANCELED -> {
-                taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
-                if (state == JobMasterState.CANCELLING) {
-                    completeCancellationIfIdle();
-                } else if (state == JobMasterState.RUNNING && phase == StreamingPhase.CANCELLING_FOR_RESTART) {
-                    completeRestartIfIdle();
-                } else if (state == JobMasterState.RUNNING) {
-                    taskFailed(execution, "task was cancelled by its TaskManager", null, false);
-                }
-            }
-            default -> LOG.warn("Job {}: unexpected task state {} from {}", jobId, update.getState(), execution);
-        }
-    }
-
-    private void taskFinished(Execution execution, TaskStateUpdate update) throws Exception {
-        taskManagers.stopped(execution, ExecutionState.FINISHED, "TaskManager says finished");
-        executions.finished(execution, update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
-                update.getRecordsOut());
-        coordinators.logStateBeforeFinish(execution);
-        eventLog.executionFinished(execution, update);
-        if (state == JobMasterState.CANCELLING) {
-            completeCancellationIfIdle();
-            return;
-        }
-        if (phase == StreamingPhase.CANCELLING_FOR_RESTART) {
-            completeRestartIfIdle();
-            return;
-        }
-        String tooMuchCollected = executions.checkCollectedBytes(settings.collectMaxBytes());
-        if (tooMuchCollected != null) {
-            terminate(JobMasterState.FAILED, tooMuchCollected);
-            return;
-        }
-        if (executions.allFinished()) {
-            terminate(JobMasterState.FINISHED, "");
-            return;
-        }
-        scheduleNow();
-    }
-
-    private void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
-        if (execution.state().isActive()) {
-            taskManagers.stopped(execution, ExecutionState.FAILED, cause);
-        }
-        if (state == JobMasterState.CANCELLING) {
-            completeCancellationIfIdle();
-            return;
-        }
-        if (state != JobMasterState.RUNNING) {
-            return;
-        }
-        LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
-        if (streaming) {
-            restartStreaming("task " + execution + " failed: " + cause);
-            return;
-        }
-        failedOver(new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable));
+        guarded("handling a task state update", () -> taskEvents.onTaskStateUpdate(update));
     }
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
     public void onTaskManagerLost(String tmId) {
         mainThread.assertRunningInMainThread();
-        guarded("handling the loss of a TaskManager", () -> onTaskManagerLostNow(tmId));
-    }
-
-    private void onTaskManagerLostNow(String tmId) {
-        if (state != JobMasterState.RUNNING && state != JobMasterState.CANCELLING) {
-            return;
-        }
-        List<Execution> lostActive = executions.activeOn(tmId);
-        for (Execution execution : lostActive) {
-            execution.transition(ExecutionState.FAILED, "TaskManager " + tmId + " lost");
-        }
-        if (state == JobMasterState.CANCELLING) {
-            if (!lostActive.isEmpty()) {
-                completeCancellationIfIdle();
-            }
-            return;
-        }
-        if (streaming) {
-            if (!lostActive.isEmpty()) {
-                restartStreaming("TaskManager " + tmId + " was lost");
-            }
-            return;
-        }
-        failedOver(new FailoverStrategy.TaskManagerLost(tmId, lostActive));
-    }
-
-    /** Has the failover handler carry out what the strategy decides, and goes on from there. */
-    private void failedOver(FailoverStrategy.Failure failure) {
-        FailoverHandler.Outcome outcome = failover.onFailure(failure);
-        if (outcome instanceof FailoverHandler.FailJob failJob) {
-            terminate(JobMasterState.FAILED, failJob.cause());
-        } else if (outcome instanceof FailoverHandler.ExecutionsReset) {
-            scheduleNow();
-        }
+        guarded("handling the loss of a TaskManager", () -> taskEvents.onTaskManagerLost(tmId));
     }
 
     public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {
         mainThread.assertRunningInMainThread();
-        guarded("handling an operator event", () -> onOperatorEventNow(attempt, nodeId, event));
-    }
-
-    private void onOperatorEventNow(AttemptId attempt, int nodeId, OperatorEvent event) throws Exception {
-        Execution execution = executions.current(attempt);
-        if (state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL || execution == null
-                || !execution.state().isActive()) {
-            return;
-        }
-        try {
-            if (execution.state() == ExecutionState.DEPLOYING) {
-                nowRunning(execution, "it sent an operator event");
-            }
-            coordinators.handleEvent(nodeId, attempt.getSubtask(), event);
-        } catch (Exception e) {
-            LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
-            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
-        }
+        guarded("handling an operator event", () -> taskEvents.onOperatorEvent(attempt, nodeId, event));
     }
 
     private void enumeratorFailed(Throwable error) {
-        String cause = "a split enumerator failed: " + Rpc.describe(error);
-        if (streaming) {
-            // A restart brings every enumerator back to its checkpointed state.
-            restartStreaming(cause);
-        } else {
-            terminate(JobMasterState.FAILED, cause);
-        }
+        taskEvents.enumeratorFailed(error);
     }
 
     // ------------------------------------------------------------------ streaming: checkpoints and restarts
@@ -515,23 +358,15 @@ public final class JobMaster {
     public void acknowledgeCheckpoint(CheckpointTask task, long checkpointId, TaskStateSnapshot state,
             CheckpointMetrics metrics) {
         mainThread.assertRunningInMainThread();
-        if (checkpoints == null) {
-            LOG.warn("Job {}: acknowledgement of checkpoint {} by {}, but the job takes no checkpoints: ignored",
-                    jobId, checkpointId, task);
-            return;
-        }
         // Also after the job ended: the coordinator then deletes the files the task wrote.
-        guarded("handling a checkpoint acknowledgement", () -> checkpoints.acknowledge(task, checkpointId, state,
-                metrics));
+        guarded("handling a checkpoint acknowledgement", () -> checkpointTriggers.acknowledge(task, checkpointId,
+                state, metrics));
     }
 
     /** A task will not take its part of a checkpoint: the checkpoint is aborted. */
     public void declineCheckpoint(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
         mainThread.assertRunningInMainThread();
-        if (checkpoints != null) {
-            guarded("handling a checkpoint decline", () -> checkpoints.decline(task, checkpointId, failure.reason(),
-                    failure.message()));
-        }
+        guarded("handling a checkpoint decline", () -> checkpointTriggers.decline(task, checkpointId, failure));
     }
 
     /**
@@ -543,152 +378,7 @@ public final class JobMaster {
      */
     public void onInputEnded(AttemptId attempt) {
         mainThread.assertRunningInMainThread();
-        guarded("handling the end of a task's input", () -> onInputEndedNow(attempt));
-    }
-
-    private void onInputEndedNow(AttemptId attempt) throws Exception {
-        Execution execution = executions.current(attempt);
-        if (!streaming || state != JobMasterState.RUNNING || phase != StreamingPhase.NORMAL || execution == null
-                || !execution.state().isActive()) {
-            return;
-        }
-        if (execution.state() == ExecutionState.DEPLOYING) {
-            nowRunning(execution, "its input ended");
-        }
-        inputEnded.add(StreamingCheckpoints.task(execution));
-        boolean sourcesEnded = true;
-        boolean allEnded = true;
-        for (Execution each : executions.all()) {
-            boolean ended = inputEnded.contains(StreamingCheckpoints.task(each));
-            allEnded &= ended;
-            sourcesEnded &= ended || !graph.vertex(each.vertex()).isSource();
-        }
-        if (sourcesEnded && !finalCheckpointAfterSources) {
-            finalCheckpointAfterSources = true;
-            triggerFinalCheckpoint("every source task ended its input");
-        } else if (allEnded && !finalCheckpointAfterAll) {
-            finalCheckpointAfterAll = true;
-            triggerFinalCheckpoint("every task ended its input");
-        }
-        if (allEnded) {
-            finalCheckpointAfterAll = true;
-        }
-    }
-
-    private void triggerFinalCheckpoint(String why) {
-        if (checkpoints == null) {
-            LOG.info("Job {}: {}, and it takes no checkpoints", jobId, why);
-            return;
-        }
-        LOG.info("Job {}: {}: triggering the final checkpoint", jobId, why);
-        checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
-            if (error != null) {
-                LOG.warn("Job {}: the final checkpoint failed ({}); the next one serves", jobId,
-                        Rpc.describe(error));
-            }
-        });
-    }
-
-    /**
-     * Streaming failure: a global restart from the latest completed checkpoint, if the restart
-     * strategy allows one; a failure during a restart is part of it.
-     */
-    private void restartStreaming(String cause) {
-        if (state != JobMasterState.RUNNING) {
-            return;
-        }
-        if (phase != StreamingPhase.NORMAL) {
-            LOG.info("Job {}: {} while it restarts", jobId, cause);
-            completeRestartIfIdle();
-            return;
-        }
-        OptionalLong delay = streamingBackoff.onFailure(clock.getAsLong());
-        if (delay.isEmpty()) {
-            terminate(JobMasterState.FAILED, cause + " (no restarts left: " + streamingBackoff.exhaustedReason() + ")");
-            return;
-        }
-        streamingRestarts++;
-        restartDelayMs = delay.getAsLong();
-        restartCause = cause;
-        phase = StreamingPhase.CANCELLING_FOR_RESTART;
-        LOG.warn("Job {}: restarting every task from the latest checkpoint in {} ms (restart {}): {}", jobId,
-                restartDelayMs, streamingRestarts, cause);
-        scheduling.cancelWakeUp();
-        if (checkpoints != null) {
-            periodicStarted = false;
-            checkpoints.stopPeriodic();
-            checkpoints.abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restarts: " + cause);
-        }
-        inputEnded.clear();
-        finalCheckpointAfterSources = false;
-        finalCheckpointAfterAll = false;
-        for (Execution execution : executions.all()) {
-            if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
-                taskManagers.cancel(execution, "the job restarts: " + cause);
-            }
-        }
-        completeRestartIfIdle();
-    }
-
-    /** Once no execution of a restarting job is active: reset them all, then restore and deploy. */
-    private void completeRestartIfIdle() {
-        if (phase != StreamingPhase.CANCELLING_FOR_RESTART || !executions.active().isEmpty()) {
-            return;
-        }
-        long notBeforeMs = clock.getAsLong() + restartDelayMs;
-        for (Execution execution : executions.all()) {
-            executions.reset(execution, notBeforeMs, "the job restarts: " + restartCause);
-        }
-        restoreAndSchedule(true);
-    }
-
-    /**
-     * Reads the latest completed checkpoint (the store's, so a new leader finds what the old one
-     * completed), assigns its state to the tasks and its enumerator states to the source
-     * coordinators, then schedules. The read is I/O: until it is back the job is RESTORING.
-     */
-    private void restoreAndSchedule(boolean restart) {
-        phase = StreamingPhase.RESTORING;
-        if (checkpoints == null) {
-            guarded("resetting the source coordinators", () -> applyRestore(restart, Optional.empty()));
-            return;
-        }
-        checkpoints.restoreLatest().whenComplete((latest, error) -> guarded("restoring the latest checkpoint", () -> {
-            if (state != JobMasterState.RUNNING || phase != StreamingPhase.RESTORING) {
-                return;
-            }
-            if (error != null) {
-                throw new IllegalStateException("cannot read the job's completed checkpoints: "
-                        + Rpc.describe(error));
-            }
-            applyRestore(restart, latest);
-        }));
-    }
-
-    private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
-        if (latest.isPresent()) {
-            CompletedCheckpoint checkpoint = latest.get();
-            restoreFrom = CheckpointRestore.of(checkpoint, graph);
-            Map<String, byte[]> enumerators = new HashMap<>();
-            for (OperatorCheckpointState operator : checkpoint.operators().values()) {
-                operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));
-            }
-            coordinators.resetForRestart(checkpoint.checkpointId(), enumerators);
-            LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
-        } else {
-            restoreFrom = null;
-            if (restart) {
-                coordinators.resetForRestart(0, Map.of());
-            }
-        }
-        phase = StreamingPhase.NORMAL;
-        scheduleNow();
-    }
-
-    private void shutdownCheckpoints() {
-        if (checkpoints != null) {
-            checkpoints.shutdown();
-        }
+        guarded("handling the end of a task's input", () -> taskEvents.onInputEnded(attempt));
     }
 
     // ------------------------------------------------------------------ cancellation and the end
@@ -732,7 +422,7 @@ public final class JobMaster {
         failure = cause;
         endedAtMs = clock.getAsLong();
         stopActiveExecutions("job ended as " + terminal);
-        shutdownCheckpoints();
+        checkpointTriggers.shutdown();
         taskManagers.releaseAll();
         coordinators.closeAll();
         if (terminal == JobMasterState.FAILED) {
@@ -776,7 +466,7 @@ public final class JobMaster {
     }
 
     public int restarts() {
-        return streaming ? streamingRestarts : failover.restarts();
+        return streaming ? streamingRestart.restarts() : failover.restarts();
     }
 
     long submittedAtMs() {
