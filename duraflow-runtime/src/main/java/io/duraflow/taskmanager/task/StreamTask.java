@@ -33,10 +33,8 @@ import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEvent;
-import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
-import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
@@ -234,23 +232,7 @@ final class StreamTask {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
-        SourceReaderContext readerContext = new SourceReaderContext() {
-            @Override
-            public int subtaskIndex() {
-                return attempt.getSubtask();
-            }
-
-            @Override
-            public int parallelism() {
-                return deployment.getParallelism();
-            }
-
-            @Override
-            public void sendSplitRequest() {
-                environment.sendOperatorEvent(OperatorEventFromTask.newBuilder().setAttempt(attempt).setNodeId(nodeId)
-                        .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build());
-            }
-        };
+        SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
         Downstream out = chain.sourceOutput();
         io.duraflow.api.functions.Collector<Object> collector = record -> {
             counters.recordsIn++;

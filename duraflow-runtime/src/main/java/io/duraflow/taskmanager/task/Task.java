@@ -21,10 +21,8 @@ import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.OperatorEvent;
-import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
-import io.duraflow.rpc.proto.RequestSplit;
 import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskState;
@@ -321,23 +319,7 @@ public final class Task implements Runnable {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
-        SourceReaderContext readerContext = new SourceReaderContext() {
-            @Override
-            public int subtaskIndex() {
-                return attempt.getSubtask();
-            }
-
-            @Override
-            public int parallelism() {
-                return deployment.getParallelism();
-            }
-
-            @Override
-            public void sendSplitRequest() {
-                environment.sendOperatorEvent(OperatorEventFromTask.newBuilder().setAttempt(attempt).setNodeId(nodeId)
-                        .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build());
-            }
-        };
+        SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
         io.duraflow.api.functions.Collector<Object> collector = record -> {
             counters.recordsIn++;
             try {
