@@ -120,11 +120,7 @@ final class JobManagerServices {
         @Override
         public void sendOperatorEvent(OperatorEventFromTask request, StreamObserver<Ack> response) {
             answer(runner.mainThread(), response, () -> {
-                if (!request.getJmSessionId().equals(runner.sessionId())) {
-                    throw Status.PERMISSION_DENIED.withDescription("operator event of " + request.getAttempt()
-                            .getJobId() + " from JobManager session '" + request.getJmSessionId()
-                            + "', but this JobManager leads session " + runner.sessionId()).asRuntimeException();
-                }
+                checkSession(request.getJmSessionId(), "operator event", request.getAttempt().getJobId());
                 runner.dispatcher().onOperatorEvent(request);
                 return Ack.getDefaultInstance();
             });
