@@ -55,10 +55,6 @@ final class HeapListState<K, T> implements ListState<T> {
 
     @Override
     public void clear() {
-        K key = backend.requireCurrentKey();
-        int keyGroup = backend.currentKeyGroup();
-        if (table.readable(keyGroup).containsKey(key)) {
-            table.writable(keyGroup).remove(key);
-        }
+        table.remove(backend.requireCurrentKey(), backend.currentKeyGroup());
     }
 }

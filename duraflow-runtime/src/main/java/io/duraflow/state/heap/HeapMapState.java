@@ -89,10 +89,6 @@ final class HeapMapState<K, MK, MV> implements MapState<MK, MV> {
 
     @Override
     public void clear() {
-        K key = backend.requireCurrentKey();
-        int keyGroup = backend.currentKeyGroup();
-        if (table.readable(keyGroup).containsKey(key)) {
-            table.writable(keyGroup).remove(key);
-        }
+        table.remove(backend.requireCurrentKey(), backend.currentKeyGroup());
     }
 }

@@ -28,10 +28,6 @@ final class HeapValueState<K, T> implements ValueState<T> {
 
     @Override
     public void clear() {
-        K key = backend.requireCurrentKey();
-        int keyGroup = backend.currentKeyGroup();
-        if (table.readable(keyGroup).containsKey(key)) {
-            table.writable(keyGroup).remove(key);
-        }
+        table.remove(backend.requireCurrentKey(), backend.currentKeyGroup());
     }
 }

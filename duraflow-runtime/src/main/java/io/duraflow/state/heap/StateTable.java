@@ -63,6 +63,13 @@ final class StateTable<K, S> {
         return groups[index];
     }
 
+    /** Removes a key's entry; a frozen group is copied only if the key is there to remove. */
+    void remove(K key, int keyGroup) {
+        if (readable(keyGroup).containsKey(key)) {
+            writable(keyGroup).remove(key);
+        }
+    }
+
     /** The maps of every key group as they are now, never to change again; see the class comment. */
     Map<K, S>[] freeze() {
         java.util.Arrays.fill(frozen, true);
