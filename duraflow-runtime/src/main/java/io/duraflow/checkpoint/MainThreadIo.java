@@ -1,8 +1,8 @@
 package io.duraflow.checkpoint;
 
+import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -43,10 +43,7 @@ final class MainThreadIo {
 
     /** The message of the cause of a failed future, for a one-line failure. */
     static String describe(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = Futures.unwrap(error);
         return cause.getMessage() != null ? cause.getMessage() : cause.toString();
     }
 }
