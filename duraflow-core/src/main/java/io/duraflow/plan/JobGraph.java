@@ -191,8 +191,8 @@ public final class JobGraph {
                 PlanNode input = node.inputs().get(i);
                 int producer = vertexOfNode.get(input.id());
                 ShipStrategy strategy = op instanceof Operation.RebalanceOp ? ShipStrategy.REBALANCE : ShipStrategy.HASH;
-                boolean combine = op instanceof Operation.KeyedAggregateOp && exchangeMode == ExchangeMode.BLOCKING
-                        && strategy == ShipStrategy.HASH;
+                // A keyed aggregation's edge is always HASH; the combiner needs only a blocking edge.
+                boolean combine = op instanceof Operation.KeyedAggregateOp && exchangeMode == ExchangeMode.BLOCKING;
                 ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, exchangeMode,
                         strategy, combine);
                 edges.add(edge);
