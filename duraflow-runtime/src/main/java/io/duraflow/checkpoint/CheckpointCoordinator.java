@@ -356,6 +356,22 @@ public final class CheckpointCoordinator {
         }
     }
 
+    /**
+     * A task finished (a bounded input ended and a checkpoint after the end completed): pending
+     * checkpoints still waiting for it never get its part, so they are aborted at once instead of
+     * expiring. Does not count as a failure; the next checkpoint leaves the finished task out.
+     */
+    public void taskFinished(CheckpointTask task) {
+        mainThread.assertRunningInMainThread();
+        for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
+            if (checkpoint.state() != PendingCheckpoint.State.FINALIZING && checkpoint.awaits(task)) {
+                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId,
+                        CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "task " + task
+                                + " finished before it took its part", task.toString()));
+            }
+        }
+    }
+
     /** A task will not take its part of checkpoint {@code checkpointId}; aborts it at once. */
     public void decline(CheckpointTask task, long checkpointId, CheckpointFailureReason reason, String message) {
         mainThread.assertRunningInMainThread();

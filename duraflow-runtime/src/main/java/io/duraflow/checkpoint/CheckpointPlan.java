@@ -7,8 +7,10 @@ import java.util.Set;
 /**
  * Who takes part in one checkpoint, decided by the JobMaster when it is triggered.
  *
- * @param toTrigger the source tasks, which get the trigger and emit the first barriers
- * @param toAcknowledge every task of the job (sources included): the checkpoint completes when all acknowledged
+ * @param toTrigger the tasks no barrier can reach through their inputs (the running sources, and
+ *     tasks whose producers all finished): they get the trigger and emit the first barriers
+ * @param toAcknowledge every running task of the job (triggered ones included): the checkpoint
+ *     completes when all acknowledged; finished tasks take no part
  * @param operatorParallelism every operator uid of the job and its parallelism, stateful or not, so
  *     a restore can tell "no state" from "unknown operator"
  */

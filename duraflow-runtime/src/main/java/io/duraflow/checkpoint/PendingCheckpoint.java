@@ -119,6 +119,11 @@ final class PendingCheckpoint {
         return AckResult.ACCEPTED;
     }
 
+    /** Whether the checkpoint still waits for {@code task}'s acknowledgement. */
+    boolean awaits(CheckpointTask task) {
+        return notYetAcknowledged.contains(task);
+    }
+
     boolean allAcknowledged() {
         return notYetAcknowledged.isEmpty();
     }

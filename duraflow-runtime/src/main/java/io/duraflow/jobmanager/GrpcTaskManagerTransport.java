@@ -79,11 +79,11 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
+    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event) {
         Connection connection = connections.get(tmId);
         if (connection != null) {
             stub(connection).sendOperatorEvent(OperatorEventToTask.newBuilder().setJmSessionId(sessionId)
-                    .setAttempt(attempt).setNodeId(nodeId).setEvent(event).build(),
+                    .setAttempt(attempt).setNodeId(nodeId).setSequence(sequence).setEvent(event).build(),
                     callback(logOnly("operator event to " + Rpc.describe(attempt))));
         }
     }

@@ -161,7 +161,10 @@ final class JobFactory {
     Created create(Built built) {
         SubmittedJob job = built.job();
         int parallelism = built.parallelism();
-        JobMaster master = new JobMaster(job.jobId(), job.jobClass(), job.params(), job.config(), built.graph(),
+        // Tasks get the job's effective configuration (the cluster's with the job's overrides), so a
+        // TaskManager builds the plan in the same runtime mode and uses the same state options.
+        JobMaster master = new JobMaster(job.jobId(), job.jobClass(), job.params(), built.config().toMap(),
+                built.graph(),
                 settings(built.config(), parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
                 terminated, job.submittedAtMs());
         JobEventWriter writer = null;

@@ -310,9 +310,9 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
-    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
+    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event) {
         if (taskManagers.containsKey(tmId)) {
-            transport.sendOperatorEvent(tmId, attempt, nodeId, event);
+            transport.sendOperatorEvent(tmId, attempt, nodeId, sequence, event);
         }
     }
 

@@ -341,7 +341,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private void onDeliver(OperatorEventToTask event, Reply reply) {
         TaskSlotTable.Slot slot = slots.get(event.getAttempt());
         if (slot != null && slot.task != null) {
-            slot.task.deliver(event.getEvent());
+            slot.task.deliver(event.getSequence(), event.getEvent());
         } else {
             LOG.debug("Dropping an operator event for {}: the task is not running", Rpc.describe(event.getAttempt()));
         }

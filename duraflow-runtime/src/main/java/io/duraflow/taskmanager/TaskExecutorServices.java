@@ -41,8 +41,8 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
                         }
 
                         @Override
-                        public void deliver(OperatorEvent event) {
-                            task.deliver(event);
+                        public void deliver(long sequence, OperatorEvent event) {
+                            task.deliver(sequence, event);
                         }
 
                         @Override
@@ -77,7 +77,8 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
 
         void cancel();
 
-        void deliver(OperatorEvent event);
+        /** An operator event, the {@code sequence}-th sent to this attempt (0: unnumbered). */
+        void deliver(long sequence, OperatorEvent event);
 
         /** A checkpoint starts at this (source) task; a task that takes no checkpoints fails. */
         default void triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest request) {

@@ -123,7 +123,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     }
 
     @Override
-    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
+    public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event) {
         events.add(new Event(tmId, attempt, nodeId, event));
     }
 

@@ -99,7 +99,7 @@ class TaskExecutorTest {
         }
 
         @Override
-        public void deliver(OperatorEvent event) {
+        public void deliver(long sequence, OperatorEvent event) {
             events.add(event);
         }
     }

@@ -9,6 +9,7 @@ import io.duraflow.checkpoint.CheckpointTask;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.util.MainThreadExecutor;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -32,10 +33,19 @@ final class CheckpointTriggers {
     private boolean periodicStarted;
     /** Current attempts that reported the end of their input, since the last (re)start. */
     private final Set<CheckpointTask> inputEnded = new HashSet<>();
-    private boolean finalCheckpointAfterSources;
-    private boolean finalCheckpointAfterAll;
+    /** A final checkpoint was triggered and has not ended yet. */
+    private boolean finalInFlight;
+    /** The tasks with ended input when the last final checkpoint was triggered, or null. */
+    private Set<CheckpointTask> finalTriggeredFor;
+    /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
+    private long restarts;
+    private final MainThreadExecutor mainThread;
 
-    CheckpointTriggers(ExecutionGraph executions) {
+    /** How soon a final checkpoint that did not complete is tried again. */
+    static final long FINAL_RETRY_DELAY_MS = 200;
+
+    CheckpointTriggers(ExecutionGraph executions, MainThreadExecutor mainThread) {
+        this.mainThread = mainThread;
         this.jobId = executions.jobId();
         this.executions = executions;
         this.graph = executions.jobGraph();
@@ -85,35 +95,79 @@ final class CheckpointTriggers {
     /** The current attempt of {@code execution} processed all its input (see {@link JobMaster#onInputEnded}). */
     void inputEnded(Execution execution) {
         inputEnded.add(StreamingCheckpoints.task(execution));
-        boolean sourcesEnded = true;
-        boolean allEnded = true;
-        for (Execution each : executions.all()) {
-            boolean ended = inputEnded.contains(StreamingCheckpoints.task(each));
-            allEnded &= ended;
-            sourcesEnded &= ended || !graph.vertex(each.vertex()).isSource();
-        }
-        if (sourcesEnded && !finalCheckpointAfterSources) {
-            finalCheckpointAfterSources = true;
-            triggerFinalCheckpoint("every source task ended its input");
-        } else if (allEnded && !finalCheckpointAfterAll) {
-            finalCheckpointAfterAll = true;
-            triggerFinalCheckpoint("every task ended its input");
-        }
-        if (allEnded) {
-            finalCheckpointAfterAll = true;
-        }
+        maybeTriggerFinal();
     }
 
-    private void triggerFinalCheckpoint(String why) {
-        if (checkpoints == null) {
-            LOG.info("Job {}: {}, and it takes no checkpoints", jobId, why);
+    /**
+     * The current attempt of {@code execution} finished: checkpoints still waiting for it are
+     * aborted (it will never take its part), and the tasks left may be ready for a final checkpoint.
+     */
+    void executionFinished(Execution execution) {
+        if (checkpoints != null) {
+            checkpoints.taskFinished(StreamingCheckpoints.task(execution));
+        }
+        maybeTriggerFinal();
+    }
+
+    /**
+     * Triggers a final checkpoint when the running tasks that wait for one are ready: every running
+     * source ended its input (a checkpoint lets them finish, which ends the input downstream), or
+     * every running task did (a checkpoint lets the sinks commit and the job finish). Once per
+     * such set of tasks; a final checkpoint that fails (say, a task finished while it was planned)
+     * is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not only at the next interval.
+     */
+    private void maybeTriggerFinal() {
+        boolean anyRunning = false;
+        boolean anyRunningSource = false;
+        boolean sourcesEnded = true;
+        boolean allEnded = true;
+        Set<CheckpointTask> ended = new HashSet<>();
+        for (Execution each : executions.all()) {
+            if (each.state() == ExecutionState.FINISHED) {
+                continue;
+            }
+            anyRunning = true;
+            CheckpointTask task = StreamingCheckpoints.task(each);
+            boolean hasEnded = inputEnded.contains(task);
+            if (hasEnded) {
+                ended.add(task);
+            }
+            allEnded &= hasEnded;
+            if (graph.vertex(each.vertex()).isSource()) {
+                anyRunningSource = true;
+                sourcesEnded &= hasEnded;
+            }
+        }
+        boolean ready = anyRunning && (allEnded || (anyRunningSource && sourcesEnded));
+        if (!ready || finalInFlight || ended.equals(finalTriggeredFor)) {
             return;
         }
-        LOG.info("Job {}: {}: triggering the final checkpoint", jobId, why);
+        String why = allEnded ? "every running task ended its input" : "every running source task ended its input";
+        if (checkpoints == null) {
+            LOG.info("Job {}: {}, and it takes no checkpoints", jobId, why);
+            finalTriggeredFor = ended;
+            return;
+        }
+        LOG.info("Job {}: {}: triggering a final checkpoint", jobId, why);
+        finalInFlight = true;
+        finalTriggeredFor = ended;
+        long restarts = this.restarts;
         checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
+            if (restarts != this.restarts) {
+                return; // the job restarted meanwhile: its input starts over
+            }
+            finalInFlight = false;
             if (error != null) {
-                LOG.warn("Job {}: the final checkpoint failed ({}); the next one serves", jobId,
-                        Rpc.describe(error));
+                LOG.info("Job {}: the final checkpoint did not complete ({}); trying again in {} ms", jobId,
+                        Rpc.describe(error), FINAL_RETRY_DELAY_MS);
+                finalTriggeredFor = null;
+                mainThread.schedule(() -> {
+                    if (restarts == this.restarts) {
+                        maybeTriggerFinal();
+                    }
+                }, FINAL_RETRY_DELAY_MS);
+            } else {
+                maybeTriggerFinal();
             }
         });
     }
@@ -126,8 +180,9 @@ final class CheckpointTriggers {
             checkpoints.abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restarts: " + cause);
         }
         inputEnded.clear();
-        finalCheckpointAfterSources = false;
-        finalCheckpointAfterAll = false;
+        finalInFlight = false;
+        finalTriggeredFor = null;
+        restarts++;
     }
 
     void shutdown() {

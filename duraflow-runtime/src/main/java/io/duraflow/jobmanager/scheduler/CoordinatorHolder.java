@@ -91,7 +91,8 @@ final class CoordinatorHolder {
             @Override
             public void send(int subtask, OperatorEvent event) {
                 Execution execution = executions.executions(vertexId)[subtask];
-                gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), nodeId, event);
+                gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), nodeId,
+                        execution.nextOperatorEventSequence(), event);
             }
         };
     }

@@ -26,6 +26,9 @@ public final class Execution {
     private long recordsIn;
     private long recordsOut;
     private int attemptsStarted;
+    /** The attempt {@link #eventSequence} counts for, and the last sequence number it gave. */
+    private int eventSequenceAttempt = -1;
+    private long eventSequence;
 
     Execution(String jobId, int vertex, int subtask) {
         this.jobId = jobId;
@@ -105,6 +108,18 @@ public final class Execution {
 
     public String partitionId(int edge) {
         return jobId + "-v" + vertex + "-s" + subtask + "-a" + attempt + "-e" + edge;
+    }
+
+    /**
+     * The sequence number of the next operator event sent to the current attempt: 1, 2, ... per
+     * attempt, so the task applies them in the order they were sent.
+     */
+    public long nextOperatorEventSequence() {
+        if (eventSequenceAttempt != attempt) {
+            eventSequenceAttempt = attempt;
+            eventSequence = 0;
+        }
+        return ++eventSequence;
     }
 
     public AttemptId attemptId() {

@@ -110,7 +110,7 @@ public final class JobMaster {
                 this::deploymentFailed);
         this.checkpointView = new StreamingCheckpoints(sessionId, executions, gateways, coordinators,
                 () -> state == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL);
-        this.checkpointTriggers = new CheckpointTriggers(executions);
+        this.checkpointTriggers = new CheckpointTriggers(executions, scheduler);
         this.streamingRestart = new StreamingRestart(executions, taskManagers, coordinators, scheduling,
                 checkpointTriggers, clock, settings.restart().start(), new StreamingRestart.Job(
                         () -> state == JobMasterState.RUNNING, cause -> terminate(JobMasterState.FAILED, cause),
@@ -178,12 +178,6 @@ public final class JobMaster {
     public CompletableFuture<Void> prepareAsync(Executor executor, Executor mainThread, Duration timeout) {
         try {
             graph.checkKeyGroups(settings.keyGroups());
-            if (graph.mode() != RuntimeMode.BATCH) {
-                // Blocking exchanges would wait forever for an unbounded input: refuse rather than hang.
-                throw new IllegalArgumentException("job '" + graph.jobName() + "' runs in streaming mode (it reads an"
-                        + " unbounded source or execution.runtime-mode is streaming), but only batch jobs can run"
-                        + " yet: make every source bounded and leave execution.runtime-mode at automatic or batch");
-            }
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }

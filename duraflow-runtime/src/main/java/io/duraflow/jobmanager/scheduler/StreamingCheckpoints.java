@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * coordinators' snapshots (over the {@link CoordinatorHolder}). Main thread only.
  *
  * <p>A checkpoint is planned only while the job runs normally and every execution's current
- * attempt is RUNNING: the trigger goes to the source tasks, every task acknowledges. A message
+ * attempt is RUNNING or FINISHED (a bounded job's tasks finish one after another once a
+ * checkpoint after the end of their input completed). Every running task acknowledges; the
+ * trigger goes to the running tasks no barrier can reach: the sources, and tasks whose producers
+ * all finished. A finished task takes no part: everything it read was processed and committed. A message
  * for an attempt that is no longer current is not sent: the coordinator may still name an
  * attempt that was replaced since it planned the checkpoint.
  */
@@ -69,18 +72,39 @@ final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinator
         if (!runsNormally.getAsBoolean()) {
             return Optional.empty();
         }
-        List<CheckpointTask> sources = new ArrayList<>();
-        Set<CheckpointTask> all = new HashSet<>();
+        List<CheckpointTask> toTrigger = new ArrayList<>();
+        Set<CheckpointTask> running = new HashSet<>();
         for (Execution execution : executions.all()) {
+            if (execution.state() == ExecutionState.FINISHED) {
+                continue; // its input ended and a checkpoint after that end completed: it has nothing left to save
+            }
             if (execution.state() != ExecutionState.RUNNING) {
                 return Optional.empty();
             }
-            all.add(task(execution));
-            if (graph.vertex(execution.vertex()).isSource()) {
-                sources.add(task(execution));
+            running.add(task(execution));
+            if (producersFinished(execution.vertex())) {
+                toTrigger.add(task(execution));
             }
         }
-        return Optional.of(new CheckpointPlan(sources, all, operatorParallelism));
+        if (running.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new CheckpointPlan(toTrigger, running, operatorParallelism));
+    }
+
+    /**
+     * Whether no barrier can reach this vertex's tasks through their inputs, so the trigger must go
+     * to them: a source, or a task whose every producer finished (its input ends, or ended).
+     */
+    private boolean producersFinished(int vertexId) {
+        for (int edgeId : graph.vertex(vertexId).inputs()) {
+            for (Execution producer : executions.executions(graph.edge(edgeId).producer())) {
+                if (producer.state() != ExecutionState.FINISHED) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** The execution whose current attempt is {@code task} and holds a slot, or null. */

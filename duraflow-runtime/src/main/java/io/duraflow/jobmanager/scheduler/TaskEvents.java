@@ -129,6 +129,9 @@ final class TaskEvents {
                 update.getRecordsOut());
         coordinators.logStateBeforeFinish(execution);
         job.eventLog().get().executionFinished(execution, update);
+        if (streaming && state() == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL) {
+            checkpointTriggers.executionFinished(execution);
+        }
         if (state() == JobMasterState.CANCELLING) {
             completeCancellationIfIdle();
             return;

@@ -18,7 +18,11 @@ public interface TaskManagerGateways {
 
     void cancel(String tmId, AttemptId attempt);
 
-    void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event);
+    /**
+     * Sends an operator event to a task; {@code sequence} numbers the events sent to one attempt
+     * from 1, so the task applies them in order (see {@link Execution#nextOperatorEventSequence}).
+     */
+    void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event);
 
     /** Releases the listed partitions of a job, or all of them when the list is empty. */
     void releasePartitions(String tmId, String jobId, List<String> partitionIds);

@@ -114,6 +114,8 @@ final class StreamTask {
     private Phase phase = Phase.RUNNING;
     /** The first checkpoint this task snapshotted after its input ended, or -1. */
     private long firstCheckpointAfterEnd = -1;
+    /** A trigger that came before the end of this (non-source) task's input, taken once the input ended; or null. */
+    private TriggerCheckpointRequest deferredTrigger;
     /** The future a wake-up mail is registered on, so each future gets one callback. */
     private CompletableFuture<?> wakeUpRegisteredOn;
 
@@ -415,6 +417,11 @@ final class StreamTask {
         }
         phase = Phase.INPUT_ENDED;
         LOG.info("Streaming task {} ended its input; waiting for a checkpoint after it to complete", name);
+        TriggerCheckpointRequest trigger = deferredTrigger;
+        deferredTrigger = null;
+        if (trigger != null && trigger.getCheckpointId() > checkpoints.lastSnapshotId()) {
+            performCheckpoint(trigger.getCheckpointId(), trigger.getTimestampMs());
+        }
         streaming.reportInputEnded(TaskInputEnded.newBuilder().setJmSessionId(deployment.getJmSessionId())
                 .setAttempt(attempt).build()).whenComplete((ok, error) -> {
                     if (error != null) {
@@ -425,13 +432,16 @@ final class StreamTask {
     }
 
     private void onTrigger(TriggerCheckpointRequest request) throws Exception {
-        if (!vertex.isSource() && phase == Phase.RUNNING) {
-            checkpoints.decline(request.getCheckpointId(), CheckpointFailureReason.DECLINED, "task " + name
-                    + " reads input: its checkpoints start with the barriers of its inputs, not with a trigger");
-            return;
-        }
         if (phase == Phase.FINISHING) {
             return; // the outputs are finishing; the JobManager hears FINISHED instead
+        }
+        if (!vertex.isSource() && phase == Phase.RUNNING) {
+            // The JobManager saw every producer finish before this task read the end of their
+            // output: the end is on its way, and no barrier will come. Snapshot once it arrived.
+            if (deferredTrigger == null || deferredTrigger.getCheckpointId() < request.getCheckpointId()) {
+                deferredTrigger = request;
+            }
+            return;
         }
         performCheckpoint(request.getCheckpointId(), request.getTimestampMs());
     }

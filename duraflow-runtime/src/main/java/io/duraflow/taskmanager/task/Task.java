@@ -62,6 +62,7 @@ public final class Task implements Runnable {
     private final JobVertex vertex;
     private final TaskEnvironment environment;
     private final TaskCounters counters = new TaskCounters();
+    private final OperatorEventOrder eventOrder = new OperatorEventOrder(this::deliver);
     /** The task thread's loop; set once in {@link #run} before it starts (mails put earlier wait in it). */
     private final MailboxProcessor mailbox = new MailboxProcessor(controller -> this.defaultAction.run(controller));
     private MailboxProcessor.DefaultAction defaultAction;
@@ -88,6 +89,14 @@ public final class Task implements Runnable {
 
     public AttemptId attempt() {
         return attempt;
+    }
+
+    /**
+     * Called from an RPC thread: an event from the enumerator, applied on the task thread in the
+     * order of {@code sequence} (see {@link OperatorEventOrder}; 0: at once).
+     */
+    public void deliver(long sequence, OperatorEvent event) {
+        eventOrder.accept(sequence, event);
     }
 
     /** Called from an RPC thread: the enumerator answered; applied on the task thread. */

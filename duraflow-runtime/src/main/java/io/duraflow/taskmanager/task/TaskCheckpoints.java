@@ -43,6 +43,8 @@ final class TaskCheckpoints {
     private final FsCheckpointStorage storage;
     /** Asynchronous parts running or not yet known to be complete, by checkpoint id. */
     private final TreeMap<Long, AsyncSnapshot> pending = new TreeMap<>();
+    /** The newest checkpoint this task took (or declined) its part of; -1 before the first. */
+    private long lastSnapshotId = -1;
 
     TaskCheckpoints(TaskDeployment deployment, String name, StreamEnvironment streaming, FsCheckpointStorage storage) {
         this.deployment = deployment;
@@ -60,6 +62,7 @@ final class TaskCheckpoints {
      */
     boolean perform(long checkpointId, long timestampMs, StreamOperatorChain chain,
             Collection<PipelinedResultPartition> outputs) {
+        lastSnapshotId = Math.max(lastSnapshotId, checkpointId);
         if (storage == null) {
             decline(checkpointId, CheckpointFailureReason.DECLINED, "the job has no "
                     + CheckpointingOptions.DIR.key() + "; set it to take checkpoints");
@@ -83,6 +86,11 @@ final class TaskCheckpoints {
         pending.put(checkpointId, async);
         streaming.snapshotPool().execute(async);
         return true;
+    }
+
+    /** The newest checkpoint {@link #perform} was called for, or -1. */
+    long lastSnapshotId() {
+        return lastSnapshotId;
     }
 
     private static void broadcast(Collection<PipelinedResultPartition> outputs, NetworkEvent event) {

@@ -51,8 +51,8 @@ class JobMasterFaultsTest {
         }
 
         @Override
-        public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {
-            delegate.sendOperatorEvent(tmId, attempt, nodeId, event);
+        public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event) {
+            delegate.sendOperatorEvent(tmId, attempt, nodeId, sequence, event);
         }
 
         @Override
