@@ -6,6 +6,7 @@ import io.duraflow.api.InvalidJobParametersException;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.JobParameters;
 import io.duraflow.api.connectors.DataGeneratorSource;
+import io.duraflow.api.connectors.FileSink;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
@@ -15,7 +16,13 @@ import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,8 +35,8 @@ import java.util.Map;
  * <p>Parameters: {@code records} (default 50,000,000; {@code 0} means endless), {@code keys}
  * (default 100,000; not a multiple of 7919, so every block of {@code keys} consecutive indexes
  * hits every key once), {@code rate} (records per second over all source readers, default 0 =
- * unlimited), {@code output} (directory for the exactly-once file sink; refused until that sink
- * exists), {@code fail-at} (for benchmarks and demos: the first attempt of the subtask that gets
+ * unlimited), {@code output} (directory the exactly-once {@link FileSink} writes the sums to, one
+ * line {@code key,sum,count} each; {@link #readOutput} reads the committed parts back), {@code fail-at} (for benchmarks and demos: the first attempt of the subtask that gets
  * record {@code fail-at} throws there, once; default -1 = never). Parallelism is the job's default
  * ({@code --parallelism}).
  *
@@ -119,11 +126,10 @@ public final class StreamingKeyedSum implements DuraflowJob {
                 .keyBy(Tuple2::f0, Types.LONG)
                 .process(new SumPerKey(records, keys, failAt), RESULT_TYPE).name("Sum per key").uid("sum-per-key");
         if (params.has("output")) {
-            // SEAM (issue 9, exactly-once file sink): when the sink exists, write the per-key sums
-            // here with it, e.g. sums.sinkTo("Write sums", <exactly-once file sink>(output, ...)),
-            // so a crashed run's committed output still holds each key's line exactly once.
-            throw new InvalidJobParametersException("job parameter 'output' needs the exactly-once file sink, which"
-                    + " is not built yet; leave 'output' out to collect the sums as '" + RESULT + "'");
+            // Exactly once through any crash: a checkpoint's part files become visible when it completes.
+            sums.sinkTo("Write sums", new FileSink<Tuple3<Long, Long, Long>>(params.getRequired("output"),
+                    StreamingKeyedSum::formatLine));
+            return;
         }
         sums.collect(RESULT);
     }
@@ -177,6 +183,46 @@ public final class StreamingKeyedSum implements DuraflowJob {
                 out.collect(Tuple3.of(record.f0(), sum, count));
             }
         }
+    }
+
+    /** The line the file sink writes for one result: {@code key,sum,count}. */
+    public static String formatLine(Tuple3<Long, Long, Long> sum) {
+        return sum.f0() + "," + sum.f1() + "," + sum.f2();
+    }
+
+    /**
+     * The results committed to {@code output}: every line of its visible part files ({@code
+     * part-*}; in-progress files are hidden and skipped), for {@link #verify}.
+     *
+     * @throws IllegalArgumentException naming the file and line of a line that is not {@code key,sum,count}
+     */
+    public static List<Tuple3<Long, Long, Long>> readOutput(Path output) throws IOException {
+        List<Tuple3<Long, Long, Long>> sums = new ArrayList<>();
+        if (!Files.isDirectory(output)) {
+            return sums;
+        }
+        try (DirectoryStream<Path> parts = Files.newDirectoryStream(output, "part-*")) {
+            for (Path part : parts) {
+                int lineNumber = 0;
+                for (String line : Files.readAllLines(part, StandardCharsets.UTF_8)) {
+                    lineNumber++;
+                    String[] fields = line.split(",");
+                    try {
+                        if (fields.length != 3) {
+                            throw new NumberFormatException("expected 3 fields");
+                        }
+                        sums.add(Tuple3.of(Long.parseLong(fields[0]), Long.parseLong(fields[1]),
+                                Long.parseLong(fields[2])));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException(part + " line " + lineNumber + " is not 'key,sum,count': '"
+                                + line + "'");
+                    }
+                }
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        return sums;
     }
 
     /**

@@ -295,12 +295,27 @@ class StreamingKeyedSumTest {
     }
 
     @Test
-    void refusesKeysThatAreAMultipleOf7919AndOutputUntilTheExactlyOnceSinkExists() {
+    void refusesKeysThatAreAMultipleOf7919() {
         assertThatThrownBy(() -> new StreamingKeyedSum().build(new JobBuilder("x"),
                 new JobParameters(Map.of("keys", "15838"))))
                 .isInstanceOf(InvalidJobParametersException.class).hasMessageContaining("multiple of 7919");
-        assertThatThrownBy(() -> new StreamingKeyedSum().build(new JobBuilder("x"),
-                new JobParameters(Map.of("output", "/tmp/sums"))))
-                .isInstanceOf(InvalidJobParametersException.class).hasMessageContaining("exactly-once file sink");
+    }
+
+    @Test
+    void withOutputTheSumsGoToTheFileSinkAndReadOutputReadsOnlyCommittedParts(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
+        JobBuilder builder = new JobBuilder("x");
+        new StreamingKeyedSum().build(builder, new JobParameters(Map.of("output", dir.toString())));
+        assertThat(builder.plan().nodes()).<Class<?>>extracting(node -> node.operation().getClass())
+                .contains(Operation.SinkOp.class);
+
+        java.nio.file.Files.writeString(dir.resolve("part-0-a-b-0"), "1,10,2\n2,20,3\n");
+        java.nio.file.Files.writeString(dir.resolve(".part-0-a-b-1.inprogress"), "3,30,4\n");
+        assertThat(StreamingKeyedSum.readOutput(dir)).containsExactlyInAnyOrder(
+                io.duraflow.api.types.Tuple3.of(1L, 10L, 2L), io.duraflow.api.types.Tuple3.of(2L, 20L, 3L));
+
+        java.nio.file.Files.writeString(dir.resolve("part-0-a-b-2"), "oops\n");
+        assertThatThrownBy(() -> StreamingKeyedSum.readOutput(dir)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("part-0-a-b-2 line 1");
     }
 }
