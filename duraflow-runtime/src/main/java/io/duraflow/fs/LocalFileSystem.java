@@ -128,6 +128,9 @@ public final class LocalFileSystem implements FileSystem {
         List<Path> missing = new ArrayList<>();
         for (Path p = path; p != null && !Files.isDirectory(p); p = p.getParent()) {
             if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.isDirectory(p)) {
+                    break; // another thread or process created it since the check above
+                }
                 throw new NotDirectoryException(FsPath.of(p) + " (a file where a directory of " + directory
                         + " should be)");
             }

@@ -93,6 +93,38 @@ public abstract class FileSystemContractTest {
         assertThat(fs.exists(file)).isTrue();
     }
 
+    /**
+     * Tasks of one TaskManager write their parts of a checkpoint into the same new directory at
+     * the same moment: every one of them must find it made, none may see "a file where a
+     * directory should be" because another created it between two checks.
+     */
+    @Test
+    void concurrentMkdirsOfTheSameNewDirectoryAllSucceed() throws Exception {
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 300; round++) {
+                FsPath directory = root.resolve("round-" + round).resolve("chk-1");
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Void>> made = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    made.add(pool.submit(() -> {
+                        start.await();
+                        fs.mkdirs(directory);
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<Void> each : made) {
+                    each.get(30, TimeUnit.SECONDS);
+                }
+                assertThat(fs.status(directory).isDirectory()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void anEmptyFileExistsWithLengthZero() throws IOException {
         FsPath file = root.resolve("empty");

@@ -35,6 +35,8 @@ final class CheckpointTriggers {
     private final Set<CheckpointTask> inputEnded = new HashSet<>();
     /** A final checkpoint was triggered and has not ended yet. */
     private boolean finalInFlight;
+    /** A final checkpoint failed and is tried again after {@link #FINAL_RETRY_DELAY_MS}: nothing triggers before. */
+    private boolean retryScheduled;
     /** The tasks with ended input when the last final checkpoint was triggered, or null. */
     private Set<CheckpointTask> finalTriggeredFor;
     /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
@@ -139,7 +141,7 @@ final class CheckpointTriggers {
             }
         }
         boolean ready = anyRunning && (allEnded || (anyRunningSource && sourcesEnded));
-        if (!ready || finalInFlight || ended.equals(finalTriggeredFor)) {
+        if (!ready || finalInFlight || retryScheduled || ended.equals(finalTriggeredFor)) {
             return;
         }
         String why = allEnded ? "every running task ended its input" : "every running source task ended its input";
@@ -161,8 +163,10 @@ final class CheckpointTriggers {
                 LOG.info("Job {}: the final checkpoint did not complete ({}); trying again in {} ms", jobId,
                         Rpc.describe(error), FINAL_RETRY_DELAY_MS);
                 finalTriggeredFor = null;
+                retryScheduled = true;
                 mainThread.schedule(() -> {
                     if (restarts == this.restarts) {
+                        retryScheduled = false;
                         maybeTriggerFinal();
                     }
                 }, FINAL_RETRY_DELAY_MS);
@@ -181,6 +185,7 @@ final class CheckpointTriggers {
         }
         inputEnded.clear();
         finalInFlight = false;
+        retryScheduled = false;
         finalTriggeredFor = null;
         restarts++;
     }

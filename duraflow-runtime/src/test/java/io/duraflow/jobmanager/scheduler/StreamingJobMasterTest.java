@@ -372,6 +372,53 @@ class StreamingJobMasterTest {
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
+    private static List<Deployment> triggered(FakeCluster cluster, long checkpointId) {
+        return cluster.gateways.triggers().stream().filter(t -> t.request().getCheckpointId() == checkpointId)
+                .map(t -> cluster.live().stream().filter(d -> d.attempt().equals(t.request().getAttempt()))
+                        .findFirst().orElseThrow())
+                .toList();
+    }
+
+    @Test
+    void finishedTasksLeaveTheNextCheckpointAndTasksWhoseProducersFinishedAreTriggeredDirectly() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.job.onInputEnded(cluster.current(SOURCE, 0).attempt());
+        cluster.job.onInputEnded(cluster.current(SOURCE, 1).attempt());
+        cluster.scheduler.runDue();
+        ackAll(cluster, 1);
+        List<Deployment> sources = cluster.live(SOURCE);
+        List<Deployment> sums = cluster.live(1);
+
+        // The keyed tasks read the end of their input and report it before the JobManager hears
+        // that the sources finished: the final checkpoint it triggers still names the sources.
+        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        assertThat(triggered(cluster, 2)).containsExactlyInAnyOrderElementsOf(sources);
+        sources.forEach(cluster::finish);
+        cluster.scheduler.runDue();
+        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
+            assertThat(stats.checkpointId()).isEqualTo(2);
+            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.FAILED);
+            assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.NOT_ALL_TASKS_RUNNING);
+        });
+
+        // Tried again soon, without the finished sources: the keyed tasks get the trigger themselves.
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
+        assertThat(triggered(cluster, 3)).containsExactlyInAnyOrderElementsOf(sums);
+        for (Deployment d : sums) {
+            cluster.job.acknowledgeCheckpoint(task(d), 3, stateOf(cluster.graph, d, 3), CheckpointMetrics.NONE);
+        }
+        cluster.scheduler.runDue();
+        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
+            assertThat(stats.checkpointId()).isEqualTo(3);
+            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.COMPLETED);
+        });
+        assertThat(cluster.job.state()).as("an aborted final checkpoint is no failure").isEqualTo(JobMasterState.RUNNING);
+        sums.forEach(cluster::finish);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+    }
+
     // ------------------------------------------------------------------ periodic enumerator work
 
     private static final long DISCOVERY_MS = 500;
