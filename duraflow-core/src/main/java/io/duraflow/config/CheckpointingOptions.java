@@ -84,6 +84,14 @@ public final class CheckpointingOptions {
             .description("Directory (a path or a file system URI) under which checkpoints are written, one"
                     + " directory per job; required when execution.checkpointing.interval is set.");
 
+    public static final ConfigOption<CheckpointRetention> RETENTION = ConfigOption.key(
+            "execution.checkpointing.retention")
+            .enumType(CheckpointRetention.class)
+            .defaultValue(CheckpointRetention.DELETE_ON_CANCELLATION)
+            .description("What happens to a job's checkpoint directory when the job ends: 'delete-on-cancellation'"
+                    + " deletes it when the job finishes or is cancelled and keeps it when the job fails (to start"
+                    + " again from its latest checkpoint); 'retain-on-cancellation' always keeps it.");
+
     public static final ConfigOption<Integer> MAX_PARALLELISM = ConfigOption.key("execution.max-parallelism")
             .intType()
             .defaultValue(128)

@@ -114,7 +114,7 @@ public final class Dispatcher {
                 services.jobDirectories(), services.userCode(), this::jobTerminated, services.io(),
                 () -> services.stillLeads().test(sessionId), services.checkpointIdCounters());
         BooleanSupplier closed = () -> this.closed;
-        this.cleanup = new JobCleanup(services, resourceManager, mainThread, clock, this::requireLeadership, closed,
+        this.cleanup = new JobCleanup(clusterConfig, services, resourceManager, mainThread, clock, this::requireLeadership, closed,
                 this::resultStored);
         this.recovery = new StoredJobRecovery(services, registry, factory, cleanup, resourceManager, mainThread, clock,
                 closed);

@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.config.Configuration;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.JobResultEntryExistsException;
 import io.duraflow.util.Failpoints;
@@ -28,6 +29,8 @@ final class JobCleanup {
     private static final Logger LOG = LoggerFactory.getLogger(JobCleanup.class);
 
     private final Dispatcher.Services services;
+    /** The cluster's configuration, merged with a job's overrides to find its checkpoints. */
+    private final Configuration clusterConfig;
     private final ResourceManager resourceManager;
     private final MainThreadExecutor mainThread;
     private final java.util.function.LongSupplier clock;
@@ -38,9 +41,11 @@ final class JobCleanup {
     private final java.util.function.Consumer<JobResultEntry> resultStored;
     private final Map<String, CleanupState> states = new HashMap<>();
 
-    JobCleanup(Dispatcher.Services services, ResourceManager resourceManager, MainThreadExecutor mainThread,
+    JobCleanup(Configuration clusterConfig, Dispatcher.Services services, ResourceManager resourceManager,
+            MainThreadExecutor mainThread,
             java.util.function.LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed,
             java.util.function.Consumer<JobResultEntry> resultStored) {
+        this.clusterConfig = clusterConfig;
         this.services = services;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
@@ -124,6 +129,7 @@ final class JobCleanup {
             Failpoints.hit("dispatcher.before-cleanup");
             try {
                 requireLeadership.run();
+                deleteCheckpoints(jobId);
                 services.jobGraphs().remove(jobId);
                 services.jobDirectories().fileSystem().deleteRecursively(
                         services.jobDirectories().jobDirectory(jobId));
@@ -159,6 +165,24 @@ final class JobCleanup {
                 }
             }, delay.getAsLong());
         }, mainThread);
+    }
+
+    /**
+     * The retention step ({@link CheckpointRetentionStep}); nothing to do once the job graph is
+     * gone (an earlier attempt got past this step) or unreadable (the job failed, which keeps them).
+     */
+    private void deleteCheckpoints(String jobId) throws IOException {
+        java.util.Optional<io.duraflow.jobstore.SubmittedJob> job;
+        try {
+            job = services.jobGraphs().get(jobId);
+        } catch (IOException e) {
+            LOG.warn("Job {}: not deleting its checkpoints: its job graph cannot be read ({})", jobId, e.getMessage());
+            return;
+        }
+        java.util.Optional<JobResultEntry> result = services.results().getResult(jobId);
+        if (job.isPresent() && result.isPresent()) {
+            CheckpointRetentionStep.run(clusterConfig, job.get().config(), jobId, result.get().state());
+        }
     }
 
     /** The one place a cleanup state changes; an illegal step is a bug and throws. */
