@@ -254,6 +254,15 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
+    public int freeSlots() {
+        int free = 0;
+        for (Registered tm : taskManagers.values()) {
+            free += Math.max(0, tm.slots - tm.usedSlots);
+        }
+        return free;
+    }
+
+    @Override
     public void free(String tmId) {
         Registered tm = taskManagers.get(tmId);
         if (tm != null && tm.usedSlots > 0) {

@@ -53,6 +53,15 @@ public final class FakeSlotPool implements SlotPool {
         }
     }
 
+    @Override
+    public int freeSlots() {
+        int free = 0;
+        for (TaskManager tm : taskManagers.values()) {
+            free += tm.slots - tm.used;
+        }
+        return free;
+    }
+
     /** The next allocations go to these TaskManagers, in order (if they have a free slot). */
     public void placeNextOn(String... tmIds) {
         placements.addAll(List.of(tmIds));

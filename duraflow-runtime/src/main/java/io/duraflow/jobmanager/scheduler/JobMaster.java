@@ -185,14 +185,6 @@ public final class JobMaster {
     }
 
     /**
-     * {@link #prepareAsync} without refusing streaming jobs: what tests of the streaming parts
-     * call until streaming jobs are let through end to end.
-     */
-    CompletableFuture<Void> prepareAnyModeAsync(Executor executor, Executor mainThread, Duration timeout) {
-        return coordinators.startAsync(executor, mainThread, timeout);
-    }
-
-    /**
      * Batch job recovery: takes over what survived an earlier leader (see {@link RecoveryRestore}).
      *
      * @return how many executions were restored

@@ -47,7 +47,17 @@ final class SchedulingDriver {
     /** Deploys every execution the strategy says may run, as long as there are free slots. */
     void schedule() {
         long now = clock.getAsLong();
-        long nextWakeUp = strategy.schedule(now, this::deployIntoFreeSlot);
+        long nextWakeUp = strategy.schedule(now, new SchedulingStrategy.Deployer() {
+            @Override
+            public boolean deploy(Execution execution) {
+                return deployIntoFreeSlot(execution);
+            }
+
+            @Override
+            public int freeSlots() {
+                return taskManagers.freeSlots();
+            }
+        });
         if (nextWakeUp != SchedulingStrategy.OUT_OF_SLOTS && nextWakeUp != SchedulingStrategy.NOTHING_WAITING) {
             cancelWakeUp();
             wakeUp = scheduler.schedule(wakeUpAction, Math.max(1, nextWakeUp - now));

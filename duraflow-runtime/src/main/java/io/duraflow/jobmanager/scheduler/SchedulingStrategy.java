@@ -9,6 +9,11 @@ public interface SchedulingStrategy {
     /** Deploys one execution into a free slot; false when no slot is free. */
     interface Deployer {
         boolean deploy(Execution execution);
+
+        /** Slots free now; a strategy that deploys all or nothing checks it first. */
+        default int freeSlots() {
+            return Integer.MAX_VALUE;
+        }
     }
 
     /** {@link #schedule} returned early: no slot is free; a freed slot triggers scheduling again. */

@@ -9,6 +9,9 @@ public interface SlotPool {
 
     void free(String tmId);
 
+    /** Slots free now, over all TaskManagers. */
+    int freeSlots();
+
     /** TaskManagers registered now. */
     Collection<String> taskManagers();
 

@@ -46,6 +46,11 @@ final class TaskManagerActions {
         return true;
     }
 
+    /** Slots free now in the cluster. */
+    int freeSlots() {
+        return slots.freeSlots();
+    }
+
     /** The active execution stopped on its TaskManager (finished, failed, cancelled): its slot is free. */
     void stopped(Execution execution, ExecutionState target, String reason) {
         execution.transition(target, reason);

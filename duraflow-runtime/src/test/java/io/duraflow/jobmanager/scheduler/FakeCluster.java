@@ -142,7 +142,7 @@ final class FakeCluster {
     /** Starts a streaming job (past the refusal of streaming jobs that submissions still have). */
     void startStreaming() {
         try {
-            job.prepareAnyModeAsync(Runnable::run, Runnable::run, Duration.ofSeconds(30)).join();
+            job.prepareAsync(Runnable::run, Runnable::run, Duration.ofSeconds(30)).join();
         } catch (CompletionException e) {
             throw new AssertionError("job could not be prepared", e.getCause());
         }

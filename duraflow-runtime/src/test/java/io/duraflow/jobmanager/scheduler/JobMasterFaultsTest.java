@@ -198,19 +198,18 @@ class JobMasterFaultsTest {
     }
 
     @Test
-    void aJobWithAnUnboundedSourceIsRefusedWhenItIsPreparedInsteadOfWaitingForeverForItsEnd() {
+    void aJobWithAnUnboundedSourceRunsInStreamingModeWithAllItsTasksDeployedAtOnce() {
         FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.UNBOUNDED),
-                FakeCluster.SETTINGS, FakeSlotPool.of(2, 2));
+                FakeCluster.SETTINGS, FakeSlotPool.of(2, 8));
 
         CompletableFuture<Void> prepared = cluster.job.prepareAsync(Runnable::run, Runnable::run,
                 Duration.ofSeconds(30));
+        assertThat(prepared).isCompleted();
+        cluster.job.start();
 
-        assertThat(prepared).isCompletedExceptionally();
-        assertThat(prepared.handle((r, e) -> e).join()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("job 'three-stages' runs in streaming mode (it reads an unbounded source or"
-                        + " execution.runtime-mode is streaming), but only batch jobs can run yet: make every source"
-                        + " bounded and leave execution.runtime-mode at automatic or batch");
-        assertThat(cluster.gateways.deployments()).isEmpty();
+        assertThat(cluster.graph.mode()).isEqualTo(io.duraflow.config.RuntimeMode.STREAMING);
+        assertThat(cluster.gateways.deployments()).hasSize(cluster.graph.vertices().stream()
+                .mapToInt(io.duraflow.plan.JobVertex::parallelism).sum());
     }
 
     @Test

@@ -150,6 +150,21 @@ class StreamingJobMasterTest {
     }
 
     @Test
+    void withFewerFreeSlotsThanTasksNothingIsDeployedUntilEnoughAreFree() {
+        RecordingSequenceSource.clear();
+        FakeSlotPool slots = FakeSlotPool.of(1, 4);
+        FakeCluster cluster = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, slots, FakeCluster.SESSION);
+        cluster.enableCheckpoints(root);
+        cluster.startStreaming();
+        assertThat(cluster.gateways.deployments()).as("5 tasks, 4 slots: all or nothing").isEmpty();
+
+        slots.addTaskManager("tm-2", 1);
+        cluster.job.schedule();
+
+        assertThat(cluster.gateways.deployments()).hasSize(taskCount(cluster.graph));
+    }
+
+    @Test
     void theTriggerGoesToTheSourceTasksOnlyOnceEveryTaskRuns() {
         FakeCluster cluster = started();
         cluster.scheduler.advance(5 * FakeCluster.CHECKPOINT_INTERVAL_MS);
