@@ -52,6 +52,11 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable {
         writer.write(record);
     }
 
+    /** Whether the writer can take its part of checkpoint {@code checkpointId} now. */
+    public io.duraflow.api.checkpoint.SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+        return writer.isSnapshotAvailable(checkpointId);
+    }
+
     /**
      * Barrier {@code checkpointId} passes: prepares the writer's data and returns the operator
      * state of this checkpoint, every committable not committed yet, oldest first.

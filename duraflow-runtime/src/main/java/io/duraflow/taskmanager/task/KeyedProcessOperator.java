@@ -44,6 +44,11 @@ final class KeyedProcessOperator implements HeadOperator {
     }
 
     @Override
+    public io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+        return function.isSnapshotAvailable(checkpointId);
+    }
+
+    @Override
     public void initializeState(StateInitializationContext state) {
         if (state.keyedState() == null) {
             throw new IllegalStateException("a keyed process function needs keyed state, and its task has none");

@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.state.OperatorStateStore;
 import io.duraflow.state.backend.KeyedStateBackend;
 
@@ -31,6 +32,15 @@ interface StreamOperator {
      * operators hold no state worth snapshotting; streaming adds the state handles returned here.
      */
     default void snapshotState(long checkpointId) throws Exception {}
+
+    /**
+     * Asked before any operator of the chain snapshots checkpoint {@code checkpointId}: whether
+     * this operator can take its part now (seed 002). Anything but available makes the task
+     * decline the checkpoint (soft: "not now", does not count as a failure; hard: counts).
+     */
+    default SnapshotAvailability snapshotAvailability(long checkpointId) throws Exception {
+        return SnapshotAvailability.available();
+    }
 
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 

@@ -238,6 +238,27 @@ final class StreamOperatorChain implements AutoCloseable {
         return futures;
     }
 
+    /**
+     * Asks every operator whether it can take its part of checkpoint {@code checkpointId} now;
+     * the first that cannot decides (head first: a source's answer comes before its chain's).
+     *
+     * @return available, or the first soft or hard failure
+     */
+    io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) throws Exception {
+        for (int i = builtBackToFront.size() - 1; i >= 0; i--) {
+            io.duraflow.api.checkpoint.SnapshotAvailability answer =
+                    builtBackToFront.get(i).snapshotAvailability(checkpointId);
+            if (answer == null) {
+                throw new IllegalStateException("an operator answered null to isSnapshotAvailable(" + checkpointId
+                        + "); return SnapshotAvailability.available() instead");
+            }
+            if (!answer.isAvailable()) {
+                return answer;
+            }
+        }
+        return io.duraflow.api.checkpoint.SnapshotAvailability.available();
+    }
+
     void notifyCheckpointComplete(long checkpointId) throws Exception {
         for (StreamOperator operator : builtBackToFront) {
             operator.notifyCheckpointComplete(checkpointId);

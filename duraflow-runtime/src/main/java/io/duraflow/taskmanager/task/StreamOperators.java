@@ -74,6 +74,11 @@ final class StreamOperators {
         }
 
         @Override
+        public io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+            return reader.isSnapshotAvailable(checkpointId);
+        }
+
+        @Override
         public void snapshotState(long checkpointId) throws Exception {
             List<byte[]> state = new ArrayList<>();
             for (SourceSplit split : reader.snapshotState(checkpointId)) {
@@ -165,6 +170,11 @@ final class StreamOperators {
         public void push(Object record) throws Exception {
             counters.recordsOut++;
             driver.write(record);
+        }
+
+        @Override
+        public io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+            return driver.isSnapshotAvailable(checkpointId);
         }
 
         @Override

@@ -70,6 +70,10 @@ final class TaskCheckpoints {
             return false;
         }
         long syncStart = System.nanoTime();
+        if (!snapshotAvailable(checkpointId, chain)) {
+            broadcast(outputs, new NetworkEvent.CancelCheckpointMarker(checkpointId));
+            return false;
+        }
         Map<String, RunnableFuture<OperatorSubtaskState>> futures;
         try {
             futures = chain.snapshot(checkpointId, timestampMs, storage.streamFactory(checkpointId));
@@ -91,6 +95,33 @@ final class TaskCheckpoints {
     /** The newest checkpoint {@link #perform} was called for, or -1. */
     long lastSnapshotId() {
         return lastSnapshotId;
+    }
+
+    /**
+     * Asks the chain's operators (a source's reader, a sink's writer, a keyed process function)
+     * whether they can take their part now; declines the checkpoint with their reason if not:
+     * a soft failure ("not now") as SNAPSHOT_UNAVAILABLE_SOFT, which never counts as a failed
+     * checkpoint, a hard one as SNAPSHOT_UNAVAILABLE_HARD, which does.
+     */
+    private boolean snapshotAvailable(long checkpointId, StreamOperatorChain chain) {
+        io.duraflow.api.checkpoint.SnapshotAvailability answer;
+        try {
+            answer = chain.snapshotAvailability(checkpointId);
+        } catch (Exception e) {
+            LOG.warn("Task {}: asking whether checkpoint {} can be taken failed", name, checkpointId, e);
+            decline(checkpointId, CheckpointFailureReason.DECLINED, "isSnapshotAvailable failed: "
+                    + Task.oneLine(e));
+            return false;
+        }
+        if (answer.isAvailable()) {
+            return true;
+        }
+        boolean soft = answer.kind() == io.duraflow.api.checkpoint.SnapshotAvailability.Kind.SOFT_FAILURE;
+        LOG.info("Task {} declines checkpoint {} ({} snapshot unavailability): {}", name, checkpointId,
+                soft ? "soft" : "hard", answer.message());
+        decline(checkpointId, soft ? CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT
+                : CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_HARD, answer.message());
+        return false;
     }
 
     private static void broadcast(Collection<PipelinedResultPartition> outputs, NetworkEvent event) {
