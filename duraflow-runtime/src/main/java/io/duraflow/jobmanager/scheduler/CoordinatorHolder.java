@@ -255,6 +255,18 @@ final class CoordinatorHolder {
      * the main thread where its enumerator runs; throws what an enumerator throws.
      */
     Map<String, byte[]> snapshotForCheckpoint(long checkpointId) throws Exception {
+        // Every coordinator is asked before any snapshots: one that says "not now" costs no snapshot work.
+        for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
+            io.duraflow.api.checkpoint.SnapshotAvailability answer = entry.getValue().snapshotAvailability(checkpointId);
+            if (answer == null) {
+                throw new IllegalStateException("the split enumerator of " + uidOf(entry.getKey()) + " answered null"
+                        + " to isSnapshotAvailable(" + checkpointId + "); return SnapshotAvailability.available()");
+            }
+            if (!answer.isAvailable()) {
+                throw new io.duraflow.checkpoint.SnapshotDeclinedException("split enumerator of "
+                        + uidOf(entry.getKey()), answer);
+            }
+        }
         Map<String, byte[]> states = new LinkedHashMap<>();
         for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
             states.put(uidOf(entry.getKey()), entry.getValue().snapshot(checkpointId));

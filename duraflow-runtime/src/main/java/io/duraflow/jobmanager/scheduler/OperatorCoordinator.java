@@ -18,6 +18,14 @@ public interface OperatorCoordinator extends AutoCloseable {
      */
     void subtaskReset(int subtask) throws Exception;
 
+    /**
+     * Asked before {@link #snapshot} for a streaming checkpoint: whether the coordinator can take
+     * its part now (a split enumerator's {@code isSnapshotAvailable}, seed 002).
+     */
+    default io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+        return io.duraflow.api.checkpoint.SnapshotAvailability.available();
+    }
+
     /** The coordinator's state; batch jobs use checkpoint id -1. */
     byte[] snapshot(long checkpointId) throws Exception;
 

@@ -375,6 +375,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
     }
 
     @Override
+    public io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+        return enumerator.isSnapshotAvailable(checkpointId);
+    }
+
+    @Override
     public byte[] snapshot(long checkpointId) throws Exception {
         return enumerator.snapshotState(checkpointId);
     }

@@ -25,6 +25,10 @@ final class RecordingSequenceSource implements Source<Long, RangeSplit> {
     /** What each snapshot returned, in the order of {@link #SNAPSHOTS}. */
     static final List<byte[]> SNAPSHOT_STATES = Collections.synchronizedList(new ArrayList<>());
 
+    /** What the enumerators answer to isSnapshotAvailable, by checkpoint id; available unless a test says. */
+    static volatile java.util.function.LongFunction<io.duraflow.api.checkpoint.SnapshotAvailability> availability =
+            id -> io.duraflow.api.checkpoint.SnapshotAvailability.available();
+
     private final SequenceSource delegate;
 
     RecordingSequenceSource(long from, long toExclusive, int splitCount) {
@@ -36,6 +40,7 @@ final class RecordingSequenceSource implements Source<Long, RangeSplit> {
         COMPLETED.clear();
         RESTORED.clear();
         SNAPSHOT_STATES.clear();
+        availability = id -> io.duraflow.api.checkpoint.SnapshotAvailability.available();
     }
 
     @Override
@@ -78,6 +83,11 @@ final class RecordingSequenceSource implements Source<Long, RangeSplit> {
             @Override
             public void notifyCheckpointComplete(long checkpointId) {
                 COMPLETED.add(checkpointId);
+            }
+
+            @Override
+            public io.duraflow.api.checkpoint.SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+                return availability.apply(checkpointId);
             }
         };
     }

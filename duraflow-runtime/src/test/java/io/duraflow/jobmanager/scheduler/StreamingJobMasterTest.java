@@ -165,6 +165,27 @@ class StreamingJobMasterTest {
     }
 
     @Test
+    void anEnumeratorThatCannotSnapshotDeclinesSoftOrHardBeforeAnySnapshotOrTrigger() {
+        FakeCluster cluster = started();
+        RecordingSequenceSource.availability = id -> id == 1
+                ? io.duraflow.api.checkpoint.SnapshotAvailability.softFailure("reading a table chunk")
+                : io.duraflow.api.checkpoint.SnapshotAvailability.hardFailure("lost its binlog position");
+        allRunning(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+
+        assertThat(cluster.job.checkpointHistory()).first().satisfies(stats -> {
+            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.FAILED);
+            assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT);
+            assertThat(stats.failure().message()).contains("reading a table chunk");
+        });
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats ->
+                assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_HARD));
+        assertThat(RecordingSequenceSource.SNAPSHOTS).as("no enumerator snapshot taken").isEmpty();
+        assertThat(cluster.gateways.triggers()).as("no task triggered").isEmpty();
+    }
+
+    @Test
     void theTriggerGoesToTheSourceTasksOnlyOnceEveryTaskRuns() {
         FakeCluster cluster = started();
         cluster.scheduler.advance(5 * FakeCluster.CHECKPOINT_INTERVAL_MS);
