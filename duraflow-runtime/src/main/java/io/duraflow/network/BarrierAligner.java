@@ -17,6 +17,8 @@ import java.util.BitSet;
  *       aborted and released; a newer n is reported aborted too, once, so the task tells its operators.</li>
  *   <li>A barrier or cancel marker of a checkpoint not newer than the last one seen (completed,
  *       aborted, or being aligned and already accounted for) is ignored, so duplicates never report twice.</li>
+ *   <li>The JobManager's abort of n while aligning n ends the alignment like a cancel marker; an
+ *       abort of an n newer than every checkpoint seen makes its barriers ignored (rule 6) when they come.</li>
  * </ol>
  * Invariant: a channel is held only while aligning, and only if it delivered the barrier being aligned.
  */
@@ -90,6 +92,21 @@ final class BarrierAligner {
         }
         currentCheckpointId = checkpointId;
         actions.aborted(checkpointId, reason); // rule 5: a newer checkpoint aborted before any of its barriers came
+    }
+
+    /**
+     * The JobManager says checkpoint {@code checkpointId} was aborted (another task declined, it
+     * expired, ...): if it is being aligned, alignment ends and the held channels are released at
+     * once instead of waiting for barriers that may never come (rule 7); if none of its barriers
+     * came yet, they will be ignored when they do. Reported aborted once, like a cancel marker.
+     */
+    void onAbortNotified(long checkpointId, String reason) throws Exception {
+        if (state == State.ALIGNING && checkpointId == currentCheckpointId) {
+            abort(reason);
+        } else if (state == State.IDLE && checkpointId > currentCheckpointId) {
+            currentCheckpointId = checkpointId;
+            actions.aborted(checkpointId, reason);
+        }
     }
 
     void onChannelFinished(int channel) throws Exception {

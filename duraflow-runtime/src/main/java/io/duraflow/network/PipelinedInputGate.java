@@ -200,6 +200,14 @@ public final class PipelinedInputGate implements AutoCloseable {
         }
     }
 
+    /**
+     * The JobManager aborted checkpoint {@code checkpointId}: an alignment of it ends and releases
+     * its held channels now (see {@link BarrierAligner#onAbortNotified}). Task thread.
+     */
+    public void abortCheckpoint(long checkpointId, String reason) throws Exception {
+        aligner.onAbortNotified(checkpointId, reason);
+    }
+
     /** Whether alignment holds channel {@code index}; for tests and status. */
     public boolean isHeld(int index) {
         return held[index];
@@ -260,7 +268,9 @@ public final class PipelinedInputGate implements AutoCloseable {
 
         @Override
         public void aborted(long checkpointId, String reason) throws Exception {
-            handler.onCheckpointAborted(checkpointId, reason);
+            if (handler != null) { // null before the first poll: nothing downstream to tell yet
+                handler.onCheckpointAborted(checkpointId, reason);
+            }
         }
     }
 }

@@ -124,6 +124,29 @@ class PipelinedInputGateTest {
     }
 
     @Test
+    void theJobManagersAbortEndsAlignmentAtOnceAndAnAbortOfALaterCheckpointMakesItsBarriersIgnored()
+            throws Exception {
+        PipelinedInputGate gate = gate();
+        a.broadcastEvent(barrier(1));
+        send(a, 1);
+        drain(gate);
+        assertThat(gate.isHeld(0)).isTrue();
+
+        gate.abortCheckpoint(1, "expired");
+        drain(gate);
+        assertThat(recorder.log).containsExactly("aborted 1: expired", "0:[1]");
+        assertThat(gate.isHeld(0)).isFalse();
+
+        gate.abortCheckpoint(2, "declined elsewhere");
+        a.broadcastEvent(barrier(2));
+        b.broadcastEvent(barrier(2));
+        send(a, 2);
+        drain(gate);
+        assertThat(recorder.log).contains("aborted 2: declined elsewhere", "0:[2]").doesNotContain("aligned 2");
+        assertThat(gate.isHeld(0)).isFalse();
+    }
+
+    @Test
     void aNewerBarrierAbortsTheOlderAlignmentAndAlignsItself() throws Exception {
         PipelinedInputGate gate = gate();
         a.broadcastEvent(barrier(1));

@@ -465,6 +465,11 @@ final class StreamTask {
         } else {
             checkpoints.aborted(checkpointId);
             chain.notifyCheckpointAborted(checkpointId);
+            if (gate != null) {
+                // Channels held for its alignment are released now, not when the next barrier comes.
+                gate.abortCheckpoint(checkpointId, "the JobManager aborted checkpoint " + checkpointId + ": "
+                        + notification.getFailure().getReason() + " " + notification.getFailure().getMessage());
+            }
             if (checkpointId == firstCheckpointAfterEnd) {
                 firstCheckpointAfterEnd = -1; // the next checkpoint after the end counts instead
             }
