@@ -39,7 +39,7 @@ import picocli.CommandLine.ScopeType;
         description = "A dataflow engine whose control plane survives failures.",
         subcommands = {Duraflow.JobManagerCommand.class, Duraflow.TaskManagerCommand.class, Duraflow.Local.class,
                 Duraflow.Run.class, Duraflow.ListJobs.class, Duraflow.StatusCommand.class, Duraflow.Cancel.class,
-                Duraflow.Demo.class, ResultCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
+                Duraflow.Demo.class, ResultCommand.class, CheckpointsCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Duraflow {
     static final int EXIT_JOB_FAILED = 1;

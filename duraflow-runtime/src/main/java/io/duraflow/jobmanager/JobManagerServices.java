@@ -208,6 +208,12 @@ final class JobManagerServices {
         }
 
         @Override
+        public void getJobCheckpoints(JobIdRequest request,
+                StreamObserver<io.duraflow.rpc.proto.JobCheckpoints> response) {
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().checkpoints(request.getJobId()));
+        }
+
+        @Override
         public void getClusterOverview(Empty request, StreamObserver<ClusterOverview> response) {
             answer(runner.mainThread(), response, () -> ClusterOverview.newBuilder()
                     .setJmSessionId(runner.sessionId())
