@@ -477,6 +477,9 @@ public final class Duraflow {
                     System.out.printf("  %-50s %3d/%-3s finished, %d running, %,d records in, %,d out%n", v.getName(),
                             v.getFinished(), v.getParallelism() == 0 ? "?" : Integer.toString(v.getParallelism()),
                             v.getRunning(), v.getRecordsIn(), v.getRecordsOut());
+                    if (v.hasRates()) {
+                        System.out.println(JobRunner.ratesLine(v.getRates()));
+                    }
                     if (v.getTasksList().stream().anyMatch(task -> task.getAttempt() > 0)) {
                         StringBuilder attempts = new StringBuilder("    attempt per subtask:");
                         v.getTasksList().forEach(task -> attempts.append(" #").append(task.getAttempt()));

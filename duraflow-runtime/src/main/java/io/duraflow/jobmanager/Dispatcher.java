@@ -281,6 +281,15 @@ public final class Dispatcher {
         }
     }
 
+    /** A running task's counters from its TaskManager's heartbeat (of this session). */
+    public void onTaskMetrics(io.duraflow.rpc.proto.AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = registry.job(attempt.getJobId());
+        if (job != null) {
+            job.onTaskMetrics(attempt, sample);
+        }
+    }
+
     public void onOperatorEvent(OperatorEventFromTask event) {
         mainThread.assertRunningInMainThread();
         JobMaster job = registry.job(event.getAttempt().getJobId());

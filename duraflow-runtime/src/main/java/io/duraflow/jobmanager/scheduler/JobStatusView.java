@@ -33,6 +33,10 @@ final class JobStatusView {
                             .setTmId(execution.tmId() == null ? "" : execution.tmId()));
                 }
             }
+            var rates = job.taskRates().vertexRates(vertex.id(), subtasks);
+            if (rates != null) {
+                v.setRates(rates);
+            }
             status.addVertices(v);
         }
         return status.build();
