@@ -189,8 +189,8 @@ final class JobQueries {
         }
         CheckpointCoordinator coordinator = job.checkpointCoordinator();
         if (coordinator == null) {
-            throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " runs with checkpointing off; submit it"
-                    + " with -D execution.checkpointing.interval=... and -D execution.checkpointing.dir=... to take"
+            throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " runs with checkpointing off: set"
+                    + " execution.checkpointing.interval and execution.checkpointing.dir in its configuration to take"
                     + " checkpoints").asRuntimeException();
         }
         return CompletableFuture.completedFuture(CheckpointReports.toProto(jobId, coordinator.overview(),

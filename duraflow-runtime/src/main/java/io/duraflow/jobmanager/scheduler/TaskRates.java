@@ -22,6 +22,9 @@ import java.util.Map;
  *   <li>A vertex sums its subtasks' record rates and averages their times, over the running
  *       subtasks that have a rate; a vertex without any has no rates.</li>
  * </ol>
+ *
+ * <p>A running subtask's last sample also gives its records in and out so far, which {@code
+ * status} adds to those of the finished subtasks.
  */
 final class TaskRates {
     private static final double NANOS_PER_SECOND = 1e9;
@@ -64,6 +67,12 @@ final class TaskRates {
             return null;
         }
         return between(known.previous, known.latest);
+    }
+
+    /** The subtask's attempt's last sample (its counters so far), or null. */
+    TaskMetricsSample latest(int vertex, int subtask, int attempt) {
+        Samples known = samples.getOrDefault(vertex, Map.of()).get(subtask);
+        return known == null || known.attempt != attempt ? null : known.latest;
     }
 
     /** Rules 2 and 3: the rate between two samples of one attempt, {@code later} taken after {@code earlier}. */
