@@ -171,6 +171,10 @@ public final class ClusterClient implements AutoCloseable {
         call(s -> s.cancelJob(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }
 
+    public io.duraflow.rpc.proto.JobCheckpoints checkpoints(String jobId) {
+        return call(s -> s.getJobCheckpoints(JobIdRequest.newBuilder().setJobId(jobId).build()));
+    }
+
     public io.duraflow.rpc.proto.JobEvents events(String jobId) {
         return call(s -> s.getJobEvents(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }

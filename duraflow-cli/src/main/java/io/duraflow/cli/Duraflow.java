@@ -39,7 +39,7 @@ import picocli.CommandLine.ScopeType;
         description = "A dataflow engine whose control plane survives failures.",
         subcommands = {Duraflow.JobManagerCommand.class, Duraflow.TaskManagerCommand.class, Duraflow.Local.class,
                 Duraflow.Run.class, Duraflow.ListJobs.class, Duraflow.StatusCommand.class, Duraflow.Cancel.class,
-                Duraflow.Demo.class, ResultCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
+                Duraflow.Demo.class, ResultCommand.class, CheckpointsCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Duraflow {
     static final int EXIT_JOB_FAILED = 1;
@@ -477,6 +477,9 @@ public final class Duraflow {
                     System.out.printf("  %-50s %3d/%-3s finished, %d running, %,d records in, %,d out%n", v.getName(),
                             v.getFinished(), v.getParallelism() == 0 ? "?" : Integer.toString(v.getParallelism()),
                             v.getRunning(), v.getRecordsIn(), v.getRecordsOut());
+                    if (v.hasRates()) {
+                        System.out.println(JobRunner.ratesLine(v.getRates()));
+                    }
                     if (v.getTasksList().stream().anyMatch(task -> task.getAttempt() > 0)) {
                         StringBuilder attempts = new StringBuilder("    attempt per subtask:");
                         v.getTasksList().forEach(task -> attempts.append(" #").append(task.getAttempt()));

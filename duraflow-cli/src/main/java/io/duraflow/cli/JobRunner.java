@@ -67,6 +67,17 @@ public final class JobRunner {
      * One row of {@code duraflow list}: what is known of the job. A job whose stored result is
      * unreadable shows UNKNOWN and "-" for what was lost, never 1970 or a made-up duration.
      */
+    /**
+     * A running streaming vertex's rates over the last heartbeat interval, e.g. {@code "    12,000 in/s,
+     * 12,000 out/s, busy 35%, backpressured 60%, idle 5% (2 subtasks)"}.
+     */
+    static String ratesLine(io.duraflow.rpc.proto.VertexRates rates) {
+        return String.format(java.util.Locale.ROOT, "    %,.0f in/s, %,.0f out/s, busy %.0f%%, backpressured %.0f%%,"
+                + " idle %.0f%% (%d subtask%s)", rates.getRecordsInPerSecond(), rates.getRecordsOutPerSecond(),
+                rates.getBusyMsPerSecond() / 10, rates.getBackpressuredMsPerSecond() / 10,
+                rates.getIdleMsPerSecond() / 10, rates.getSubtasks(), rates.getSubtasks() == 1 ? "" : "s");
+    }
+
     static String listLine(JobStatus job, long nowMs) {
         String state = job.getResultUnreadable() ? "UNKNOWN" : stateName(job.getState());
         String submitted = job.getSubmittedAtMs() > 0 ? java.time.Instant.ofEpochMilli(job.getSubmittedAtMs()).toString()

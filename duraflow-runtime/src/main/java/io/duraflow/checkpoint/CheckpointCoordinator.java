@@ -87,6 +87,8 @@ public final class CheckpointCoordinator {
     private int triggersInFlight;
     private long highestTriggeredId;
     private long latestCompletedId;
+    /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
+    private CompletedCheckpoint restoredFrom;
     private boolean shutdown;
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
@@ -193,9 +195,11 @@ public final class CheckpointCoordinator {
             disposal.restore(retained);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
+                restoredFrom = null;
                 return Optional.empty();
             }
             CompletedCheckpoint latest = retained.get(retained.size() - 1);
+            restoredFrom = latest;
             failures.restoredFrom(latest.completedMs());
             LOG.info("Job {} restores {}", jobId, latest);
             return Optional.of(latest);
@@ -505,6 +509,13 @@ public final class CheckpointCoordinator {
     public List<CheckpointStats> history() {
         mainThread.assertRunningInMainThread();
         return history.withInProgress(pending.values());
+    }
+
+    /** What {@code duraflow checkpoints ID} shows. */
+    public CheckpointOverview overview() {
+        mainThread.assertRunningInMainThread();
+        return new CheckpointOverview(config.intervalMs(), history.completed(), history.failed(), store.latest(),
+                Optional.ofNullable(restoredFrom), history());
     }
 
     public int pendingCount() {

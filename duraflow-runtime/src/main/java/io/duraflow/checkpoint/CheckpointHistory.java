@@ -15,11 +15,19 @@ final class CheckpointHistory {
     static final int SIZE = 100;
 
     private final Deque<CheckpointStats> ended = new ArrayDeque<>();
+    /** Every checkpoint that ended so far, also those the bounded history dropped. */
+    private long completed;
+    private long failed;
 
     /** Checkpoint {@code checkpoint} ended at {@code endMs}, completed or failed with {@code failure}. */
     void record(PendingCheckpoint checkpoint, CheckpointStats.Status status, CheckpointFailure failure, long endMs) {
         ended.addLast(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, status, checkpoint.timestampMs,
                 endMs, checkpoint.stateSize(), checkpoint.files().size(), failure));
+        if (status == CheckpointStats.Status.COMPLETED) {
+            completed++;
+        } else {
+            failed++;
+        }
         while (ended.size() > SIZE) {
             ended.removeFirst();
         }
@@ -33,5 +41,13 @@ final class CheckpointHistory {
                     checkpoint.timestampMs, 0, checkpoint.stateSize(), checkpoint.files().size(), null));
         }
         return all;
+    }
+
+    long completed() {
+        return completed;
+    }
+
+    long failed() {
+        return failed;
     }
 }

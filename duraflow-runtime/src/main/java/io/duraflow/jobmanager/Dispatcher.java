@@ -120,7 +120,7 @@ public final class Dispatcher {
                 closed);
         this.submissions = new JobSubmissions(services, registry, factory, mainThread, clock, this::requireLeadership,
                 closed);
-        this.queries = new JobQueries(services, registry, factory, mainThread);
+        this.queries = new JobQueries(services, registry, factory, mainThread, clock);
         resourceManager.addLossListener(this::taskManagerLost);
         resourceManager.addSlotListener(this::scheduleAll);
         resourceManager.addRegistrationListener(recovery::taskManagerRegistered);
@@ -183,6 +183,11 @@ public final class Dispatcher {
 
     public CompletableFuture<JobEvents> events(String jobId) {
         return queries.events(jobId);
+    }
+
+    public CompletableFuture<io.duraflow.rpc.proto.JobCheckpoints> checkpoints(String jobId) {
+        mainThread.assertRunningInMainThread();
+        return queries.checkpoints(jobId);
     }
 
     public int runningJobs() {
@@ -273,6 +278,15 @@ public final class Dispatcher {
         JobMaster job = registry.job(update.getAttempt().getJobId());
         if (job != null) {
             job.onTaskStateUpdate(update);
+        }
+    }
+
+    /** A running task's counters from its TaskManager's heartbeat (of this session). */
+    public void onTaskMetrics(io.duraflow.rpc.proto.AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = registry.job(attempt.getJobId());
+        if (job != null) {
+            job.onTaskMetrics(attempt, sample);
         }
     }
 

@@ -100,6 +100,9 @@ final class JobManagerServices {
                 // Final reports whose own call was lost take the normal path; the job master
                 // ignores one of an attempt it already has as ended, so a repeat does no harm.
                 for (var task : request.getTasksList()) {
+                    if (known && task.hasMetrics()) {
+                        runner.dispatcher().onTaskMetrics(task.getAttempt(), task.getMetrics());
+                    }
                     if (known && task.hasFinalReport()) {
                         runner.dispatcher().onTaskStateUpdate(task.getFinalReport());
                         answer.addAcknowledgedReports(task.getAttempt());
@@ -205,6 +208,12 @@ final class JobManagerServices {
         @Override
         public void getJobEvents(JobIdRequest request, StreamObserver<io.duraflow.rpc.proto.JobEvents> response) {
             answerAsync(runner.mainThread(), response, () -> runner.dispatcher().events(request.getJobId()));
+        }
+
+        @Override
+        public void getJobCheckpoints(JobIdRequest request,
+                StreamObserver<io.duraflow.rpc.proto.JobCheckpoints> response) {
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().checkpoints(request.getJobId()));
         }
 
         @Override

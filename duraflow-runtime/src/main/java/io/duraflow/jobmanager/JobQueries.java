@@ -5,8 +5,11 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventFormatter;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.checkpoint.CheckpointCoordinator;
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.jobstore.JobIds;
 import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobEventLogStatus;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
@@ -20,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.LongSupplier;
 
 /**
  * Answers questions about jobs: from memory while a job runs or its result is recent, else from
@@ -31,9 +35,12 @@ final class JobQueries {
     private final JobRegistry registry;
     private final JobFactory factory;
     private final MainThreadExecutor mainThread;
+    private final LongSupplier clock;
 
-    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread) {
+    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
+            LongSupplier clock) {
         this.services = services;
+        this.clock = clock;
         this.registry = registry;
         this.factory = factory;
         this.mainThread = mainThread;
@@ -160,6 +167,34 @@ final class JobQueries {
                         .asRuntimeException());
             }
         }, services.io());
+    }
+
+    /**
+     * A running job's checkpoints from its coordinator. A job without one (batch, checkpointing
+     * off) or whose JobMaster is gone (it ended) is a failed precondition that says so.
+     */
+    CompletableFuture<JobCheckpoints> checkpoints(String jobId) {
+        requireValid(jobId);
+        JobMaster job = registry.job(jobId);
+        if (job == null) {
+            return knownResult(jobId, false).thenApply(entry -> {
+                throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " has ended ("
+                        + entry.state() + "): its checkpoint statistics"
+                        + " ended with it; 'duraflow result " + jobId + "' shows its result").asRuntimeException();
+            });
+        }
+        if (job.graph().mode() != RuntimeMode.STREAMING) {
+            throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " is a batch job: it takes no checkpoints")
+                    .asRuntimeException();
+        }
+        CheckpointCoordinator coordinator = job.checkpointCoordinator();
+        if (coordinator == null) {
+            throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " runs with checkpointing off: set"
+                    + " execution.checkpointing.interval and execution.checkpointing.dir in its configuration to take"
+                    + " checkpoints").asRuntimeException();
+        }
+        return CompletableFuture.completedFuture(CheckpointReports.toProto(jobId, coordinator.overview(),
+                clock.getAsLong()));
     }
 
     static void requireValid(String jobId) {

@@ -54,6 +54,11 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
                         public void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification notification) {
                             task.notifyCheckpoint(notification);
                         }
+
+                        @Override
+                        public io.duraflow.rpc.proto.TaskMetricsSample sampleMetrics() {
+                            return task.sampleMetrics();
+                        }
                     };
                 });
     }
@@ -88,6 +93,11 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
 
         /** A checkpoint completed or was aborted; tasks that take no checkpoints ignore it. */
         default void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification notification) {}
+
+        /** The TaskManager's heartbeat: the running streaming task's last counter sample, or null. */
+        default io.duraflow.rpc.proto.TaskMetricsSample sampleMetrics() {
+            return null;
+        }
     }
 
     /** Makes the task of a deployment; a fake in tests. */

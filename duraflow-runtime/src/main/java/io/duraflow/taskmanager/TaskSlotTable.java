@@ -92,11 +92,19 @@ final class TaskSlotTable {
         }
     }
 
-    /** Adds every slot's task to a heartbeat: RUNNING, or no state yet while its plan is built. */
+    /**
+     * Adds every slot's task to a heartbeat: RUNNING (with a streaming task's last counter sample),
+     * or no state yet while its plan is built.
+     */
     void describe(TaskManagerHeartbeat.Builder heartbeat) {
         for (Slot slot : byAttempt.values()) {
-            heartbeat.addTasks(TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
-                    .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING));
+            TaskAttemptState.Builder task = TaskAttemptState.newBuilder().setAttempt(slot.deployment.getAttempt())
+                    .setState(slot.task == null ? TaskState.TASK_STATE_UNSPECIFIED : TaskState.RUNNING);
+            var metrics = slot.task == null ? null : slot.task.sampleMetrics();
+            if (metrics != null) {
+                task.setMetrics(metrics);
+            }
+            heartbeat.addTasks(task);
         }
     }
 }

@@ -76,6 +76,8 @@ public final class JobMaster {
     private final CheckpointTriggers checkpointTriggers;
     private final StreamingRestart streamingRestart;
     private final TaskEvents taskEvents;
+    /** Running streaming tasks' counters from the heartbeats, for {@link #status()}. */
+    private final TaskRates taskRates = new TaskRates();
     private JobMasterState state = JobMasterState.CREATED;
     private final long submittedAtMs;
     private long endedAtMs;
@@ -321,6 +323,20 @@ public final class JobMaster {
     public void onTaskStateUpdate(TaskStateUpdate update) {
         mainThread.assertRunningInMainThread();
         guarded("handling a task state update", () -> taskEvents.onTaskStateUpdate(update));
+    }
+
+    /** A heartbeat's sample of a running streaming task's counters; one of an attempt no longer current is ignored. */
+    public void onTaskMetrics(AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
+        mainThread.assertRunningInMainThread();
+        Execution[] subtasks = executions.executions(attempt.getVertex());
+        if (subtasks != null && attempt.getSubtask() < subtasks.length
+                && subtasks[attempt.getSubtask()].attempt() == attempt.getAttempt()) {
+            taskRates.record(attempt.getVertex(), attempt.getSubtask(), attempt.getAttempt(), sample);
+        }
+    }
+
+    TaskRates taskRates() {
+        return taskRates;
     }
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */

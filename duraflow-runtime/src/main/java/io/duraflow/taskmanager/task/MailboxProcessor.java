@@ -35,6 +35,12 @@ final class MailboxProcessor {
 
         /** Nothing to do until a mail arrives (a source waiting for splits), or at most {@code maxWaitMs}. */
         void suspendUntilMail(long maxWaitMs);
+
+        /**
+         * Like {@link #suspendUntilMail}, but the task waits because an output is unavailable: the
+         * wait counts as backpressured time ({@link TaskTimes}), not idle time.
+         */
+        void suspendUntilOutput(long maxWaitMs);
     }
 
     private final ConcurrentLinkedQueue<Mail> mails = new ConcurrentLinkedQueue<>();
@@ -51,13 +57,33 @@ final class MailboxProcessor {
         @Override
         public void suspendUntilMail(long maxWaitMs) {
             suspendMs = maxWaitMs;
+            suspendForOutput = false;
+        }
+
+        @Override
+        public void suspendUntilOutput(long maxWaitMs) {
+            suspendMs = maxWaitMs;
+            suspendForOutput = true;
         }
     };
     private boolean completed;
     private long suspendMs;
+    /** Whether the suspension {@link #suspendMs} asks for waits for an output (backpressure). */
+    private boolean suspendForOutput;
+    private final TaskTimes times;
 
     MailboxProcessor(DefaultAction defaultAction) {
+        this(defaultAction, new TaskTimes(System::nanoTime));
+    }
+
+    MailboxProcessor(DefaultAction defaultAction, TaskTimes times) {
         this.defaultAction = defaultAction;
+        this.times = times;
+    }
+
+    /** Where the task thread's time went; {@link TaskTimes#latest()} from any thread. */
+    TaskTimes times() {
+        return times;
     }
 
     /** Any thread: runs {@code mail} on the task thread before its next default action. */
@@ -87,7 +113,7 @@ final class MailboxProcessor {
             if (suspendMs > 0) {
                 long waitMs = suspendMs;
                 suspendMs = 0;
-                awaitMail(waitMs);
+                awaitMail(waitMs, suspendForOutput);
                 continue;
             }
             defaultAction.run(controller);
@@ -111,10 +137,15 @@ final class MailboxProcessor {
         return true;
     }
 
-    private void awaitMail(long maxWaitMs) throws InterruptedException {
+    private void awaitMail(long maxWaitMs, boolean forOutput) throws InterruptedException {
         synchronized (arrival) {
             if (!hasMail) {
-                arrival.wait(maxWaitMs);
+                long startNanos = times.nanoTime();
+                try {
+                    arrival.wait(maxWaitMs);
+                } finally {
+                    times.waited(forOutput, times.nanoTime() - startNanos);
+                }
             }
         }
     }

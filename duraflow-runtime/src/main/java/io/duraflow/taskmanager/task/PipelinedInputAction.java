@@ -55,7 +55,7 @@ final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
         for (PipelinedResultPartition output : outputs) {
             if (!output.isAvailable()) {
                 backpressuredWaits++;
-                suspendUntil(output.availability(), controller);
+                suspendUntil(output.availability(), controller, true);
                 return;
             }
         }
@@ -64,11 +64,12 @@ final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
             controller.allActionsCompleted();
         } else if (status == InputStatus.NOTHING_AVAILABLE) {
             idleWaits++;
-            suspendUntil(gate.availability(), controller);
+            suspendUntil(gate.availability(), controller, false);
         }
     }
 
-    private void suspendUntil(CompletableFuture<Void> future, MailboxProcessor.Controller controller) {
+    private void suspendUntil(CompletableFuture<Void> future, MailboxProcessor.Controller controller,
+            boolean forOutput) {
         if (future.isDone()) {
             return; // ready meanwhile: run again at once
         }
@@ -76,7 +77,11 @@ final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
             wakeUpRegisteredOn = future;
             future.thenRun(() -> mailbox.accept(WAKE_UP));
         }
-        controller.suspendUntilMail(waitMs());
+        if (forOutput) {
+            controller.suspendUntilOutput(waitMs());
+        } else {
+            controller.suspendUntilMail(waitMs());
+        }
     }
 
     /** Until the earliest output flush deadline, rounded up, at least 1 ms (0 would not suspend). */

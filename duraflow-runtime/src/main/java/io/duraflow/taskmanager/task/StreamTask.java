@@ -261,7 +261,7 @@ final class StreamTask {
                         // Splits come as mails; never register on this future: nobody completes it.
                         controller.suspendUntilMail(Math.min(SOURCE_IDLE_WAIT_MS, flushWaitMs()));
                     } else {
-                        suspendUntil(available.toCompletableFuture(), controller);
+                        suspendUntil(available.toCompletableFuture(), controller, false);
                     }
                 }
             });
@@ -345,6 +345,11 @@ final class StreamTask {
             public void suspendUntilMail(long maxWaitMs) {
                 outer[0].suspendUntilMail(maxWaitMs);
             }
+
+            @Override
+            public void suspendUntilOutput(long maxWaitMs) {
+                outer[0].suspendUntilOutput(maxWaitMs);
+            }
         };
         PipelinedInputAction readInput = new PipelinedInputAction(gate, handler,
                 new ArrayList<>(partitions.values()), mailbox::put);
@@ -381,14 +386,16 @@ final class StreamTask {
         }
         for (PipelinedResultPartition output : partitions.values()) {
             if (!output.isAvailable()) {
-                suspendUntil(output.availability(), controller);
+                suspendUntil(output.availability(), controller, true);
                 return false;
             }
         }
         return true;
     }
 
-    private void suspendUntil(CompletableFuture<?> future, MailboxProcessor.Controller controller) {
+    /** @param forOutput the task waits for an output: backpressured time, else idle ({@link TaskTimes}) */
+    private void suspendUntil(CompletableFuture<?> future, MailboxProcessor.Controller controller,
+            boolean forOutput) {
         if (future.isDone()) {
             return;
         }
@@ -396,7 +403,11 @@ final class StreamTask {
             wakeUpRegisteredOn = future;
             future.whenComplete((ignored, error) -> mailbox.put(WAKE_UP));
         }
-        controller.suspendUntilMail(flushWaitMs());
+        if (forOutput) {
+            controller.suspendUntilOutput(flushWaitMs());
+        } else {
+            controller.suspendUntilMail(flushWaitMs());
+        }
     }
 
     /** Until the earliest output flush deadline, rounded up, at least 1 ms (0 would not suspend). */

@@ -108,6 +108,21 @@ public final class Task implements Runnable {
         mailbox.put(() -> apply(event));
     }
 
+    /**
+     * Any thread (the TaskManager's heartbeat): the counters a streaming task last sampled, or null
+     * (a batch task, or none yet); asks the task thread for a fresh sample, which the next
+     * heartbeat carries. The sample has its own timestamp, so it being one heartbeat old does not
+     * skew the rates the JobManager computes.
+     */
+    public io.duraflow.rpc.proto.TaskMetricsSample sampleMetrics() {
+        if (stream == null) {
+            return null;
+        }
+        TaskTimes times = mailbox.times();
+        mailbox.put(() -> times.sample(counters));
+        return times.latest();
+    }
+
     /** Any thread: the JobManager starts a checkpoint at this task (streaming only). */
     public void triggerCheckpoint(TriggerCheckpointRequest request) {
         if (stream == null) {
