@@ -306,14 +306,20 @@ public final class Duraflow {
         @CommandLine.Mixin
         ShowOption show = new ShowOption();
 
-        SubmitJobRequest request() {
+        /**
+         * The submission; {@code config} (the command's {@code -D} overrides) becomes the job's own
+         * configuration, which the JobManager merges over its cluster's, so that e.g. {@code -D
+         * execution.checkpointing.interval=1s} applies to this job.
+         */
+        SubmitJobRequest request(Map<String, String> config) {
             if (parallelism < 0) {
                 throw new CliException("--parallelism must be at least 1");
             }
             // The id is chosen here, so a submission retried during a failover cannot start the job twice.
             String id = jobId != null ? jobId : java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
             return SubmitJobRequest.newBuilder().setJobId(id)
-                    .setJobClass(JobAliases.resolve(job)).putAllParams(params).setParallelism(parallelism).build();
+                    .setJobClass(JobAliases.resolve(job)).putAllParams(params).putAllConfig(config)
+                    .setParallelism(parallelism).build();
         }
 
         /** Builds the plan here first, so a bad job or parameter fails before anything is sent. */
@@ -328,9 +334,9 @@ public final class Duraflow {
     }
 
     /** Submits the job whose plan the caller built with {@link JobOptions#plan}, and follows it unless detached. */
-    static int runJob(ClusterClient client, JobOptions options, JobGraph graph, boolean detached)
-            throws InterruptedException {
-        SubmitJobRequest request = options.request();
+    static int runJob(ClusterClient client, JobOptions options, Map<String, String> config, JobGraph graph,
+            boolean detached) throws InterruptedException {
+        SubmitJobRequest request = options.request(config);
         SubmitJobResponse submitted;
         try {
             submitted = client.submit(request);
@@ -372,7 +378,8 @@ public final class Duraflow {
 
         @Override
         public Integer call() throws Exception {
-            return root.withClient((client, config) -> runJob(client, options, options.plan(config), detached));
+            return root.withClient((client, config) -> runJob(client, options, root.overrides,
+                    options.plan(config), detached));
         }
     }
 
@@ -409,7 +416,7 @@ public final class Duraflow {
                 String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
                 System.out.printf("Cluster up in %.2f s%n", (System.nanoTime() - start) / 1e9);
                 try (ClusterClient client = new ClusterClient(address)) {
-                    return runJob(client, options, graph, false);
+                    return runJob(client, options, root.overrides, graph, false);
                 }
             } finally {
                 int stopped = cluster.stop();
