@@ -40,7 +40,8 @@ final class StreamingFailoverDemo {
     static final String DEFAULT_RATE = "100000";
     static final String DEFAULT_KEYS = "100000";
     static final int DEFAULT_PARALLELISM = 2;
-    static final String JOB_ID = "streaming-failover";
+    /** The demo's check keeps a sum and count per key in memory. */
+    static final long MAX_KEYS = 10_000_000;
     private static final long POLL_MS = 20;
     /** How long after a checkpoint completed a crash comes: about half the interval, so some records are replayed. */
     private static final long KILL_AFTER_CHECKPOINT_MS = 500;
@@ -50,6 +51,8 @@ final class StreamingFailoverDemo {
     private final Map<String, String> params;
     private final int parallelism;
     private final PrintStream out;
+    /** New for every run, so a work directory can be used again: its stores still hold the earlier job. */
+    private final String jobId = "streaming-failover-" + Long.toHexString(System.currentTimeMillis());
 
     StreamingFailoverDemo(Path workDir, Map<String, String> overrides, Map<String, String> params, int parallelism,
             PrintStream out) {
@@ -71,6 +74,9 @@ final class StreamingFailoverDemo {
         settings.put("execution.checkpointing.interval", "1s");
         settings.put("execution.checkpointing.dir", workDir.resolve("checkpoints").toString());
         settings.putAll(overrides);
+        Map<String, String> jobParams = jobParams();
+        long records = Long.parseLong(jobParams.get("records"));
+        long keys = Long.parseLong(jobParams.get("keys"));
         LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
         // Ctrl-C (or SIGTERM) during the demo must not leave its five processes running.
         Thread cleanup = new Thread(() -> {
@@ -84,28 +90,17 @@ final class StreamingFailoverDemo {
         try {
             cluster.start(2, 2, 0, Duration.ofSeconds(60));
             Configuration config = cluster.clientConfiguration();
-            Map<String, String> jobParams = new LinkedHashMap<>();
-            jobParams.put("records", DEFAULT_RECORDS);
-            jobParams.put("keys", DEFAULT_KEYS);
-            jobParams.put("rate", DEFAULT_RATE);
-            jobParams.put("output", workDir.resolve("output").toString());
-            jobParams.putAll(params);
-            long records = Long.parseLong(jobParams.get("records"));
-            long keys = Long.parseLong(jobParams.get("keys"));
-            if (records <= 0) {
-                throw new CliException("the demo needs a bounded job: --param records must be positive");
-            }
             Path checkpoints = Path.of(settings.get("execution.checkpointing.dir"));
             try (HighAvailabilityServices ha = HighAvailabilityServices.create(config);
                     ClusterClient client = new ClusterClient(config, "", Duration.ofSeconds(60))) {
                 LeaderRetrieval retrieval = ha.createLeaderRetrieval("");
                 retrieval.start(leader -> {});
-                Run job = new Run(client, new CheckpointWatch(checkpoints, JOB_ID, records));
+                Run job = new Run(client, new CheckpointWatch(checkpoints, jobId, records));
                 out.println();
                 out.printf("1. StreamingKeyedSum (%s) with parallelism %d, a checkpoint every %s, exactly-once file"
                         + " sink into %s%n", jobParams, parallelism, settings.get("execution.checkpointing.interval"),
                         jobParams.get("output"));
-                client.submit(SubmitJobRequest.newBuilder().setJobId(JOB_ID)
+                client.submit(SubmitJobRequest.newBuilder().setJobId(jobId)
                         .setJobClass(StreamingKeyedSum.class.getName()).putAllParams(jobParams)
                         .setParallelism(parallelism).build());
                 long submittedMs = System.currentTimeMillis();
@@ -135,6 +130,41 @@ final class StreamingFailoverDemo {
             Runtime.getRuntime().removeShutdownHook(cleanup);
             out.printf("Stopped %d processes (logs in %s)%n", stopped, workDir.resolve("log"));
         }
+    }
+
+    /**
+     * The job's parameters: the defaults, then the user's; checked before any process starts. The
+     * output directory must be new or empty, as the check reads every part file in it.
+     */
+    private Map<String, String> jobParams() throws IOException {
+        Map<String, String> jobParams = new LinkedHashMap<>();
+        jobParams.put("records", DEFAULT_RECORDS);
+        jobParams.put("keys", DEFAULT_KEYS);
+        jobParams.put("rate", DEFAULT_RATE);
+        jobParams.put("output", workDir.resolve("output").resolve(jobId).toString());
+        jobParams.putAll(params);
+        long records;
+        long keys;
+        try {
+            records = Long.parseLong(jobParams.get("records"));
+            keys = Long.parseLong(jobParams.get("keys"));
+        } catch (NumberFormatException e) {
+            throw new CliException("--param records and keys must be numbers, got " + jobParams);
+        }
+        if (records <= 0 || keys <= 0 || keys > MAX_KEYS) {
+            throw new CliException("the demo needs --param records=N with N > 0 and keys=K with 0 < K <= " + MAX_KEYS
+                    + ", got records=" + records + ", keys=" + keys);
+        }
+        Path output = Path.of(jobParams.get("output"));
+        if (java.nio.file.Files.isDirectory(output)) {
+            try (var entries = java.nio.file.Files.list(output)) {
+                if (entries.findAny().isPresent()) {
+                    throw new CliException("the output directory " + output + " is not empty; the exactly-once check"
+                            + " reads every part file in it, so give --param output=DIR a new or empty one");
+                }
+            }
+        }
+        return jobParams;
     }
 
     /**
@@ -193,8 +223,8 @@ final class StreamingFailoverDemo {
 
     private void report(CheckpointWatch watch, List<Crash> crashes, long records, long keys, String output,
             List<String> problems) throws IOException {
-        TreeSet<Long> logged = CheckpointWatch.completedInLogs(workDir.resolve("log"), JOB_ID);
-        TreeSet<Long> restored = CheckpointWatch.restoredInLogs(workDir.resolve("log"), JOB_ID);
+        TreeSet<Long> logged = CheckpointWatch.completedInLogs(workDir.resolve("log"), jobId);
+        TreeSet<Long> restored = CheckpointWatch.restoredInLogs(workDir.resolve("log"), jobId);
         out.println();
         out.println("   Times are from the SIGKILL; task states from status polls every " + POLL_MS + " ms; checkpoints"
                 + " from their _metadata");
@@ -282,7 +312,7 @@ final class StreamingFailoverDemo {
         }
 
         JobStatus poll() throws IOException {
-            JobStatus status = client.status(JOB_ID);
+            JobStatus status = client.status(jobId);
             watch.poll();
             return status;
         }
