@@ -176,7 +176,7 @@ final class StreamingFailoverDemo {
      * @param newLeaderMs after the kill; -1 for a TaskManager crash
      * @param readingStoppedAtMs when the crashed run's sources stopped reading (epoch ms)
      */
-    record Crash(String what, long killedAtMs, CheckpointWatch.Seen lastBefore, double throughput, long newLeaderMs,
+    record Crash(long killedAtMs, CheckpointWatch.Seen lastBefore, double throughput, long newLeaderMs,
             long runningAgainAtMs, long readingStoppedAtMs) {
     }
 
@@ -193,7 +193,7 @@ final class StreamingFailoverDemo {
                 progress.last.sourceRecordsRead());
         long runningAgain = job.awaitRunningAgain(attempts, true);
         out.printf("   every task running again %,d ms after the kill%n", runningAgain - killedAt);
-        return new Crash("TaskManager", killedAt, progress.last, progress.throughput, -1, runningAgain, killedAt);
+        return new Crash(killedAt, progress.last, progress.throughput, -1, runningAgain, killedAt);
     }
 
     private Crash killLeader(LocalCluster cluster, Run job, LeaderRetrieval retrieval) throws Exception {
@@ -218,7 +218,7 @@ final class StreamingFailoverDemo {
         out.printf("   every task running again %,d ms after the kill%n", runningAgain - killedAt);
         // Without a JobManager the tasks go on reading until their TaskManager gives them up.
         long stopped = LocalTaskManagers.lastGaveUpJobManager(cluster, killedAt).orElse(killedAt);
-        return new Crash("JobManager", killedAt, progress.last, progress.throughput, newLeader, runningAgain, stopped);
+        return new Crash(killedAt, progress.last, progress.throughput, newLeader, runningAgain, stopped);
     }
 
     private void report(CheckpointWatch watch, List<Crash> crashes, long records, long keys, String output,
