@@ -385,7 +385,9 @@ public final class Duraflow {
 
     @Command(name = "demo", description = "Starts a local cluster (1 JobManager, 2 TaskManagers), runs a job on it,"
             + " prints the result and stops the cluster. 'demo batch-failover' runs a batch job on a high-availability"
-            + " cluster, kills the leader JobManager half way and reports what it cost.")
+            + " cluster, kills the leader JobManager half way and reports what it cost. 'demo streaming-failover' runs a"
+            + " checkpointed streaming job with an exactly-once file sink on one, kills a TaskManager and later the"
+            + " leader JobManager, reports checkpoints, recovery times and replayed records, and checks the output.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.ParentCommand
         Duraflow root;
@@ -400,6 +402,10 @@ public final class Duraflow {
         public Integer call() throws Exception {
             if (options.job.equals("batch-failover")) {
                 return new BatchFailoverDemo(directory(), root.overrides, options.params, System.out).run();
+            }
+            if (options.job.equals("streaming-failover")) {
+                return new StreamingFailoverDemo(directory(), root.overrides, options.params, options.parallelism,
+                        System.out).run();
             }
             JobGraph graph = options.plan(root.configuration());
             LocalCluster cluster = new LocalCluster(directory(), root.overrides, System.out::println);
