@@ -86,6 +86,26 @@ public final class ManualMainThreadExecutor implements MainThreadExecutor {
         return runUntil(now() + ms);
     }
 
+    /**
+     * Like {@link #advance}, but stops after the first action after which {@code stop} holds, so a
+     * test can act between two steps of a chain of main-thread actions.
+     *
+     * @return whether it stopped there (else the clock is at the target and nothing due is left)
+     */
+    public boolean advanceUntil(long ms, java.util.function.BooleanSupplier stop) {
+        if (ms < 0) {
+            throw new IllegalArgumentException("time does not go back: " + ms + " ms");
+        }
+        long targetMs = now() + ms;
+        for (Timer timer = nextDue(targetMs); timer != null; timer = nextDue(targetMs)) {
+            timer.action.run();
+            if (stop.getAsBoolean()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private int runUntil(long targetMs) {
         int ran = 0;
         for (Timer timer = nextDue(targetMs); timer != null; timer = nextDue(targetMs)) {

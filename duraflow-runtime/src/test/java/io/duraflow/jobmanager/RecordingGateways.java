@@ -44,7 +44,8 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     public record Notification(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {}
 
-    public record Event(String tmId, AttemptId attempt, int nodeId, OperatorEvent event) {}
+    /** {@code sequence}: the event's place among those sent to its attempt (see OperatorEventToTask.sequence). */
+    public record Event(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event) {}
 
     /** A release; {@code onlyKept}: of partitions kept from an earlier JobManager only. */
     public record Release(String tmId, String jobId, List<String> partitionIds, boolean onlyKept) {
@@ -124,7 +125,7 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     @Override
     public void sendOperatorEvent(String tmId, AttemptId attempt, int nodeId, long sequence, OperatorEvent event) {
-        events.add(new Event(tmId, attempt, nodeId, event));
+        events.add(new Event(tmId, attempt, nodeId, sequence, event));
     }
 
     @Override

@@ -9,7 +9,10 @@ import io.duraflow.checkpoint.CheckpointTrigger;
 import io.duraflow.checkpoint.OperatorCoordinatorCheckpoints;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
+import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.SequenceSkipped;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,6 +50,14 @@ final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinator
     /** Whether the job runs normally (not restarting, not ending); no checkpoint is planned otherwise. */
     private final BooleanSupplier runsNormally;
     private final Map<String, Integer> operatorParallelism = new HashMap<>();
+    /**
+     * Per checkpoint whose enumerators snapshotted, the operator-event sequence number reserved for
+     * each running source task's trigger, until the trigger is sent (or, for a checkpoint aborted
+     * before, a {@code SequenceSkipped} takes its place). Events sent after the snapshot get later
+     * numbers, so the task applies them after its own snapshot: a split assigned in between is in
+     * the readers' part of the checkpoint or in the enumerator's, never in both or neither.
+     */
+    private final Map<Long, Map<CheckpointTask, Long>> triggerSequences = new HashMap<>();
 
     StreamingCheckpoints(String sessionId, ExecutionGraph executions, TaskManagerGateways gateways,
             CoordinatorHolder coordinators, BooleanSupplier runsNormally) {
@@ -125,8 +136,10 @@ final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinator
                     trigger.checkpointId(), task);
             return;
         }
-        gateways.triggerCheckpoint(execution.tmId(),
-                CheckpointMessages.toProto(sessionId, executions.jobId(), task, trigger));
+        Map<CheckpointTask, Long> reserved = triggerSequences.get(trigger.checkpointId());
+        Long sequence = reserved == null ? null : reserved.remove(task);
+        gateways.triggerCheckpoint(execution.tmId(), CheckpointMessages.toProto(sessionId, executions.jobId(), task,
+                trigger).toBuilder().setEventSequence(sequence == null ? 0 : sequence).build());
     }
 
     @Override
@@ -150,16 +163,49 @@ final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinator
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
+        triggerSequences.remove(checkpointId);
         coordinators.notifyCheckpointComplete(checkpointId);
+    }
+
+    /** A sequence number reserved for a trigger that was not sent is filled, so the events after it go on. */
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        Map<CheckpointTask, Long> unsent = triggerSequences.remove(checkpointId);
+        if (unsent == null) {
+            return;
+        }
+        OperatorEvent skipped = OperatorEvent.newBuilder()
+                .setSequenceSkipped(SequenceSkipped.newBuilder().setCheckpointId(checkpointId)).build();
+        unsent.forEach((task, sequence) -> {
+            Execution execution = current(task);
+            if (execution != null) {
+                gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(),
+                        graph.vertex(task.vertex()).head().id(), sequence, skipped);
+            }
+        });
     }
 
     @Override
     public CompletableFuture<Map<String, byte[]>> snapshotCoordinators(long checkpointId) {
-        // The enumerators live on the main thread, where this is called: snapshot them here.
+        // The enumerators live on the main thread, where this is called: snapshot them here, and
+        // reserve the triggers' places among the events in the same step (see triggerSequences).
+        Map<String, byte[]> states;
         try {
-            return CompletableFuture.completedFuture(coordinators.snapshotForCheckpoint(checkpointId));
+            states = coordinators.snapshotForCheckpoint(checkpointId);
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
+        Map<CheckpointTask, Long> reserved = new HashMap<>();
+        for (JobVertex vertex : graph.vertices()) {
+            if (vertex.head().operation() instanceof Operation.SourceOp) {
+                for (Execution execution : executions.executions(vertex.id())) {
+                    if (execution.state() == ExecutionState.RUNNING) {
+                        reserved.put(task(execution), execution.nextOperatorEventSequence());
+                    }
+                }
+            }
+        }
+        triggerSequences.put(checkpointId, reserved);
+        return CompletableFuture.completedFuture(states);
     }
 }

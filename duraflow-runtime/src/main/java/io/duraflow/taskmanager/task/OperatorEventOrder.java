@@ -1,6 +1,5 @@
 package io.duraflow.taskmanager.task;
 
-import io.duraflow.rpc.proto.OperatorEvent;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -8,44 +7,48 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the operator events of one task attempt back in the order the JobManager sent them. Each
- * event is its own RPC, and two RPCs may be handled by two threads, so "splits, then no more
- * splits" can arrive as "no more splits, then splits", and a reader would end without reading
- * its splits. The JobManager numbers each attempt's events from 1; an event that arrives early
- * waits here for the ones before it. Sequence 0 means unordered (applied at once); a sequence
- * number seen before is a duplicate and dropped. Thread-safe: RPC threads call {@link #accept}.
+ * Puts what the JobManager's coordinator side sends one task attempt back in the order it was
+ * sent: operator events, and a source task's checkpoint triggers. Each is its own RPC, and two
+ * RPCs may be handled by two threads, so "splits, then no more splits" can arrive as "no more
+ * splits, then splits", and a reader would end without reading its splits; and a split assigned
+ * after the enumerators' snapshot could reach the reader before the trigger of that checkpoint,
+ * which would put it in both snapshots. The JobManager numbers each attempt's messages from 1
+ * (a trigger's number is reserved when the enumerators snapshot); one that arrives early waits
+ * here for the ones before it. Sequence 0 means unordered (applied at once); a sequence number
+ * seen before is a duplicate and dropped. Thread-safe: RPC threads call {@link #accept}.
+ *
+ * @param <T> what is ordered
  */
-final class OperatorEventOrder {
+final class OperatorEventOrder<T> {
     private static final Logger LOG = LoggerFactory.getLogger(OperatorEventOrder.class);
 
-    private final Consumer<OperatorEvent> apply;
-    /** The sequence number the next event to apply carries. */
+    private final Consumer<T> apply;
+    /** The sequence number the next message to apply carries. */
     private long next = 1;
-    private final TreeMap<Long, OperatorEvent> early = new TreeMap<>();
+    private final TreeMap<Long, T> early = new TreeMap<>();
 
-    OperatorEventOrder(Consumer<OperatorEvent> apply) {
+    OperatorEventOrder(Consumer<T> apply) {
         this.apply = apply;
     }
 
-    synchronized void accept(long sequence, OperatorEvent event) {
+    synchronized void accept(long sequence, T message) {
         if (sequence == 0) {
-            apply.accept(event);
+            apply.accept(message);
             return;
         }
         if (sequence < next || early.containsKey(sequence)) {
-            LOG.debug("Dropping operator event {} (sequence {}): it was delivered before", event.getEventCase(),
-                    sequence);
+            LOG.debug("Dropping the message with sequence {}: it was delivered before", sequence);
             return;
         }
-        early.put(sequence, event);
+        early.put(sequence, message);
         while (!early.isEmpty() && early.firstKey() == next) {
-            Map.Entry<Long, OperatorEvent> first = early.pollFirstEntry();
+            Map.Entry<Long, T> first = early.pollFirstEntry();
             next++;
             apply.accept(first.getValue());
         }
     }
 
-    /** Events that came before an earlier one and wait for it. */
+    /** Messages that came before an earlier one and wait for it. */
     synchronized int waiting() {
         return early.size();
     }

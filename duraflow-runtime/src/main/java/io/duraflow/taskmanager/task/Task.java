@@ -62,7 +62,8 @@ public final class Task implements Runnable {
     private final JobVertex vertex;
     private final TaskEnvironment environment;
     private final TaskCounters counters = new TaskCounters();
-    private final OperatorEventOrder eventOrder = new OperatorEventOrder(this::deliver);
+    /** Operator events and a source task's checkpoint triggers, in the order the JobManager sent them. */
+    private final OperatorEventOrder<Object> eventOrder = new OperatorEventOrder<>(this::applyInOrder);
     /** The task thread's loop; set once in {@link #run} before it starts (mails put earlier wait in it). */
     private final MailboxProcessor mailbox = new MailboxProcessor(controller -> this.defaultAction.run(controller));
     private MailboxProcessor.DefaultAction defaultAction;
@@ -99,6 +100,15 @@ public final class Task implements Runnable {
         eventOrder.accept(sequence, event);
     }
 
+    /** What {@link #eventOrder} lets through, in the order it was sent. */
+    private void applyInOrder(Object message) {
+        if (message instanceof TriggerCheckpointRequest trigger) {
+            stream.triggerCheckpoint(trigger);
+        } else if (!((OperatorEvent) message).hasSequenceSkipped()) {
+            deliver((OperatorEvent) message);
+        }
+    }
+
     /** Called from an RPC thread: the enumerator answered; applied on the task thread. */
     public void deliver(OperatorEvent event) {
         if (stream != null) {
@@ -128,7 +138,8 @@ public final class Task implements Runnable {
         if (stream == null) {
             throw new IllegalStateException("task " + Rpc.describe(attempt) + " is a batch task and takes no checkpoints");
         }
-        stream.triggerCheckpoint(request);
+        // A source's trigger has its place among the enumerator's events (0: none, take it at once).
+        eventOrder.accept(request.getEventSequence(), request);
     }
 
     /** Any thread: a checkpoint completed or was aborted; batch tasks take none and ignore it. */

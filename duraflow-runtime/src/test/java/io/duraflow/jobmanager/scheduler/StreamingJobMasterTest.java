@@ -13,6 +13,7 @@ import io.duraflow.checkpoint.CheckpointTask;
 import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.jobmanager.FakeSlotPool;
+import io.duraflow.jobmanager.RecordingGateways;
 import io.duraflow.jobmanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.RecordingGateways.Notification;
 import io.duraflow.jobmanager.RecordingGateways.Trigger;
@@ -183,6 +184,71 @@ class StreamingJobMasterTest {
                 assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_HARD));
         assertThat(RecordingSequenceSource.SNAPSHOTS).as("no enumerator snapshot taken").isEmpty();
         assertThat(cluster.gateways.triggers()).as("no task triggered").isEmpty();
+    }
+
+    /**
+     * A split the enumerator hands out after its snapshot but before the trigger is sent (the
+     * trigger waits for the main thread) must reach the reader after the reader's own snapshot,
+     * whatever order the two RPCs arrive in: the trigger carries the event sequence number
+     * reserved at the snapshot, and the split's event a later one. Otherwise the split would be in
+     * the enumerator's state (unassigned) and the reader's, and be read twice after a restore.
+     */
+    @Test
+    void aSplitAssignedBetweenTheEnumeratorSnapshotAndTheTriggerIsOrderedAfterTheTrigger() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        Deployment source = cluster.current(SOURCE, 0);
+        // Between the enumerators' snapshot and the trigger, which the coordinator sends from a later main-thread action.
+        assertThat(cluster.scheduler.advanceUntil(FakeCluster.CHECKPOINT_INTERVAL_MS,
+                () -> !RecordingSequenceSource.SNAPSHOTS.isEmpty())).as("the enumerators snapshotted").isTrue();
+        assertThat(cluster.gateways.triggers()).as("not triggered yet").isEmpty();
+        requestSplit(cluster, source);
+        cluster.scheduler.runDue();
+
+        long triggerSequence = cluster.gateways.triggers().stream()
+                .filter(t -> t.request().getAttempt().equals(source.attempt())).findFirst().orElseThrow()
+                .request().getEventSequence();
+        RecordingGateways.Event split = cluster.gateways.eventsTo(source.attempt()).stream()
+                .filter(e -> e.event().hasAddSplits()).findFirst().orElseThrow();
+        assertThat(triggerSequence).as("the trigger has its place among the events").isPositive();
+        assertThat(split.sequence()).as("the split assigned after the snapshot comes after the trigger")
+                .isGreaterThan(triggerSequence);
+        assertThat(cluster.gateways.eventsTo(source.attempt())).as("the sequence numbers have no gap")
+                .extracting(RecordingGateways.Event::sequence).doesNotContain(triggerSequence);
+    }
+
+    /**
+     * A checkpoint aborted after its enumerators snapshotted but before its trigger was sent
+     * leaves a reserved sequence number unsent: a SequenceSkipped fills it, or every later event
+     * to that reader would wait for it forever.
+     */
+    @Test
+    void aCheckpointAbortedBeforeItsTriggerWasSentFillsTheReservedSequenceNumbers() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        Deployment keyed = cluster.live().stream().filter(d -> d.vertex() != SOURCE).findFirst().orElseThrow();
+        assertThat(cluster.scheduler.advanceUntil(FakeCluster.CHECKPOINT_INTERVAL_MS,
+                () -> !RecordingSequenceSource.SNAPSHOTS.isEmpty())).as("the enumerators snapshotted").isTrue();
+        cluster.job.declineCheckpoint(task(keyed), 1,
+                new CheckpointFailure(1, CheckpointFailureReason.DECLINED, "disk full", null));
+        cluster.scheduler.runDue();
+
+        assertThat(cluster.gateways.triggers()).as("aborted before any trigger went out").isEmpty();
+        for (Deployment source : cluster.live()) {
+            if (source.vertex() != SOURCE) {
+                continue;
+            }
+            assertThat(cluster.gateways.eventsTo(source.attempt()))
+                    .filteredOn(e -> e.event().hasSequenceSkipped())
+                    .singleElement().satisfies(e -> {
+                        assertThat(e.sequence()).isEqualTo(1);
+                        assertThat(e.event().getSequenceSkipped().getCheckpointId()).isEqualTo(1);
+                    });
+        }
+        requestSplit(cluster, cluster.current(SOURCE, 0));
+        assertThat(cluster.gateways.eventsTo(cluster.current(SOURCE, 0).attempt()))
+                .filteredOn(e -> e.event().hasAddSplits()).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).as("the next event follows the skipped one").isEqualTo(2));
     }
 
     @Test

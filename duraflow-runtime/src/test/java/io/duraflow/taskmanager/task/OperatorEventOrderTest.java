@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class OperatorEventOrderTest {
     private final List<OperatorEvent.EventCase> applied = new ArrayList<>();
-    private final OperatorEventOrder order = new OperatorEventOrder(event -> applied.add(event.getEventCase()));
+    private final OperatorEventOrder<OperatorEvent> order = new OperatorEventOrder<>(event -> applied.add(event.getEventCase()));
 
     private static OperatorEvent splits() {
         return OperatorEvent.newBuilder().setAddSplits(AddSplits.getDefaultInstance()).build();
@@ -51,5 +51,24 @@ class OperatorEventOrderTest {
         order.accept(0, noMoreSplits());
 
         assertThat(applied).containsExactly(OperatorEvent.EventCase.NO_MORE_SPLITS);
+    }
+
+    /**
+     * A source task's trigger has a place among the events (reserved when the enumerators
+     * snapshotted): events sent before it apply first even if they arrive later, events sent after
+     * it wait until the trigger is through, whatever order the RPCs arrive in.
+     */
+    @Test
+    void aTriggerAppliesAfterTheEventsBeforeItAndBeforeTheEventsAfterIt() {
+        List<String> seen = new ArrayList<>();
+        OperatorEventOrder<String> messages = new OperatorEventOrder<>(seen::add);
+        messages.accept(3, "split assigned after the snapshot");
+        messages.accept(2, "trigger of checkpoint 1");
+        assertThat(seen).as("both wait for event 1").isEmpty();
+
+        messages.accept(1, "split assigned before the snapshot");
+
+        assertThat(seen).containsExactly("split assigned before the snapshot", "trigger of checkpoint 1",
+                "split assigned after the snapshot");
     }
 }
