@@ -306,7 +306,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     public SlotOffer allocate() {
         Registered best = null;
         for (Registered tm : taskManagers.values()) {
-            if (tm.usedSlots < tm.slots && !probes.isProbing(tm.tmId) && (best == null || tm.slots - tm.usedSlots > best.slots - best.usedSlots)) {
+            if (tm.usedSlots < tm.slots && !probes.isProbing(tm.tmId)
+                    && (best == null || tm.slots - tm.usedSlots > best.slots - best.usedSlots)) {
                 best = tm;
             }
         }
