@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager;
 
-import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
+import io.duraflow.config.JobManagerOptions;
 import io.duraflow.jobmanager.TaskManagerTransport.PingResult;
 import io.duraflow.util.MainThreadExecutor;
 import java.util.ArrayList;
@@ -61,14 +61,14 @@ final class TaskManagerProbes {
      * @param timeoutMs deadline of each ping
      */
     record Settings(int attempts, long intervalMs, long timeoutMs) {
-        static final Settings DEFAULT = new Settings(ClusterOptions.SUSPECT_PROBE_ATTEMPTS.defaultValue(),
-                ClusterOptions.SUSPECT_PROBE_INTERVAL.defaultValue().toMillis(),
-                ClusterOptions.SUSPECT_PROBE_TIMEOUT.defaultValue().toMillis());
+        static final Settings DEFAULT = new Settings(JobManagerOptions.SUSPECT_PROBE_ATTEMPTS.defaultValue(),
+                JobManagerOptions.SUSPECT_PROBE_INTERVAL.defaultValue().toMillis(),
+                JobManagerOptions.SUSPECT_PROBE_TIMEOUT.defaultValue().toMillis());
 
         static Settings fromConfiguration(Configuration config) {
-            return new Settings(config.get(ClusterOptions.SUSPECT_PROBE_ATTEMPTS),
-                    config.get(ClusterOptions.SUSPECT_PROBE_INTERVAL).toMillis(),
-                    config.get(ClusterOptions.SUSPECT_PROBE_TIMEOUT).toMillis());
+            return new Settings(config.get(JobManagerOptions.SUSPECT_PROBE_ATTEMPTS),
+                    config.get(JobManagerOptions.SUSPECT_PROBE_INTERVAL).toMillis(),
+                    config.get(JobManagerOptions.SUSPECT_PROBE_TIMEOUT).toMillis());
         }
     }
 
