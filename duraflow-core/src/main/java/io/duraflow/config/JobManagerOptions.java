@@ -34,7 +34,8 @@ public final class JobManagerOptions {
                     .description("When a task manager may be gone (a connection to it broke, a call to it was"
                             + " refused), the job manager pings it at once and declares it lost, without waiting for"
                             + " heartbeat.timeout, if this many pings in a row are refused; a ping that is answered,"
-                            + " or times out, keeps it. 0 turns this off: only heartbeats decide.");
+                            + " or times out, keeps it. 0 turns this off: only heartbeats (and a deployment refused"
+                            + " with UNAVAILABLE) decide.");
 
     public static final ConfigOption<Duration> SUSPECT_PROBE_INTERVAL =
             ConfigOption.key("heartbeat.suspect-probe.interval")

@@ -359,7 +359,14 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
                 // Nobody may listen there any more: the TaskManager is probably gone, whatever its
                 // last heartbeat said. If the probe confirms it, losing it resets the deployment
                 // with everything else it held; if the TaskManager answers, only the deployment failed.
-                suspect(tmId, "a deployment to it failed (" + Rpc.message(error) + ")", () -> onFailure.accept(error));
+                String why = "a deployment to it failed (" + Rpc.message(error) + ")";
+                if (probes.enabled()) {
+                    suspect(tmId, why, () -> onFailure.accept(error));
+                } else {
+                    // Without probes, as before them: a refused deployment is taken as the verdict, or
+                    // every retry would go to the dead TaskManager's free slots until its heartbeats time out.
+                    lose(tmId, why);
+                }
             } else {
                 // Either the registration this call went to has ended (the TaskManager registered
                 // again, and its channel was shut down by us: that is no sign of the new

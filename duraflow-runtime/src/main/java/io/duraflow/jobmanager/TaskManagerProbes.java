@@ -153,6 +153,11 @@ final class TaskManagerProbes {
         }
     }
 
+    /** Whether suspicions are probed at all ({@code attempts} > 0). */
+    boolean enabled() {
+        return settings.attempts() > 0;
+    }
+
     /** Whether a probe of the TaskManager runs now. */
     boolean isProbing(String tmId) {
         return probes.containsKey(tmId);

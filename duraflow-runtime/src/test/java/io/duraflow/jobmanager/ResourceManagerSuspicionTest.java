@@ -239,6 +239,14 @@ class ResourceManagerSuspicionTest {
         // Rule 8.
         assertThat(gateways.pings()).isEmpty();
         assertThat(heartbeatsOnly.freeSlots()).isEqualTo(2);
+
+        // A deployment refused with UNAVAILABLE still loses the TaskManager at once, as before probes.
+        List<String> lostHere = new ArrayList<>();
+        heartbeatsOnly.addLossListener(lostHere::add);
+        gateways.refuseNextDeploy(Status.UNAVAILABLE.withDescription("io exception").asRuntimeException());
+        heartbeatsOnly.deploy("tm-1", deployment(), error -> { throw new AssertionError("reset by the loss"); });
+        otherMain.runDue();
+        assertThat(lostHere).containsExactly("tm-1");
     }
 
     private static TaskDeployment deployment() {
