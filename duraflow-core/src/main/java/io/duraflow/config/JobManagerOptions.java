@@ -25,6 +25,33 @@ public final class JobManagerOptions {
                     + " its split enumerators) before its submission or recovery fails; it runs off the job"
                     + " manager's main thread, so a slow or hanging job never stalls the others.");
 
+    // How the job manager settles a suspicion that a task manager died; next to heartbeat.* by key.
+    public static final ConfigOption<Integer> SUSPECT_PROBE_ATTEMPTS =
+            ConfigOption.key("heartbeat.suspect-probe.attempts")
+                    .intType()
+                    .defaultValue(3)
+                    .validator(ConfigValidator.intAtLeast(0))
+                    .description("When a task manager may be gone (a connection to it broke, a call to it was"
+                            + " refused), the job manager pings it at once and declares it lost, without waiting for"
+                            + " heartbeat.timeout, if this many pings in a row are refused; a ping that is answered,"
+                            + " or times out, keeps it. 0 turns this off: only heartbeats (and a deployment refused"
+                            + " with UNAVAILABLE) decide.");
+
+    public static final ConfigOption<Duration> SUSPECT_PROBE_INTERVAL =
+            ConfigOption.key("heartbeat.suspect-probe.interval")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(100))
+                    .validator(ConfigValidator.nonNegativeDuration())
+                    .description("Time between a refused ping of a suspected task manager and the next.");
+
+    public static final ConfigOption<Duration> SUSPECT_PROBE_TIMEOUT =
+            ConfigOption.key("heartbeat.suspect-probe.timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .validator(ConfigValidator.positiveDuration())
+                    .description("How long a ping of a suspected task manager waits for its answer; no answer"
+                            + " within it keeps the task manager (it may only be slow) and leaves it to heartbeats.");
+
     private JobManagerOptions() {
     }
 }

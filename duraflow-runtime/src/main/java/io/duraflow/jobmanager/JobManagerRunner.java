@@ -120,7 +120,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             standBy();
         }
         ResourceManager resourceManager = new ResourceManager(sessionId, mainThread, System::currentTimeMillis,
-                heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis());
+                heartbeatTimeoutMs, config.get(ClusterOptions.RPC_ASK_TIMEOUT).toMillis(),
+                TaskManagerProbes.Settings.fromConfiguration(config));
         Dispatcher.Services services = new Dispatcher.Services(ha.jobResultStore(), ha.jobGraphStore(),
                 new JobDirectories(ha.fileSystem(), ha.jobsDirectory()), CleanupRetryPolicy.fromConfiguration(config),
                 io, userCode, () -> giveUpLeadership(sessionId), election::stillLeads,

@@ -22,11 +22,16 @@ import org.slf4j.LoggerFactory;
  * Registered TaskManagers, their slots and heartbeats, and the calls to them (through a {@link
  * TaskManagerTransport}, gRPC outside tests). Main thread only; RPC callbacks come back through
  * the main thread's {@link MainThreadExecutor#execute}.
+ *
+ * <p>A TaskManager is lost when its heartbeats stop for {@code heartbeat.timeout}, or, much
+ * sooner, when a sign that it died (a broken connection, a refused call, a task that could not
+ * reach it) is confirmed by pings that nobody answers ({@link TaskManagerProbes}, see {@link
+ * #suspect}). While it is probed its slots are not offered.
  */
 public final class ResourceManager implements SlotPool, TaskManagerGateways, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ResourceManager.class);
 
-    /** Told when a TaskManager is gone (heartbeat timeout, or it registered again as new). */
+    /** Told when a TaskManager is gone (heartbeat timeout, confirmed suspicion, or it registered again as new). */
     public interface LossListener {
         void taskManagerLost(String tmId);
     }
@@ -52,6 +57,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     private final LongSupplier clock;
     private final long heartbeatTimeoutMs;
     private final TaskManagerTransport transport;
+    private final TaskManagerProbes probes;
     private final Map<String, Registered> taskManagers = new LinkedHashMap<>();
     private final List<LossListener> listeners = new ArrayList<>();
     private final List<Runnable> slotListeners = new ArrayList<>();
@@ -66,16 +72,42 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     /** Calls the TaskManagers over gRPC, in leadership session {@code sessionId}. */
     public ResourceManager(String sessionId, MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             long rpcTimeoutMs) {
-        this(mainThread, clock, heartbeatTimeoutMs, new GrpcTaskManagerTransport(sessionId, rpcTimeoutMs));
+        this(sessionId, mainThread, clock, heartbeatTimeoutMs, rpcTimeoutMs, TaskManagerProbes.Settings.DEFAULT);
+    }
+
+    /** Calls the TaskManagers over gRPC and settles suspicions with {@code probeSettings}. */
+    ResourceManager(String sessionId, MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+            long rpcTimeoutMs, TaskManagerProbes.Settings probeSettings) {
+        this(mainThread, clock, heartbeatTimeoutMs, new GrpcTaskManagerTransport(sessionId, rpcTimeoutMs),
+                probeSettings);
     }
 
     /** Calls the TaskManagers through {@code transport} (a fake in tests). */
     public ResourceManager(MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             TaskManagerTransport transport) {
+        this(mainThread, clock, heartbeatTimeoutMs, transport, TaskManagerProbes.Settings.DEFAULT);
+    }
+
+    ResourceManager(MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+            TaskManagerTransport transport, TaskManagerProbes.Settings probeSettings) {
         this.mainThread = mainThread;
         this.clock = clock;
         this.heartbeatTimeoutMs = heartbeatTimeoutMs;
         this.transport = transport;
+        this.probes = new TaskManagerProbes(mainThread, clock, probeSettings, transport::ping,
+                new TaskManagerProbes.Verdicts() {
+                    @Override
+                    public void lost(String tmId, String why) {
+                        lose(tmId, why);
+                    }
+
+                    @Override
+                    public void kept(String tmId) {
+                        // Its slots were held back while it was probed.
+                        slotListeners.forEach(Runnable::run);
+                    }
+                });
+        transport.reportSuspicionsTo((tmId, why) -> mainThread.execute(() -> suspect(tmId, why)));
     }
 
     public void addLossListener(LossListener listener) {
@@ -122,6 +154,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         parseAddress(tmId, address);
         Registered previous = taskManagers.remove(tmId);
         if (previous != null) {
+            probes.forget(tmId);
             transport.disconnect(tmId);
             heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
             notifyLost(tmId);
@@ -207,12 +240,40 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         }
     }
 
+    /**
+     * A sign that the TaskManager may be gone (see {@link TaskManagerProbes}): it is pinged at once,
+     * and lost if nobody answers. Ignored for a TaskManager that is not registered.
+     */
+    public void suspect(String tmId, String why) {
+        suspect(tmId, why, null);
+    }
+
+    private void suspect(String tmId, String why, Runnable onKept) {
+        mainThread.assertRunningInMainThread();
+        if (taskManagers.containsKey(tmId)) {
+            probes.suspect(tmId, why, onKept);
+        } else if (onKept != null) {
+            onKept.run();
+        }
+    }
+
+    /** Whether the TaskManager is being probed now (a suspicion is being settled); for tests and status. */
+    boolean isSuspected(String tmId) {
+        return probes.isProbing(tmId);
+    }
+
+    /** Probes started so far; for tests. */
+    long probesStarted() {
+        return probes.probesStarted();
+    }
+
     /** Forgets a TaskManager and tells the jobs; it registers again if it is still alive. */
     private void lose(String tmId, String why) {
         Registered tm = taskManagers.remove(tmId);
         if (tm == null) {
             return;
         }
+        probes.forget(tmId);
         LOG.warn("TaskManager {} is lost: {}", tmId, why);
         heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
         transport.disconnect(tmId);
@@ -237,12 +298,16 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     // ------------------------------------------------------------------ SlotPool
 
-    /** The TaskManager with the most free slots, so tasks spread over the cluster. */
+    /**
+     * The TaskManager with the most free slots, so tasks spread over the cluster; never one that
+     * is being probed.
+     */
     @Override
     public SlotOffer allocate() {
         Registered best = null;
         for (Registered tm : taskManagers.values()) {
-            if (tm.usedSlots < tm.slots && (best == null || tm.slots - tm.usedSlots > best.slots - best.usedSlots)) {
+            if (tm.usedSlots < tm.slots && !probes.isProbing(tm.tmId)
+                    && (best == null || tm.slots - tm.usedSlots > best.slots - best.usedSlots)) {
                 best = tm;
             }
         }
@@ -253,11 +318,14 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         return new SlotOffer(best.tmId, best.address);
     }
 
+    /** Free slots, without those of TaskManagers being probed. */
     @Override
     public int freeSlots() {
         int free = 0;
         for (Registered tm : taskManagers.values()) {
-            free += Math.max(0, tm.slots - tm.usedSlots);
+            if (!probes.isProbing(tm.tmId)) {
+                free += Math.max(0, tm.slots - tm.usedSlots);
+            }
         }
         return free;
     }
@@ -288,9 +356,17 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         }
         transport.deploy(tmId, deployment, error -> mainThread.execute(() -> {
             if (taskManagers.get(tmId) == target && refusedConnection(error)) {
-                // Nobody listens there any more: the TaskManager is gone, whatever its last
-                // heartbeat said. Losing it resets the deployment with everything else it held.
-                lose(tmId, "it refused a connection (" + Rpc.message(error) + ")");
+                // Nobody may listen there any more: the TaskManager is probably gone, whatever its
+                // last heartbeat said. If the probe confirms it, losing it resets the deployment
+                // with everything else it held; if the TaskManager answers, only the deployment failed.
+                String why = "a deployment to it failed (" + Rpc.message(error) + ")";
+                if (probes.enabled()) {
+                    suspect(tmId, why, () -> onFailure.accept(error));
+                } else {
+                    // Without probes, as before them: a refused deployment is taken as the verdict, or
+                    // every retry would go to the dead TaskManager's free slots until its heartbeats time out.
+                    lose(tmId, why);
+                }
             } else {
                 // Either the registration this call went to has ended (the TaskManager registered
                 // again, and its channel was shut down by us: that is no sign of the new
@@ -369,6 +445,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void close() {
+        taskManagers.keySet().forEach(probes::forget);
         transport.close();
         taskManagers.clear();
     }

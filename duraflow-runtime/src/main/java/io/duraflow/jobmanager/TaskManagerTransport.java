@@ -8,8 +8,10 @@ import io.duraflow.jobmanager.scheduler.TaskManagerGateways;
  * ResourceManager decides who is registered and only calls a TaskManager between its {@link
  * #connect} and {@link #disconnect}; the transport carries the calls.
  *
- * <p>Called on the main thread. The {@code onFailure} callback of {@link #deploy} may run on any
- * thread; failures of the other calls are only logged, by the transport.
+ * <p>Called on the main thread. The {@code onFailure} callback of {@link #deploy} and the result
+ * of {@link #ping} may come on any thread; failures of the other calls are logged by the
+ * transport, and those that say the TaskManager may be gone are reported as suspicions ({@link
+ * #reportSuspicionsTo}).
  */
 public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable {
     /** A TaskManager registered at {@code address} (host:port); calls to it may follow. */
@@ -33,6 +35,36 @@ public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable
         public ClosedByUs(String tmId, Throwable cause) {
             super("the call to TaskManager " + tmId + " was cut off: this JobManager closed its connection", cause);
         }
+    }
+
+    /**
+     * Asks the TaskManager whether it is there, with a deadline of {@code timeoutMs}: a fresh
+     * connection attempt, not a failure remembered from an earlier one. {@code result} may be
+     * called on any thread.
+     */
+    void ping(String tmId, long timeoutMs, java.util.function.Consumer<PingResult> result);
+
+    /**
+     * Where the transport reports, from any thread, signs that a TaskManager may be gone: a call
+     * to it failed with UNAVAILABLE, or its channel left READY or failed to connect. Each is a
+     * suspicion the {@link ResourceManager} settles with a {@link #ping}. None for a channel this
+     * JobManager shut down itself.
+     */
+    default void reportSuspicionsTo(java.util.function.BiConsumer<String, String> suspect) {}
+
+    /** What a {@link #ping} found. */
+    sealed interface PingResult {
+        /** Something answered at the TaskManager's address; {@code tmId} is who ("" if it did not say). */
+        record Answered(String tmId) implements PingResult {}
+
+        /** Nobody answers at the address: the connection was refused or broke (UNAVAILABLE). */
+        record Refused(String reason) implements PingResult {}
+
+        /**
+         * Nothing conclusive: no answer within the deadline (the TaskManager may only be slow, or
+         * cut off for a while), or the call was cut off by this JobManager.
+         */
+        record NoAnswer(String reason) implements PingResult {}
     }
 
     /** Drops every connection. */

@@ -1,5 +1,6 @@
 package io.duraflow.network;
 
+import io.duraflow.rpc.PeerUnreachableException;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.PartitionStreamsGrpc;
 import io.duraflow.rpc.proto.StreamBuffer;
@@ -53,6 +54,8 @@ public final class RemoteInputChannel implements InputChannel {
     private boolean endReceived;
     private boolean closed;
     private String failure;
+    /** Set with {@link #failure} when the stream broke because the producer's TaskManager is unreachable. */
+    private PeerUnreachableException unreachable;
 
     /**
      * @param connection the gRPC channel to the producer's TaskManager (shared by all channels to it)
@@ -109,7 +112,8 @@ public final class RemoteInputChannel implements InputChannel {
     public BufferOrEvent poll() throws ProducerFailedException {
         synchronized (this) {
             if (failure != null) {
-                throw new ProducerFailedException(failure);
+                throw unreachable == null ? new ProducerFailedException(failure)
+                        : new ProducerFailedException(failure, unreachable);
             }
             return received.poll();
         }
@@ -216,12 +220,17 @@ public final class RemoteInputChannel implements InputChannel {
     }
 
     private void fail(String reason) {
+        fail(reason, null);
+    }
+
+    private void fail(String reason, PeerUnreachableException cause) {
         Runnable notify;
         synchronized (this) {
             if (failure != null || closed || endReceived) {
                 return;
             }
             failure = reason;
+            unreachable = cause;
             notify = dataAvailable;
         }
         notify.run();
@@ -302,8 +311,13 @@ public final class RemoteInputChannel implements InputChannel {
 
         @Override
         public void onError(Throwable t) {
+            // The connection was refused or broke, or the producer's server went down (a producer
+            // that fails ends the stream with ABORTED; our own cancel closed the channel first), so
+            // the JobManager is told to check on the producer's TaskManager.
             fail("lost the stream of " + description + ": " + Rpc.message(t) + "; the producer or its task manager"
-                    + " failed, so this task fails and its job restarts from its latest checkpoint");
+                    + " failed, so this task fails and its job restarts from its latest checkpoint",
+                    PeerUnreachableException.isConnectionLost(t) ? new PeerUnreachableException(producerTaskManagerId,
+                            producerAddress, Rpc.message(t)) : null);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.rpc.PeerUnreachableException;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.FetchPartitionRequest;
 import io.duraflow.rpc.proto.PartitionChunk;
@@ -42,8 +43,12 @@ final class PeerPartitions implements AutoCloseable {
             Status.Code code = e.getStatus().getCode();
             if (code == Status.Code.NOT_FOUND || code == Status.Code.UNAVAILABLE
                     || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED) {
+                // The connection was refused or lost: the failure report names the peer so that the
+                // JobManager checks on it at once instead of waiting for its heartbeats to stop.
                 throw new PartitionNotFoundException(location.getPartitionId(),
-                        "TaskManager " + location.getTmId() + " at " + location.getTmAddress() + ": " + Rpc.message(e));
+                        "TaskManager " + location.getTmId() + " at " + location.getTmAddress() + ": " + Rpc.message(e),
+                        PeerUnreachableException.isConnectionLost(e) ? new PeerUnreachableException(location.getTmId(),
+                                location.getTmAddress(), Rpc.message(e)) : e);
             }
             throw e;
         } finally {

@@ -67,6 +67,17 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
         executor.notifyCheckpoint(request, reply(response));
     }
 
+    /**
+     * Answered here, not in the mailbox: the JobManager asks whether this process is there at all
+     * (it suspects it died), and a busy mailbox must not make a live TaskManager look dead.
+     */
+    @Override
+    public void ping(io.duraflow.rpc.proto.PingRequest request,
+            StreamObserver<io.duraflow.rpc.proto.PingResponse> response) {
+        response.onNext(io.duraflow.rpc.proto.PingResponse.newBuilder().setTmId(executor.taskManagerId()).build());
+        response.onCompleted();
+    }
+
     /** The executor answers from its mailbox; this thread only hands the request over. */
     private static TaskExecutor.Reply reply(StreamObserver<Ack> response) {
         return new TaskExecutor.Reply() {

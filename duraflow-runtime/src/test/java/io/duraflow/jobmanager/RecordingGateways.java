@@ -55,7 +55,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     }
 
     private final MainThreadExecutor mainThread;
-    private final Deque<String> deployErrors = new ArrayDeque<>();
+    private final Deque<Throwable> deployErrors = new ArrayDeque<>();
     private final Deque<String> lateDeployErrors = new ArrayDeque<>();
     private final List<Deployment> deployments = new ArrayList<>();
     private final List<Deployment> refused = new ArrayList<>();
@@ -72,7 +72,26 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     /** The next deployment is refused with this error (reported on the next scheduler step). */
     public void refuseNextDeploy(String error) {
+        deployErrors.add(new IOException(error));
+    }
+
+    /** The next deployment is refused with this error (say, UNAVAILABLE: nobody listens). */
+    public void refuseNextDeploy(Throwable error) {
         deployErrors.add(error);
+    }
+
+    private java.util.function.BiConsumer<String, String> suspicions = (tmId, why) -> {
+        throw new AssertionError("nobody listens for suspicions");
+    };
+
+    @Override
+    public void reportSuspicionsTo(java.util.function.BiConsumer<String, String> suspect) {
+        this.suspicions = suspect;
+    }
+
+    /** Reports a suspicion as the real transport does, from whatever thread calls this. */
+    public void reportSuspicion(String tmId, String why) {
+        suspicions.accept(tmId, why);
     }
 
     /**
@@ -105,10 +124,10 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     @Override
     public void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure) {
-        String error = deployErrors.poll();
+        Throwable error = deployErrors.poll();
         if (error != null) {
             refused.add(new Deployment(tmId, deployment));
-            mainThread.execute(() -> onFailure.accept(new IOException(error)));
+            mainThread.execute(() -> onFailure.accept(error));
             return;
         }
         deployments.add(new Deployment(tmId, deployment));
@@ -116,6 +135,38 @@ public final class RecordingGateways implements TaskManagerTransport {
         if (lateError != null) {
             mainThread.execute(() -> onFailure.accept(new IOException(lateError)));
         }
+    }
+
+    /** A ping that waits for the test to answer it ({@link #answerPing}). */
+    public record Ping(String tmId, long timeoutMs, Consumer<PingResult> result) {}
+
+    private final List<Ping> pings = new ArrayList<>();
+    private final List<Ping> pendingPings = new ArrayList<>();
+
+    /** Pings wait until the test answers them. */
+    @Override
+    public void ping(String tmId, long timeoutMs, Consumer<PingResult> result) {
+        Ping ping = new Ping(tmId, timeoutMs, result);
+        pings.add(ping);
+        pendingPings.add(ping);
+    }
+
+    /** Every ping sent, in order. */
+    public List<Ping> pings() {
+        return List.copyOf(pings);
+    }
+
+    /** Pings not answered yet, in order. */
+    public List<Ping> pendingPings() {
+        return List.copyOf(pendingPings);
+    }
+
+    /** Answers the oldest unanswered ping of {@code tmId}, from this thread (the transport may use any). */
+    public void answerPing(String tmId, PingResult result) {
+        Ping ping = pendingPings.stream().filter(p -> p.tmId().equals(tmId)).findFirst()
+                .orElseThrow(() -> new AssertionError("no unanswered ping of " + tmId + " in " + pendingPings));
+        pendingPings.remove(ping);
+        ping.result().accept(result);
     }
 
     @Override

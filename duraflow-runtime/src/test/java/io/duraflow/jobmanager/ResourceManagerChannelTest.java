@@ -64,7 +64,7 @@ class ResourceManagerChannelTest {
         // The TaskManager registers again (say, its first registration call timed out on its
         // side): the old registration ends, and with it the channel the deployment went over.
         resourceManager.register("tm-1", address, 1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
+        await().atMost(Duration.ofSeconds(10)).pollInSameThread().until(() -> {
             main.runDue();
             return !failures.isEmpty() || lost.size() > 1;
         });
@@ -84,13 +84,30 @@ class ResourceManagerChannelTest {
         taskManager.shutdownNow();
 
         resourceManager.deploy("tm-1", deployment(), failures::add);
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            main.runDue();
+        await().atMost(Duration.ofSeconds(10)).pollInSameThread().until(() -> {
+            main.advance(100);  // the probe's pings are 100 ms apart
             return !lost.isEmpty();
         });
 
         assertThat(lost).containsExactly("tm-1");
+        assertThat(failures).as("the loss resets the deployment; it does not fail on its own too").isEmpty();
         assertThat(resourceManager.taskManagers()).isEmpty();
+    }
+
+    @Test
+    void aTaskManagerWhoseServerGoesAwayIsLostWithoutAnyCallToIt() {
+        List<String> lost = new CopyOnWriteArrayList<>();
+        resourceManager.addLossListener(lost::add);
+        resourceManager.register("tm-1", address, 1);
+
+        taskManager.shutdownNow();  // its connection closes: the channel leaves READY
+
+        await().atMost(Duration.ofSeconds(10)).pollInSameThread().until(() -> {
+            main.advance(100);
+            return !lost.isEmpty();
+        });
+        assertThat(lost).containsExactly("tm-1");
+        assertThat(main.now()).as("long before the heartbeat timeout").isLessThan(60_000);
     }
 
     private static TaskDeployment deployment() {

@@ -186,7 +186,11 @@ class RemoteInputChannelTest {
         long noticedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         assertThatThrownBy(() -> gate.pollNext(recorder)).isInstanceOf(ProducerFailedException.class)
                 .hasMessageContaining("partition p-dies subpartition 0 from task manager tm-producer at " + address)
-                .hasMessageContaining("restarts from its latest checkpoint");
+                .hasMessageContaining("restarts from its latest checkpoint")
+                .satisfies(e -> assertThat(io.duraflow.rpc.PeerUnreachableException.find(e))
+                        .as("names the TaskManager for the JobManager to probe: %s", e.getMessage()).isNotNull()
+                        .extracting(u -> u.taskManagerId() + " " + u.address())
+                        .isEqualTo("tm-producer " + address));
         assertThat(noticedMs).as("noticed without waiting for a heartbeat timeout").isLessThan(5000);
     }
 

@@ -14,6 +14,7 @@ import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
+import io.duraflow.rpc.PeerUnreachableException;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.rpc.proto.AttemptId;
@@ -291,6 +292,10 @@ public final class Task implements Runnable {
                 break;
             }
             search = search.getCause();
+        }
+        PeerUnreachableException unreachable = PeerUnreachableException.find(cause);
+        if (unreachable != null) {
+            failed.setUnreachableTmId(unreachable.taskManagerId()).setUnreachableTmAddress(unreachable.address());
         }
         LOG.warn("Task {} failed: {}", name, oneLine(cause), cause);
         environment.reportState(failed.build());

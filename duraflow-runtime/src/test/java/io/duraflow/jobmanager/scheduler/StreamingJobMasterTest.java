@@ -398,6 +398,37 @@ class StreamingJobMasterTest {
     }
 
     @Test
+    void aConsumerFailingBecauseItsProducersTaskManagerDiedRedeploysTheRestartDelayAfterThatTaskManagerIsLost() {
+        FakeCluster cluster = started();
+        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(cluster);
+        String dead = cluster.current(SOURCE, 0).tmId();
+        Deployment consumer = cluster.live().stream().filter(d -> d.vertex() != SOURCE && !d.tmId().equals(dead))
+                .findFirst().orElseThrow();
+        int deployed = cluster.gateways.deployments().size();
+
+        // A consumer on the other TaskManager fails within milliseconds: its stream from the dead one broke.
+        cluster.fail(consumer, "lost the stream of a partition from task manager " + dead);
+        cluster.live().stream().filter(d -> !d.tmId().equals(dead)).forEach(cluster::canceled);
+        // The dead TaskManager's tasks never confirm their cancellation: nothing goes out until it is lost.
+        cluster.scheduler.advance(DELAY * 3);
+        assertThat(cluster.gateways.deployments()).hasSize(deployed);
+
+        // Lost (its suspicion confirmed): the restart delay runs from now, and nothing goes to it.
+        long lostAt = cluster.scheduler.now();
+        cluster.slots.removeTaskManager(dead);
+        cluster.job.onTaskManagerLost(dead);
+        cluster.slots.addTaskManager("tm-3", 4);
+        cluster.scheduler.advance(DELAY - 1);
+        assertThat(cluster.gateways.deployments()).as("before the restart delay").hasSize(deployed);
+        cluster.scheduler.advance(1);
+
+        assertThat(cluster.scheduler.now()).isEqualTo(lostAt + DELAY);
+        assertRestoresFrom(cluster, acked, 1, 1);
+        assertThat(cluster.live()).noneMatch(d -> d.tmId().equals(dead));
+        assertThat(cluster.job.restarts()).as("the loss is part of the restart the failure began").isEqualTo(1);
+    }
+
+    @Test
     void aFailureWithoutACompletedCheckpointRestartsWithEmptyState() {
         FakeCluster cluster = started();
         allRunning(cluster);
