@@ -26,22 +26,32 @@ import java.util.concurrent.TimeUnit;
  * {@link StreamingKeyedSum} with the exactly-once {@link FileSink} (same source, keys, state,
  * uids and output lines, so {@link StreamingKeyedSum#readOutput} and {@link ExactOutput} check
  * it), whose keyed function can hold one checkpoint open, for tests that must crash a process
- * <em>during</em> a checkpoint: subtask {@code stall-subtask} of "Sum per key", asked whether
- * it can take its part of checkpoint {@code stall-checkpoint}, first writes
- * {@code <stall-marker>/checkpoint-<id>.pid} (the id of the process it runs in) and then blocks
- * its task thread (for at most {@link #MAX_STALL_MINUTES} minutes, or until the task is
- * cancelled). By then the checkpoint was triggered, the sources and the other subtasks have
- * acknowledged it (their state is in its {@code chk-<id>} directory), and it cannot complete
- * until that process dies.
+ * <em>during</em> a checkpoint, after some output was committed: subtask {@code stall-subtask} of
+ * "Sum per key", once it emitted {@code stall-after-results} results, takes its part of the next
+ * checkpoint (which completes and commits them) and holds the one after: asked whether it can
+ * take its part, it writes {@code <id> <pid>} (the checkpoint and the process it runs in) to the
+ * file {@code stall-marker} and blocks its task thread (for at most {@link #MAX_STALL_MINUTES}
+ * minutes, or until the task is cancelled). By then the checkpoint was triggered, the sources
+ * and the other subtasks have acknowledged it (their state is in its {@code chk-<id>}
+ * directory), and it cannot complete until that process dies. It happens once per marker file:
+ * no later attempt stalls again.
  *
- * <p>Parameters: {@code records} (required, > 0), {@code keys}, {@code rate}, {@code output}
- * (required) as in {@link StreamingKeyedSum}; {@code stall-checkpoint} (the checkpoint id, default
- * 0 = none), {@code stall-subtask} (default 0), {@code stall-marker} (a directory, required with
- * {@code stall-checkpoint}). Checkpoint ids never repeat within a job, so no later attempt
- * stalls again. Run it with {@code -D execution.runtime-mode=streaming} and checkpointing on.
+ * <p>Parameters: {@code records} (> 0), {@code keys}, {@code rate}, {@code output} (required) as
+ * in {@link StreamingKeyedSum}; {@code stall-after-results} (default 0 = never stall),
+ * {@code stall-subtask} (default 0), {@code stall-marker} (a file, required with
+ * {@code stall-after-results}). Run it with {@code -D execution.runtime-mode=streaming} and
+ * checkpointing on.
  */
 public final class StallingKeyedSum implements DuraflowJob {
     static final long MAX_STALL_MINUTES = 3;
+
+    /** What the marker says: the checkpoint held open and the pid of the TaskManager that holds it. */
+    record Stall(long checkpointId, long pid) {
+        static Stall read(Path marker) throws IOException {
+            String[] fields = Files.readString(marker, StandardCharsets.UTF_8).trim().split(" ");
+            return new Stall(Long.parseLong(fields[0]), Long.parseLong(fields[1]));
+        }
+    }
 
     @Override
     public String description() {
@@ -51,63 +61,73 @@ public final class StallingKeyedSum implements DuraflowJob {
     @Override
     public void build(JobBuilder job, JobParameters params) {
         job.name("StallingKeyedSum");
-        long records = params.getLong("records", 300_000, 1, 1_000_000_000L);
-        long keys = params.getLong("keys", 10_000, 1, Integer.MAX_VALUE);
+        long records = params.getLong("records", 200_000, 1, 1_000_000_000L);
+        long keys = params.getLong("keys", 100_000, 1, Integer.MAX_VALUE);
         long rate = params.getLong("rate", DataGeneratorSource.UNLIMITED, 0, Long.MAX_VALUE);
-        long stallCheckpoint = params.getLong("stall-checkpoint", 0, 0, Long.MAX_VALUE);
+        long stallAfter = params.getLong("stall-after-results", 0, 0, Long.MAX_VALUE);
         int stallSubtask = params.getInt("stall-subtask", 0, 0, 1024);
-        String marker = stallCheckpoint > 0 ? params.getRequired("stall-marker") : "";
+        String marker = stallAfter > 0 ? params.getRequired("stall-marker") : "";
         DataGeneratorSource<Tuple2<Long, Long>> source = DataGeneratorSource
                 .of("keyed-records(keys=" + keys + ")", StreamingKeyedSum.RECORD_TYPE,
                         i -> Tuple2.of(StreamingKeyedSum.key(i, keys), i))
                 .withRate(rate).withCount(records);
         job.fromSource("Generate records", source).uid("generate-records")
                 .keyBy(Tuple2::f0, Types.LONG)
-                .process(new Stalling(new StreamingKeyedSum.SumPerKey(records, keys, -1), stallCheckpoint,
-                        stallSubtask, marker), StreamingKeyedSum.RESULT_TYPE)
+                .process(new Stalling(new StreamingKeyedSum.SumPerKey(records, keys, -1), stallAfter, stallSubtask,
+                        marker), StreamingKeyedSum.RESULT_TYPE)
                 .name("Sum per key").uid("sum-per-key")
                 .sinkTo("Write sums", new FileSink<Tuple3<Long, Long, Long>>(params.getRequired("output"),
                         StreamingKeyedSum::formatLine));
     }
 
-    /** The marker the stalled subtask writes for checkpoint {@code checkpointId}. */
-    static Path marker(Path markerDirectory, long checkpointId) {
-        return markerDirectory.resolve("checkpoint-" + checkpointId + ".pid");
-    }
-
-    /** Delegates to the real function; holds checkpoint {@code stallCheckpoint} in one subtask. */
+    /** Delegates to the real function, counting its results; holds one checkpoint in one subtask. */
     static final class Stalling extends KeyedProcessFunction<Long, Tuple2<Long, Long>, Tuple3<Long, Long, Long>> {
         private final StreamingKeyedSum.SumPerKey delegate;
-        private final long stallCheckpoint;
+        private final long stallAfter;
         private final int stallSubtask;
-        private final String markerDirectory;
-        private transient boolean stalls;
+        private final String marker;
+        private transient boolean mayStall;
+        private transient long results;
+        /** A checkpoint was asked for after {@code stallAfter} results: the next one stalls. */
+        private transient boolean armed;
+        private transient Collector<Tuple3<Long, Long, Long>> out;
+        private transient Collector<Tuple3<Long, Long, Long>> counting;
 
-        Stalling(StreamingKeyedSum.SumPerKey delegate, long stallCheckpoint, int stallSubtask, String markerDirectory) {
+        Stalling(StreamingKeyedSum.SumPerKey delegate, long stallAfter, int stallSubtask, String marker) {
             this.delegate = delegate;
-            this.stallCheckpoint = stallCheckpoint;
+            this.stallAfter = stallAfter;
             this.stallSubtask = stallSubtask;
-            this.markerDirectory = markerDirectory;
+            this.marker = marker;
         }
 
         @Override
         public void open(RuntimeContext context) throws Exception {
             delegate.open(context);
-            stalls = stallCheckpoint > 0 && context.subtaskIndex() == stallSubtask;
+            mayStall = stallAfter > 0 && context.subtaskIndex() == stallSubtask && !Files.exists(Path.of(marker));
+            counting = result -> {
+                results++;
+                out.collect(result);
+            };
         }
 
         @Override
         public void processElement(Tuple2<Long, Long> value, Context<Long> context,
                 Collector<Tuple3<Long, Long, Long>> out) throws Exception {
-            delegate.processElement(value, context, out);
+            this.out = out;
+            delegate.processElement(value, context, counting);
         }
 
         @Override
         public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
-            if (!stalls || checkpointId != stallCheckpoint) {
+            if (!mayStall || results < stallAfter) {
                 return delegate.isSnapshotAvailable(checkpointId);
             }
-            writeMarker(marker(Path.of(markerDirectory), checkpointId));
+            if (!armed) {
+                armed = true;
+                return delegate.isSnapshotAvailable(checkpointId);
+            }
+            mayStall = false;
+            writeMarker(Path.of(marker), checkpointId + " " + ProcessHandle.current().pid());
             try {
                 // Nothing counts the latch down: the task holds the checkpoint until its process dies
                 // or the task is cancelled (interrupted).
@@ -119,11 +139,11 @@ public final class StallingKeyedSum implements DuraflowJob {
             return delegate.isSnapshotAvailable(checkpointId);
         }
 
-        private static void writeMarker(Path marker) {
+        private static void writeMarker(Path marker, String text) {
             try {
-                Files.createDirectories(marker.getParent());
+                Files.createDirectories(marker.toAbsolutePath().getParent());
                 Path temp = marker.resolveSibling("." + marker.getFileName() + ".tmp");
-                Files.writeString(temp, Long.toString(ProcessHandle.current().pid()), StandardCharsets.UTF_8);
+                Files.writeString(temp, text, StandardCharsets.UTF_8);
                 Files.move(temp, marker, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

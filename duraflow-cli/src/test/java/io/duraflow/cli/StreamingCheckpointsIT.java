@@ -37,9 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Streaming jobs with exactly-once checkpoints against real processes (issue 9): a TaskManager
  * and the leader JobManager are SIGKILLed <em>during</em> a checkpoint, and a bounded job ends
  * with its final commit. The crash tests run {@link StallingKeyedSum}, whose "Sum per key"
- * subtask 0 holds checkpoint {@value #STALLED} open until its process dies: the kill comes after
- * the checkpoint was triggered and the other tasks acknowledged it (their state files are in its
- * {@code chk-3}), and before it can complete, every time. Each test checks:
+ * subtask 0 holds a checkpoint open until its process dies, once output was committed: the kill
+ * comes after the checkpoint was triggered and the other tasks acknowledged it (their state files
+ * are in its {@code chk-<n>}), and before it can complete, every time. Records {@code i} of
+ * 200,000 have key {@code i * 7919 mod 100,000}, so every key gets two and is emitted at its
+ * second, spread over the second half of the job: part of the output is committed before the
+ * crash, part of it is replayed after the restore. Each test checks:
  * <ul>
  *   <li>the committed output exactly ({@link StreamingKeyedSum#readOutput} against the plain loop
  *       of {@link ExactOutput}), no in-progress file left in the output directory;
@@ -51,12 +54,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StreamingCheckpointsIT {
     private static final String STALLING = StallingKeyedSum.class.getName();
-    private static final long RECORDS = 300_000;
-    private static final long KEYS = 10_000;
-    /** Records per second over both sources: the job runs for about 12 s, so checkpoints complete after a crash. */
-    private static final String RATE = "25000";
-    /** The checkpoint the crash tests kill a process during; 1 and 2 complete before it. */
-    private static final long STALLED = 3;
+    private static final long RECORDS = 200_000;
+    private static final long KEYS = 100_000;
+    /** Records per second over both sources: the job runs for about 10 s, so checkpoints complete after a crash. */
+    private static final String RATE = "20000";
+    /** Results subtask 0 emits before it holds a checkpoint open (it emits about 50,000 in all). */
+    private static final String STALL_AFTER_RESULTS = "1000";
     private static final Duration JOB_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Pattern TRIGGERED = Pattern.compile("Triggering checkpoint (\\d+) of job (\\S+) ");
@@ -98,22 +101,22 @@ class StreamingCheckpointsIT {
         return tempDir.resolve("output").resolve(jobId);
     }
 
-    private Path markers() {
-        return tempDir.resolve("markers");
+    private Path marker() {
+        return tempDir.resolve("stalled");
     }
 
     private Map<String, String> stallingParams(String jobId) {
         return Map.of("records", Long.toString(RECORDS), "keys", Long.toString(KEYS), "rate", RATE,
-                "output", output(jobId).toString(), "stall-checkpoint", Long.toString(STALLED),
-                "stall-marker", markers().toString());
+                "output", output(jobId).toString(), "stall-after-results", STALL_AFTER_RESULTS,
+                "stall-marker", marker().toString());
     }
 
     // ------------------------------------------------------------------ scenarios
 
     /**
-     * (1) The TaskManager that runs the subtask holding checkpoint 3 dies. The checkpoint is
-     * aborted and its files deleted, the job restarts from checkpoint 2 on the other TaskManager,
-     * completes checkpoints again (ids above 3) and finishes with exactly-once output.
+     * (1) The TaskManager that runs the subtask holding checkpoint n dies. The checkpoint is
+     * aborted and its files deleted, the job restarts from checkpoint n-1 on the other TaskManager,
+     * completes checkpoints again (ids above n) and finishes with exactly-once output.
      */
     @Test
     void taskManagerKilledDuringACheckpoint() throws Exception {
@@ -125,37 +128,40 @@ class StreamingCheckpointsIT {
             client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(STALLING)
                     .putAllParams(stallingParams(jobId)).putAllConfig(checkpointing()).setParallelism(2).build());
 
-            long pid = awaitStall(() -> cluster.status(jobId));
-            List<Path> acknowledged = awaitAcknowledgedFiles(jobId, () -> client.checkpoints(jobId));
-            int victim = cluster.taskManagerIndexOfPid(pid);
-            assertHeldOpen(client.checkpoints(jobId));
+            StallingKeyedSum.Stall stall = awaitStall(() -> cluster.status(jobId));
+            long stalled = stall.checkpointId();
+            List<Path> acknowledged = awaitAcknowledgedFiles(jobId, stalled, () -> client.checkpoints(jobId));
+            int committed = awaitCommittedOutput(jobId);
+            int victim = cluster.taskManagerIndexOfPid(stall.pid());
+            assertHeldOpen(client.checkpoints(jobId), stalled);
             cluster.killTaskManager(victim);
 
-            JobCheckpoints after = awaitCheckpointAfterTheStalledOne(() -> client.checkpoints(jobId));
+            JobCheckpoints after = awaitCheckpointAfter(stalled, () -> client.checkpoints(jobId));
             assertThat(firstRestore(cluster.logText("jobmanager"), jobId)).as("the first restore of the job")
-                    .isEqualTo(STALLED - 1);
-            assertThat(after.getRestoredFromId()).as("restored from").isGreaterThanOrEqualTo(STALLED - 1);
+                    .isEqualTo(stalled - 1);
+            assertThat(after.getRestoredFromId()).as("restored from").isGreaterThanOrEqualTo(stalled - 1);
             assertThat(after.getCheckpointsList()).as("checkpoints after the crash")
-                    .noneMatch(c -> c.getCheckpointId() == STALLED && c.getStatus().equals("COMPLETED"));
+                    .noneMatch(c -> c.getCheckpointId() == stalled && c.getStatus().equals("COMPLETED"));
             assertIdsIncrease(after);
-            awaitNoFilesOfTheAbortedCheckpoint(jobId, acknowledged);
+            awaitNoFilesOfTheAbortedCheckpoint(jobId, stalled, acknowledged);
 
             JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
             assertFinished(result, 1);
             assertExactlyOnceOutput(jobId);
             awaitGone(checkpoints().resolve(jobId), "the finished job's checkpoints (retention delete-on-cancellation)");
-            System.out.printf("%s: killed taskmanager-%d (pid %d) during checkpoint %d; %d restarts; restored %d;"
-                    + " %d checkpoints completed after the crash%n", jobId, victim, pid, STALLED,
-                    result.getStatus().getRestarts(), after.getRestoredFromId(), after.getCheckpointsList().stream()
-                            .filter(c -> c.getCheckpointId() > STALLED && c.getStatus().equals("COMPLETED")).count());
+            System.out.printf("%s: killed taskmanager-%d (pid %d) during checkpoint %d, %,d lines committed; %d"
+                    + " restarts; restored %d; %d checkpoints completed after the crash%n", jobId, victim, stall.pid(),
+                    stalled, committed, result.getStatus().getRestarts(), after.getRestoredFromId(),
+                    after.getCheckpointsList().stream()
+                            .filter(c -> c.getCheckpointId() > stalled && c.getStatus().equals("COMPLETED")).count());
         }
     }
 
     /**
-     * (2) The leader JobManager dies while checkpoint 3 is in progress (ZooKeeper HA, two
-     * JobManagers). The new leader restores checkpoint 2, the latest in the completed store at the
-     * kill; its checkpoint ids continue above every id the old leader used; the directory the old
-     * leader left for checkpoint 3 is deleted; the job finishes with exactly-once output.
+     * (2) The leader JobManager dies while checkpoint n is in progress (ZooKeeper HA, two
+     * JobManagers). The new leader restores checkpoint n-1, the latest in the completed store at
+     * the kill; its checkpoint ids continue above every id the old leader used; the directory the
+     * old leader left for checkpoint n is deleted; the job finishes with exactly-once output.
      */
     @Test
     void leaderKilledDuringACheckpoint() throws Exception {
@@ -166,38 +172,42 @@ class StreamingCheckpointsIT {
         clusters.add(cluster);
         String jobId = "leader-killed-during-checkpoint";
         cluster.submit(jobId, STALLING, stallingParams(jobId), 2);
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
 
-        awaitStall(() -> cluster.status(jobId));
-        List<Path> acknowledged = awaitAcknowledgedFiles(jobId, () -> cluster.checkpoints(jobId));
-        assertHeldOpen(cluster.checkpoints(jobId));
+        long stalled = awaitStall(() -> cluster.status(jobId)).checkpointId();
+        List<Path> acknowledged = awaitAcknowledgedFiles(jobId, stalled, () -> cluster.checkpoints(jobId));
+        int committed = awaitCommittedOutput(jobId);
+        assertHeldOpen(cluster.checkpoints(jobId), stalled);
+        // Whoever leads now (on a loaded machine a ZooKeeper session may have expired before).
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
         LeaderInfo oldSession = cluster.leaderInfo();
         cluster.kill(first);
         // The store as the dead leader left it (no one writes it until the next leader recovers the job).
         List<Long> storedAtTheKill = completedStore(cluster.jobDirectory(jobId));
+        List<Long> triggeredBeforeTheKill = triggeredIds(jobManagerLogs(cluster), jobId);
         HaCluster.JobManager second = cluster.awaitNewLeader(first, oldSession, HaCluster.FAILOVER_TIMEOUT);
 
-        List<Long> usedByTheOldLeader = triggeredIds(cluster.logText(first.name), jobId);
-        assertThat(storedAtTheKill).as("completed checkpoints in the HA store at the kill").containsExactly(STALLED - 1);
-        assertThat(usedByTheOldLeader).as("checkpoints the old leader triggered").isSorted().last()
-                .isEqualTo(STALLED);
-        JobCheckpoints after = awaitCheckpointAfterTheStalledOne(() -> cluster.checkpoints(jobId));
-        assertThat(after.getRestoredFromId()).as("what the new leader restored").isEqualTo(STALLED - 1);
+        assertThat(storedAtTheKill).as("completed checkpoints in the HA store at the kill").containsExactly(stalled - 1);
+        assertThat(triggeredBeforeTheKill).as("checkpoints triggered before the kill").last().isEqualTo(stalled);
+        JobCheckpoints after = awaitCheckpointAfter(stalled, () -> cluster.checkpoints(jobId));
+        assertThat(after.getRestoredFromId()).as("what the new leader restored").isEqualTo(stalled - 1);
         assertThat(cluster.logText(second.name)).contains("Job " + jobId + ": tasks restore checkpoint "
-                + (STALLED - 1) + " of job " + jobId);
+                + (stalled - 1) + " of job " + jobId);
         assertThat(after.getCheckpointsList()).as("the new leader's checkpoints").isNotEmpty()
-                .allMatch(c -> c.getCheckpointId() > STALLED);
+                .allMatch(c -> c.getCheckpointId() > stalled);
         assertIdsIncrease(after);
-        awaitNoFilesOfTheAbortedCheckpoint(jobId, acknowledged);
+        awaitNoFilesOfTheAbortedCheckpoint(jobId, stalled, acknowledged);
 
         JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
         assertFinished(result, 0);
         assertExactlyOnceOutput(jobId);
-        assertThat(triggeredIds(cluster.logText(second.name), jobId)).as("checkpoints the new leader triggered")
-                .isSorted().doesNotHaveDuplicates().allMatch(id -> id > STALLED);
+        List<Long> triggered = triggeredIds(jobManagerLogs(cluster), jobId);
+        assertThat(triggered).as("checkpoints triggered by either JobManager, in time order").isSorted()
+                .doesNotHaveDuplicates().startsWith(triggeredBeforeTheKill.toArray(Long[]::new));
+        assertThat(triggered.subList(triggeredBeforeTheKill.size(), triggered.size()))
+                .as("checkpoints triggered after the kill").isNotEmpty().allMatch(id -> id > stalled);
         awaitGone(checkpoints().resolve(jobId), "the finished job's checkpoints (retention delete-on-cancellation)");
-        System.out.printf("%s: killed %s during checkpoint %d; %s took over, restored %d%n", jobId, first, STALLED,
-                second.name, after.getRestoredFromId());
+        System.out.printf("%s: killed %s during checkpoint %d, %,d lines committed; %s took over, restored %d%n",
+                jobId, first, stalled, committed, second.name, after.getRestoredFromId());
     }
 
     /**
@@ -249,58 +259,66 @@ class StreamingCheckpointsIT {
 
     // ------------------------------------------------------------------ the stalled checkpoint
 
-    /** Waits until the stalling subtask holds checkpoint 3; returns the pid of the TaskManager it runs in. */
-    private long awaitStall(Supplier<JobStatus> status) throws IOException {
-        Path marker = StallingKeyedSum.marker(markers(), STALLED);
-        await("subtask 0 of 'Sum per key' holds checkpoint " + STALLED).atMost(JOB_TIMEOUT).pollInterval(POLL)
+    /** Waits until the stalling subtask holds a checkpoint open; returns which, and the pid of its TaskManager. */
+    private StallingKeyedSum.Stall awaitStall(Supplier<JobStatus> status) throws IOException {
+        await("subtask 0 of 'Sum per key' holds a checkpoint open").atMost(JOB_TIMEOUT).pollInterval(POLL)
                 .failFast("the job ended", () -> JobRunner.isTerminal(status.get().getState()))
-                .until(() -> Files.exists(marker));
-        return Long.parseLong(Files.readString(marker).trim());
+                .until(() -> Files.exists(marker()));
+        return StallingKeyedSum.Stall.read(marker());
     }
 
     /**
-     * Waits until the tasks that can acknowledge checkpoint 3 did (the two sources and the other
-     * "Sum per key" subtask, with the sink chained to it: the checkpoint counts their files) and
-     * returns the files they wrote into {@code chk-3}.
+     * Waits until the tasks that can acknowledge the stalled checkpoint did (the two sources and
+     * the other "Sum per key" subtask, with the sink chained to it: the checkpoint counts their
+     * files) and returns the files they wrote into its {@code chk-<n>}.
      */
-    private List<Path> awaitAcknowledgedFiles(String jobId, Supplier<JobCheckpoints> checkpoints) {
-        Path directory = checkpoints().resolve(jobId).resolve("chk-" + STALLED);
-        return await("the other tasks' state files of checkpoint " + STALLED).atMost(JOB_TIMEOUT).pollInterval(POLL)
+    private List<Path> awaitAcknowledgedFiles(String jobId, long stalled, Supplier<JobCheckpoints> checkpoints) {
+        Path directory = checkpoints().resolve(jobId).resolve("chk-" + stalled);
+        return await("the other tasks' state files of checkpoint " + stalled).atMost(JOB_TIMEOUT).pollInterval(POLL)
                 .until(() -> {
-                    CheckpointSummary stalled = summary(checkpoints.get(), STALLED);
+                    CheckpointSummary summary = summary(checkpoints.get(), stalled);
                     List<Path> files = regularFiles(directory);
-                    return stalled != null && stalled.getFiles() >= 3 && files.size() >= stalled.getFiles()
+                    return summary != null && summary.getFiles() >= 3 && files.size() >= summary.getFiles()
                             ? files : List.<Path>of();
                 }, files -> !files.isEmpty());
     }
 
-    /** Checkpoint 3 is in progress, 2 is the latest completed, nothing later was started. */
-    private static void assertHeldOpen(JobCheckpoints checkpoints) {
-        CheckpointSummary stalled = summary(checkpoints, STALLED);
-        assertThat(stalled).as("checkpoint %d in %s", STALLED, checkpoints).isNotNull();
-        assertThat(stalled.getStatus()).as("checkpoint %d at the kill", STALLED).isEqualTo("IN_PROGRESS");
-        assertThat(checkpoints.getLatestCompletedId()).as("latest completed at the kill").isEqualTo(STALLED - 1);
+    /**
+     * Waits until the output has committed lines (those of checkpoint n-1 at least: the other
+     * subtask's sink commits them when it learns that the checkpoint completed); returns how many.
+     */
+    private int awaitCommittedOutput(String jobId) {
+        return await("lines committed to " + output(jobId)).atMost(Duration.ofSeconds(30)).pollInterval(POLL)
+                .until(() -> StreamingKeyedSum.readOutput(output(jobId)).size(), lines -> lines > 0);
+    }
+
+    /** Checkpoint n is in progress, n-1 is the latest completed, nothing later was started. */
+    private static void assertHeldOpen(JobCheckpoints checkpoints, long stalled) {
+        CheckpointSummary summary = summary(checkpoints, stalled);
+        assertThat(summary).as("checkpoint %d in %s", stalled, checkpoints).isNotNull();
+        assertThat(summary.getStatus()).as("checkpoint %d at the kill", stalled).isEqualTo("IN_PROGRESS");
+        assertThat(checkpoints.getLatestCompletedId()).as("latest completed at the kill").isEqualTo(stalled - 1);
         assertThat(checkpoints.getCheckpointsList()).as("checkpoints at the kill")
-                .allMatch(c -> c.getCheckpointId() <= STALLED);
+                .allMatch(c -> c.getCheckpointId() <= stalled);
     }
 
     /** Waits until a checkpoint after the stalled one completed; returns the statistics then. */
-    private static JobCheckpoints awaitCheckpointAfterTheStalledOne(Supplier<JobCheckpoints> checkpoints) {
-        return await("a checkpoint after " + STALLED + " completes").atMost(JOB_TIMEOUT).pollInterval(POLL)
+    private static JobCheckpoints awaitCheckpointAfter(long stalled, Supplier<JobCheckpoints> checkpoints) {
+        return await("a checkpoint after " + stalled + " completes").atMost(JOB_TIMEOUT).pollInterval(POLL)
                 .ignoreException(CliException.class)
                 .until(checkpoints::get, c -> c.getCheckpointsList().stream()
-                        .anyMatch(s -> s.getCheckpointId() > STALLED && s.getStatus().equals("COMPLETED")));
+                        .anyMatch(s -> s.getCheckpointId() > stalled && s.getStatus().equals("COMPLETED")));
     }
 
     /**
      * The aborted checkpoint's files are gone and its directory holds no file (a task that was
      * still writing may re-create the directory; the next completion deletes it).
      */
-    private void awaitNoFilesOfTheAbortedCheckpoint(String jobId, List<Path> acknowledged) {
-        Path directory = checkpoints().resolve(jobId).resolve("chk-" + STALLED);
+    private void awaitNoFilesOfTheAbortedCheckpoint(String jobId, long stalled, List<Path> acknowledged) {
+        Path directory = checkpoints().resolve(jobId).resolve("chk-" + stalled);
         await("no file left under " + directory).atMost(Duration.ofSeconds(30)).pollInterval(POLL)
                 .until(() -> regularFiles(directory).isEmpty());
-        assertThat(acknowledged).as("files the tasks wrote for checkpoint %d", STALLED).noneMatch(Files::exists);
+        assertThat(acknowledged).as("files the tasks wrote for checkpoint %d", stalled).noneMatch(Files::exists);
     }
 
     // ------------------------------------------------------------------ checks
@@ -376,12 +394,23 @@ class StreamingCheckpointsIT {
         }
     }
 
-    /** Ids of the job's checkpoints a JobManager log says it triggered, in log order. */
-    private static List<Long> triggeredIds(String log, String jobId) {
+    /** The JobManagers' log lines, each starting with its time of day (HH:mm:ss.SSS), merged in time order. */
+    private static List<String> jobManagerLogs(HaCluster cluster) {
+        List<String> lines = new ArrayList<>();
+        for (HaCluster.JobManager jm : cluster.jobManagers()) {
+            cluster.logText(jm.name).lines().filter(line -> line.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*"))
+                    .forEach(lines::add);
+        }
+        lines.sort(java.util.Comparator.comparing(line -> line.substring(0, 12)));
+        return lines;
+    }
+
+    /** Ids of the job's checkpoints the log lines say were triggered, in their order. */
+    private static List<Long> triggeredIds(List<String> lines, String jobId) {
         List<Long> ids = new ArrayList<>();
-        Matcher matcher = TRIGGERED.matcher(log);
-        while (matcher.find()) {
-            if (matcher.group(2).equals(jobId)) {
+        for (String line : lines) {
+            Matcher matcher = TRIGGERED.matcher(line);
+            if (matcher.find() && matcher.group(2).equals(jobId)) {
                 ids.add(Long.parseLong(matcher.group(1)));
             }
         }
