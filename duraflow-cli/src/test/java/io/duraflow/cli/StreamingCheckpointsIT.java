@@ -143,7 +143,7 @@ class StreamingCheckpointsIT {
             assertThat(after.getCheckpointsList()).as("checkpoints after the crash")
                     .noneMatch(c -> c.getCheckpointId() == stalled && c.getStatus().equals("COMPLETED"));
             assertIdsIncrease(after);
-            awaitNoFilesOfTheAbortedCheckpoint(jobId, stalled, acknowledged);
+            awaitNoFilesOfTheAbortedCheckpoint(jobId, stalled, acknowledged, () -> cluster.status(jobId));
 
             JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
             assertFinished(result, 1);
@@ -195,7 +195,7 @@ class StreamingCheckpointsIT {
         assertThat(after.getCheckpointsList()).as("the new leader's checkpoints").isNotEmpty()
                 .allMatch(c -> c.getCheckpointId() > stalled);
         assertIdsIncrease(after);
-        awaitNoFilesOfTheAbortedCheckpoint(jobId, stalled, acknowledged);
+        awaitNoFilesOfTheAbortedCheckpoint(jobId, stalled, acknowledged, () -> cluster.status(jobId));
 
         JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
         assertFinished(result, 0);
@@ -312,11 +312,15 @@ class StreamingCheckpointsIT {
 
     /**
      * The aborted checkpoint's files are gone and its directory holds no file (a task that was
-     * still writing may re-create the directory; the next completion deletes it).
+     * still writing may re-create the directory; the next completion deletes it), while the job
+     * still runs: once it ended, the retention deletes every checkpoint directory anyway.
      */
-    private void awaitNoFilesOfTheAbortedCheckpoint(String jobId, long stalled, List<Path> acknowledged) {
+    private void awaitNoFilesOfTheAbortedCheckpoint(String jobId, long stalled, List<Path> acknowledged,
+            Supplier<JobStatus> status) {
         Path directory = checkpoints().resolve(jobId).resolve("chk-" + stalled);
-        await("no file left under " + directory).atMost(Duration.ofSeconds(30)).pollInterval(POLL)
+        await("no file left under " + directory + " while the job runs").atMost(Duration.ofSeconds(30))
+                .pollInterval(POLL)
+                .failFast("the job ended first", () -> JobRunner.isTerminal(status.get().getState()))
                 .until(() -> regularFiles(directory).isEmpty());
         assertThat(acknowledged).as("files the tasks wrote for checkpoint %d", stalled).noneMatch(Files::exists);
     }
