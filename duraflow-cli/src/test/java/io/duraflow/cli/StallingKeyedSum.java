@@ -36,11 +36,16 @@ import java.util.concurrent.TimeUnit;
  * directory), and it cannot complete until that process dies. It happens once per marker file:
  * no later attempt stalls again.
  *
+ * <p>With {@code stall-at-end=true} the subtask holds instead the first checkpoint, after that
+ * many results, before which no record came since the checkpoint before it: with a rate-limited
+ * source that is the job's final checkpoint, taken after the sources finished so that the sinks
+ * commit their last records.
+ *
  * <p>Parameters: {@code records} (> 0), {@code keys}, {@code rate}, {@code output} (required) as
  * in {@link StreamingKeyedSum}; {@code stall-after-results} (default 0 = never stall),
- * {@code stall-subtask} (default 0), {@code stall-marker} (a file, required with
- * {@code stall-after-results}). Run it with {@code -D execution.runtime-mode=streaming} and
- * checkpointing on.
+ * {@code stall-at-end} (default false), {@code stall-subtask} (default 0), {@code stall-marker}
+ * (a file, required with {@code stall-after-results}). Run it with
+ * {@code -D execution.runtime-mode=streaming} and checkpointing on.
  */
 public final class StallingKeyedSum implements DuraflowJob {
     static final long MAX_STALL_MINUTES = 3;
@@ -65,6 +70,7 @@ public final class StallingKeyedSum implements DuraflowJob {
         long keys = params.getLong("keys", 100_000, 1, Integer.MAX_VALUE);
         long rate = params.getLong("rate", DataGeneratorSource.UNLIMITED, 0, Long.MAX_VALUE);
         long stallAfter = params.getLong("stall-after-results", 0, 0, Long.MAX_VALUE);
+        boolean stallAtEnd = params.getBoolean("stall-at-end", false);
         int stallSubtask = params.getInt("stall-subtask", 0, 0, 1024);
         String marker = stallAfter > 0 ? params.getRequired("stall-marker") : "";
         DataGeneratorSource<Tuple2<Long, Long>> source = DataGeneratorSource
@@ -73,8 +79,8 @@ public final class StallingKeyedSum implements DuraflowJob {
                 .withRate(rate).withCount(records);
         job.fromSource("Generate records", source).uid("generate-records")
                 .keyBy(Tuple2::f0, Types.LONG)
-                .process(new Stalling(new StreamingKeyedSum.SumPerKey(records, keys, -1), stallAfter, stallSubtask,
-                        marker), StreamingKeyedSum.RESULT_TYPE)
+                .process(new Stalling(new StreamingKeyedSum.SumPerKey(records, keys, -1), stallAfter, stallAtEnd,
+                        stallSubtask, marker), StreamingKeyedSum.RESULT_TYPE)
                 .name("Sum per key").uid("sum-per-key")
                 .sinkTo("Write sums", new FileSink<Tuple3<Long, Long, Long>>(params.getRequired("output"),
                         StreamingKeyedSum::formatLine));
@@ -84,18 +90,23 @@ public final class StallingKeyedSum implements DuraflowJob {
     static final class Stalling extends KeyedProcessFunction<Long, Tuple2<Long, Long>, Tuple3<Long, Long, Long>> {
         private final StreamingKeyedSum.SumPerKey delegate;
         private final long stallAfter;
+        private final boolean stallAtEnd;
         private final int stallSubtask;
         private final String marker;
         private transient boolean mayStall;
         private transient long results;
+        /** Records processed since the last checkpoint was asked for; -1 before the first. */
+        private transient long recordsSinceAsked;
         /** A checkpoint was asked for after {@code stallAfter} results: the next one stalls. */
         private transient boolean armed;
         private transient Collector<Tuple3<Long, Long, Long>> out;
         private transient Collector<Tuple3<Long, Long, Long>> counting;
 
-        Stalling(StreamingKeyedSum.SumPerKey delegate, long stallAfter, int stallSubtask, String marker) {
+        Stalling(StreamingKeyedSum.SumPerKey delegate, long stallAfter, boolean stallAtEnd, int stallSubtask,
+                String marker) {
             this.delegate = delegate;
             this.stallAfter = stallAfter;
+            this.stallAtEnd = stallAtEnd;
             this.stallSubtask = stallSubtask;
             this.marker = marker;
         }
@@ -104,6 +115,7 @@ public final class StallingKeyedSum implements DuraflowJob {
         public void open(RuntimeContext context) throws Exception {
             delegate.open(context);
             mayStall = stallAfter > 0 && context.subtaskIndex() == stallSubtask && !Files.exists(Path.of(marker));
+            recordsSinceAsked = -1;
             counting = result -> {
                 results++;
                 out.collect(result);
@@ -114,15 +126,20 @@ public final class StallingKeyedSum implements DuraflowJob {
         public void processElement(Tuple2<Long, Long> value, Context<Long> context,
                 Collector<Tuple3<Long, Long, Long>> out) throws Exception {
             this.out = out;
+            if (recordsSinceAsked >= 0) {
+                recordsSinceAsked++;
+            }
             delegate.processElement(value, context, counting);
         }
 
         @Override
         public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+            long recordsBefore = recordsSinceAsked;
+            recordsSinceAsked = 0;
             if (!mayStall || results < stallAfter) {
                 return delegate.isSnapshotAvailable(checkpointId);
             }
-            if (!armed) {
+            if (stallAtEnd ? recordsBefore != 0 : !armed) {
                 armed = true;
                 return delegate.isSnapshotAvailable(checkpointId);
             }

@@ -211,6 +211,45 @@ class StreamingCheckpointsIT {
     }
 
     /**
+     * (1b) The TaskManager dies during the final checkpoint: the sources have finished (their last
+     * checkpoint completed), and "Sum per key" holds the checkpoint that would let the sinks
+     * commit their last parts and the job finish. The restart runs the finished sources again
+     * from the latest checkpoint, where they had read everything; the job still finishes, every
+     * line committed once.
+     */
+    @Test
+    void taskManagerKilledDuringTheFinalCheckpoint() throws Exception {
+        TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 2,
+                Map.of("taskmanager.slots", "4"));
+        clusters.add(cluster);
+        String jobId = "tm-killed-during-final-checkpoint";
+        Map<String, String> params = new LinkedHashMap<>(stallingParams(jobId));
+        params.put("stall-at-end", "true");
+        try (ClusterClient client = new ClusterClient(cluster.address())) {
+            client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(STALLING).putAllParams(params)
+                    .putAllConfig(checkpointing()).setParallelism(2).build());
+
+            StallingKeyedSum.Stall stall = awaitStall(() -> cluster.status(jobId));
+            long stalled = stall.checkpointId();
+            JobStatus atTheKill = cluster.status(jobId);
+            assertHeldOpen(client.checkpoints(jobId), stalled);
+            assertThat(TestCluster.vertex(atTheKill, "Generate records").getFinished())
+                    .as("source tasks finished when the final checkpoint is held: %s", atTheKill).isEqualTo(2);
+            int victim = cluster.taskManagerIndexOfPid(stall.pid());
+            cluster.killTaskManager(victim);
+
+            JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+            assertFinished(result, 1);
+            assertThat(firstRestore(cluster.logText("jobmanager"), jobId)).as("the first restore of the job")
+                    .isEqualTo(stalled - 1);
+            assertExactlyOnceOutput(jobId);
+            awaitGone(checkpoints().resolve(jobId), "the finished job's checkpoints (retention delete-on-cancellation)");
+            System.out.printf("%s: killed taskmanager-%d during checkpoint %d (the sources had finished); %d restarts%n",
+                    jobId, victim, stalled, result.getStatus().getRestarts());
+        }
+    }
+
+    /**
      * (3) Bounded streaming jobs end with their final checkpoint, which commits the last records:
      * FINISHED without a restart, every key's line committed once, no in-progress file. With the
      * default retention the job's checkpoint directory is deleted; with
