@@ -2,6 +2,10 @@ package io.duraflow.jobmanager.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.TextFileSource;
 import io.duraflow.api.types.Types;
@@ -34,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JobManager side of a streaming job: pipelined deployment, checkpoints through the
@@ -266,6 +271,35 @@ class StreamingJobMasterTest {
         cluster.scheduler.runDue();
         assertThat(cluster.gateways.cancels()).hasSize(taskCount(cluster.graph));
         assertThat(cluster.job.restarts()).isEqualTo(1);
+    }
+
+    /** Found by StreamingCheckpointsIT: the end of a restarted streaming job was logged with "0 restarts". */
+    @Test
+    void theEndOfARestartedJobIsLoggedWithItsRestarts() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        Logger logger = (Logger) LoggerFactory.getLogger(JobMaster.class);
+        Level level = logger.getLevel();
+        log.start();
+        logger.addAppender(log);
+        logger.setLevel(Level.INFO);
+        try {
+            FakeCluster cluster = started();
+            completeFirstCheckpoint(cluster);
+            cluster.fail(cluster.current(SOURCE, 1), "boom");
+            cluster.live().forEach(cluster::canceled);
+            cluster.scheduler.advance(DELAY);
+            assertThat(cluster.job.restarts()).isEqualTo(1);
+
+            cluster.job.cancel();
+            cluster.live().forEach(cluster::canceled);
+
+            assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+            assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(line -> line.matches("Job \\S+ CANCELED after \\d+ ms, 1 restarts"));
+        } finally {
+            logger.detachAppender(log);
+            logger.setLevel(level);
+        }
     }
 
     @Test
