@@ -78,8 +78,9 @@ class StreamingCheckpointsIT {
         for (AutoCloseable cluster : clusters) {
             cluster.close();
         }
-        List<ProcessHandle> left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).toList();
-        assertThat(left).as("processes the test started that still run").isEmpty();
+        List<String> left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse("(command line unknown)")).toList();
+        assertThat(left).as("processes of the test JVM that still run after the test").isEmpty();
         System.out.printf("%s: %.1f s%n", test.getDisplayName(), (System.nanoTime() - started) / 1e9);
     }
 
