@@ -489,6 +489,29 @@ class StreamingJobMasterTest {
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
+    /**
+     * Found while reading CheckpointTriggers after StreamingCheckpointsIT logged "the final
+     * checkpoint did not complete (COORDINATOR_SHUTDOWN); trying again in 200 ms" for a job that
+     * had ended: a job cancelled (or suspended) during its final checkpoint kept trying it again
+     * every 200 ms, for good, since its tasks were cancelled, not finished.
+     */
+    @Test
+    void aJobCancelledDuringItsFinalCheckpointDoesNotTryItAgain() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.live().forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        assertThat(triggered(cluster, 1)).as("the final checkpoint's triggers").isNotEmpty();
+
+        cluster.job.cancel();
+        cluster.live().forEach(cluster::canceled);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS * 10);
+
+        assertThat(cluster.scheduler.pending()).as("main-thread actions left behind by the cancelled job").isZero();
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId).containsExactly(1L);
+    }
+
     // ------------------------------------------------------------------ periodic enumerator work
 
     private static final long DISCOVERY_MS = 500;
