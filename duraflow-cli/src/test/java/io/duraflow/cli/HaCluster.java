@@ -11,6 +11,7 @@ import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.ClusterOverview;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
 import io.duraflow.rpc.proto.Empty;
+import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
@@ -459,6 +460,11 @@ final class HaCluster implements AutoCloseable {
 
     JobResult result(String jobId) {
         return client.result(jobId);
+    }
+
+    /** The job's checkpoint statistics at the leader (GetJobCheckpoints); a CliException while no leader knows the job. */
+    JobCheckpoints checkpoints(String jobId) {
+        return client.checkpoints(jobId);
     }
 
     /**

@@ -143,6 +143,16 @@ final class TestCluster implements AutoCloseable {
         return taskManagers.size();
     }
 
+    /** The index of the TaskManager that runs in process {@code pid}. */
+    int taskManagerIndexOfPid(long pid) {
+        for (int i = 0; i < taskManagers.size(); i++) {
+            if (taskManagers.get(i).pid() == pid) {
+                return i;
+            }
+        }
+        throw new AssertionError("no TaskManager of this cluster has pid " + pid);
+    }
+
     /**
      * The TaskManager's id, as its log reports once it registered (e.g. "tm-1a2b3c4d"); waits for
      * that line unless the process already died.

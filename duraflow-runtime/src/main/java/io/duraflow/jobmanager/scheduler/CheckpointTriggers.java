@@ -41,6 +41,12 @@ final class CheckpointTriggers {
     private Set<CheckpointTask> finalTriggeredFor;
     /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
     private long restarts;
+    /**
+     * The job ended or was suspended ({@link #shutdown}): nothing is triggered or tried again. Its
+     * tasks may be cancelled rather than finished, so without this a final checkpoint aborted by
+     * the shutdown would be tried again every {@link #FINAL_RETRY_DELAY_MS} ms for good.
+     */
+    private boolean shutDown;
     private final MainThreadExecutor mainThread;
 
     /** How soon a final checkpoint that did not complete is tried again. */
@@ -141,7 +147,7 @@ final class CheckpointTriggers {
             }
         }
         boolean ready = anyRunning && (allEnded || (anyRunningSource && sourcesEnded));
-        if (!ready || finalInFlight || retryScheduled || ended.equals(finalTriggeredFor)) {
+        if (shutDown || !ready || finalInFlight || retryScheduled || ended.equals(finalTriggeredFor)) {
             return;
         }
         String why = allEnded ? "every running task ended its input" : "every running source task ended its input";
@@ -155,8 +161,8 @@ final class CheckpointTriggers {
         finalTriggeredFor = ended;
         long restarts = this.restarts;
         checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
-            if (restarts != this.restarts) {
-                return; // the job restarted meanwhile: its input starts over
+            if (restarts != this.restarts || shutDown) {
+                return; // the job restarted meanwhile (its input starts over), or it ended
             }
             finalInFlight = false;
             if (error != null) {
@@ -191,6 +197,7 @@ final class CheckpointTriggers {
     }
 
     void shutdown() {
+        shutDown = true;
         if (checkpoints != null) {
             checkpoints.shutdown();
         }

@@ -430,8 +430,7 @@ public final class JobMaster {
         if (terminal == JobMasterState.FAILED) {
             LOG.error("Job {} failed: {}", jobId, cause);
         } else {
-            LOG.info("Job {} {} after {} ms, {} restarts", jobId, terminal, endedAtMs - submittedAtMs,
-                    failover.restarts());
+            LOG.info("Job {} {} after {} ms, {} restarts", jobId, terminal, endedAtMs - submittedAtMs, restarts());
         }
         listener.jobTerminated(this);
     }

@@ -2,6 +2,10 @@ package io.duraflow.jobmanager.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.TextFileSource;
 import io.duraflow.api.types.Types;
@@ -35,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JobManager side of a streaming job: pipelined deployment, checkpoints through the
@@ -334,6 +339,35 @@ class StreamingJobMasterTest {
         assertThat(cluster.job.restarts()).isEqualTo(1);
     }
 
+    /** Found by StreamingCheckpointsIT: the end of a restarted streaming job was logged with "0 restarts". */
+    @Test
+    void theEndOfARestartedJobIsLoggedWithItsRestarts() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        Logger logger = (Logger) LoggerFactory.getLogger(JobMaster.class);
+        Level level = logger.getLevel();
+        log.start();
+        logger.addAppender(log);
+        logger.setLevel(Level.INFO);
+        try {
+            FakeCluster cluster = started();
+            completeFirstCheckpoint(cluster);
+            cluster.fail(cluster.current(SOURCE, 1), "boom");
+            cluster.live().forEach(cluster::canceled);
+            cluster.scheduler.advance(DELAY);
+            assertThat(cluster.job.restarts()).isEqualTo(1);
+
+            cluster.job.cancel();
+            cluster.live().forEach(cluster::canceled);
+
+            assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+            assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(line -> line.matches("Job \\S+ CANCELED after \\d+ ms, 1 restarts"));
+        } finally {
+            logger.detachAppender(log);
+            logger.setLevel(level);
+        }
+    }
+
     @Test
     void aTaskFailureCancelsAllWaitsThenRedeploysAllFromTheLatestCheckpoint() {
         FakeCluster cluster = started();
@@ -550,6 +584,29 @@ class StreamingJobMasterTest {
         assertThat(cluster.job.state()).as("an aborted final checkpoint is no failure").isEqualTo(JobMasterState.RUNNING);
         sums.forEach(cluster::finish);
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+    }
+
+    /**
+     * Found while reading CheckpointTriggers after StreamingCheckpointsIT logged "the final
+     * checkpoint did not complete (COORDINATOR_SHUTDOWN); trying again in 200 ms" for a job that
+     * had ended: a job cancelled (or suspended) during its final checkpoint kept trying it again
+     * every 200 ms, for good, since its tasks were cancelled, not finished.
+     */
+    @Test
+    void aJobCancelledDuringItsFinalCheckpointDoesNotTryItAgain() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.live().forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        assertThat(triggered(cluster, 1)).as("the final checkpoint's triggers").isNotEmpty();
+
+        cluster.job.cancel();
+        cluster.live().forEach(cluster::canceled);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS * 10);
+
+        assertThat(cluster.scheduler.pending()).as("main-thread actions left behind by the cancelled job").isZero();
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId).containsExactly(1L);
     }
 
     // ------------------------------------------------------------------ periodic enumerator work
