@@ -70,15 +70,18 @@ final class DuraflowStreamingRuns implements AutoCloseable {
     record Run(boolean failureInjected, long records, long jobMillis, double recordsPerSecond, int checkpointsCompleted,
             int checkpointsFailed, List<String> checkpointFailureReasons, long checkpointMedianMillis,
             long checkpointMaxMillis, long checkpointMedianBytes, long keysEmitted, long sumOfSums,
-            List<String> problems, int restarts, double recoveryMillis, long recordsReplayed) {
+            List<String> problems, int restarts, double recoveryMillis, long recordsReplayed,
+            double taskManagerCpuNanosPerRecord) {
         boolean exact() {
             return problems.isEmpty();
         }
 
         List<String> lines() {
             List<String> lines = new ArrayList<>();
-            lines.add(String.format(Locale.ROOT, "%s: %,d records in %,d ms = %,.0f records/s",
-                    failureInjected ? "failure run" : "run", records, jobMillis, recordsPerSecond));
+            lines.add(String.format(Locale.ROOT, "%s: %,d records in %,d ms = %,.0f records/s | CPU %,.0f ns per"
+                            + " record (both TaskManager processes, user + system)",
+                    failureInjected ? "failure run" : "run", records, jobMillis, recordsPerSecond,
+                    taskManagerCpuNanosPerRecord));
             lines.add(String.format(Locale.ROOT, "checkpoints: %d completed, %d failed | duration median %,d ms,"
                             + " max %,d ms | size %,.2f MB (median)", checkpointsCompleted, checkpointsFailed,
                     checkpointMedianMillis, checkpointMaxMillis, checkpointMedianBytes / 1e6));
@@ -158,6 +161,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         }
         String jobId = "streaming-bench-" + (++jobs);
         Map<String, List<String>> logsBefore = taskManagerLogs();
+        long cpuBefore = taskManagerCpuNanos();
         client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(StreamingKeyedSum.class.getName())
                 .putAllParams(params).putAllConfig(jobConfig()).setParallelism(parallelism).build());
         Map<Long, CheckpointSummary> checkpoints = new TreeMap<>();
@@ -174,6 +178,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
             throw new IllegalStateException("benchmark job " + jobId + " ended " + status.getState() + ": "
                     + status.getFailure() + " (logs: " + workDir.resolve("log") + ")");
         }
+        long cpuNanos = taskManagerCpuNanos() - cpuBefore;
         JobResult result = client.result(jobId);
         List<Tuple3<Long, Long, Long>> sums = new ArrayList<>();
         for (Object record : CollectedResults.decode(result, JobPlans.build(StreamingKeyedSum.class.getName(), params,
@@ -211,7 +216,8 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         }
         return new Run(failHalfway, records, jobMillis, records * 1000.0 / jobMillis, durations.size(), failed,
                 List.copyOf(reasons), median(durations), durations.stream().max(Comparator.naturalOrder()).orElse(0L),
-                median(sizes), keysEmitted, sumOfSums, problems, status.getRestarts(), recoveryMillis, replayed);
+                median(sizes), keysEmitted, sumOfSums, problems, status.getRestarts(), recoveryMillis, replayed,
+                cpuNanos < 0 ? Double.NaN : (double) cpuNanos / records);
     }
 
     /**
@@ -261,6 +267,26 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         lines.add(String.format(Locale.ROOT, "throttled run: network memory in use at most %s KiB of %s KiB"
                 + " configured (%.1f %%)", kib(maxInUse), kib(total), total == 0 ? 0 : 100.0 * maxInUse / total));
         return lines;
+    }
+
+    /**
+     * CPU time (user + system) the TaskManager processes used so far, from {@code /proc/<pid>/stat}
+     * in clock ticks of 10 ms; -1 where there is no {@code /proc}. Less sensitive than records/s to
+     * other load on the machine, so it compares runs on a busy machine.
+     */
+    private long taskManagerCpuNanos() {
+        long ticks = 0;
+        try (DirectoryStream<Path> pids = Files.newDirectoryStream(workDir.resolve("pids"), "taskmanager-*.pid")) {
+            for (Path pid : pids) {
+                String stat = Files.readString(Path.of("/proc", Files.readString(pid).trim(), "stat"));
+                // fields after the command's closing parenthesis: state is field 3, utime 14, stime 15
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return ticks * 10_000_000L;
     }
 
     private static String kib(long bytes) {

@@ -35,7 +35,8 @@ public final class StreamingBenchmark {
     static final Duration THROTTLED_TIME = Duration.ofSeconds(12);
 
     /** The figures compared with Flink's: records/s, checkpoint duration median (ms), recovery (ms). */
-    record Figures(double recordsPerSecond, long checkpointMedianMillis, double recoveryMillis) {}
+    record Figures(double recordsPerSecond, long checkpointMedianMillis, double recoveryMillis,
+            double cpuNanosPerRecord) {}
 
     public static void main(String[] args) throws Exception {
         long records = Long.getLong("bench.streaming-records", StreamingKeyedSum.DEFAULT_RECORDS);
@@ -52,7 +53,8 @@ public final class StreamingBenchmark {
             failure.lines().forEach(line -> System.out.println("duraflow " + line));
             exact = plain.exact() && failure.exact();
             runs.throttled(keys, THROTTLED_RATE, THROTTLED_TIME).forEach(line -> System.out.println("duraflow " + line));
-            duraflow = new Figures(plain.recordsPerSecond(), plain.checkpointMedianMillis(), failure.recoveryMillis());
+            duraflow = new Figures(plain.recordsPerSecond(), plain.checkpointMedianMillis(), failure.recoveryMillis(),
+                    plain.taskManagerCpuNanosPerRecord());
         }
         System.out.printf("load average after Duraflow's runs: %s%n", loadAverage());
         Figures flink = runFlink(records, keys);
@@ -78,6 +80,10 @@ public final class StreamingBenchmark {
         System.out.printf(Locale.ROOT, "  recovery            %,12.0f vs %,12.0f ms        = %.2f   (target < 1: %s)%n",
                 duraflow.recoveryMillis(), flink.recoveryMillis(), recovery,
                 pass(duraflow.recoveryMillis() >= 0 && recovery < 1));
+        System.out.printf(Locale.ROOT, "  CPU per record      %,12.0f vs %,12.0f ns        = %.2f   (Duraflow: its TaskManager"
+                        + " processes; Flink: this JVM while its MiniCluster ran; not a target, but less sensitive to"
+                        + " other load than records/s)%n", duraflow.cpuNanosPerRecord(), flink.cpuNanosPerRecord(),
+                duraflow.cpuNanosPerRecord() / flink.cpuNanosPerRecord());
     }
 
     private static String pass(boolean met) {
@@ -110,27 +116,39 @@ public final class StreamingBenchmark {
         double recordsPerSecond = 0;
         long checkpointMedian = 0;
         double recovery = -1;
+        double cpuNanosPerRecord = Double.NaN;
         for (boolean failHalfway : new boolean[] {false, true}) {
             Object result;
+            long cpuBefore = processCpuNanos();
             try {
                 result = run.invoke(null, records, keys, PARALLELISM, failHalfway);
             } catch (InvocationTargetException e) {
                 throw e.getCause() instanceof Exception cause ? cause : e;
             }
+            double cpuPerRecord = (double) (processCpuNanos() - cpuBefore) / records;
             @SuppressWarnings("unchecked")
             List<String> lines = (List<String>) call(result, "lines");
             for (String line : lines) {
                 System.out.println("flink 2.3.0 " + line);
             }
+            System.out.printf(Locale.ROOT, "flink 2.3.0 %s: CPU %,.0f ns per record (this JVM, MiniCluster start to"
+                    + " stop)%n", failHalfway ? "failure run" : "run", cpuPerRecord);
             flinkExact &= (boolean) call(result, "exact");
             if (failHalfway) {
                 recovery = (double) call(result, "recoveryMillis");
             } else {
                 recordsPerSecond = (double) call(result, "recordsPerSecond");
                 checkpointMedian = (long) call(result, "checkpointMedianMillis");
+                cpuNanosPerRecord = cpuPerRecord;
             }
         }
-        return new Figures(recordsPerSecond, checkpointMedian, recovery);
+        return new Figures(recordsPerSecond, checkpointMedian, recovery, cpuNanosPerRecord);
+    }
+
+    /** CPU time of this JVM, all threads; Flink's MiniCluster runs in it. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static Object call(Object target, String method) throws ReflectiveOperationException {
