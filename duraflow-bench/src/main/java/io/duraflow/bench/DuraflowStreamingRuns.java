@@ -46,6 +46,9 @@ import java.util.stream.Stream;
  * process); here each of the 2 TaskManagers is a process of its own, so about half the records
  * cross a process boundary over gRPC. The job time is the JobMaster's (submitted to ended, as
  * Flink's net runtime is job creation to end); the cluster start is not counted on either side.
+ * The TaskManagers run with the local cluster's JVM options (1 GiB heap, C1 only), Flink in the
+ * benchmark's JVM (2 GiB, C1 + C2): with C2 the TaskManagers' first 20 M-record run took about
+ * 60 % more CPU per record (compilation) and later runs were no faster, on this 2-core machine.
  *
  * <p>Checkpoint figures come from the job's checkpoint history ({@code GetJobCheckpoints}, what
  * {@code duraflow checkpoints ID} shows), polled every 100 ms while the job runs (the statistics
