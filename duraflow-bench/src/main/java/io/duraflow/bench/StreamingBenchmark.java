@@ -3,7 +3,9 @@ package io.duraflow.bench;
 import io.duraflow.examples.StreamingKeyedSum;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The streaming benchmark of issue 9: the keyed sum ({@link StreamingKeyedSum}: generated records
@@ -14,7 +16,12 @@ import java.util.List;
  * <p>Prints per engine: records/s, checkpoint duration (median, max), checkpoint size, the
  * exactness check (sum of sums = N(N-1)/2, one record per key), and for a second run with a task
  * exception when about half the input is processed: how long until records flow again and how many were replayed, with the
- * exactness check again. Fails (non-zero exit) when a result is not exact.
+ * exactness check again; for Duraflow also a run throttled to 10,000 records/s with the network
+ * memory in use over time. Then both engines' figures side by side and the ratios against the
+ * targets of issue 9 (throughput >= 2x Flink's, checkpoint duration median <= Flink's, recovery
+ * after a task failure sooner than Flink's). Fails (non-zero exit) when a result is not exact.
+ * How Duraflow's side runs and measures, and where it differs from Flink's, is in {@link
+ * DuraflowStreamingRuns}; Flink's in {@code FlinkStreamingKeyedSum}.
  *
  * <pre>
  *   ./mvnw -q -o -DskipTests -Pbench,flink -pl duraflow-bench -am package \
@@ -24,64 +31,127 @@ import java.util.List;
  */
 public final class StreamingBenchmark {
     static final int PARALLELISM = 2;
+    static final long THROTTLED_RATE = 10_000;
+    static final Duration THROTTLED_TIME = Duration.ofSeconds(12);
+
+    /** The figures compared with Flink's: records/s, checkpoint duration median (ms), recovery (ms). */
+    record Figures(double recordsPerSecond, long checkpointMedianMillis, double recoveryMillis,
+            double cpuNanosPerRecord) {}
 
     public static void main(String[] args) throws Exception {
         long records = Long.getLong("bench.streaming-records", StreamingKeyedSum.DEFAULT_RECORDS);
         long keys = Long.getLong("bench.streaming-keys", StreamingKeyedSum.DEFAULT_KEYS);
         System.out.printf("Streaming keyed-sum benchmark: %,d records, %,d keys, parallelism %d, checkpoints every"
-                        + " 1 s, heap state, %d cores%n", records, keys, PARALLELISM,
-                Runtime.getRuntime().availableProcessors());
-        runDuraflow(records, keys);
-        boolean flinkExact = runFlink(records, keys);
-        if (!flinkExact) {
-            throw new IllegalStateException("benchmark result is wrong: Flink's keyed sums are not exact (see above)");
+                        + " 1 s, heap state, %d cores, load average %s%n", records, keys, PARALLELISM,
+                Runtime.getRuntime().availableProcessors(), loadAverage());
+        boolean exact = true;
+        Figures duraflow;
+        try (DuraflowStreamingRuns runs = DuraflowStreamingRuns.start(PARALLELISM)) {
+            DuraflowStreamingRuns.Run plain = runs.run(records, keys, false);
+            plain.lines().forEach(line -> System.out.println("duraflow " + line));
+            DuraflowStreamingRuns.Run failure = runs.run(records, keys, true);
+            failure.lines().forEach(line -> System.out.println("duraflow " + line));
+            exact = plain.exact() && failure.exact();
+            runs.throttled(keys, THROTTLED_RATE, THROTTLED_TIME).forEach(line -> System.out.println("duraflow " + line));
+            duraflow = new Figures(plain.recordsPerSecond(), plain.checkpointMedianMillis(), failure.recoveryMillis(),
+                    plain.taskManagerCpuNanosPerRecord());
+        }
+        System.out.printf("load average after Duraflow's runs: %s%n", loadAverage());
+        Figures flink = runFlink(records, keys);
+        exact &= flinkExact;
+        if (flink != null) {
+            System.out.printf("load average after Flink's runs: %s%n", loadAverage());
+            compare(duraflow, flink);
+        }
+        if (!exact) {
+            throw new IllegalStateException("benchmark result is wrong: a run's keyed sums are not exact (see above)");
         }
     }
 
-    /**
-     * The Duraflow side. Streaming jobs do not run end to end before the integration step of issue
-     * 9; once they do, this runs {@link StreamingKeyedSum} (params {@code records}, {@code keys})
-     * on a {@code LocalCluster} of 1 JobManager and 2 TaskManagers (with {@code duraflow.classpath}
-     * set without Flink's jars, as WordCountBenchmark does) with {@code execution.runtime-mode:
-     * streaming}, {@code execution.checkpointing.interval: 1 s}, heap state and a fixed-delay 0 s
-     * restart strategy; checks the collected "sums" with {@link StreamingKeyedSum#verify}; reads
-     * checkpoint durations and sizes from the coordinator's statistics ({@code duraflow
-     * checkpoints}); repeats with the job's {@code fail-at} parameter at an index reached about
-     * half way through (a task exception in attempt 0; Duraflow's generator deals indexes by
-     * stride, so records / 2 is such an index, unlike in Flink's contiguous ranges) for recovery time and records replayed; and runs once more with {@code rate}
-     * throttled to 10,000 records/s to print the network memory in use. Then it prints the same
-     * lines as Flink's and the ratios against the targets (throughput >= 2x Flink's, checkpoint
-     * duration <= Flink's, recovery sooner than Flink's).
-     */
-    private static void runDuraflow(long records, long keys) {
-        System.out.println("duraflow: not measured yet (streaming runs after the integration step)");
+    private static void compare(Figures duraflow, Figures flink) {
+        System.out.println("duraflow vs flink 2.3.0:");
+        double throughput = duraflow.recordsPerSecond() / flink.recordsPerSecond();
+        System.out.printf(Locale.ROOT, "  throughput          %,12.0f vs %,12.0f records/s = %.2fx  (target >= 2x: %s)%n",
+                duraflow.recordsPerSecond(), flink.recordsPerSecond(), throughput, pass(throughput >= 2));
+        double checkpoint = (double) duraflow.checkpointMedianMillis() / flink.checkpointMedianMillis();
+        System.out.printf(Locale.ROOT, "  checkpoint median   %,12d vs %,12d ms        = %.2f   (target <= 1: %s)%n",
+                duraflow.checkpointMedianMillis(), flink.checkpointMedianMillis(), checkpoint, pass(checkpoint <= 1));
+        double recovery = duraflow.recoveryMillis() / flink.recoveryMillis();
+        System.out.printf(Locale.ROOT, "  recovery            %,12.0f vs %,12.0f ms        = %.2f   (target < 1: %s)%n",
+                duraflow.recoveryMillis(), flink.recoveryMillis(), recovery,
+                pass(duraflow.recoveryMillis() >= 0 && recovery < 1));
+        System.out.printf(Locale.ROOT, "  CPU per record      %,12.0f vs %,12.0f ns        = %.2f   (Duraflow: its TaskManager"
+                        + " processes; Flink: this JVM while its MiniCluster ran; not a target, but less sensitive to"
+                        + " other load than records/s)%n", duraflow.cpuNanosPerRecord(), flink.cpuNanosPerRecord(),
+                duraflow.cpuNanosPerRecord() / flink.cpuNanosPerRecord());
     }
 
-    /** Runs Flink's side without and with a failure; false when a result is not exact. */
-    private static boolean runFlink(long records, long keys) throws Exception {
+    private static String pass(boolean met) {
+        return met ? "met" : "NOT met";
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] fields = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return String.format(Locale.ROOT, "%.2f", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    .getSystemLoadAverage());
+        }
+    }
+
+    /** Whether Flink's results were exact; set by {@link #runFlink}. */
+    private static boolean flinkExact = true;
+
+    /** Runs Flink's side without and with a failure; null when not built with -Pflink. */
+    private static Figures runFlink(long records, long keys) throws Exception {
         Class<?> flink;
         try {
             flink = Class.forName("io.duraflow.bench.flink.FlinkStreamingKeyedSum");
         } catch (ClassNotFoundException e) {
             System.out.println("flink: not measured (build with -Pflink to compare with Apache Flink 2.3.0)");
-            return true;
+            return null;
         }
         Method run = flink.getMethod("run", long.class, long.class, int.class, boolean.class);
-        boolean exact = true;
+        double recordsPerSecond = 0;
+        long checkpointMedian = 0;
+        double recovery = -1;
+        double cpuNanosPerRecord = Double.NaN;
         for (boolean failHalfway : new boolean[] {false, true}) {
             Object result;
+            long cpuBefore = processCpuNanos();
             try {
                 result = run.invoke(null, records, keys, PARALLELISM, failHalfway);
             } catch (InvocationTargetException e) {
                 throw e.getCause() instanceof Exception cause ? cause : e;
             }
+            double cpuPerRecord = (double) (processCpuNanos() - cpuBefore) / records;
             @SuppressWarnings("unchecked")
-            List<String> lines = (List<String>) result.getClass().getMethod("lines").invoke(result);
+            List<String> lines = (List<String>) call(result, "lines");
             for (String line : lines) {
                 System.out.println("flink 2.3.0 " + line);
             }
-            exact &= (boolean) result.getClass().getMethod("exact").invoke(result);
+            System.out.printf(Locale.ROOT, "flink 2.3.0 %s: CPU %,.0f ns per record (this JVM, MiniCluster start to"
+                    + " stop)%n", failHalfway ? "failure run" : "run", cpuPerRecord);
+            flinkExact &= (boolean) call(result, "exact");
+            if (failHalfway) {
+                recovery = (double) call(result, "recoveryMillis");
+            } else {
+                recordsPerSecond = (double) call(result, "recordsPerSecond");
+                checkpointMedian = (long) call(result, "checkpointMedianMillis");
+                cpuNanosPerRecord = cpuPerRecord;
+            }
         }
-        return exact;
+        return new Figures(recordsPerSecond, checkpointMedian, recovery, cpuNanosPerRecord);
+    }
+
+    /** CPU time of this JVM, all threads; Flink's MiniCluster runs in it. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static Object call(Object target, String method) throws ReflectiveOperationException {
+        return target.getClass().getMethod(method).invoke(target);
     }
 }

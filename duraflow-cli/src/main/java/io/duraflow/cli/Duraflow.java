@@ -276,8 +276,10 @@ public final class Duraflow {
                                 + overview.getTaskManagersCount() + " TaskManagers, " + overview.getRunningJobs()
                                 + " running jobs");
                         for (TaskManagerInfo tm : overview.getTaskManagersList()) {
-                            System.out.printf("  %s at %s: %d/%d slots free, heap %d MiB%n", tm.getTmId(),
-                                    tm.getAddress(), tm.getFreeSlots(), tm.getSlots(), tm.getHeapUsedBytes() >> 20);
+                            System.out.printf("  %s at %s: %d/%d slots free, heap %d MiB, network memory %d of %d"
+                                            + " KiB in use%n", tm.getTmId(), tm.getAddress(), tm.getFreeSlots(),
+                                    tm.getSlots(), tm.getHeapUsedBytes() >> 20, tm.getNetworkBytesInUse() >> 10,
+                                    tm.getNetworkBytesTotal() >> 10);
                         }
                     }
                 }

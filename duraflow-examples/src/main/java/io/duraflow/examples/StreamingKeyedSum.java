@@ -19,6 +19,8 @@ import io.duraflow.api.types.Types;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -27,6 +29,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The streaming benchmark job (issue 9): generated records (key = i * 7919 % keys, value = i),
@@ -139,10 +143,23 @@ public final class StreamingKeyedSum implements DuraflowJob {
      * count reaches {@link #expectedCount} (never for an endless run, {@code records == 0}). The
      * state value is an immutable tuple replaced through {@code update}, never changed in place, so
      * a snapshot taken by the state backend cannot see a half-applied record.
+     *
+     * <p>For the failure runs of the benchmark and the demos it logs three kinds of lines (at INFO,
+     * in its TaskManager's log; times in microseconds since the epoch, comparable between the
+     * processes of one machine): {@value #FAILURE_LINE} when it throws at {@code fail-at}, {@value
+     * #RESUMED_LINE} on the first record of a restarted attempt, and {@value #PROCESSED_LINE} with
+     * the records the attempt processed when it closes (also after a failure or cancellation).
      */
     public static final class SumPerKey extends KeyedProcessFunction<Long, Tuple2<Long, Long>, Tuple3<Long, Long, Long>> {
         static final ValueStateDescriptor<Tuple2<Long, Long>> SUM_AND_COUNT =
                 new ValueStateDescriptor<>("sum-and-count", RECORD_TYPE);
+        /** Logged as {@code <line> subtask=S attempt=A at-us=T record=I}. */
+        public static final String FAILURE_LINE = "sum-per-key injected failure";
+        /** Logged as {@code <line> subtask=S attempt=A at-us=T record=I}. */
+        public static final String RESUMED_LINE = "sum-per-key first record after restart";
+        /** Logged as {@code <line> subtask=S attempt=A records=N}. */
+        public static final String PROCESSED_LINE = "sum-per-key attempt closed";
+        private static final Logger LOG = LoggerFactory.getLogger(SumPerKey.class);
 
         private final long records;
         private final long keys;
@@ -151,6 +168,10 @@ public final class StreamingKeyedSum implements DuraflowJob {
         private final long failAt;
         private transient ValueState<Tuple2<Long, Long>> sumAndCount;
         private transient boolean firstAttempt;
+        private transient int subtask;
+        private transient int attempt;
+        /** Records processed by this attempt. */
+        private transient long processed;
 
         /** @param failAt the value (record index) at which the first attempt throws; -1: never */
         public SumPerKey(long records, long keys, long failAt) {
@@ -165,14 +186,22 @@ public final class StreamingKeyedSum implements DuraflowJob {
         public void open(RuntimeContext context) {
             sumAndCount = context.state().getState(SUM_AND_COUNT);
             firstAttempt = context.attemptNumber() == 0;
+            subtask = context.subtaskIndex();
+            attempt = context.attemptNumber();
         }
 
         @Override
         public void processElement(Tuple2<Long, Long> record, Context<Long> context,
                 Collector<Tuple3<Long, Long, Long>> out) {
             if (firstAttempt && record.f1() == failAt) {
+                LOG.info("{} subtask={} attempt={} at-us={} record={}", FAILURE_LINE, subtask, attempt, nowMicros(),
+                        failAt);
                 // Before the state changes, so the restored run must process this record again.
                 throw new IllegalStateException("injected failure at record " + failAt + " (job parameter fail-at)");
+            }
+            if (processed++ == 0 && !firstAttempt) {
+                LOG.info("{} subtask={} attempt={} at-us={} record={}", RESUMED_LINE, subtask, attempt, nowMicros(),
+                        record.f1());
             }
             Tuple2<Long, Long> current = sumAndCount.value();
             long sum = (current == null ? 0 : current.f0()) + record.f1();
@@ -182,6 +211,15 @@ public final class StreamingKeyedSum implements DuraflowJob {
             if (records > 0 && count >= leastCount && count == expectedCount(record.f0(), records, keys, inverse)) {
                 out.collect(Tuple3.of(record.f0(), sum, count));
             }
+        }
+
+        @Override
+        public void close() {
+            LOG.info("{} subtask={} attempt={} records={}", PROCESSED_LINE, subtask, attempt, processed);
+        }
+
+        private static long nowMicros() {
+            return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
         }
     }
 

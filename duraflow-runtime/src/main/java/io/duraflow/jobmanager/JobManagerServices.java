@@ -97,6 +97,10 @@ final class JobManagerServices {
                 boolean known = request.getJmSessionId().equals(runner.sessionId()) && runner.resourceManager()
                         .heartbeat(request.getTmId(), request.getHeapUsedBytes(), request.getPeakHeapUsedBytes());
                 JobManagerHeartbeat.Builder answer = JobManagerHeartbeat.newBuilder().setRegistered(known);
+                if (known) {
+                    runner.resourceManager().networkMemory(request.getTmId(), request.getNetworkBytesInUse(),
+                            request.getNetworkBytesTotal());
+                }
                 // Final reports whose own call was lost take the normal path; the job master
                 // ignores one of an attempt it already has as ended, so a repeat does no harm.
                 for (var task : request.getTasksList()) {

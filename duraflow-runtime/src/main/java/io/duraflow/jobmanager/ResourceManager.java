@@ -44,6 +44,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         long lastHeartbeatMs;
         long heapUsed;
         long peakHeapUsed;
+        long networkBytesInUse;
+        long networkBytesTotal;
 
         Registered(String tmId, String address, int slots, long now) {
             this.tmId = tmId;
@@ -226,6 +228,15 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         return true;
     }
 
+    /** The network memory a TaskManager's heartbeat reported, for the cluster overview; ignored for an unknown one. */
+    public void networkMemory(String tmId, long bytesInUse, long bytesTotal) {
+        Registered tm = taskManagers.get(tmId);
+        if (tm != null) {
+            tm.networkBytesInUse = bytesInUse;
+            tm.networkBytesTotal = bytesTotal;
+        }
+    }
+
     /** Drops TaskManagers whose last heartbeat is older than the timeout. */
     public void checkHeartbeats() {
         long now = clock.getAsLong();
@@ -291,7 +302,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         for (Registered tm : taskManagers.values()) {
             infos.add(TaskManagerInfo.newBuilder().setTmId(tm.tmId).setAddress(tm.address).setSlots(tm.slots)
                     .setFreeSlots(tm.slots - tm.usedSlots).setHeapUsedBytes(tm.heapUsed)
-                    .setPeakHeapUsedBytes(tm.peakHeapUsed).build());
+                    .setPeakHeapUsedBytes(tm.peakHeapUsed).setNetworkBytesInUse(tm.networkBytesInUse)
+                    .setNetworkBytesTotal(tm.networkBytesTotal).build());
         }
         return infos;
     }

@@ -230,6 +230,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         public void describeTasks(TaskManagerHeartbeat.Builder heartbeat) {
             slots.describe(heartbeat);
             finalReports.addTo(heartbeat);
+            heartbeat.setNetworkBytesInUse(streaming.network().bytesInUse())
+                    .setNetworkBytesTotal(streaming.network().totalBytes());
         }
 
         @Override

@@ -10,6 +10,7 @@ import io.duraflow.api.state.ValueStateDescriptor;
 import io.duraflow.api.types.CorruptDataException;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.types.Types;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.KeyGroupsStateHandle;
 import io.duraflow.state.KeyedStateHandle;
@@ -258,7 +259,8 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
                     + ") but is now declared as " + meta.description() + "; declare it as before, or give the new"
                     + " state another name");
         }
-        StateTable<K, S> table = new StateTable<>(keyGroupRange.start(), keyGroupRange.size(), codec::copy);
+        StateTable<K, S> table = new StateTable<>(keyGroupRange.start(), keyGroupRange.size(), codec::copy,
+                keySerializer == Types.LONG);
         RegisteredState<K, S> state = new RegisteredState<>(meta, table, codec);
         if (restoredState != null) {
             fill(state, restoredState);

@@ -15,23 +15,34 @@ import java.util.function.UnaryOperator;
  * value handed to the state must not be mutated in place afterwards; it is replaced through
  * {@code update()}/{@code put()} (the snapshot may still be writing the old object).
  *
+ * <p>The maps are {@link HashMap}s, or {@link LongKeyMap}s (open addressing over a {@code long[]})
+ * for a table created with {@code longKeys}: the backend does that when the key serializer is
+ * {@code Types.LONG}, the common case, whose per-record lookups it makes about twice as fast.
+ *
  * <p>Task thread only; a snapshot's thread reads only frozen maps.
  */
 final class StateTable<K, S> {
     private final int firstKeyGroup;
     /** Copies a mutable container (list, map) so the frozen one stays as it is; identity for values. */
     private final UnaryOperator<S> copier;
-    private final HashMap<K, S>[] groups;
+    private final boolean longKeys;
+    private final Map<K, S>[] groups;
     private final boolean[] frozen;
 
-    @SuppressWarnings("unchecked")
     StateTable(int firstKeyGroup, int keyGroupCount, UnaryOperator<S> copier) {
+        this(firstKeyGroup, keyGroupCount, copier, false);
+    }
+
+    /** @param longKeys the keys are {@code Long}s: each key group is a {@link LongKeyMap} */
+    @SuppressWarnings("unchecked")
+    StateTable(int firstKeyGroup, int keyGroupCount, UnaryOperator<S> copier, boolean longKeys) {
         this.firstKeyGroup = firstKeyGroup;
         this.copier = copier;
-        this.groups = new HashMap[keyGroupCount];
+        this.longKeys = longKeys;
+        this.groups = new Map[keyGroupCount];
         this.frozen = new boolean[keyGroupCount];
         for (int i = 0; i < keyGroupCount; i++) {
-            groups[i] = new HashMap<>();
+            groups[i] = longKeys ? (Map<K, S>) new LongKeyMap<S>() : new HashMap<>();
         }
     }
 
@@ -49,13 +60,20 @@ final class StateTable<K, S> {
     }
 
     /** The map of a key group for changing: copied first if a snapshot holds it. */
-    HashMap<K, S> writable(int keyGroup) {
+    @SuppressWarnings("unchecked")
+    Map<K, S> writable(int keyGroup) {
         int index = keyGroup - firstKeyGroup;
         if (frozen[index]) {
-            HashMap<K, S> frozenMap = groups[index];
-            HashMap<K, S> copy = new HashMap<>(Math.max(16, (int) (frozenMap.size() / 0.75f) + 1));
-            for (Map.Entry<K, S> entry : frozenMap.entrySet()) {
-                copy.put(entry.getKey(), copier.apply(entry.getValue()));
+            Map<K, S> frozenMap = groups[index];
+            Map<K, S> copy;
+            if (longKeys) {
+                copy = (Map<K, S>) ((LongKeyMap<S>) frozenMap).copy(copier);
+            } else {
+                HashMap<K, S> hashCopy = new HashMap<>(Math.max(16, (int) (frozenMap.size() / 0.75f) + 1));
+                for (Map.Entry<K, S> entry : frozenMap.entrySet()) {
+                    hashCopy.put(entry.getKey(), copier.apply(entry.getValue()));
+                }
+                copy = hashCopy;
             }
             groups[index] = copy;
             frozen[index] = false;
@@ -78,7 +96,7 @@ final class StateTable<K, S> {
 
     long size() {
         long size = 0;
-        for (HashMap<K, S> group : groups) {
+        for (Map<K, S> group : groups) {
             size += group.size();
         }
         return size;

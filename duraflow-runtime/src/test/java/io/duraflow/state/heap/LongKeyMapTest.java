@@ -1,0 +1,69 @@
+package io.duraflow.state.heap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class LongKeyMapTest {
+    @Test
+    void behavesLikeAHashMapUnderRandomPutsRemovesAndCopies() {
+        for (long seed = 0; seed < 20; seed++) {
+            Random random = new Random(seed);
+            LongKeyMap<Long> map = new LongKeyMap<>();
+            Map<Long, Long> expected = new HashMap<>();
+            // few distinct keys, so that probe runs collide, wrap around the table and shift back on removal
+            int keyRange = 1 + random.nextInt(200);
+            for (int step = 0; step < 5_000; step++) {
+                long key = random.nextInt(keyRange) - keyRange / 2 + (random.nextBoolean() ? 0 : 1L << 40);
+                switch (random.nextInt(4)) {
+                    case 0, 1 -> assertThat(map.put(key, (long) step)).isEqualTo(expected.put(key, (long) step));
+                    case 2 -> assertThat(map.remove(key)).isEqualTo(expected.remove(key));
+                    default -> {
+                        LongKeyMap<Long> copy = map.copy(value -> value + 1);
+                        Map<Long, Long> copied = new HashMap<>();
+                        expected.forEach((k, v) -> copied.put(k, v + 1));
+                        assertThat(copy).isEqualTo(copied);
+                    }
+                }
+                assertThat(map.get(key)).isEqualTo(expected.get(key));
+                assertThat(map.containsKey(key)).isEqualTo(expected.containsKey(key));
+                assertThat(map.size()).isEqualTo(expected.size());
+            }
+            assertThat(map).as("seed %d", seed).isEqualTo(expected);
+            List<Long> keys = new ArrayList<>(map.keySet());
+            assertThat(keys).containsExactlyInAnyOrderElementsOf(expected.keySet());
+        }
+    }
+
+    @Test
+    void growsPastItsInitialCapacityAndKeepsEveryEntry() {
+        LongKeyMap<String> map = new LongKeyMap<>();
+        for (long key = 0; key < 100_000; key++) {
+            map.put(key * 128, "v" + key);
+        }
+        assertThat(map).hasSize(100_000);
+        for (long key = 0; key < 100_000; key++) {
+            assertThat(map.get(key * 128)).isEqualTo("v" + key);
+        }
+        assertThat(map.get("not a long")).isNull();
+    }
+
+    @Test
+    void refusesNullValuesAndACopyIsIndependent() {
+        LongKeyMap<String> map = new LongKeyMap<>();
+        assertThatThrownBy(() -> map.put(1L, null)).isInstanceOf(NullPointerException.class);
+        map.put(1L, "a");
+        LongKeyMap<String> copy = map.copy(value -> value);
+        copy.put(1L, "b");
+        copy.put(2L, "c");
+        assertThat(map).containsExactly(Map.entry(1L, "a"));
+        assertThat(map.computeIfAbsent(3L, k -> "d")).isEqualTo("d");
+        assertThat(map.computeIfAbsent(3L, k -> "e")).isEqualTo("d");
+    }
+}
