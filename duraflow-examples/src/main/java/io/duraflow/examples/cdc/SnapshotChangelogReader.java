@@ -31,12 +31,11 @@ import org.slf4j.LoggerFactory;
  * completes when the next row is due, so the task thread never sleeps. Time spent holding at a
  * boundary is made up afterwards, up to what the job downstream can take.
  *
- * <p>Logs, at INFO, each chunk that ended after it declined a checkpoint ({@value #AVAILABLE_LOG}):
+ * <p>Logs, at INFO, each chunk that ended after it declined a checkpoint ({@value SnapshotChangelogSource#AVAILABLE_LOG}):
  * the moment the source became available again, which the checkpoint-rejection demo measures from.
  */
 final class SnapshotChangelogReader implements SourceReader<String, CdcSplit> {
     static final int RECORDS_PER_POLL = 1024;
-    static final String AVAILABLE_LOG = "Snapshot-changelog reader available again:";
     private static final long STALL_RECHECK_MS = 100;
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotChangelogReader.class);
 
@@ -186,7 +185,8 @@ final class SnapshotChangelogReader implements SourceReader<String, CdcSplit> {
         // Between chunks the source is available: a run of soft failures ends here.
         tolerance.check(SnapshotAvailability.available());
         if (declinedInChunk) {
-            LOG.info("{} subtask {} finished {} after declining a checkpoint (retry expected in {} ms)", AVAILABLE_LOG,
+            LOG.info("{} subtask {} finished {} after declining a checkpoint (retries came {} ms after a decline)",
+                    SnapshotChangelogSource.AVAILABLE_LOG,
                     context.subtaskIndex(), current.describe(), hold.retryGapMs());
         }
         closeSplit();

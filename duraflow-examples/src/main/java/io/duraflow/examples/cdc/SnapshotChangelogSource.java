@@ -54,6 +54,11 @@ public final class SnapshotChangelogSource implements Source<String, CdcSplit> {
     public static final long UNLIMITED = 0;
     public static final String SNAPSHOT_TAG = "snapshot,";
     public static final String CHANGE_TAG = "change,";
+    /**
+     * What a reader logs (at INFO, then {@code subtask N finished <chunk> ...}) when a chunk in
+     * which it declined a checkpoint ended: the moment it became available again.
+     */
+    public static final String AVAILABLE_LOG = "Snapshot-changelog reader available again:";
 
     private static final TypeSerializer<String> TYPE = Types.STRING;
 
