@@ -87,7 +87,10 @@ public final class CheckpointRejectionDemo {
     private final int parallelism;
     private final boolean kill;
     private final PrintStream out;
-    private final String jobId = "checkpoint-rejection-" + Long.toHexString(System.currentTimeMillis());
+    private static final java.util.concurrent.atomic.AtomicInteger RUNS = new java.util.concurrent.atomic.AtomicInteger();
+    /** New for every run, so a work directory or cluster can be used again. */
+    private final String jobId = "checkpoint-rejection-" + Long.toHexString(System.currentTimeMillis())
+            + (RUNS.getAndIncrement() == 0 ? "" : "-" + RUNS.get());
 
     /**
      * @param params {@code rows} and {@code changes} (the generated files), the rest are the job's
@@ -108,7 +111,48 @@ public final class CheckpointRejectionDemo {
         return measure().passed() ? 0 : 1;
     }
 
+    /** Starts a local cluster, runs the job on it ({@link #runOn}) and stops the cluster. */
     public Figures measure() throws Exception {
+        Map<String, String> settings = clusterSettings(workDir, parallelism);
+        settings.putAll(overrides);
+        LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
+        StopOnExit stopOnExit = new StopOnExit(cluster);
+        try {
+            String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
+            try (ClusterClient client = new ClusterClient(address)) {
+                return runOn(cluster, client, settings);
+            }
+        } finally {
+            int stopped = cluster.stop();
+            stopOnExit.close();
+            out.printf("Stopped %d processes (logs in %s)%n", stopped, workDir.resolve("log"));
+        }
+    }
+
+    /**
+     * The demo's cluster: fast failure detection, two slots per task (after the crash all tasks
+     * run on one TaskManager), streaming mode, a checkpoint every second under {@code workDir}.
+     */
+    public static Map<String, String> clusterSettings(Path workDir, int parallelism) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("heartbeat.interval", "500ms");
+        settings.put("heartbeat.timeout", "5s");
+        settings.put("taskmanager.slots", Integer.toString(2 * Math.max(1, parallelism)));
+        settings.put("execution.runtime-mode", "streaming");
+        settings.put("execution.checkpointing.interval", "1s");
+        settings.put("execution.checkpointing.dir", workDir.toAbsolutePath().resolve("checkpoints").toString());
+        return settings;
+    }
+
+    /**
+     * Generates the input, runs the job on a running cluster (made with {@link #clusterSettings}
+     * or alike; two TaskManagers if it kills one) and reports.
+     *
+     * @param settings the cluster's settings and any given to this job: the job gets them as its
+     *     own configuration, so options like {@code execution.checkpointing.soft-decline-retry-delay}
+     *     can change from one run to the next on the same cluster
+     */
+    public Figures runOn(LocalCluster cluster, ClusterClient client, Map<String, String> settings) throws Exception {
         Map<String, String> jobParams = new LinkedHashMap<>(params);
         long rows = count(jobParams.remove("rows"), DEFAULT_ROWS, "rows", 1);
         long changes = count(jobParams.remove("changes"), DEFAULT_CHANGES, "changes", 0);
@@ -138,28 +182,7 @@ public final class CheckpointRejectionDemo {
                 }
             }
         }
-
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("heartbeat.interval", "500ms");
-        settings.put("heartbeat.timeout", "5s");
-        // A streaming job needs a slot per task, and after the TaskManager crash all of them on the other one.
-        settings.put("taskmanager.slots", Integer.toString(2 * parallelism));
-        settings.put("execution.runtime-mode", "streaming");
-        settings.put("execution.checkpointing.interval", "1s");
-        settings.put("execution.checkpointing.dir", workDir.resolve("checkpoints").toString());
-        settings.putAll(overrides);
-        LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
-        StopOnExit stopOnExit = new StopOnExit(cluster);
-        try {
-            String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
-            try (ClusterClient client = new ClusterClient(address)) {
-                return runJob(cluster, client, settings, jobParams, rows, changes);
-            }
-        } finally {
-            int stopped = cluster.stop();
-            stopOnExit.close();
-            out.printf("Stopped %d processes (logs in %s)%n", stopped, workDir.resolve("log"));
-        }
+        return runJob(cluster, client, settings, jobParams, rows, changes);
     }
 
     private static long count(String text, long defaultValue, String name, long min) {
@@ -192,7 +215,7 @@ public final class CheckpointRejectionDemo {
                 settings.getOrDefault("execution.checkpointing.tolerable-failed-checkpoints", "0"), jobParams.get("output"));
         long submittedMs = System.currentTimeMillis();
         client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(SnapshotChangelogJob.class.getName())
-                .putAllParams(jobParams).setParallelism(parallelism).build());
+                .putAllParams(jobParams).putAllConfig(jobConfig(settings)).setParallelism(parallelism).build());
         JobStatus running = job.await("all tasks running", s -> TaskRuns.running(s) == parallelism,
                 Duration.ofMinutes(2));
         long allRunningMs = System.currentTimeMillis();
@@ -238,6 +261,17 @@ public final class CheckpointRejectionDemo {
                 endedMs - allRunningMs, problems);
         report(figures, jobParams.get("output"), settings);
         return figures;
+    }
+
+    /** The settings that are the job's own (execution.*), sent with it. */
+    private static Map<String, String> jobConfig(Map<String, String> settings) {
+        Map<String, String> config = new LinkedHashMap<>();
+        settings.forEach((key, value) -> {
+            if (key.startsWith("execution.")) {
+                config.put(key, value);
+            }
+        });
+        return config;
     }
 
     private void report(Figures f, String output, Map<String, String> settings) {
