@@ -6,28 +6,37 @@ package io.duraflow.examples.cdc;
  * chunks. Pure: the reader passes the time in (milliseconds) and asks at each chunk boundary.
  *
  * <ol>
- *   <li>Only after this reader declined the last checkpoint trigger it saw, and until a checkpoint
- *       completes: otherwise it never waits.</li>
- *   <li>It learns when the retry comes: the time from a trigger it declined to the next trigger
- *       while no checkpoint completed in between (the coordinator's {@code
- *       soft-decline-retry-delay}, or the interval without one).</li>
+ *   <li>Only while a checkpoint it saw has not completed: after it declined the last trigger, or
+ *       after it took part in one that did not complete within {@link #COMPLETION_GRACE_MS}
+ *       (another reader declined it; with several readers each must wait, or the retry finds
+ *       one of them in a chunk again). Otherwise it never waits.</li>
+ *   <li>It learns when the retry comes: the time from a trigger to the next while no checkpoint
+ *       completed in between (the coordinator's {@code soft-decline-retry-delay}, or the interval
+ *       without one).</li>
  *   <li>If the next chunk, taking as long as the last one did, ends {@link #SLACK_MS} before the
  *       expected retry, it does not wait: it reads that chunk first. So it waits less than one
  *       chunk's time per declined checkpoint, not the whole retry delay.</li>
  *   <li>Otherwise it waits until the expected retry plus {@link #LATE_MS} (for the trigger's way
- *       to the task), at most {@code maxHoldMs}; with nothing learned yet (the first decline),
- *       {@code maxHoldMs}. The wait ends early when the trigger arrives.</li>
- *   <li>A wait that ran out without a trigger ends the hold until the next trigger it declines,
- *       so a retry that does not come costs one wait, not one per chunk.</li>
+ *       to the task), at most {@code maxHoldMs}. With nothing learned yet it expects the retry
+ *       {@link #ASSUMED_RETRY_GAP_MS} after the trigger, the default retry delay. The wait ends
+ *       early when the trigger arrives.</li>
+ *   <li>A wait that ran out without a trigger ends the hold until the next trigger, so a retry
+ *       that does not come costs one wait, not one per chunk.</li>
  * </ol>
  */
 final class ChunkBoundaryHold {
     static final long SLACK_MS = 5;
     static final long LATE_MS = 100;
+    /** The default {@code execution.checkpointing.soft-decline-retry-delay}. */
+    static final long ASSUMED_RETRY_GAP_MS = 200;
+    /** How long after a trigger it took part in a reader expects to hear that the checkpoint completed. */
+    static final long COMPLETION_GRACE_MS = 150;
 
     private final long maxHoldMs;
     private long lastTriggerMs = -1;
     private boolean declinedLast;
+    /** Whether a hold ran out since the last trigger (rule 5). */
+    private boolean holdExpired;
     private boolean completedSinceTrigger;
     /** -1: not learned yet. */
     private long retryGapMs = -1;
@@ -43,12 +52,13 @@ final class ChunkBoundaryHold {
 
     /** A checkpoint trigger reached the reader at {@code nowMs}; it {@code declined} it or took part. */
     void onTrigger(long nowMs, boolean declined) {
-        if (lastTriggerMs >= 0 && declinedLast && !completedSinceTrigger && nowMs >= lastTriggerMs) {
+        if (lastTriggerMs >= 0 && !completedSinceTrigger && nowMs >= lastTriggerMs) {
             retryGapMs = nowMs - lastTriggerMs;
         }
         lastTriggerMs = nowMs;
         declinedLast = declined;
         completedSinceTrigger = false;
+        holdExpired = false;
     }
 
     void onCheckpointComplete() {
@@ -63,13 +73,12 @@ final class ChunkBoundaryHold {
 
     /** At a boundary at {@code nowMs}: wait until the returned time; {@code <= nowMs}: open the next chunk now. */
     long holdUntil(long nowMs) {
-        if (!declinedLast || maxHoldMs == 0) {
+        boolean awaitingRetry = lastTriggerMs >= 0 && !completedSinceTrigger && !holdExpired
+                && (declinedLast || nowMs - lastTriggerMs > COMPLETION_GRACE_MS);
+        if (!awaitingRetry || maxHoldMs == 0) {
             return nowMs;
         }
-        if (retryGapMs < 0) {
-            return nowMs + maxHoldMs;
-        }
-        long expected = lastTriggerMs + retryGapMs;
+        long expected = lastTriggerMs + (retryGapMs < 0 ? ASSUMED_RETRY_GAP_MS : retryGapMs);
         if (nowMs + lastChunkMs + SLACK_MS < expected) {
             return nowMs;
         }
@@ -78,7 +87,7 @@ final class ChunkBoundaryHold {
 
     /** A wait ran out without a trigger (rule 5). */
     void onHoldExpired() {
-        declinedLast = false;
+        holdExpired = true;
     }
 
     /** The learned time from a declined trigger to the next; -1 if none yet. */

@@ -166,7 +166,7 @@ class SnapshotChangelogReaderTest {
     @Test
     void restoresExactlyFromCheckpointsAtRandomPoints() throws Exception {
         for (boolean rejecting : new boolean[] {true, false}) {
-            for (long seed = 0; seed < 40; seed++) {
+            for (long seed = 0; seed < 20; seed++) {
                 Random random = new Random(seed);
                 long rows = 1 + random.nextInt(6000);
                 long changes = random.nextInt(4000);
