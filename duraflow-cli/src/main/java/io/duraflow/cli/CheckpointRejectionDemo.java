@@ -56,7 +56,8 @@ public final class CheckpointRejectionDemo {
     static final long MAX_RECORDS = 1_000_000_000;
     private static final int KILL_AFTER_COMPLETED = 3;
     private static final long KILL_AFTER_CHECKPOINT_MS = 500;
-    private static final Pattern AVAILABLE = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .*"
+    private static final String TIME = "^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3})";
+    private static final Pattern AVAILABLE = Pattern.compile(TIME + " .*"
             + Pattern.quote(SnapshotChangelogSource.AVAILABLE_LOG) + " subtask (\\d+) finished");
 
     /** What one run showed. */
@@ -114,6 +115,7 @@ public final class CheckpointRejectionDemo {
 
     /** Starts a local cluster, runs the job on it ({@link #runOn}) and stops the cluster. */
     public Figures measure() throws Exception {
+        prepare();
         Map<String, String> settings = clusterSettings(workDir, parallelism);
         settings.putAll(overrides);
         LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
@@ -154,6 +156,19 @@ public final class CheckpointRejectionDemo {
      *     can change from one run to the next on the same cluster
      */
     public Figures runOn(LocalCluster cluster, ClusterClient client, Map<String, String> settings) throws Exception {
+        Input input = prepare();
+        return runJob(cluster, client, settings, input.jobParams, input.rows, input.changes);
+    }
+
+    /** The job's parameters and its input files, generated once per size. */
+    private record Input(Map<String, String> jobParams, long rows, long changes) {
+    }
+
+    /**
+     * Checks the parameters, writes the input (unless it has this size already) and builds the
+     * job's plan here, so a bad parameter is a one-line error before any process starts.
+     */
+    private Input prepare() throws IOException {
         Map<String, String> jobParams = new LinkedHashMap<>(params);
         long rows = count(jobParams.remove("rows"), DEFAULT_ROWS, "rows", 1);
         long changes = count(jobParams.remove("changes"), DEFAULT_CHANGES, "changes", 0);
@@ -190,7 +205,12 @@ public final class CheckpointRejectionDemo {
                 }
             }
         }
-        return runJob(cluster, client, settings, jobParams, rows, changes);
+        try {
+            io.duraflow.plan.JobPlans.build(SnapshotChangelogJob.class.getName(), jobParams, parallelism);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+        return new Input(jobParams, rows, changes);
     }
 
     private static long count(String text, long defaultValue, String name, long min) {
@@ -246,6 +266,8 @@ public final class CheckpointRejectionDemo {
             out.printf("   every task running again %,d ms after the kill%n", runningAgain - killedAtMs);
         }
         JobStatus end = job.await("the job's end", s -> JobRunner.isTerminal(s.getState()), Duration.ofMinutes(10));
+        // The last checkpoints end as the job does, often after the last poll: the JobManager's log has them.
+        checkpoints.completeFromLog(workDir.resolve("log").resolve("jobmanager.log"), submittedMs);
         long endedMs = end.getEndedAtMs() > 0 ? end.getEndedAtMs() : System.currentTimeMillis();
         out.printf("%d. Job %s after %,d ms, %d restart%s%n", kill ? 3 : 2, JobRunner.stateName(end.getState()),
                 endedMs - submittedMs, end.getRestarts(), end.getRestarts() == 1 ? "" : "s");
@@ -383,6 +405,43 @@ public final class CheckpointRejectionDemo {
             } catch (CliException e) {
                 // not running yet, or ended: its JobMaster is gone
             }
+        }
+
+        /**
+         * Adds what the JobManager's log says of checkpoints the polls missed or saw in progress:
+         * {@code Triggering checkpoint N of job ID}, {@code Completed checkpoint N of job ID},
+         * {@code Job ID: checkpoint N failed (REASON, ...)}, with the lines' times.
+         */
+        void completeFromLog(Path log, long sinceEpochMs) throws IOException {
+            String job = Pattern.quote(jobId);
+            Pattern triggered = Pattern.compile(TIME + " .*Triggering checkpoint (\\d+) of job " + job + " ");
+            Pattern completed = Pattern.compile(TIME + " .*Completed checkpoint (\\d+) of job " + job + " ");
+            Pattern failed = Pattern.compile(TIME + " .*Job " + job + ": checkpoint (\\d+) failed \\((\\w+)");
+            Map<Long, Long> triggerMs = new TreeMap<>();
+            Map<Long, CheckpointSummary> ended = new TreeMap<>();
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                Matcher m;
+                if ((m = triggered.matcher(line)).find()) {
+                    long id = Long.parseLong(m.group(2));
+                    LocalTaskManagers.timeOfDayAfter(m.group(1), sinceEpochMs).ifPresent(t -> triggerMs.put(id, t));
+                } else if ((m = completed.matcher(line)).find() || (m = failed.matcher(line)).find()) {
+                    long id = Long.parseLong(m.group(2));
+                    Optional<Long> at = LocalTaskManagers.timeOfDayAfter(m.group(1), sinceEpochMs);
+                    Long trigger = triggerMs.get(id);
+                    if (at.isPresent() && trigger != null) {
+                        boolean done = m.pattern() == completed;
+                        ended.put(id, CheckpointSummary.newBuilder().setCheckpointId(id).setKind("CHECKPOINT")
+                                .setStatus(done ? "COMPLETED" : "FAILED").setTriggerMs(trigger)
+                                .setDurationMs(at.get() - trigger).setFailureReason(done ? "" : m.group(3)).build());
+                    }
+                }
+            }
+            ended.forEach((id, summary) -> {
+                CheckpointSummary known = byId.get(id);
+                if (known == null || known.getStatus().equals("IN_PROGRESS")) {
+                    byId.put(id, summary);
+                }
+            });
         }
 
         Collection<CheckpointSummary> all() {
