@@ -389,7 +389,9 @@ public final class Duraflow {
             + " prints the result and stops the cluster. 'demo batch-failover' runs a batch job on a high-availability"
             + " cluster, kills the leader JobManager half way and reports what it cost. 'demo streaming-failover' runs a"
             + " checkpointed streaming job with an exactly-once file sink on one, kills a TaskManager and later the"
-            + " leader JobManager, reports checkpoints, recovery times and replayed records, and checks the output.")
+            + " leader JobManager, reports checkpoints, recovery times and replayed records, and checks the output."
+            + " 'demo checkpoint-rejection' runs a source that declines checkpoints while a table chunk is open,"
+            + " kills a TaskManager, reports declined and completed checkpoints, and checks the output.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.ParentCommand
         Duraflow root;
@@ -408,6 +410,10 @@ public final class Duraflow {
             if (options.job.equals("streaming-failover")) {
                 return new StreamingFailoverDemo(directory(), root.overrides, options.params, options.parallelism,
                         System.out).run();
+            }
+            if (options.job.equals("checkpoint-rejection")) {
+                return new CheckpointRejectionDemo(directory(), root.overrides, options.params, options.parallelism,
+                        true, System.out).run();
             }
             JobGraph graph = options.plan(root.configuration());
             LocalCluster cluster = new LocalCluster(directory(), root.overrides, System.out::println);

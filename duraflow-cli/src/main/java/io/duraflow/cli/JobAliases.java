@@ -16,6 +16,7 @@ final class JobAliases {
         ALIASES.put("join", OrdersJoin.class.getName());
         ALIASES.put("recovery-demo", io.duraflow.examples.RecoveryDemo.class.getName());
         ALIASES.put("streaming-keyed-sum", io.duraflow.examples.StreamingKeyedSum.class.getName());
+        ALIASES.put("snapshot-changelog", io.duraflow.examples.SnapshotChangelogJob.class.getName());
     }
 
     private JobAliases() {}

@@ -101,11 +101,17 @@ final class LocalTaskManagers {
     /** The time of a "Lost the JobManager" log line, if it is one and at or after {@code sinceEpochMs}. */
     static Optional<Long> gaveUpAt(String line, long sinceEpochMs) {
         Matcher matcher = GAVE_UP.matcher(line);
-        if (!matcher.find()) {
-            return Optional.empty();
-        }
+        return matcher.find() ? timeOfDayAfter(matcher.group(1), sinceEpochMs) : Optional.empty();
+    }
+
+    /**
+     * The epoch ms of a log line's time of day ({@code HH:mm:ss.SSS}, this machine's zone) that
+     * lies within an hour after {@code sinceEpochMs} (at most a second before it, then counted
+     * as {@code sinceEpochMs}), the next day's if needed; empty if none does or it is no time.
+     */
+    static Optional<Long> timeOfDayAfter(String timeOfDay, long sinceEpochMs) {
         try {
-            LocalTime time = LocalTime.parse(matcher.group(1));
+            LocalTime time = LocalTime.parse(timeOfDay);
             ZoneId zone = ZoneId.systemDefault();
             LocalDate day = java.time.Instant.ofEpochMilli(sinceEpochMs).atZone(zone).toLocalDate();
             for (LocalDate candidate : List.of(day, day.plusDays(1))) {

@@ -42,7 +42,7 @@ final class StreamingFailoverDemo {
     static final int DEFAULT_PARALLELISM = 2;
     /** The demo's check keeps a sum and count per key in memory. */
     static final long MAX_KEYS = 10_000_000;
-    private static final long POLL_MS = 20;
+    private static final long POLL_MS = DemoRun.POLL_MS;
     /** How long after a checkpoint completed a crash comes: about half the interval, so some records are replayed. */
     private static final long KILL_AFTER_CHECKPOINT_MS = 500;
 
@@ -78,15 +78,7 @@ final class StreamingFailoverDemo {
         long records = Long.parseLong(jobParams.get("records"));
         long keys = Long.parseLong(jobParams.get("keys"));
         LocalCluster cluster = new LocalCluster(workDir, settings, out::println);
-        // Ctrl-C (or SIGTERM) during the demo must not leave its five processes running.
-        Thread cleanup = new Thread(() -> {
-            try {
-                cluster.stop();
-            } catch (Exception ignored) {
-                // exiting anyway
-            }
-        }, "stop-demo-cluster");
-        Runtime.getRuntime().addShutdownHook(cleanup);
+        StopOnExit stopOnExit = new StopOnExit(cluster);
         try {
             cluster.start(2, 2, 0, Duration.ofSeconds(60));
             Configuration config = cluster.clientConfiguration();
@@ -127,7 +119,7 @@ final class StreamingFailoverDemo {
             }
         } finally {
             int stopped = cluster.stop();
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            stopOnExit.close();
             out.printf("Stopped %d processes (logs in %s)%n", stopped, workDir.resolve("log"));
         }
     }
@@ -301,43 +293,24 @@ final class StreamingFailoverDemo {
     private record Progress(CheckpointWatch.Seen last, double throughput) {
     }
 
-    /** The running job, polled: its status and its checkpoints. */
+    /** The running job, polled: its status and its checkpoints ({@link DemoRun}). */
     private final class Run {
-        private final ClusterClient client;
+        private final DemoRun run;
         private final CheckpointWatch watch;
 
         Run(ClusterClient client, CheckpointWatch watch) {
-            this.client = client;
+            this.run = new DemoRun(client, jobId, workDir.resolve("log"),
+                    "for a slower job, raise --param records or lower --param rate", watch::poll);
             this.watch = watch;
         }
 
         JobStatus poll() throws IOException {
-            JobStatus status = client.status(jobId);
-            watch.poll();
-            return status;
+            return run.poll();
         }
 
-        /** Polls until {@code condition} holds; a job that ends first, or a timeout, ends the demo. */
         JobStatus await(String what, Predicate<JobStatus> condition, Duration timeout)
                 throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                JobStatus status = poll();
-                if (condition.test(status)) {
-                    return status;
-                }
-                if (JobRunner.isTerminal(status.getState())) {
-                    throw new CliException("the job ended as " + JobRunner.stateName(status.getState()) + " before "
-                            + what + (status.getFailure().isEmpty() ? "" : " (" + status.getFailure() + ")")
-                            + "; for a slower job, raise --param records or lower --param rate; logs in "
-                            + workDir.resolve("log"));
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new CliException("no " + what + " within " + timeout.toSeconds() + " s; see the logs in "
-                            + workDir.resolve("log"));
-                }
-                Thread.sleep(POLL_MS);
-            }
+            return run.await(what, condition, timeout);
         }
 
         /**
@@ -363,18 +336,9 @@ final class StreamingFailoverDemo {
             return new Progress(last, throughput);
         }
 
-        /**
-         * Waits until every subtask of {@code before} runs, in a higher attempt if {@code newerAttempts};
-         * returns when (epoch ms).
-         */
         long awaitRunningAgain(Map<TaskRuns.TaskKey, Integer> before, boolean newerAttempts)
                 throws IOException, InterruptedException {
-            await("every task running again", status -> {
-                Map<TaskRuns.TaskKey, Integer> now = TaskRuns.attempts(status);
-                return TaskRuns.running(status) == before.size() && (!newerAttempts || before.entrySet().stream()
-                        .allMatch(task -> now.getOrDefault(task.getKey(), -1) > task.getValue()));
-            }, Duration.ofMinutes(2));
-            return System.currentTimeMillis();
+            return run.awaitRunningAgain(before, newerAttempts);
         }
     }
 }

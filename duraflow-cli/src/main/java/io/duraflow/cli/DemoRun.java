@@ -1,0 +1,79 @@
+package io.duraflow.cli;
+
+import io.duraflow.rpc.proto.JobStatus;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * A demo's running job, polled every {@link #POLL_MS}: its status and whatever else the demo
+ * watches (its {@link Watch}), until a condition holds. A job that ends first, or a timeout, ends
+ * the demo with a one-line error that points to the logs.
+ */
+final class DemoRun {
+    static final long POLL_MS = 20;
+
+    /** What a demo reads besides the job's status at every poll (checkpoints, ...). */
+    interface Watch {
+        void poll() throws IOException;
+    }
+
+    private final ClusterClient client;
+    private final String jobId;
+    private final Path logDirectory;
+    /** Completes "the job ended ... before X": what to change for a slower job. */
+    private final String slowerJobHint;
+    private final Watch watch;
+
+    DemoRun(ClusterClient client, String jobId, Path logDirectory, String slowerJobHint, Watch watch) {
+        this.client = client;
+        this.jobId = jobId;
+        this.logDirectory = logDirectory;
+        this.slowerJobHint = slowerJobHint;
+        this.watch = watch;
+    }
+
+    JobStatus poll() throws IOException {
+        JobStatus status = client.status(jobId);
+        watch.poll();
+        return status;
+    }
+
+    /** Polls until {@code condition} holds; a job that ends first, or a timeout, ends the demo. */
+    JobStatus await(String what, Predicate<JobStatus> condition, Duration timeout)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            JobStatus status = poll();
+            if (condition.test(status)) {
+                return status;
+            }
+            if (JobRunner.isTerminal(status.getState())) {
+                throw new CliException("the job ended as " + JobRunner.stateName(status.getState()) + " before "
+                        + what + (status.getFailure().isEmpty() ? "" : " (" + status.getFailure() + ")")
+                        + "; " + slowerJobHint + "; logs in " + logDirectory);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new CliException("no " + what + " within " + timeout.toSeconds() + " s; see the logs in "
+                        + logDirectory);
+            }
+            Thread.sleep(POLL_MS);
+        }
+    }
+
+    /**
+     * Waits until every subtask of {@code before} runs, in a higher attempt if {@code newerAttempts};
+     * returns when (epoch ms).
+     */
+    long awaitRunningAgain(Map<TaskRuns.TaskKey, Integer> before, boolean newerAttempts)
+            throws IOException, InterruptedException {
+        await("every task running again", status -> {
+            Map<TaskRuns.TaskKey, Integer> now = TaskRuns.attempts(status);
+            return TaskRuns.running(status) == before.size() && (!newerAttempts || before.entrySet().stream()
+                    .allMatch(task -> now.getOrDefault(task.getKey(), -1) > task.getValue()));
+        }, Duration.ofMinutes(2));
+        return System.currentTimeMillis();
+    }
+}
