@@ -94,13 +94,9 @@ final class JobManagerServices {
         @Override
         public void heartbeat(TaskManagerHeartbeat request, StreamObserver<JobManagerHeartbeat> response) {
             answer(runner.mainThread(), response, () -> {
-                boolean known = request.getJmSessionId().equals(runner.sessionId()) && runner.resourceManager()
-                        .heartbeat(request.getTmId(), request.getHeapUsedBytes(), request.getPeakHeapUsedBytes());
+                boolean known = request.getJmSessionId().equals(runner.sessionId())
+                        && runner.resourceManager().heartbeat(request);
                 JobManagerHeartbeat.Builder answer = JobManagerHeartbeat.newBuilder().setRegistered(known);
-                if (known) {
-                    runner.resourceManager().networkMemory(request.getTmId(), request.getNetworkBytesInUse(),
-                            request.getNetworkBytesTotal());
-                }
                 // Final reports whose own call was lost take the normal path; the job master
                 // ignores one of an attempt it already has as ended, so a repeat does no harm.
                 for (var task : request.getTasksList()) {

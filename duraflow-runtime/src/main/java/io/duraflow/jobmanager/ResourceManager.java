@@ -216,25 +216,21 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
                 + " reach").asRuntimeException();
     }
 
-    /** Returns false when the TaskManager is unknown (it must register again). */
-    public boolean heartbeat(String tmId, long heapUsed, long peakHeapUsed) {
-        Registered tm = taskManagers.get(tmId);
+    /**
+     * A heartbeat: the TaskManager lives, and what it reports of its memory (heap, network) goes
+     * into the cluster overview. Returns false when the TaskManager is unknown (it must register again).
+     */
+    public boolean heartbeat(io.duraflow.rpc.proto.TaskManagerHeartbeat heartbeat) {
+        Registered tm = taskManagers.get(heartbeat.getTmId());
         if (tm == null) {
             return false;
         }
         tm.lastHeartbeatMs = clock.getAsLong();
-        tm.heapUsed = heapUsed;
-        tm.peakHeapUsed = peakHeapUsed;
+        tm.heapUsed = heartbeat.getHeapUsedBytes();
+        tm.peakHeapUsed = heartbeat.getPeakHeapUsedBytes();
+        tm.networkBytesInUse = heartbeat.getNetworkBytesInUse();
+        tm.networkBytesTotal = heartbeat.getNetworkBytesTotal();
         return true;
-    }
-
-    /** The network memory a TaskManager's heartbeat reported, for the cluster overview; ignored for an unknown one. */
-    public void networkMemory(String tmId, long bytesInUse, long bytesTotal) {
-        Registered tm = taskManagers.get(tmId);
-        if (tm != null) {
-            tm.networkBytesInUse = bytesInUse;
-            tm.networkBytesTotal = bytesTotal;
-        }
     }
 
     /** Drops TaskManagers whose last heartbeat is older than the timeout. */

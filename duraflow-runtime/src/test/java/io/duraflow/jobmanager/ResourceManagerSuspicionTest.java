@@ -140,7 +140,7 @@ class ResourceManagerSuspicionTest {
         assertThat(resourceManager.freeSlots()).isEqualTo(4);
 
         main.advance(HEARTBEAT_TIMEOUT_MS + 1);
-        resourceManager.heartbeat("tm-2", 0, 0);
+        resourceManager.heartbeat(io.duraflow.rpc.proto.TaskManagerHeartbeat.newBuilder().setTmId("tm-2").build());
         resourceManager.checkHeartbeats();
         assertThat(lost).containsExactly("tm-1");
     }

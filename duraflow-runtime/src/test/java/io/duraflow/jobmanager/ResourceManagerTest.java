@@ -52,11 +52,29 @@ class ResourceManagerTest {
         assertThat(taskManagers.connected()).containsEntry("tm-1", "tm-1.test:6123");
 
         main.advance(10_001);
-        resourceManager.heartbeat("tm-1", 0, 0);
+        resourceManager.heartbeat(io.duraflow.rpc.proto.TaskManagerHeartbeat.newBuilder().setTmId("tm-1").build());
         resourceManager.checkHeartbeats();
         assertThat(lost).containsExactly("tm-1", "tm-2");
         assertThat(resourceManager.heldPartitions("a")).isEmpty();
         assertThat(taskManagers.connected()).containsOnlyKeys("tm-1");
+    }
+
+    @Test
+    void aHeartbeatsMemoryFiguresReachTheClusterOverviewAndAnUnknownTaskManagersAreRefused() {
+        resourceManager.register("tm-1", "tm-1.test:6122", 2);
+
+        assertThat(resourceManager.heartbeat(io.duraflow.rpc.proto.TaskManagerHeartbeat.newBuilder().setTmId("tm-1")
+                .setHeapUsedBytes(10).setPeakHeapUsedBytes(20).setNetworkBytesInUse(384 * 1024)
+                .setNetworkBytesTotal(64 << 20).build())).isTrue();
+        assertThat(resourceManager.heartbeat(io.duraflow.rpc.proto.TaskManagerHeartbeat.newBuilder().setTmId("tm-9")
+                .setNetworkBytesInUse(1).build())).as("not registered").isFalse();
+
+        assertThat(resourceManager.describe()).singleElement().satisfies(tm -> {
+            assertThat(tm.getHeapUsedBytes()).isEqualTo(10);
+            assertThat(tm.getPeakHeapUsedBytes()).isEqualTo(20);
+            assertThat(tm.getNetworkBytesInUse()).isEqualTo(384 * 1024);
+            assertThat(tm.getNetworkBytesTotal()).isEqualTo(64 << 20);
+        });
     }
 
     @Test
