@@ -112,6 +112,14 @@ class StreamingCheckpointsIT {
                 "stall-marker", marker().toString());
     }
 
+    /** A cluster of one JobManager and {@code taskManagers} TaskManagers, stopped after the test. */
+    private TestCluster startCluster(int taskManagers, int slotsEach) throws Exception {
+        TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), taskManagers,
+                Map.of("taskmanager.slots", String.valueOf(slotsEach)));
+        clusters.add(cluster);
+        return cluster;
+    }
+
     // ------------------------------------------------------------------ scenarios
 
     /**
@@ -121,9 +129,7 @@ class StreamingCheckpointsIT {
      */
     @Test
     void taskManagerKilledDuringACheckpoint() throws Exception {
-        TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 2,
-                Map.of("taskmanager.slots", "4"));
-        clusters.add(cluster);
+        TestCluster cluster = startCluster(2, 4);
         String jobId = "tm-killed-during-checkpoint";
         try (ClusterClient client = new ClusterClient(cluster.address())) {
             client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(STALLING)
@@ -220,9 +226,7 @@ class StreamingCheckpointsIT {
      */
     @Test
     void taskManagerKilledDuringTheFinalCheckpoint() throws Exception {
-        TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 2,
-                Map.of("taskmanager.slots", "4"));
-        clusters.add(cluster);
+        TestCluster cluster = startCluster(2, 4);
         String jobId = "tm-killed-during-final-checkpoint";
         Map<String, String> params = new LinkedHashMap<>(stallingParams(jobId));
         params.put("stall-at-end", "true");
@@ -259,9 +263,7 @@ class StreamingCheckpointsIT {
      */
     @Test
     void boundedJobsEndWithTheirFinalCommit() throws Exception {
-        TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 1,
-                Map.of("taskmanager.slots", "8"));
-        clusters.add(cluster);
+        TestCluster cluster = startCluster(1, 8);
         String deleted = "bounded-delete-on-cancellation";
         String retained = "bounded-retain-on-cancellation";
         try (ClusterClient client = new ClusterClient(cluster.address())) {
