@@ -2,7 +2,6 @@ package io.duraflow.checkpoint;
 
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.FileSegmentHandle;
-import io.duraflow.state.KeyGroupsStateHandle;
 import io.duraflow.state.KeyedStateHandle;
 import io.duraflow.state.OperatorStateHandle;
 import io.duraflow.state.OperatorSubtaskState;
@@ -115,12 +114,8 @@ public final class StateFileRegistry {
 
     private static void addFiles(OperatorSubtaskState state, Set<FsPath> files) {
         for (KeyedStateHandle handle : state.keyedState()) {
-            if (handle instanceof KeyGroupsStateHandle keyGroups) {
-                addFile(keyGroups.stream(), files);
-            } else {
-                // Issue 11's incremental handles list their files here.
-                throw new IllegalArgumentException("cannot list the files of keyed state handle "
-                        + handle.getClass().getName());
+            for (StreamStateHandle stream : handle.streams()) {
+                addFile(stream, files);
             }
         }
         for (OperatorStateHandle handle : state.operatorState()) {

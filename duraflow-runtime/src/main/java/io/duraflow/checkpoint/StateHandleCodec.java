@@ -3,6 +3,8 @@ package io.duraflow.checkpoint;
 import com.google.protobuf.ByteString;
 import io.duraflow.fs.FsPath;
 import io.duraflow.rpc.proto.FileSegmentData;
+import io.duraflow.rpc.proto.IncrementalFileData;
+import io.duraflow.rpc.proto.IncrementalKeyedStateHandleData;
 import io.duraflow.rpc.proto.KeyGroupsStateHandleData;
 import io.duraflow.rpc.proto.KeyedStateHandleData;
 import io.duraflow.rpc.proto.NamedStateListData;
@@ -12,6 +14,7 @@ import io.duraflow.rpc.proto.StateListDistribution;
 import io.duraflow.rpc.proto.StreamStateHandleData;
 import io.duraflow.rpc.proto.TaskStateSnapshotData;
 import io.duraflow.state.FileSegmentHandle;
+import io.duraflow.state.IncrementalKeyedStateHandle;
 import io.duraflow.state.InlineStateHandle;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.KeyGroupsStateHandle;
@@ -85,7 +88,23 @@ public final class StateHandleCodec {
             }
             return KeyedStateHandleData.newBuilder().setKeyGroups(builder).build();
         }
-        // A new kind of keyed handle (RocksDB incremental, issue 11) adds its case here and in duraflow.proto.
+        if (handle instanceof IncrementalKeyedStateHandle incremental) {
+            IncrementalKeyedStateHandleData.Builder builder = IncrementalKeyedStateHandleData.newBuilder()
+                    .setBackendId(incremental.backendId())
+                    .setCheckpointId(incremental.checkpointId())
+                    .setStart(incremental.keyGroupRange().start())
+                    .setEnd(incremental.keyGroupRange().end())
+                    .setMetaData(toProto(incremental.metaData()));
+            for (IncrementalKeyedStateHandle.SharedFile file : incremental.sharedFiles()) {
+                builder.addSharedFiles(IncrementalFileData.newBuilder().setName(file.name())
+                        .setStream(toProto(file.handle())).setReused(file.reused()));
+            }
+            for (IncrementalKeyedStateHandle.PrivateFile file : incremental.privateFiles()) {
+                builder.addPrivateFiles(IncrementalFileData.newBuilder().setName(file.name())
+                        .setStream(toProto(file.handle())));
+            }
+            return KeyedStateHandleData.newBuilder().setIncremental(builder).build();
+        }
         throw new IllegalArgumentException("no protobuf form for keyed state handle " + handle.getClass().getName());
     }
 
@@ -96,6 +115,22 @@ public final class StateHandleCodec {
                 long[] offsets = keyGroups.getOffsetsList().stream().mapToLong(Long::longValue).toArray();
                 yield new KeyGroupsStateHandle(new KeyGroupRange(keyGroups.getStart(), keyGroups.getEnd()), offsets,
                         fromProto(keyGroups.getStream()));
+            }
+            case INCREMENTAL -> {
+                IncrementalKeyedStateHandleData incremental = data.getIncremental();
+                List<IncrementalKeyedStateHandle.SharedFile> shared = new ArrayList<>();
+                for (IncrementalFileData file : incremental.getSharedFilesList()) {
+                    shared.add(new IncrementalKeyedStateHandle.SharedFile(file.getName(), fromProto(file.getStream()),
+                            file.getReused()));
+                }
+                List<IncrementalKeyedStateHandle.PrivateFile> privateFiles = new ArrayList<>();
+                for (IncrementalFileData file : incremental.getPrivateFilesList()) {
+                    privateFiles.add(new IncrementalKeyedStateHandle.PrivateFile(file.getName(),
+                            fromProto(file.getStream())));
+                }
+                yield new IncrementalKeyedStateHandle(incremental.getBackendId(), incremental.getCheckpointId(),
+                        new KeyGroupRange(incremental.getStart(), incremental.getEnd()), shared, privateFiles,
+                        fromProto(incremental.getMetaData()));
             }
             case KIND_NOT_SET -> throw new IllegalArgumentException("keyed state handle of no known kind");
         };

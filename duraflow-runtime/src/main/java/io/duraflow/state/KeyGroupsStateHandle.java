@@ -1,6 +1,7 @@
 package io.duraflow.state;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -50,6 +51,11 @@ public record KeyGroupsStateHandle(KeyGroupRange range, long[] offsets, StreamSt
     @Override
     public long stateSize() {
         return stream.length();
+    }
+
+    @Override
+    public List<StreamStateHandle> streams() {
+        return List.of(stream);
     }
 
     @Override

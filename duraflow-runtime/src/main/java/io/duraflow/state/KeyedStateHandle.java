@@ -1,9 +1,12 @@
 package io.duraflow.state;
 
+import java.util.List;
+
 /**
  * Keyed state of one parallel instance for a range of key groups. Implementations: {@link
- * KeyGroupsStateHandle} (a full snapshot with an offset per key group); the RocksDB backend adds
- * an incremental one (files shared by several checkpoints).
+ * KeyGroupsStateHandle} (a full snapshot with an offset per key group, the canonical format every
+ * backend restores) and {@link IncrementalKeyedStateHandle} (a RocksDB database checkpoint whose
+ * SST files several checkpoints share).
  */
 public interface KeyedStateHandle {
     KeyGroupRange keyGroupRange();
@@ -16,4 +19,15 @@ public interface KeyedStateHandle {
 
     /** Bytes this handle refers to, for sizes shown to users. */
     long stateSize();
+
+    /**
+     * Bytes this checkpoint wrote for the handle: {@link #stateSize()} for a full snapshot, less
+     * for an incremental one whose files earlier checkpoints uploaded.
+     */
+    default long checkpointedSize() {
+        return stateSize();
+    }
+
+    /** Every stream of bytes this handle refers to: what a registry counts and a restore reads. */
+    List<StreamStateHandle> streams();
 }

@@ -8,6 +8,7 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
 import io.duraflow.state.FileSegmentHandle;
+import io.duraflow.state.IncrementalKeyedStateHandle;
 import io.duraflow.state.InlineStateHandle;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.KeyGroupsStateHandle;
@@ -38,11 +39,23 @@ class CheckpointMetadataFormatTest {
                 "watermark", new OperatorStateHandle.StateList(OperatorStateHandle.Distribution.UNION, new long[] {20})),
                 new InlineStateHandle(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
                         21, 22, 23, 24}));
+        IncrementalKeyedStateHandle incremental = new IncrementalKeyedStateHandle("backend-7", 3,
+                new KeyGroupRange(7, 9),
+                List.of(new IncrementalKeyedStateHandle.SharedFile("000011.sst",
+                                new FileSegmentHandle(FsPath.parse("hdfs://namenode:8020/checkpoints/j/shared/a"), 0, 900),
+                                true),
+                        new IncrementalKeyedStateHandle.SharedFile("000014.sst",
+                                new FileSegmentHandle(FsPath.parse("hdfs://namenode:8020/checkpoints/j/shared/b"), 0, 300),
+                                false)),
+                List.of(new IncrementalKeyedStateHandle.PrivateFile("MANIFEST-000005",
+                        new InlineStateHandle(new byte[] {9, 9}))),
+                new InlineStateHandle(new byte[] {1, 2, 3}));
         return new CompletedCheckpoint("j", 3, 1_000, 1_250, 128, CheckpointKind.CHECKPOINT, Map.of(
                 "source", new OperatorCheckpointState("source", 2, new byte[] {42}, Map.of(
                         1, new OperatorSubtaskState(List.of(), List.of(splits)))),
                 "sum", new OperatorCheckpointState("sum", 3, null, Map.of(
-                        0, new OperatorSubtaskState(List.of(keyed), List.of()))),
+                        0, new OperatorSubtaskState(List.of(keyed), List.of()),
+                        1, new OperatorSubtaskState(List.of(incremental), List.of()))),
                 "map", new OperatorCheckpointState("map", 3, null, Map.of())), metadataFile);
     }
 
