@@ -27,6 +27,15 @@ import org.slf4j.LoggerFactory;
  * sooner, when a sign that it died (a broken connection, a refused call, a task that could not
  * reach it) is confirmed by pings that nobody answers ({@link TaskManagerProbes}, see {@link
  * #suspect}). While it is probed its slots are not offered.
+ *
+ * <p>A deployment the TaskManager refuses because all its slots are busy ({@code
+ * RESOURCE_EXHAUSTED}) is sent again, not failed: this JobManager counts a slot free as soon as it
+ * asks for a task's cancellation (a failover, a job that ends), the TaskManager only once the task
+ * has stopped, so for a moment the two disagree. Sent again after 20 ms, then twice as long each
+ * time up to 500 ms, for at most {@code heartbeat.timeout}; after that the deployment fails as
+ * before. A cancellation of the attempt, or the loss of the TaskManager, ends the retries. Without
+ * them, each refusal failed the task and used up one of the job's restarts (a job with few
+ * restarts failed for good after a TaskManager loss).
  */
 public final class ResourceManager implements SlotPool, TaskManagerGateways, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ResourceManager.class);
@@ -70,6 +79,15 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     /** By partition id: partitions kept through a JobManager failover. */
     private final Map<String, Held> heldPartitions = new LinkedHashMap<>();
+
+    static final long FIRST_DEPLOY_RETRY_MS = 20;
+    static final long MAX_DEPLOY_RETRY_MS = 500;
+
+    /** A deployment refused for busy slots, waiting to be sent again. */
+    private record DeployRetry(String tmId, MainThreadExecutor.Cancellable timer) {}
+
+    /** By attempt: deployments waiting to be sent again. */
+    private final Map<AttemptId, DeployRetry> deployRetries = new LinkedHashMap<>();
 
     /** Calls the TaskManagers over gRPC, in leadership session {@code sessionId}. */
     public ResourceManager(String sessionId, MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
@@ -157,6 +175,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         Registered previous = taskManagers.remove(tmId);
         if (previous != null) {
             probes.forget(tmId);
+            dropDeployRetries(tmId);
             transport.disconnect(tmId);
             heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
             notifyLost(tmId);
@@ -282,6 +301,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         }
         probes.forget(tmId);
         LOG.warn("TaskManager {} is lost: {}", tmId, why);
+        dropDeployRetries(tmId);
         heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
         transport.disconnect(tmId);
         notifyLost(tmId);
@@ -357,13 +377,29 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure) {
+        deploy(tmId, deployment, onFailure, clock.getAsLong() + heartbeatTimeoutMs, FIRST_DEPLOY_RETRY_MS);
+    }
+
+    private void deploy(String tmId, TaskDeployment deployment, Consumer<Throwable> onFailure, long retryUntilMs,
+            long retryDelayMs) {
         Registered target = taskManagers.get(tmId);
         if (target == null) {
             mainThread.execute(() -> onFailure.accept(new IllegalStateException("TaskManager " + tmId + " is gone")));
             return;
         }
         transport.deploy(tmId, deployment, error -> mainThread.execute(() -> {
-            if (taskManagers.get(tmId) == target && refusedConnection(error)) {
+            if (taskManagers.get(tmId) == target && slotsStillBusy(error)
+                    && clock.getAsLong() + retryDelayMs <= retryUntilMs) {
+                AttemptId attempt = deployment.getAttempt();
+                LOG.info("TaskManager {} has no free slot for {} yet ({}); sending it again in {} ms", tmId,
+                        Rpc.describe(attempt), Rpc.message(error), retryDelayMs);
+                deployRetries.put(attempt, new DeployRetry(tmId, mainThread.schedule(() -> {
+                    if (deployRetries.remove(attempt) != null) {
+                        deploy(tmId, deployment, onFailure, retryUntilMs,
+                                Math.min(MAX_DEPLOY_RETRY_MS, retryDelayMs * 2));
+                    }
+                }, retryDelayMs)));
+            } else if (taskManagers.get(tmId) == target && refusedConnection(error)) {
                 // Nobody may listen there any more: the TaskManager is probably gone, whatever its
                 // last heartbeat said. If the probe confirms it, losing it resets the deployment
                 // with everything else it held; if the TaskManager answers, only the deployment failed.
@@ -385,6 +421,23 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         }));
     }
 
+    /** The TaskManager's registration ended: its deployments are not sent again. */
+    private void dropDeployRetries(String tmId) {
+        deployRetries.values().removeIf(retry -> {
+            if (retry.tmId().equals(tmId)) {
+                retry.timer().cancel();
+                return true;
+            }
+            return false;
+        });
+    }
+
+    /** Whether the TaskManager refused a deployment because its slots are still held by stopping tasks. */
+    private static boolean slotsStillBusy(Throwable error) {
+        return error instanceof io.grpc.StatusRuntimeException status
+                && status.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED;
+    }
+
     /**
      * Whether a failed call shows that nobody listens at the TaskManager's address: UNAVAILABLE
      * from the network, not from a channel this JobManager shut down itself ({@link
@@ -397,6 +450,10 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     @Override
     public void cancel(String tmId, AttemptId attempt) {
+        DeployRetry retry = deployRetries.remove(attempt);
+        if (retry != null) {
+            retry.timer().cancel();
+        }
         if (taskManagers.containsKey(tmId)) {
             transport.cancel(tmId, attempt);
         }

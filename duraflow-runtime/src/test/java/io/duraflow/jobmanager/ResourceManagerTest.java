@@ -109,4 +109,71 @@ class ResourceManagerTest {
                 .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> assertThat(
                         e.getStatus().getDescription()).contains("does not resolve"));
     }
+
+    private static io.grpc.StatusRuntimeException slotsBusy() {
+        return io.grpc.Status.RESOURCE_EXHAUSTED.withDescription("all 1 slots of tm-1 are busy").asRuntimeException();
+    }
+
+    private static io.duraflow.rpc.proto.TaskDeployment deployment(int subtask) {
+        return io.duraflow.rpc.proto.TaskDeployment.newBuilder().setJmSessionId("s1").setAttempt(
+                io.duraflow.rpc.proto.AttemptId.newBuilder().setJobId("job").setSubtask(subtask)).build();
+    }
+
+    @Test
+    void aDeploymentRefusedForBusySlotsIsSentAgainUntilTheSlotIsFreeWithoutFailing() {
+        // The JobManager freed the slot when it asked for a cancel; the TaskManager frees it once the task stopped.
+        List<Throwable> failures = new ArrayList<>();
+        resourceManager.register("tm-1", "tm-1.test:6122", 1);
+        taskManagers.refuseNextDeploy(slotsBusy());
+        taskManagers.refuseNextDeploy(slotsBusy());
+
+        resourceManager.deploy("tm-1", deployment(0), failures::add);
+        main.runDue();
+        assertThat(taskManagers.refused()).hasSize(1);
+        main.advance(ResourceManager.FIRST_DEPLOY_RETRY_MS);
+        assertThat(taskManagers.refused()).hasSize(2);
+        assertThat(taskManagers.deployments()).isEmpty();
+        main.advance(2 * ResourceManager.FIRST_DEPLOY_RETRY_MS);
+
+        assertThat(taskManagers.deployments()).singleElement().satisfies(d -> assertThat(d.subtask()).isZero());
+        assertThat(failures).as("no failure, so no restart used up").isEmpty();
+    }
+
+    @Test
+    void aBusySlotThatStaysBusyPastTheHeartbeatTimeoutFailsTheDeployment() {
+        List<Throwable> failures = new ArrayList<>();
+        resourceManager.register("tm-1", "tm-1.test:6122", 1);
+        for (int i = 0; i < 100; i++) {
+            taskManagers.refuseNextDeploy(slotsBusy());
+        }
+        resourceManager.deploy("tm-1", deployment(0), failures::add);
+        main.runDue();
+        for (int waited = 0; waited <= 10_000 && failures.isEmpty(); waited += 100) {
+            main.advance(100);
+        }
+
+        assertThat(failures).singleElement().extracting(Throwable::getMessage).asString().contains("busy");
+        assertThat(main.now()).isBetween(10_000L - ResourceManager.MAX_DEPLOY_RETRY_MS, 10_100L);
+        assertThat(taskManagers.refused().size()).isBetween(20, 30);
+    }
+
+    @Test
+    void cancellingTheAttemptOrLosingTheTaskManagerEndsTheRetries() {
+        List<Throwable> failures = new ArrayList<>();
+        resourceManager.register("tm-1", "tm-1.test:6122", 1);
+        resourceManager.register("tm-2", "tm-2.test:6122", 1);
+        taskManagers.refuseNextDeploy(slotsBusy());
+        taskManagers.refuseNextDeploy(slotsBusy());
+        resourceManager.deploy("tm-1", deployment(0), failures::add);
+        resourceManager.deploy("tm-2", deployment(1), failures::add);
+        main.runDue();
+
+        resourceManager.cancel("tm-1", deployment(0).getAttempt());
+        resourceManager.register("tm-2", "tm-2.test:6123", 1); // registers again as new: the old one is lost
+        main.advance(1_000);
+
+        assertThat(taskManagers.refused()).as("nothing sent again").hasSize(2);
+        assertThat(taskManagers.deployments()).isEmpty();
+        assertThat(failures).isEmpty();
+    }
 }
