@@ -80,9 +80,9 @@ public final class FileSystems {
         private final FsPath path;
 
         UnsupportedFileSystemException(FsPath path) {
-            super("no file system for scheme '" + path.scheme() + "' (in " + path + "): Duraflow stores files on"
-                    + " local paths and file: URIs only; the Hadoop-backed file system for hdfs: and object stores"
-                    + " is not built yet");
+            super("no file system for scheme '" + path.scheme() + "' (in " + path + "): Duraflow serves "
+                    + String.join(", ", FACTORIES.keySet()) + " paths here; hdfs: needs the duraflow-hadoop jar on"
+                    + " the class path (bin/duraflow has it)");
             this.path = path;
         }
 

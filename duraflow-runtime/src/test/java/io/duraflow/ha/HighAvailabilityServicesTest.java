@@ -54,7 +54,7 @@ class HighAvailabilityServicesTest {
         assertThatThrownBy(() -> HighAvailabilityServices.create(config))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessage("high-availability.storage-dir: no file system for scheme 'hdfs' (in"
-                        + " hdfs://namenode:8020/ha/default): Duraflow stores files on local paths and file: URIs"
-                        + " only; the Hadoop-backed file system for hdfs: and object stores is not built yet");
+                        + " hdfs://namenode:8020/ha/default): Duraflow serves file paths here; hdfs: needs the"
+                        + " duraflow-hadoop jar on the class path (bin/duraflow has it)");
     }
 }
