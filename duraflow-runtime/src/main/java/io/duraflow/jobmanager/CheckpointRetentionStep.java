@@ -124,8 +124,8 @@ final class CheckpointRetentionStep {
         if (!scan.missing().isEmpty()) {
             LOG.warn("Job {}: its retained checkpoints refer to files that are missing: {}", jobId, scan.describe());
         }
-        LOG.info("Job {} ended as {}: kept {} retained checkpoint(s) under {} ({}), deleted {} file(s) none of them"
-                + " uses", jobId, outcome, retained.size(), directories.jobDirectory(),
+        LOG.info("Job {} ended as {}: its checkpoints stay under {}: retained {}; deleted {} file(s) none of them"
+                + " uses", jobId, outcome, directories.jobDirectory(),
                 retained.stream().map(c -> String.valueOf(c.checkpointId())).toList(), scan.orphans().size());
     }
 
