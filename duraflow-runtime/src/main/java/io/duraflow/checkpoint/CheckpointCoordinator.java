@@ -355,12 +355,9 @@ public final class CheckpointCoordinator {
         }
         switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
             case ACCEPTED -> {
-                List<FsPath> unknown = disposal.unknownReusedFiles(snapshotFiles);
-                Set<FsPath> known = snapshotFiles.all();
-                unknown.forEach(known::remove);
-                disposal.register(checkpointId, known);
-                if (!unknown.isEmpty()) {
-                    abort(checkpoint, missingSharedState(checkpointId, task, unknown));
+                Optional<CheckpointFailure> missing = disposal.registerAcknowledged(checkpointId, task, snapshotFiles);
+                if (missing.isPresent()) {
+                    abort(checkpoint, missing.get());
                     return;
                 }
                 LOG.debug("Checkpoint {} of job {}: acknowledged by {} ({} bytes, {}), {} to go", checkpointId, jobId,
@@ -377,19 +374,6 @@ public final class CheckpointCoordinator {
                 disposal.discardUnreferenced(snapshotFiles);
             }
         }
-    }
-
-    /**
-     * Rule 4a: the snapshot relies on shared files that may be gone, so the checkpoint must not
-     * complete. Its own uploads were registered and go when the abort releases them; the unknown
-     * files were not, so no later snapshot can pass this check with them.
-     */
-    private static CheckpointFailure missingSharedState(long checkpointId, CheckpointTask task, List<FsPath> unknown) {
-        return new CheckpointFailure(checkpointId, CheckpointFailureReason.MISSING_SHARED_STATE, "the snapshot of " + task
-                + " reuses shared file " + unknown.get(0) + (unknown.size() > 1 ? " and " + (unknown.size() - 1)
-                + " more" : "") + " that no retained or pending checkpoint refers to (it may be deleted): the task"
-                + " based it on a checkpoint that is gone; its next snapshot after a completion notification uploads"
-                + " them again", task.toString());
     }
 
     /**

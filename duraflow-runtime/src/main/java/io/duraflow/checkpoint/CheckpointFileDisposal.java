@@ -4,6 +4,7 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -51,9 +52,26 @@ final class CheckpointFileDisposal {
         files.register(checkpointId, snapshotFiles);
     }
 
-    /** The shared files the snapshot marks as reused that no retained or pending checkpoint refers to. */
-    List<FsPath> unknownReusedFiles(SnapshotFiles snapshot) {
-        return files.unknown(snapshot.reused());
+    /**
+     * Checkpoint {@code checkpointId} accepted {@code task}'s snapshot: registers its files, and
+     * says why the checkpoint must fail if the snapshot reuses shared files no retained or pending
+     * checkpoint refers to ({@link CheckpointFailureReason#MISSING_SHARED_STATE}: they may be gone).
+     * The snapshot's own uploads are registered either way, so they go when the abort releases
+     * them; the unknown files are not, so no later snapshot passes this check with them.
+     */
+    Optional<CheckpointFailure> registerAcknowledged(long checkpointId, CheckpointTask task, SnapshotFiles snapshot) {
+        List<FsPath> unknown = files.unknown(snapshot.reused());
+        Set<FsPath> known = snapshot.all();
+        unknown.forEach(known::remove);
+        files.register(checkpointId, known);
+        if (unknown.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new CheckpointFailure(checkpointId, CheckpointFailureReason.MISSING_SHARED_STATE,
+                "the snapshot of " + task + " reuses shared file " + unknown.get(0) + (unknown.size() > 1 ? " and "
+                + (unknown.size() - 1) + " more" : "") + " that no retained or pending checkpoint refers to (it may"
+                + " be deleted): the task based it on a checkpoint that is gone; its next snapshot after a completion"
+                + " notification uploads them again", task.toString()));
     }
 
     /** After a restore from the completed store: the retained checkpoints use exactly their files. */
