@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *       {@code num-retained}); then the tasks and coordinators are notified, older pending
  *       checkpoints are aborted as subsumed, and the files of subsumed checkpoints that no retained
  *       checkpoint uses are deleted, with their {@code chk-<n>} directories.</li>
- *   <li><b>Abort.</b> A decline aborts the checkpoint at once, as do expiry ({@code timeout} after
+ *   <li><b>Abort.</b> A decline aborts the checkpoint at once, as does an acknowledgement whose
+ *       incremental snapshot reuses a shared file no retained or pending checkpoint refers to
+ *       ({@link CheckpointFailureReason#MISSING_SHARED_STATE}: the file may be gone); expiry ({@code timeout} after
  *       the trigger), a failing coordinator snapshot and a failing finalization. An abort notifies
  *       the tasks (if they were triggered) and deletes what was written: the checkpoint's directory
  *       and the acknowledged files no retained checkpoint uses. A checkpoint that is finalizing is
@@ -58,7 +60,9 @@ import org.slf4j.LoggerFactory;
  *       neither retained nor pending and older than the completed one are deleted: what a task wrote
  *       after the abort of its checkpoint, or what a crashed JobManager left.</li>
  *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
- *       the completed store, moves the id counter past the latest and rebuilds the file references.</li>
+ *       the completed store, moves the id counter past the latest, rebuilds the file references and
+ *       deletes what checkpoints that can never complete left: unreferenced files under
+ *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending.</li>
  *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
  *       store holds none of the job's own checkpoints, a restore reads the savepoint or retained
  *       checkpoint the job was submitted with instead, every time (task restarts, a new leader),
@@ -210,24 +214,31 @@ public final class CheckpointCoordinator {
         InitialRestore initial = initialRestore;
         return io.run(() -> {
             List<CompletedCheckpoint> retained = store.recover();
+            // Listed before this coordinator draws an id (the I/O executor is sequential): every
+            // file here belongs to a retained checkpoint or to one that can never complete.
+            List<FsPath> shared = CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared());
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
-                return new Recovered(retained, null);
+                return new Recovered(retained, shared, null);
             }
             if (initial == null) {
-                return new Recovered(retained, null);
+                return new Recovered(retained, shared, null);
             }
             CompletedCheckpoint restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
                     initial.metadataFile());
             idCounter.continueFrom(restored.checkpointId() + 1);
-            return new Recovered(retained, restored);
+            return new Recovered(retained, shared, restored);
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
             disposal.restore(retained);
             if (recovered.initial() != null) {
-                return Optional.of(restoreInitial(recovered.initial(), initial.claim()));
+                CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
+                disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(),
+                        triggersInFlight == 0);
+                return Optional.of(restored);
             }
+            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 restoredFrom = null;
@@ -241,7 +252,8 @@ public final class CheckpointCoordinator {
         });
     }
 
-    private record Recovered(List<CompletedCheckpoint> retained, CompletedCheckpoint initial) {}
+    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles,
+            CompletedCheckpoint initial) {}
 
     /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
     private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
@@ -250,6 +262,7 @@ public final class CheckpointCoordinator {
         if (claim) {
             claimed = restored;
             disposal.restore(List.of(restored));
+            disposal.claim(restored);
             LOG.info("Job {} restores {} in claim mode: its files are the job's now, deleted once subsumed", jobId,
                     restored);
         } else {
@@ -376,7 +389,7 @@ public final class CheckpointCoordinator {
     public void acknowledge(CheckpointTask task, long checkpointId, TaskStateSnapshot snapshot,
             CheckpointMetrics metrics) {
         mainThread.assertRunningInMainThread();
-        Set<FsPath> snapshotFiles = StateFileRegistry.filesOf(snapshot);
+        SnapshotFiles snapshotFiles = SnapshotFiles.of(snapshot);
         PendingCheckpoint checkpoint = pending.get(checkpointId);
         if (checkpoint == null || checkpoint.state() != PendingCheckpoint.State.AWAITING_ACKS) {
             String state = checkpoint == null ? "not pending (aborted, expired, completed or unknown)"
@@ -397,7 +410,11 @@ public final class CheckpointCoordinator {
         }
         switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
             case ACCEPTED -> {
-                disposal.register(checkpointId, snapshotFiles);
+                Optional<CheckpointFailure> missing = disposal.registerAcknowledged(checkpointId, task, snapshotFiles);
+                if (missing.isPresent()) {
+                    abort(checkpoint, missing.get());
+                    return;
+                }
                 LOG.debug("Checkpoint {} of job {}: acknowledged by {} ({} bytes, {}), {} to go", checkpointId, jobId,
                         task, snapshot.stateSize(), metrics, checkpoint.pendingAcknowledgements());
                 if (checkpoint.allAcknowledged()) {
