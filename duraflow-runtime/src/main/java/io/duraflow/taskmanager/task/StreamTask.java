@@ -322,7 +322,7 @@ final class StreamTask {
 
             @Override
             public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
-                performCheckpoint(barrier.checkpointId(), barrier.timestampMs());
+                performCheckpoint(barrier.checkpointId(), barrier.timestampMs(), gate.lastAlignmentMs());
             }
 
             @Override
@@ -431,7 +431,7 @@ final class StreamTask {
         TriggerCheckpointRequest trigger = deferredTrigger;
         deferredTrigger = null;
         if (trigger != null && trigger.getCheckpointId() > checkpoints.lastSnapshotId()) {
-            performCheckpoint(trigger.getCheckpointId(), trigger.getTimestampMs());
+            performCheckpoint(trigger.getCheckpointId(), trigger.getTimestampMs(), 0);
         }
         streaming.reportInputEnded(TaskInputEnded.newBuilder().setJmSessionId(deployment.getJmSessionId())
                 .setAttempt(attempt).build()).whenComplete((ok, error) -> {
@@ -454,12 +454,12 @@ final class StreamTask {
             }
             return;
         }
-        performCheckpoint(request.getCheckpointId(), request.getTimestampMs());
+        performCheckpoint(request.getCheckpointId(), request.getTimestampMs(), 0);
     }
 
     /** Task thread: a snapshot (by trigger or aligned barrier); remembers the first one after the end of input. */
-    private void performCheckpoint(long checkpointId, long timestampMs) {
-        if (checkpoints.perform(checkpointId, timestampMs, chain, partitions.values())
+    private void performCheckpoint(long checkpointId, long timestampMs, long alignmentMs) {
+        if (checkpoints.perform(checkpointId, timestampMs, alignmentMs, chain, partitions.values())
                 && phase == Phase.INPUT_ENDED && firstCheckpointAfterEnd < 0) {
             firstCheckpointAfterEnd = checkpointId;
         }
