@@ -61,6 +61,10 @@ public final class PipelinedInputGate implements AutoCloseable {
     /** The receive buffers of the remote channels, given back on close; null when the caller owns them. */
     private final LocalBufferPool receivePool;
     private Handler handler;
+    /** When the alignment in progress began (its first barrier), from System.nanoTime. */
+    private long alignmentStartNanos;
+    /** How long the last completed alignment took, first barrier to last, in nanoseconds. */
+    private long lastAlignmentNanos;
 
     /** Guarded by {@link #lock}: channels that may have data, and whether each is in the queue. */
     private final Object lock = new Object();
@@ -154,6 +158,9 @@ public final class PipelinedInputGate implements AutoCloseable {
             if (element instanceof NetworkBuffer buffer) {
                 handler.onBuffer(channel.input(), buffer);
             } else if (element instanceof NetworkEvent.CheckpointBarrier barrier) {
+                if (!aligner.isAligning() || barrier.checkpointId() > aligner.currentCheckpointId()) {
+                    alignmentStartNanos = System.nanoTime();
+                }
                 aligner.onBarrier(index, barrier);
             } else if (element instanceof NetworkEvent.CancelCheckpointMarker marker) {
                 aligner.onCancelMarker(index, marker.checkpointId());
@@ -206,6 +213,11 @@ public final class PipelinedInputGate implements AutoCloseable {
      */
     public void abortCheckpoint(long checkpointId, String reason) throws Exception {
         aligner.onAbortNotified(checkpointId, reason);
+    }
+
+    /** How long the last aligned checkpoint waited from its first barrier to its last, in milliseconds. */
+    public long lastAlignmentMs() {
+        return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(lastAlignmentNanos);
     }
 
     /** Whether alignment holds channel {@code index}; for tests and status. */
@@ -263,6 +275,7 @@ public final class PipelinedInputGate implements AutoCloseable {
 
         @Override
         public void aligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
+            lastAlignmentNanos = System.nanoTime() - alignmentStartNanos;
             handler.onBarrierAligned(barrier);
         }
 

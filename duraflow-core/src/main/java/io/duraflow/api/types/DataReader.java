@@ -85,26 +85,43 @@ public final class DataReader {
     }
 
     public int readVarInt() {
+        // Locals instead of fields and one bounds check per byte: this runs for every record and field.
+        byte[] bytes = buffer;
+        int at = position;
         int result = 0;
         for (int shift = 0; shift < 35; shift += 7) {
-            byte b = readByte();
+            if (at >= limit) {
+                position = at;
+                require(1);
+            }
+            byte b = bytes[at++];
             result |= (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
+            if (b >= 0) {
+                position = at;
                 return result;
             }
         }
+        position = at;
         throw new CorruptDataException("malformed var-int");
     }
 
     public long readVarLong() {
+        byte[] bytes = buffer;
+        int at = position;
         long result = 0;
         for (int shift = 0; shift < 70; shift += 7) {
-            byte b = readByte();
+            if (at >= limit) {
+                position = at;
+                require(1);
+            }
+            byte b = bytes[at++];
             result |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
+            if (b >= 0) {
+                position = at;
                 return result;
             }
         }
+        position = at;
         throw new CorruptDataException("malformed var-long");
     }
 

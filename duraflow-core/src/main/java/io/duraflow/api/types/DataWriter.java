@@ -89,11 +89,14 @@ public final class DataWriter {
 
     public void writeVarLong(long value) {
         ensure(10);
+        byte[] bytes = buffer;
+        int at = position;
         while ((value & ~0x7FL) != 0) {
-            buffer[position++] = (byte) ((value & 0x7F) | 0x80);
+            bytes[at++] = (byte) ((value & 0x7F) | 0x80);
             value >>>= 7;
         }
-        buffer[position++] = (byte) value;
+        bytes[at++] = (byte) value;
+        position = at;
     }
 
     /** Zig-zag var-long: small negative numbers stay short. */

@@ -86,4 +86,39 @@ class TypesTest {
         assertThatThrownBy(() -> Types.STRING.read(in)).isInstanceOf(CorruptDataException.class)
                 .hasMessageContaining("ends early");
     }
+
+    @Test
+    void varIntsAndVarLongsOfEveryLengthRoundTripAndTruncatedOrOverlongOnesAreRejected() {
+        DataWriter out = new DataWriter(4);
+        List<Long> longs = new java.util.ArrayList<>();
+        for (int bit = 0; bit < 64; bit++) {
+            longs.addAll(List.of(1L << bit, (1L << bit) - 1, -(1L << bit)));
+        }
+        for (long value : longs) {
+            out.writeVarLong(value);
+            out.writeSignedVarLong(value);
+            out.writeVarInt((int) value);
+        }
+        DataReader in = new DataReader(out.toByteArray());
+        for (long value : longs) {
+            assertThat(in.readVarLong()).isEqualTo(value);
+            assertThat(in.readSignedVarLong()).isEqualTo(value);
+            assertThat(in.readVarInt()).isEqualTo((int) value);
+        }
+        assertThat(in.hasRemaining()).isFalse();
+
+        DataWriter big = new DataWriter();
+        big.writeVarLong(Long.MIN_VALUE); // 10 bytes
+        byte[] bytes = big.toByteArray();
+        assertThatThrownBy(() -> new DataReader(bytes, 0, bytes.length - 1).readVarLong())
+                .isInstanceOf(CorruptDataException.class).hasMessageContaining("ends early");
+        assertThatThrownBy(() -> new DataReader(bytes, 0, 2).readVarInt())
+                .isInstanceOf(CorruptDataException.class).hasMessageContaining("ends early");
+        byte[] overlong = new byte[11];
+        java.util.Arrays.fill(overlong, (byte) 0x80);
+        assertThatThrownBy(() -> new DataReader(overlong).readVarLong())
+                .isInstanceOf(CorruptDataException.class).hasMessageContaining("malformed var-long");
+        assertThatThrownBy(() -> new DataReader(overlong).readVarInt())
+                .isInstanceOf(CorruptDataException.class).hasMessageContaining("malformed var-int");
+    }
 }

@@ -67,6 +67,8 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final Map<String, RestoredState> restored = new TreeMap<>();
     private final HeapTimerService<K> timers;
     private final DataWriter keyBytes = new DataWriter(64);
+    /** The keys are written by {@code Types.LONG}: their key group is computed without writing them. */
+    private final boolean longKeys;
     private K currentKey;
     private int currentKeyGroup = -1;
     private boolean disposed;
@@ -76,6 +78,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         this.keySerializer = parameters.keySerializer();
         this.maxParallelism = parameters.maxParallelism();
         this.keyGroupRange = parameters.keyGroupRange();
+        this.longKeys = keySerializer == Types.LONG;
         this.timers = new HeapTimerService<>(this, keyGroupRange.start(), keyGroupRange.size());
     }
 
@@ -208,9 +211,14 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         if (key == currentKey && currentKeyGroup >= 0) {
             return currentKeyGroup;
         }
-        keyBytes.reset();
-        keySerializer.write(key, keyBytes);
-        int keyGroup = Murmur.keyGroup(keyBytes.buffer(), 0, keyBytes.position(), maxParallelism);
+        int keyGroup;
+        if (longKeys) {
+            keyGroup = Murmur.keyGroupOfLong((Long) key, maxParallelism);
+        } else {
+            keyBytes.reset();
+            keySerializer.write(key, keyBytes);
+            keyGroup = Murmur.keyGroup(keyBytes.buffer(), 0, keyBytes.position(), maxParallelism);
+        }
         if (!keyGroupRange.contains(keyGroup)) {
             throw new IllegalArgumentException(operatorDescription + ": key " + key + " is in key group " + keyGroup
                     + ", not in this instance's key groups " + keyGroupRange + "; the records must be partitioned by"
@@ -260,7 +268,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
                     + " state another name");
         }
         StateTable<K, S> table = new StateTable<>(keyGroupRange.start(), keyGroupRange.size(), codec::copy,
-                keySerializer == Types.LONG);
+                longKeys);
         RegisteredState<K, S> state = new RegisteredState<>(meta, table, codec);
         if (restoredState != null) {
             fill(state, restoredState);

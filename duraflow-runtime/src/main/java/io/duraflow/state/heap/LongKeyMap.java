@@ -208,6 +208,26 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
         }
     }
 
+    /**
+     * Writes the entries as {@link RegisteredState#writeBlock} does for any map with {@code
+     * Types.LONG} keys: the count, then each key as a zig-zag var-long and its value, in slot order
+     * (the order of {@link #entrySet()}), so the bytes are the same; the snapshot's path for
+     * {@code Long} keys, which allocates nothing per entry.
+     */
+    @SuppressWarnings("unchecked")
+    void writeEntries(StateCodec<V> codec, io.duraflow.api.types.DataWriter out) {
+        out.writeVarInt(size);
+        long[] keys = this.keys;
+        Object[] values = this.values;
+        for (int slot = 0; slot < values.length; slot++) {
+            Object value = values[slot];
+            if (value != null) {
+                out.writeSignedVarLong(keys[slot]);
+                codec.write((V) value, out);
+            }
+        }
+    }
+
     @Override
     public int size() {
         return size;

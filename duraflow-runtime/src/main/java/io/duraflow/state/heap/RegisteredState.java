@@ -39,6 +39,12 @@ final class RegisteredState<K, S> {
         if (group.isEmpty()) {
             return false;
         }
+        if (group instanceof LongKeyMap<?> longKeys && keySerializer == io.duraflow.api.types.Types.LONG) {
+            @SuppressWarnings("unchecked")
+            LongKeyMap<S> entries = (LongKeyMap<S>) longKeys;
+            entries.writeEntries(codec, out); // the same bytes, without an entry object and a boxed key each
+            return true;
+        }
         out.writeVarInt(group.size());
         for (Map.Entry<K, S> entry : group.entrySet()) {
             keySerializer.write(entry.getKey(), out);

@@ -249,6 +249,18 @@ final class StreamOperators {
         int consumers = partition.subpartitionCount();
         DataWriter keyScratch = new DataWriter(64);
         DataWriter recordScratch = new DataWriter(256);
+        if ((Object) keyType == io.duraflow.api.types.Types.LONG) {
+            // The common case, without writing the key: the same key group as below.
+            return record -> {
+                Object key = ExchangeOutputs.requireKey(keySelector.getKey(record), "keyBy");
+                int keyGroup = Murmur.keyGroupOfLong((Long) key, maxParallelism);
+                recordScratch.reset();
+                recordType.write(record, recordScratch);
+                partition.write(KeyGroupRange.operatorIndexOf(maxParallelism, consumers, keyGroup),
+                        recordScratch.buffer(), 0, recordScratch.position());
+                counters.recordsOut++;
+            };
+        }
         return record -> {
             keyScratch.reset();
             keyType.write(ExchangeOutputs.requireKey(keySelector.getKey(record), "keyBy"), keyScratch);

@@ -339,7 +339,7 @@ final class StreamTask {
 
             @Override
             public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
-                performCheckpoint(barrier);
+                performCheckpoint(barrier, gate.lastAlignmentMs());
             }
 
             @Override
@@ -448,7 +448,7 @@ final class StreamTask {
         TriggerCheckpointRequest trigger = deferredTrigger;
         deferredTrigger = null;
         if (trigger != null && trigger.getCheckpointId() > checkpoints.lastSnapshotId()) {
-            performCheckpoint(TaskCheckpoints.barrierOf(trigger));
+            performCheckpoint(TaskCheckpoints.barrierOf(trigger), 0);
         }
         streaming.reportInputEnded(TaskInputEnded.newBuilder().setJmSessionId(deployment.getJmSessionId())
                 .setAttempt(attempt).build()).whenComplete((ok, error) -> {
@@ -471,12 +471,12 @@ final class StreamTask {
             }
             return;
         }
-        performCheckpoint(TaskCheckpoints.barrierOf(request));
+        performCheckpoint(TaskCheckpoints.barrierOf(request), 0);
     }
 
     /** Task thread: a snapshot (by trigger or aligned barrier); remembers the first one after the end of input. */
-    private void performCheckpoint(NetworkEvent.CheckpointBarrier barrier) {
-        if (checkpoints.perform(barrier, chain, partitions.values())
+    private void performCheckpoint(NetworkEvent.CheckpointBarrier barrier, long alignmentMs) {
+        if (checkpoints.perform(barrier, alignmentMs, chain, partitions.values())
                 && phase == Phase.INPUT_ENDED && firstCheckpointAfterEnd < 0) {
             firstCheckpointAfterEnd = barrier.checkpointId();
         }

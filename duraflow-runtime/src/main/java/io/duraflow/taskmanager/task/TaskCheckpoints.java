@@ -88,7 +88,7 @@ final class TaskCheckpoints {
      *
      * @return false if the task declined it (downstream tasks got a cancel marker instead of the barrier)
      */
-    boolean perform(NetworkEvent.CheckpointBarrier barrier, StreamOperatorChain chain,
+    boolean perform(NetworkEvent.CheckpointBarrier barrier, long alignmentMs, StreamOperatorChain chain,
             Collection<PipelinedResultPartition> outputs) {
         long checkpointId = barrier.checkpointId();
         long timestampMs = barrier.timestampMs();
@@ -100,6 +100,7 @@ final class TaskCheckpoints {
             return false;
         }
         long syncStart = System.nanoTime();
+        long startDelayMs = Math.max(0, System.currentTimeMillis() - timestampMs);
         if (!snapshotAvailable(checkpointId, chain)) {
             broadcast(outputs, new NetworkEvent.CancelCheckpointMarker(checkpointId));
             return false;
@@ -118,7 +119,7 @@ final class TaskCheckpoints {
         }
         broadcast(outputs, barrier);
         long syncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncStart);
-        AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, syncMs);
+        AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, new Timing(startDelayMs, alignmentMs, syncMs));
         pending.put(checkpointId, async);
         streaming.snapshotPool().execute(async);
         return true;
@@ -193,6 +194,19 @@ final class TaskCheckpoints {
     }
 
     /**
+     * Where a task's part of a checkpoint spent its time, logged with its acknowledgement.
+     *
+     * @param startDelayMs from the trigger (the JobManager's timestamp; one machine's clock in a
+     *     local cluster) to the start of the synchronous part: the trigger RPC and mailbox for a
+     *     source, plus the barriers' way through the data queued before them and the alignment
+     *     for any other task
+     * @param alignmentMs from the first barrier on the task's inputs to the last
+     * @param syncMs the synchronous part on the task thread, barriers sent downstream included
+     */
+    private record Timing(long startDelayMs, long alignmentMs, long syncMs) {
+    }
+
+    /**
      * The asynchronous part of one checkpoint, on the snapshot pool: writes every operator's state,
      * then acknowledges. Cancelling it (checkpoint aborted, task ending) stops the writes, which
      * delete their files, and no acknowledgement goes out.
@@ -200,13 +214,15 @@ final class TaskCheckpoints {
     private final class AsyncSnapshot implements Runnable {
         private final long checkpointId;
         private final Map<String, RunnableFuture<OperatorSubtaskState>> futures;
-        private final long syncMs;
+        private final Timing timing;
+        /** When the task thread handed it to the snapshot pool, from System.nanoTime. */
+        private final long queuedNanos = System.nanoTime();
         private volatile boolean cancelled;
 
-        AsyncSnapshot(long checkpointId, Map<String, RunnableFuture<OperatorSubtaskState>> futures, long syncMs) {
+        AsyncSnapshot(long checkpointId, Map<String, RunnableFuture<OperatorSubtaskState>> futures, Timing timing) {
             this.checkpointId = checkpointId;
             this.futures = futures;
-            this.syncMs = syncMs;
+            this.timing = timing;
         }
 
         void cancel() {
@@ -237,10 +253,15 @@ final class TaskCheckpoints {
             }
             TaskStateSnapshot snapshot = new TaskStateSnapshot(states);
             long asyncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            LOG.info("Task {} took its part of checkpoint {}: started {} ms after the trigger (alignment {} ms),"
+                            + " synchronous part {} ms, asynchronous part {} ms (after {} ms in the pool's queue),"
+                            + " {} bytes", name, checkpointId, timing.startDelayMs(), timing.alignmentMs(),
+                    timing.syncMs(), asyncMs, TimeUnit.NANOSECONDS.toMillis(start - queuedNanos),
+                    snapshot.stateSize());
             streaming.acknowledgeCheckpoint(AcknowledgeCheckpointRequest.newBuilder()
                     .setJmSessionId(deployment.getJmSessionId()).setAttempt(attempt).setCheckpointId(checkpointId)
                     .setState(StateHandleCodec.toProto(snapshot))
-                    .setMetrics(CheckpointMessages.toProto(new CheckpointMetrics(0, syncMs, asyncMs,
+                    .setMetrics(CheckpointMessages.toProto(new CheckpointMetrics(timing.alignmentMs(), timing.syncMs(), asyncMs,
                             snapshot.stateSize())))
                     .build()).whenComplete((ok, error) -> {
                         if (error != null) {

@@ -42,6 +42,29 @@ class LongKeyMapTest {
     }
 
     @Test
+    void writesTheSameBytesAsTheGenericPathOfAMapWithLongKeys() {
+        StateCodec<String> codec = StateCodec.value(io.duraflow.api.types.Types.STRING);
+        Random random = new Random(3);
+        LongKeyMap<String> map = new LongKeyMap<>();
+        for (int i = 0; i < 5_000; i++) {
+            long key = random.nextLong() >> random.nextInt(64);
+            map.put(key, "v" + key);
+            if (i % 7 == 0) {
+                map.remove(key); // removal shifts entries back: the order must still be the iterator's
+            }
+        }
+        io.duraflow.api.types.DataWriter fast = new io.duraflow.api.types.DataWriter();
+        map.writeEntries(codec, fast);
+        io.duraflow.api.types.DataWriter generic = new io.duraflow.api.types.DataWriter();
+        generic.writeVarInt(map.size());
+        for (Map.Entry<Long, String> entry : map.entrySet()) {
+            io.duraflow.api.types.Types.LONG.write(entry.getKey(), generic);
+            codec.write(entry.getValue(), generic);
+        }
+        assertThat(fast.toByteArray()).isEqualTo(generic.toByteArray());
+    }
+
+    @Test
     void growsPastItsInitialCapacityAndKeepsEveryEntry() {
         LongKeyMap<String> map = new LongKeyMap<>();
         for (long key = 0; key < 100_000; key++) {
