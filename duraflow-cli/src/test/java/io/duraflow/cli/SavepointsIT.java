@@ -84,6 +84,7 @@ class SavepointsIT {
         return tempDir.resolve("output").resolve(switch (jobId) {
             case "first", "second" -> "sums";
             case "wide", "narrow" -> "narrowed-sums";
+            case "on-heap", "on-rocksdb" -> "moved-sums";
             default -> jobId;
         });
     }
@@ -231,6 +232,45 @@ class SavepointsIT {
                     .contains("in claim mode");
             assertThat(triggeredIds(log, "narrow")).as("checkpoint ids of the restored job")
                     .allMatch(id -> id > claimedId);
+        }
+    }
+
+    /**
+     * A job that keeps its state on the heap moves to RocksDB through a savepoint, rescaled from 2
+     * to 3: the canonical savepoint format is read by the other backend, the restored job's output
+     * is exact, and its checkpoints are incremental (after the first one, which a no-claim restore
+     * makes full, checkpoints reuse SST files uploaded before).
+     */
+    @Test
+    void aHeapJobsSavepointIsRestoredOnRocksDbWithParallelism3() throws Exception {
+        TestCluster cluster = startCluster();
+        Path savepoints = tempDir.resolve("savepoints");
+        try (ClusterClient client = new ClusterClient(cluster.address())) {
+            client.submit(job("on-heap", 2, Map.of("state.backend.type", "heap")));
+            await("a completed checkpoint of the heap job").atMost(JOB_TIMEOUT).pollInterval(POLL)
+                    .until(() -> client.checkpoints("on-heap").getLatestCompletedId() > 0);
+            Cli.Result cancel = duraflow("--jobmanager", cluster.address(), "cancel", "on-heap", "--savepoint",
+                    savepoints.toString());
+            assertThat(cancel.exitCode()).as("%s", cancel).isZero();
+            cluster.awaitResult("on-heap", JOB_TIMEOUT);
+            Path savepoint = Path.of(lastLine(cancel, "Restore it with").replaceFirst(
+                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+
+            Cli.Result restored = runFrom(cluster, "on-rocksdb", 3, savepoint.toString(), "-D",
+                    "state.backend.type=rocksdb");
+            assertThat(restored.exitCode()).as("%s", restored).isZero();
+            await("incremental checkpoints of the RocksDB job, or its end").atMost(JOB_TIMEOUT).pollInterval(POLL)
+                    .until(() -> JobRunner.isTerminal(client.status("on-rocksdb").getState())
+                            || client.checkpoints("on-rocksdb").getCheckpointsList().stream()
+                                    .anyMatch(c -> c.getFilesReused() > 0));
+            boolean incremental = client.checkpoints("on-rocksdb").getCheckpointsList().stream()
+                    .anyMatch(c -> c.getFilesReused() > 0);
+            JobResult result = cluster.awaitResult("on-rocksdb", JOB_TIMEOUT);
+            assertThat(result.getStatus().getState()).as("%s", result.getStatus()).isEqualTo(JobState.JOB_FINISHED);
+            assertThat(incremental).as("a checkpoint of the RocksDB job reused files of an earlier one").isTrue();
+            List<String> problems = ExactOutput.check(StreamingKeyedSum.readOutput(output("on-rocksdb")), RECORDS,
+                    KEYS);
+            assertThat(problems).as("problems of the committed output of the job restored on RocksDB").isEmpty();
         }
     }
 
