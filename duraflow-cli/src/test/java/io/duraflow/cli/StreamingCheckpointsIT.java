@@ -129,21 +129,43 @@ class StreamingCheckpointsIT {
      */
     @Test
     void taskManagerKilledDuringACheckpoint() throws Exception {
+        taskManagerKilledDuringACheckpoint("tm-killed-during-checkpoint", checkpointing());
+    }
+
+    /**
+     * (1) with RocksDB and incremental checkpoints: the restored subtasks open the native snapshot
+     * of the latest completed checkpoint (shared SST files under {@code shared/}), and the output
+     * is exactly once as with the heap backend.
+     */
+    @Test
+    void taskManagerKilledDuringACheckpointWithRocksDB() throws Exception {
+        Map<String, String> config = new LinkedHashMap<>(checkpointing());
+        config.put("state.backend.type", "rocksdb");
+        config.put("state.backend.incremental", "true");
+        taskManagerKilledDuringACheckpoint("tm-killed-during-checkpoint-rocksdb", config);
+    }
+
+    private void taskManagerKilledDuringACheckpoint(String jobId, Map<String, String> config) throws Exception {
         TestCluster cluster = startCluster(2, 4);
-        String jobId = "tm-killed-during-checkpoint";
+        boolean rocksdb = "rocksdb".equals(config.get("state.backend.type"));
         try (ClusterClient client = new ClusterClient(cluster.address())) {
             client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(STALLING)
-                    .putAllParams(stallingParams(jobId)).putAllConfig(checkpointing()).setParallelism(2).build());
+                    .putAllParams(stallingParams(jobId)).putAllConfig(config).setParallelism(2).build());
 
             StallingKeyedSum.Stall stall = awaitStall(() -> cluster.status(jobId));
             long stalled = stall.checkpointId();
-            List<Path> acknowledged = awaitAcknowledgedFiles(jobId, stalled, () -> client.checkpoints(jobId));
+            List<Path> acknowledged = awaitAcknowledgedFiles(jobId, stalled, () -> client.checkpoints(jobId), rocksdb);
             int committed = awaitCommittedOutput(jobId);
             int victim = cluster.taskManagerIndexOfPid(stall.pid());
             long latest = assertHeldOpen(client.checkpoints(jobId), stalled);
             cluster.killTaskManager(victim);
 
             JobCheckpoints after = awaitCheckpointAfter(stalled, () -> client.checkpoints(jobId));
+            if (rocksdb) {
+                assertThat(regularFiles(checkpoints().resolve(jobId).resolve("shared")))
+                        .as("SST files of the incremental checkpoints").isNotEmpty()
+                        .allMatch(file -> !file.getFileName().toString().contains("chk-"));
+            }
             assertThat(firstRestore(cluster.logText("jobmanager"), jobId)).as("the first restore of the job")
                     .isEqualTo(latest);
             assertThat(after.getRestoredFromId()).as("restored from").isGreaterThanOrEqualTo(latest);
@@ -315,13 +337,25 @@ class StreamingCheckpointsIT {
      * files) and returns the files they wrote into its {@code chk-<n>}.
      */
     private List<Path> awaitAcknowledgedFiles(String jobId, long stalled, Supplier<JobCheckpoints> checkpoints) {
+        return awaitAcknowledgedFiles(jobId, stalled, checkpoints, false);
+    }
+
+    /**
+     * As above; with {@code incremental}, the checkpoint also counts SST files under {@code shared/}
+     * (new or reused), so only its own files in {@code chk-<n>} (MANIFEST, CURRENT, OPTIONS, the
+     * backend's metadata, operator state) are awaited.
+     */
+    private List<Path> awaitAcknowledgedFiles(String jobId, long stalled, Supplier<JobCheckpoints> checkpoints,
+            boolean incremental) {
         Path directory = checkpoints().resolve(jobId).resolve("chk-" + stalled);
         return await("the other tasks' state files of checkpoint " + stalled).atMost(JOB_TIMEOUT).pollInterval(POLL)
                 .until(() -> {
                     CheckpointSummary summary = summary(checkpoints.get(), stalled);
                     List<Path> files = regularFiles(directory);
-                    return summary != null && summary.getFiles() >= 3 && files.size() >= summary.getFiles()
-                            ? files : List.<Path>of();
+                    if (summary == null || summary.getFiles() < 3) {
+                        return List.<Path>of();
+                    }
+                    return files.size() >= (incremental ? 3 : summary.getFiles()) ? files : List.<Path>of();
                 }, files -> !files.isEmpty());
     }
 

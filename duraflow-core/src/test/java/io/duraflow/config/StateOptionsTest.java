@@ -27,4 +27,26 @@ class StateOptionsTest {
                 ConfigRegistry.global(), "test").get(StateOptions.INLINE_THRESHOLD))
                 .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("1 mb");
     }
+
+    @Test
+    void rocksdbOptionsHaveDefaultsAndAreValidated() {
+        Configuration defaults = new Configuration();
+        assertThat(defaults.get(StateOptions.INCREMENTAL)).isTrue();
+        assertThat(defaults.get(StateOptions.ROCKSDB_MEMORY_SIZE)).isEqualTo(MemorySize.ofMebiBytes(256));
+        assertThat(defaults.get(StateOptions.ROCKSDB_WRITE_BUFFER_RATIO)).isEqualTo(0.5);
+        assertThat(defaults.get(StateOptions.ROCKSDB_UPLOAD_THREADS)).isEqualTo(4);
+        assertThat(Configuration.fromMap(Map.of("state.backend.type", "rocksdb"), ConfigRegistry.global(), "test")
+                .get(StateOptions.BACKEND_TYPE)).isEqualTo(StateBackendType.ROCKSDB);
+
+        assertThatThrownBy(() -> Configuration.fromMap(Map.of("state.backend.rocksdb.memory.size", "1 mb"),
+                ConfigRegistry.global(), "test").get(StateOptions.ROCKSDB_MEMORY_SIZE))
+                .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("at least 8 mb");
+        assertThatThrownBy(() -> Configuration.fromMap(Map.of("state.backend.rocksdb.upload-threads", "0"),
+                ConfigRegistry.global(), "test").get(StateOptions.ROCKSDB_UPLOAD_THREADS))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("state.backend.rocksdb.upload-threads");
+        assertThatThrownBy(() -> Configuration.fromMap(
+                Map.of("state.backend.rocksdb.memory.write-buffer-ratio", "1.5"), ConfigRegistry.global(), "test")
+                .get(StateOptions.ROCKSDB_WRITE_BUFFER_RATIO)).isInstanceOf(IllegalConfigurationException.class);
+    }
 }

@@ -17,7 +17,8 @@ import java.util.Objects;
  * key groups it does not own (deletes their ranges) instead.
  *
  * @param backendId the backend instance that wrote it (a random id per instance): an instance
- *     only ever reuses files it uploaded itself, never those of a restored or earlier instance
+ *     reuses only files it uploaded itself, and those of the one handle it restored as it was (same
+ *     key groups) unless its first checkpoint is full (no-claim restore)
  * @param checkpointId the checkpoint this snapshot was taken for
  * @param keyGroupRange the key groups the database holds
  * @param sharedFiles the SST files, by their name in the database; {@link SharedFile#reused()}

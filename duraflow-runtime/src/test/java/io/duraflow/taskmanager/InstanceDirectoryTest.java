@@ -23,6 +23,7 @@ class InstanceDirectoryTest {
         Path data = dir.resolve("tm");
         Path partition = write(data.resolve("partitions/job/job-v0-s0-a0-e0.data"));
         Path spill = write(data.resolve("spill/run-1.spill"));
+        Path rocksdb = write(data.resolve("state/job-v1-s0-a0/op-sum/db/000012.sst"));
         Path foreign = write(data.resolve("notes.txt"));
         write(data.resolve(InstanceDirectory.LOCK_FILE));  // its owner is gone: nobody holds the lock
 
@@ -30,6 +31,7 @@ class InstanceDirectoryTest {
             assertThat(claimed.path()).isEqualTo(data);
             assertThat(partition).doesNotExist();
             assertThat(spill).doesNotExist();
+            assertThat(rocksdb).as("a killed task's RocksDB files").doesNotExist();
             assertThat(foreign).as("only what a TaskManager writes is swept").exists();
         }
     }

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What every {@link KeyedStateBackend} must do, whatever keeps its state: a backend's test extends
- * this class and names its {@link StateBackend} (the heap backend here, RocksDB with issue 11).
+ * this class and names its {@link StateBackend} ({@code HeapKeyedStateBackendTest}, {@code
+ * RocksDBKeyedStateBackendTest}).
  * Snapshots are written through real checkpoint storage in a temporary directory, their
  * asynchronous part on a thread of their own, as a task does it.
  */

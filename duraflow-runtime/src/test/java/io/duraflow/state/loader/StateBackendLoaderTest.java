@@ -8,6 +8,7 @@ import io.duraflow.config.Configuration;
 import io.duraflow.config.IllegalConfigurationException;
 import io.duraflow.config.StateOptions;
 import io.duraflow.state.heap.HeapStateBackend;
+import io.duraflow.state.rocksdb.RocksDBStateBackend;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +18,15 @@ class StateBackendLoaderTest {
         assertThat(StateBackendLoader.fromConfiguration(new Configuration())).isInstanceOf(HeapStateBackend.class);
         Configuration heap = Configuration.fromMap(Map.of("state.backend.type", "heap"));
         assertThat(StateBackendLoader.fromConfiguration(heap).name()).isEqualTo("heap");
+    }
+
+    @Test
+    void rocksdbIsChosenByName() {
+        Configuration rocksdb = Configuration.fromMap(Map.of("state.backend.type", "rocksdb",
+                "state.backend.incremental", "false"));
+        assertThat(StateBackendLoader.fromConfiguration(rocksdb)).isInstanceOf(RocksDBStateBackend.class)
+                .satisfies(backend -> assertThat(((RocksDBStateBackend) backend).incremental()).isFalse());
+        assertThat(StateBackendLoader.fromConfiguration(rocksdb).name()).isEqualTo("rocksdb");
     }
 
     @Test
