@@ -47,8 +47,14 @@ import org.junit.jupiter.api.io.TempDir;
 class SavepointsIT {
     private static final long RECORDS = 120_000;
     private static final long KEYS = 1_000;
-    /** Records per second over all sources: about 6 s per job, room for a savepoint and a restore. */
-    private static final String RATE = "20000";
+    /**
+     * Records per second over all sources of a job that is savepointed or cancelled while it runs:
+     * a minute for all records, so the commands (each a JVM of its own, slow on a loaded machine)
+     * find it running.
+     */
+    private static final String SLOW_RATE = "2000";
+    /** Records per second of a restored job: it reads the rest in a few seconds. */
+    private static final String FAST_RATE = "40000";
     private static final Duration JOB_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration CLI_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration POLL = Duration.ofMillis(100);
@@ -102,7 +108,7 @@ class SavepointsIT {
     private SubmitJobRequest job(String jobId, int parallelism, Map<String, String> extraConfig) {
         SubmitJobRequest.Builder request = SubmitJobRequest.newBuilder().setJobId(jobId)
                 .setJobClass(StreamingKeyedSum.class.getName()).putParams("records", Long.toString(RECORDS))
-                .putParams("keys", Long.toString(KEYS)).putParams("rate", RATE)
+                .putParams("keys", Long.toString(KEYS)).putParams("rate", SLOW_RATE)
                 .putParams("output", output(jobId).toString()).setParallelism(parallelism)
                 .putConfig("execution.runtime-mode", "streaming")
                 .putConfig("execution.checkpointing.interval", "300ms")
@@ -117,7 +123,7 @@ class SavepointsIT {
             throws IOException, InterruptedException {
         List<String> args = new ArrayList<>(List.of("--jobmanager", cluster.address(), "run",
                 "streaming-keyed-sum", "--param", "records=" + RECORDS, "--param", "keys=" + KEYS, "--param",
-                "rate=" + RATE, "--param", "output=" + output(jobId), "--parallelism", Integer.toString(parallelism),
+                "rate=" + FAST_RATE, "--param", "output=" + output(jobId), "--parallelism", Integer.toString(parallelism),
                 "--job-id", jobId, "--detached", "--from-savepoint", path));
         args.addAll(List.of(extra));
         args.addAll(checkpointingFlags());
