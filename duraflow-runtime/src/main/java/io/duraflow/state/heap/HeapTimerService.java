@@ -62,6 +62,9 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
 
     @Override
     public long nextTimerTime() {
+        if (size == 0) {
+            return NO_TIMER; // the keyed operator asks after every record; most jobs have no timers
+        }
         Timer<K> head = liveHead();
         return head == null ? NO_TIMER : head.time();
     }
