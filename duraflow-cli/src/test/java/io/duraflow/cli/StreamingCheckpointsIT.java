@@ -58,6 +58,8 @@ class StreamingCheckpointsIT {
     private static final long KEYS = 100_000;
     /** Records per second over both sources: the job runs for about 10 s, so checkpoints complete after a crash. */
     private static final String RATE = "20000";
+    /** The rate of the RocksDB variant: about 25 s of input. */
+    private static final String ROCKSDB_RATE = "8000";
     /** Results subtask 0 emits before it holds a checkpoint open (it emits about 50,000 in all). */
     private static final String STALL_AFTER_RESULTS = "1000";
     private static final Duration JOB_TIMEOUT = Duration.ofMinutes(2);
@@ -148,9 +150,15 @@ class StreamingCheckpointsIT {
     private void taskManagerKilledDuringACheckpoint(String jobId, Map<String, String> config) throws Exception {
         TestCluster cluster = startCluster(2, 4);
         boolean rocksdb = "rocksdb".equals(config.get("state.backend.type"));
+        Map<String, String> params = new LinkedHashMap<>(stallingParams(jobId));
+        if (rocksdb) {
+            // a native checkpoint flushes and uploads files: on a loaded machine it takes seconds, so the
+            // input lasts longer than with heap state and the stall still comes before the sources end
+            params.put("rate", ROCKSDB_RATE);
+        }
         try (ClusterClient client = new ClusterClient(cluster.address())) {
             client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(STALLING)
-                    .putAllParams(stallingParams(jobId)).putAllConfig(config).setParallelism(2).build());
+                    .putAllParams(params).putAllConfig(config).setParallelism(2).build());
 
             StallingKeyedSum.Stall stall = awaitStall(() -> cluster.status(jobId));
             long stalled = stall.checkpointId();
