@@ -54,8 +54,10 @@ class CheckpointingOptionsTest {
     void optionsAreRegisteredGloballyWithDescriptions() {
         assertThat(ConfigRegistry.global().lookup("execution.checkpointing.num-retained"))
                 .isSameAs(CheckpointingOptions.NUM_RETAINED);
+        assertThat(ConfigRegistry.global().lookup("execution.checkpointing.savepoint-dir"))
+                .isSameAs(CheckpointingOptions.SAVEPOINT_DIR);
         assertThat(ConfigRegistry.of(CheckpointingOptions.class).options())
-                .hasSize(11)
+                .hasSize(12)
                 .allSatisfy(option -> assertThat(option.description()).endsWith("."));
     }
 }
