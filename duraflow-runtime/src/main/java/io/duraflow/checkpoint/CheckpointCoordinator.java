@@ -215,6 +215,17 @@ public final class CheckpointCoordinator {
         });
     }
 
+    /**
+     * The job was restored from {@code restored} with {@code --claim}: the files it refers to
+     * become the job's, deleted once no retained or pending checkpoint uses them (without a claim
+     * the job never deletes a file outside its own checkpoint directory). The restored checkpoint
+     * must also be in the completed store, so that snapshots may reuse its shared files.
+     */
+    public void claim(CompletedCheckpoint restored) {
+        mainThread.assertRunningInMainThread();
+        disposal.claim(restored);
+    }
+
     private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles) {
     }
 
