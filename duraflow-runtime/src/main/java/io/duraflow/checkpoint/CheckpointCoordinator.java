@@ -61,7 +61,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
  *       the completed store, moves the id counter past the latest, rebuilds the file references and
  *       deletes what checkpoints that can never complete left: unreferenced files under
- *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending.</li>
+ *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending; not if the
+ *       store skipped an unreadable checkpoint (what it refers to may still be needed).</li>
  * </ol>
  *
  * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
@@ -196,12 +197,18 @@ public final class CheckpointCoordinator {
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
             }
-            return new Recovered(retained, shared);
+            return new Recovered(retained, shared, store.recoveryWarnings());
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
             disposal.restore(retained);
-            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
+            if (recovered.warnings().isEmpty()) {
+                disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
+            } else {
+                // A checkpoint that could not be read may be whole after all: keep what it may refer to.
+                LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,
+                        recovered.warnings());
+            }
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 restoredFrom = null;
@@ -226,7 +233,7 @@ public final class CheckpointCoordinator {
         disposal.claim(restored);
     }
 
-    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles) {
+    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles, List<String> warnings) {
     }
 
     // ------------------------------------------------------------------ triggering

@@ -34,7 +34,8 @@ import java.util.Set;
  *       no retained or pending checkpoint refers to go, and so do the {@code chk-<n>} directories
  *       that are neither retained nor pending: the checkpoints that wrote them can never complete.
  *       The listing is taken on the sequential I/O executor before this coordinator can draw a new
- *       id, so it never sees a file of a checkpoint that may still complete.</li>
+ *       id, so it never sees a file of a checkpoint that may still complete. The coordinator skips
+ *       this when the store could not read every retained checkpoint.</li>
  * </ol>
  */
 final class CheckpointFileDisposal {

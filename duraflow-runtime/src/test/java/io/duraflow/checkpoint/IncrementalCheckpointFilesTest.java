@@ -238,6 +238,25 @@ class IncrementalCheckpointFilesTest {
     }
 
     @Test
+    void aNewLeaderThatCannotReadEveryRetainedCheckpointDeletesNothingAfterItsRestore() throws IOException {
+        CoordinatorHarness old = started(tmp, 2);
+        Backend b0 = new Backend(old, SUM_0, "b0");
+        Backend b1 = new Backend(old, SUM_1, "b1");
+        checkpoint(old, 1, b0, List.of(1), b1, List.of(1));
+        checkpoint(old, 2, b0, List.of(2), b1, List.of(1));
+        old.fs.writeFile(old.pointerDirectory.resolve(String.format("checkpoint-%019d", 2)), new byte[] {1, 2},
+                WriteMode.OVERWRITE);
+
+        CoordinatorHarness h = new CoordinatorHarness(tmp, config(INTERVAL, TIMEOUT, 0, 1, 5, 2));
+        var restored = h.coordinator.restoreLatest();
+        h.settle();
+
+        assertThat(restored.join().orElseThrow().checkpointId()).isEqualTo(1);
+        assertThat(h.exists(b0.filesOf.get(2L).get("000002.sst"))).isTrue();
+        assertThat(h.exists(h.directories.metadata(2))).isTrue();
+    }
+
+    @Test
     void aSnapshotReusingASharedFileNoCheckpointKnowsFailsTheCheckpointAndTheNextOneSucceeds() throws IOException {
         CoordinatorHarness h = started(tmp, 1);
         Backend b0 = new Backend(h, SUM_0, "b0");
