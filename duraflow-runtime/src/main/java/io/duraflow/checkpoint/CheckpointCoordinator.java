@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
  *       the completed store, moves the id counter past the latest, rebuilds the file references and
  *       deletes what checkpoints that can never complete left: unreferenced files under
- *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending.</li>
+ *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending; not if the
+ *       store skipped an unreadable checkpoint (what it refers to may still be needed).</li>
  *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
  *       store holds none of the job's own checkpoints, a restore reads the savepoint or retained
  *       checkpoint the job was submitted with instead, every time (task restarts, a new leader),
@@ -222,23 +223,22 @@ public final class CheckpointCoordinator {
                 return new Recovered(retained, shared, null);
             }
             if (initial == null) {
-                return new Recovered(retained, shared, null);
+                return new Recovered(retained, shared, store.recoveryWarnings(), null);
             }
             CompletedCheckpoint restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
                     initial.metadataFile());
             idCounter.continueFrom(restored.checkpointId() + 1);
-            return new Recovered(retained, shared, restored);
+            return new Recovered(retained, shared, store.recoveryWarnings(), restored);
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
             disposal.restore(retained);
             if (recovered.initial() != null) {
                 CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
-                disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(),
-                        triggersInFlight == 0);
+                deleteOrphansAfterRestore(recovered);
                 return Optional.of(restored);
             }
-            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
+            deleteOrphansAfterRestore(recovered);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 restoredFrom = null;
@@ -252,8 +252,18 @@ public final class CheckpointCoordinator {
         });
     }
 
-    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles,
+    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles, List<String> warnings,
             CompletedCheckpoint initial) {}
+
+    private void deleteOrphansAfterRestore(Recovered recovered) {
+        if (recovered.warnings().isEmpty()) {
+            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
+        } else {
+            // A checkpoint that could not be read may be whole after all: keep what it may refer to.
+            LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,
+                    recovered.warnings());
+        }
+    }
 
     /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
     private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
@@ -271,6 +281,18 @@ public final class CheckpointCoordinator {
                     + " full until one completes", jobId, restored);
         }
         return restored;
+    }
+
+    /**
+     * The job was restored from {@code restored} with {@code --claim}: the files it refers to
+     * become the job's, deleted once no retained or pending checkpoint uses them (without a claim
+     * the job never deletes a file outside its own checkpoint directory). Rule 9 calls it for the
+     * checkpoint a job was submitted with; the restored checkpoint must also be known as retained,
+     * so that snapshots may reuse its shared files.
+     */
+    public void claim(CompletedCheckpoint restored) {
+        mainThread.assertRunningInMainThread();
+        disposal.claim(restored);
     }
 
     // ------------------------------------------------------------------ triggering

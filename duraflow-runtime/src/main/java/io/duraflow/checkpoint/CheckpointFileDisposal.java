@@ -20,7 +20,8 @@ import java.util.Set;
  *       TaskManager owns them) and those of a checkpoint restored without claiming
  *       ({@link StateFileRegistry} rule 3).</li>
  *   <li>An aborted checkpoint's directory goes with it; a subsumed checkpoint's directory goes
- *       when it leaves the store.</li>
+ *       when it leaves the store if it lies in the job's directory; of a checkpoint restored with
+ *       {@code --claim} outside it, the metadata goes, and its other files as rule 1 says.</li>
  *   <li>A completed savepoint's files are released without deletion: the job never deletes them.</li>
  *   <li>A discarded snapshot (late or unexpected acknowledgement) loses only the files no
  *       checkpoint uses.</li>
@@ -33,13 +34,16 @@ import java.util.Set;
  *       no retained or pending checkpoint refers to go, and so do the {@code chk-<n>} directories
  *       that are neither retained nor pending: the checkpoints that wrote them can never complete.
  *       The listing is taken on the sequential I/O executor before this coordinator can draw a new
- *       id, so it never sees a file of a checkpoint that may still complete.</li>
+ *       id, so it never sees a file of a checkpoint that may still complete. The coordinator skips
+ *       this when the store could not read every retained checkpoint.</li>
  * </ol>
  */
 final class CheckpointFileDisposal {
     private final CheckpointDirectories directories;
     private final StateFileRegistry files;
     private final CheckpointFileCleaner cleaner;
+    /** Directories of checkpoints restored with {@code --claim}: deleted when subsumed. */
+    private final Set<FsPath> claimedDirectories = new java.util.HashSet<>();
 
     CheckpointFileDisposal(CheckpointDirectories directories, CheckpointFileCleaner cleaner) {
         this.directories = directories;
@@ -95,6 +99,7 @@ final class CheckpointFileDisposal {
     /** The claimed files of a checkpoint restored with {@code --claim}: the job deletes them once unused. */
     void claim(CompletedCheckpoint restored) {
         files.claim(StateFileRegistry.filesOf(restored));
+        claimedDirectories.add(restored.directory());
     }
 
     StateFileRegistry registry() {
@@ -123,7 +128,13 @@ final class CheckpointFileDisposal {
         List<FsPath> directoriesToDelete = new ArrayList<>();
         for (CompletedCheckpoint old : subsumed) {
             unused.addAll(files.release(old.checkpointId()));
-            directoriesToDelete.add(old.directory());
+            if (CheckpointFileCleaner.isUnder(old.directory(), directories.jobDirectory())) {
+                directoriesToDelete.add(old.directory());
+            } else if (claimedDirectories.remove(old.directory())) {
+                // Rule 2: a claimed restore's files go through the registry (later checkpoints may
+                // reuse some of them), so not its whole directory: only its metadata.
+                unused.add(old.metadataFile());
+            }
         }
         cleaner.delete(unused, directoriesToDelete);
         cleaner.deleteLeftoverCheckpointDirectories(completedId, live);

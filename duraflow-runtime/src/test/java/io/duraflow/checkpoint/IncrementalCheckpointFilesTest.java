@@ -238,6 +238,25 @@ class IncrementalCheckpointFilesTest {
     }
 
     @Test
+    void aNewLeaderThatCannotReadEveryRetainedCheckpointDeletesNothingAfterItsRestore() throws IOException {
+        CoordinatorHarness old = started(tmp, 2);
+        Backend b0 = new Backend(old, SUM_0, "b0");
+        Backend b1 = new Backend(old, SUM_1, "b1");
+        checkpoint(old, 1, b0, List.of(1), b1, List.of(1));
+        checkpoint(old, 2, b0, List.of(2), b1, List.of(1));
+        old.fs.writeFile(old.pointerDirectory.resolve(String.format("checkpoint-%019d", 2)), new byte[] {1, 2},
+                WriteMode.OVERWRITE);
+
+        CoordinatorHarness h = new CoordinatorHarness(tmp, config(INTERVAL, TIMEOUT, 0, 1, 5, 2));
+        var restored = h.coordinator.restoreLatest();
+        h.settle();
+
+        assertThat(restored.join().orElseThrow().checkpointId()).isEqualTo(1);
+        assertThat(h.exists(b0.filesOf.get(2L).get("000002.sst"))).isTrue();
+        assertThat(h.exists(h.directories.metadata(2))).isTrue();
+    }
+
+    @Test
     void aSnapshotReusingASharedFileNoCheckpointKnowsFailsTheCheckpointAndTheNextOneSucceeds() throws IOException {
         CoordinatorHarness h = started(tmp, 1);
         Backend b0 = new Backend(h, SUM_0, "b0");
@@ -278,6 +297,43 @@ class IncrementalCheckpointFilesTest {
         checkpoint(h, 4, b0, List.of(2, 4), b1, List.of(1));
         assertThat(h.coordinator.failureManager().continuousFailures()).isZero();
         assertExactlyTheRetainedFiles(h);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void filesOfACheckpointRestoredFromElsewhereGoWhenUnusedOnlyIfTheJobClaimedIt(boolean claim) throws IOException {
+        CoordinatorHarness h = new CoordinatorHarness(tmp, config(INTERVAL, TIMEOUT, 0, 1, 5, 1));
+        // A savepoint-like incremental checkpoint 7 outside the job's directory, in the store as the claim puts it.
+        Backend elsewhere = new Backend(h, SUM_0, "old");
+        TaskStateSnapshot old = elsewhere.snapshot(7, List.of(1));
+        FsPath outside = FsPath.of(tmp.resolve("savepoints/savepoint-job-1-7/old-000001.sst"));
+        h.fs.rename(elsewhere.filesOf.get(7L).get("000001.sst"), outside, WriteMode.EXCLUSIVE);
+        IncrementalKeyedStateHandle handle = (IncrementalKeyedStateHandle) old.operators().get("sum").keyedState().get(0);
+        IncrementalKeyedStateHandle moved = new IncrementalKeyedStateHandle("old", 7, handle.keyGroupRange(),
+                List.of(new SharedFile("000001.sst", new FileSegmentHandle(outside, 0, 100), false)),
+                handle.privateFiles(), handle.metaData());
+        CompletedCheckpoint restored = new CompletedCheckpoint(CoordinatorHarness.JOB, 7, 0, 0,
+                CoordinatorHarness.MAX_PARALLELISM, CheckpointKind.CHECKPOINT, Map.of("source",
+                        new OperatorCheckpointState("source", 2, null, Map.of()), "sum",
+                        new OperatorCheckpointState("sum", 2, null, Map.of(0, new OperatorSubtaskState(List.of(moved),
+                                List.of())))), FsPath.of(tmp.resolve("savepoints/savepoint-job-1-7/_metadata")));
+        CheckpointMetadataFormat.write(h.fs, restored);
+        h.store.add(restored);
+        h.coordinator.restoreLatest();
+        h.settle();
+        if (claim) {
+            h.coordinator.claim(restored);
+        }
+        Backend b0 = new Backend(h, SUM_0, "b0");
+        Backend b1 = new Backend(h, SUM_1, "b1");
+        b0.confirmed = Map.of("000001.sst", outside);
+        h.coordinator.startPeriodic();
+
+        checkpoint(h, 8, b0, List.of(1, 2), b1, List.of(1));
+        assertThat(h.exists(outside)).as("reused by the retained checkpoint 8").isTrue();
+        checkpoint(h, 9, b0, List.of(2), b1, List.of(1));
+
+        assertThat(h.exists(outside)).as("no checkpoint uses it any more; claimed: %s", claim).isEqualTo(!claim);
     }
 
     @Test
