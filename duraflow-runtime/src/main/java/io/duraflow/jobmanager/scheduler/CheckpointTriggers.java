@@ -39,13 +39,6 @@ final class CheckpointTriggers {
     private boolean retryScheduled;
     /** The tasks with ended input when the last final checkpoint was triggered, or null. */
     private Set<CheckpointTask> finalTriggeredFor;
-    /**
-     * Tasks whose end of input a completed final checkpoint covered: each finishes by itself once
-     * the completion reaches it, so no final checkpoint is triggered while one of them still runs
-     * (it would name a task about to finish, fail, and be tried again only after {@link
-     * #FINAL_RETRY_DELAY_MS}).
-     */
-    private final Set<CheckpointTask> finishing = new HashSet<>();
     /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
     private long restarts;
     /**
@@ -128,10 +121,8 @@ final class CheckpointTriggers {
      * Triggers a final checkpoint when the running tasks that wait for one are ready: every running
      * source ended its input (a checkpoint lets them finish, which ends the input downstream), or
      * every running task did (a checkpoint lets the sinks commit and the job finish). Once per
-     * such set of tasks, and not while a task that a completed final checkpoint covered still runs
-     * (it is finishing; its FINISHED report calls this again); a final checkpoint that fails (say,
-     * a task finished while it was planned) is tried again {@value #FINAL_RETRY_DELAY_MS} ms later,
-     * not only at the next interval.
+     * such set of tasks; a final checkpoint that fails (say, a task finished while it was planned)
+     * is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not only at the next interval.
      */
     private void maybeTriggerFinal() {
         boolean anyRunning = false;
@@ -145,9 +136,6 @@ final class CheckpointTriggers {
             }
             anyRunning = true;
             CheckpointTask task = StreamingCheckpoints.task(each);
-            if (finishing.contains(task)) {
-                return; // it finishes on its own soon; decide once it did
-            }
             boolean hasEnded = inputEnded.contains(task);
             if (hasEnded) {
                 ended.add(task);
@@ -172,7 +160,6 @@ final class CheckpointTriggers {
         finalInFlight = true;
         finalTriggeredFor = ended;
         long restarts = this.restarts;
-        Set<CheckpointTask> covered = ended;
         checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
             if (restarts != this.restarts || shutDown) {
                 return; // the job restarted meanwhile (its input starts over), or it ended
@@ -190,7 +177,6 @@ final class CheckpointTriggers {
                     }
                 }, FINAL_RETRY_DELAY_MS);
             } else {
-                finishing.addAll(covered);
                 maybeTriggerFinal();
             }
         });
@@ -204,7 +190,6 @@ final class CheckpointTriggers {
             checkpoints.abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restarts: " + cause);
         }
         inputEnded.clear();
-        finishing.clear();
         finalInFlight = false;
         retryScheduled = false;
         finalTriggeredFor = null;

@@ -1,7 +1,6 @@
 package io.duraflow.jobmanager.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.tuple;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -547,16 +546,8 @@ class StreamingJobMasterTest {
                 .toList();
     }
 
-    /**
-     * The keyed tasks read the end of their input and report it before the JobManager hears that
-     * the sources, whose end the completed checkpoint 1 covered, finished. A final checkpoint
-     * triggered then named the sources, failed when they finished (NOT_ALL_TASKS_RUNNING) and was
-     * tried again only {@link CheckpointTriggers#FINAL_RETRY_DELAY_MS} later: the streaming
-     * benchmark lost that much at the end of every run (and one failed checkpoint). Now it waits
-     * for the finishing sources, then triggers the keyed tasks directly.
-     */
     @Test
-    void aFinalCheckpointWaitsForTasksFinishingAfterTheLastOneAndThenTriggersTasksWhoseProducersFinished() {
+    void finishedTasksLeaveTheNextCheckpointAndTasksWhoseProducersFinishedAreTriggeredDirectly() {
         FakeCluster cluster = started();
         allRunning(cluster);
         cluster.job.onInputEnded(cluster.current(SOURCE, 0).attempt());
@@ -566,57 +557,28 @@ class StreamingJobMasterTest {
         List<Deployment> sources = cluster.live(SOURCE);
         List<Deployment> sums = cluster.live(1);
 
-        cluster.job.onInputEnded(sums.get(0).attempt());
+        // The keyed tasks read the end of their input and report it before the JobManager hears
+        // that the sources finished: the final checkpoint it triggers still names the sources.
+        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
         cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 2)).as("one keyed task ended, the sources are finishing").isEmpty();
-        sums.stream().skip(1).forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 2)).as("every task ended, but the sources are finishing").isEmpty();
-
+        assertThat(triggered(cluster, 2)).containsExactlyInAnyOrderElementsOf(sources);
         sources.forEach(cluster::finish);
-        cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 2)).as("at once, without the finished sources")
-                .containsExactlyInAnyOrderElementsOf(sums);
-        for (Deployment d : sums) {
-            cluster.job.acknowledgeCheckpoint(task(d), 2, stateOf(cluster.graph, d, 2), CheckpointMetrics.NONE);
-        }
-        cluster.scheduler.runDue();
-        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId, CheckpointStats::status)
-                .containsExactly(tuple(1L, CheckpointStats.Status.COMPLETED), tuple(2L, CheckpointStats.Status.COMPLETED));
-        sums.forEach(cluster::finish);
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
-    }
-
-    /** A final checkpoint that fails (a task finished while it was planned) is tried again soon, not at the next interval. */
-    @Test
-    void aFinalCheckpointThatFailsIsTriedAgainAfterTheRetryDelayWithoutTheFinishedTasks() {
-        FakeCluster cluster = started();
-        allRunning(cluster);
-        List<Deployment> sources = cluster.live(SOURCE);
-        List<Deployment> sums = cluster.live(1);
-        // Every task ended its input (the sources' final checkpoint was lost to them, say), and one
-        // source finishes after the final checkpoint was planned with it.
-        cluster.live().forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 1)).containsExactlyInAnyOrderElementsOf(sources);
-        cluster.finish(sources.get(0));
-        cluster.scheduler.runDue();
-        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
-            assertThat(stats.checkpointId()).isEqualTo(1);
-            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.FAILED);
-            assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.NOT_ALL_TASKS_RUNNING);
-        });
-        cluster.finish(sources.get(1));
-        cluster.scheduler.runDue();
-
-        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
-        assertThat(triggered(cluster, 2)).containsExactlyInAnyOrderElementsOf(sums);
-        for (Deployment d : sums) {
-            cluster.job.acknowledgeCheckpoint(task(d), 2, stateOf(cluster.graph, d, 2), CheckpointMetrics.NONE);
-        }
         cluster.scheduler.runDue();
         assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
             assertThat(stats.checkpointId()).isEqualTo(2);
+            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.FAILED);
+            assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.NOT_ALL_TASKS_RUNNING);
+        });
+
+        // Tried again soon, without the finished sources: the keyed tasks get the trigger themselves.
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
+        assertThat(triggered(cluster, 3)).containsExactlyInAnyOrderElementsOf(sums);
+        for (Deployment d : sums) {
+            cluster.job.acknowledgeCheckpoint(task(d), 3, stateOf(cluster.graph, d, 3), CheckpointMetrics.NONE);
+        }
+        cluster.scheduler.runDue();
+        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
+            assertThat(stats.checkpointId()).isEqualTo(3);
             assertThat(stats.status()).isEqualTo(CheckpointStats.Status.COMPLETED);
         });
         assertThat(cluster.job.state()).as("an aborted final checkpoint is no failure").isEqualTo(JobMasterState.RUNNING);
