@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The data directory of one running TaskManager (partitions and spill files), owned through an
+ * The data directory of one running TaskManager (partitions, spill files, local state), owned through an
  * operating-system lock on its {@value #LOCK_FILE} for as long as the process lives. The OS drops
  * the lock however the process ends, SIGKILL included, so a lock that can be taken means the
  * previous owner is dead and whatever it left is garbage; a lock that cannot be taken means a
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Two layouts: a configured {@code taskmanager.data-dir} belongs to one TaskManager at a time
  * (a second one sharing it is refused: both would write and release the same partition files),
- * and its dead predecessor's {@code partitions/} and {@code spill/} are swept when it is claimed;
+ * and its dead predecessor's {@code partitions/}, {@code spill/} and {@code state/} are swept when it is claimed;
  * without one, each TaskManager makes a {@value #TEMP_PREFIX}* directory under the temp dir and
  * first deletes those of dead TaskManagers there.
  */
@@ -30,8 +30,10 @@ public final class InstanceDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceDirectory.class);
     static final String LOCK_FILE = "taskmanager.lock";
     static final String TEMP_PREFIX = "duraflow-tm-";
+    /** Local files of state backends (RocksDB databases), one directory per task attempt and operator. */
+    static final String STATE = "state";
     /** What a TaskManager writes under its directory; the sweep deletes only these. */
-    private static final String[] OWNED = {"partitions", "spill"};
+    private static final String[] OWNED = {"partitions", "spill", STATE};
 
     private final Path path;
     private final FileChannel channel;

@@ -37,8 +37,10 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
     private final ExecutorService snapshotPool;
     private final ScheduledExecutorService timers;
     private final TaskCalls calls;
+    private final java.nio.file.Path localStateDirectory;
 
-    StreamingServices(Configuration config, String taskManagerId, TaskCalls calls) {
+    StreamingServices(Configuration config, String taskManagerId, TaskCalls calls, java.nio.file.Path localStateDirectory) {
+        this.localStateDirectory = localStateDirectory;
         this.network = new NetworkEnvironment(config, taskManagerId, System::nanoTime);
         this.calls = calls;
         AtomicInteger snapshotThreads = new AtomicInteger();
@@ -66,6 +68,11 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
     @Override
     public PipelinedInputGate createInputGate(String consumer, List<NetworkEnvironment.ChannelLocation> channels) {
         return network.createInputGate(consumer, channels);
+    }
+
+    @Override
+    public java.nio.file.Path localStateDirectory() {
+        return localStateDirectory;
     }
 
     @Override

@@ -145,7 +145,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
         this.reporter = new TaskReporter(tmId, mailbox, connection, finalReports);
         this.checkpointCalls = new TaskCheckpointCalls(tmId, mailbox, slots, connection);
-        this.streaming = new StreamingServices(config, tmId, checkpointCalls::callForTask);
+        this.streaming = new StreamingServices(config, tmId, checkpointCalls::callForTask,
+                Files.createDirectories(dataDirectory.resolve(InstanceDirectory.STATE)));
     }
 
     /** The pipelined network of this TaskManager; its service goes on the TaskManager's gRPC server. */

@@ -4,6 +4,7 @@ import io.duraflow.config.Configuration;
 import io.duraflow.config.StateOptions;
 import io.duraflow.state.backend.StateBackend;
 import io.duraflow.state.heap.HeapStateBackend;
+import io.duraflow.state.rocksdb.RocksDBStateBackend;
 
 /**
  * Picks the {@link StateBackend} that {@code state.backend.type} names. Lives apart from the
@@ -16,6 +17,7 @@ public final class StateBackendLoader {
     public static StateBackend fromConfiguration(Configuration configuration) {
         return switch (configuration.get(StateOptions.BACKEND_TYPE)) {
             case HEAP -> new HeapStateBackend();
+            case ROCKSDB -> new RocksDBStateBackend(configuration);
         };
     }
 }

@@ -25,6 +25,13 @@ public interface StreamEnvironment {
     /** The gate over the producers' subpartitions this task reads; not started yet. */
     PipelinedInputGate createInputGate(String consumer, List<NetworkEnvironment.ChannelLocation> channels);
 
+    /**
+     * The TaskManager's directory for state backends that keep files locally (RocksDB): each task
+     * attempt works in a directory of its own under it and deletes it when it ends; the TaskManager
+     * sweeps what a killed predecessor left here when it starts.
+     */
+    java.nio.file.Path localStateDirectory();
+
     /** Where the asynchronous parts of snapshots run (they write state files), off the task threads. */
     Executor snapshotPool();
 

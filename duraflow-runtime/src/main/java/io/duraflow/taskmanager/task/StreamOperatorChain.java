@@ -206,7 +206,7 @@ final class StreamOperatorChain implements AutoCloseable {
             TypeSerializer<Object> keyType = keyTypes.get(entry.getKey());
             OperatorStateHolder.Keyed keyed = keyType == null ? null : new OperatorStateHolder.Keyed(keyType,
                     subtask.maxParallelism(), KeyGroupRange.ofOperatorIndex(subtask.maxParallelism(),
-                            subtask.parallelism(), subtask.index()), localDirectory);
+                            subtask.parallelism(), subtask.index()), localDirectory.resolve("op-" + uid));
             holders.put(entry.getKey(), OperatorStateHolder.create(backend, uid, description,
                     restored.operators().getOrDefault(uid, OperatorSubtaskState.EMPTY), restoredCheckpointId, keyed));
         }

@@ -173,6 +173,8 @@ final class StreamTask {
         checkpoints = new TaskCheckpoints(deployment, name, streaming, checkpointDir == null ? null
                 : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config));
         boolean finished = false;
+        java.nio.file.Path localStateDirectory = streaming.localStateDirectory().resolve(attempt.getJobId() + "-v"
+                + attempt.getVertex() + "-s" + attempt.getSubtask() + "-a" + attempt.getAttempt());
         try {
             for (OutputSpec output : deployment.getOutputsList()) {
                 partitions.put(output.getEdgeId(),
@@ -186,7 +188,7 @@ final class StreamTask {
             long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
             chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
                     deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
-                    environment.settings().spillDirectory());
+                    localStateDirectory);
             if (vertex.isSource()) {
                 runSource(setDefaultAction);
             } else {
@@ -225,6 +227,21 @@ final class StreamTask {
                     LOG.warn("Task {}: closing operators failed", name, e);
                 }
             }
+            deleteLocalState(localStateDirectory);
+        }
+    }
+
+    /** The backends deleted their own directories when disposed; this removes the attempt's (and anything left). */
+    private void deleteLocalState(java.nio.file.Path directory) {
+        if (!java.nio.file.Files.exists(directory)) {
+            return;
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(directory)) {
+            for (java.nio.file.Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.deleteIfExists(path);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("Task {}: could not delete its local state directory {}", name, directory, e);
         }
     }
 

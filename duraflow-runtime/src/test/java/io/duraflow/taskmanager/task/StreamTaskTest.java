@@ -771,6 +771,11 @@ class StreamTaskTest {
         }
 
         @Override
+        public java.nio.file.Path localStateDirectory() {
+            return dir.resolve("state");
+        }
+
+        @Override
         public Executor snapshotPool() {
             return snapshotExecutor;
         }

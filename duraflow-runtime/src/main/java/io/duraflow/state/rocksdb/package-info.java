@@ -1,0 +1,8 @@
+/**
+ * The RocksDB keyed state backend ({@code state.backend.type: rocksdb}): state in a local database
+ * per operator instance, laid out as {@link io.duraflow.state.rocksdb.KeyLayout} draws it; native
+ * incremental checkpoints ({@code NativeSnapshot}: hard-linked database checkpoints whose SST files
+ * later checkpoints share), canonical savepoints ({@code CanonicalSnapshot}), and restore from either
+ * with key-group clipping ({@code RocksDBRestore}).
+ */
+package io.duraflow.state.rocksdb;

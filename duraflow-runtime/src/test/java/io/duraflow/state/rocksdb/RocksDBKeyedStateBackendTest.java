@@ -1,0 +1,12 @@
+package io.duraflow.state.rocksdb;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.state.backend.KeyedStateBackendContractTest;
+import io.duraflow.state.backend.StateBackend;
+
+class RocksDBKeyedStateBackendTest extends KeyedStateBackendContractTest {
+    @Override
+    protected StateBackend stateBackend() {
+        return new RocksDBStateBackend(new Configuration());
+    }
+}
