@@ -13,12 +13,19 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** Prints a running streaming job's checkpoints as its JobMaster knows them, newest last. */
+/**
+ * Prints a running streaming job's checkpoints as its JobMaster knows them, newest last. Columns:
+ * full size (every byte the checkpoint refers to: what a restore reads), incremental size (the
+ * bytes it wrote; less than the full size when it reuses shared files of earlier incremental
+ * checkpoints), the state files it uploaded and the shared files it reused, and for a failed
+ * checkpoint its reason, for a savepoint its directory.
+ */
 @Command(name = "checkpoints", description = "Shows a running streaming job's checkpoints: status, trigger time,"
-        + " duration, size, files, failure reason.")
+        + " duration, full and incremental size, files uploaded and reused, failure reason or savepoint path.")
 final class CheckpointsCommand implements Callable<Integer> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
             .withZone(ZoneOffset.UTC);
+    private static final String ROW = "%-6s %-10s %-11s %-19s %9s %9s %9s %8s %6s  %s";
 
     @CommandLine.ParentCommand
     Duraflow root;
@@ -48,8 +55,8 @@ final class CheckpointsCommand implements Callable<Integer> {
             lines.add("No checkpoints yet");
             return lines;
         }
-        lines.add(String.format("%-6s %-10s %-11s %-19s %9s %9s %6s  %s", "ID", "KIND", "STATUS", "TRIGGERED (UTC)",
-                "DURATION", "SIZE", "FILES", "REASON"));
+        lines.add(String.format(ROW, "ID", "KIND", "STATUS", "TRIGGERED (UTC)", "DURATION", "FULL SIZE",
+                "INCR SIZE", "UPLOADED", "REUSED", "REASON / PATH").stripTrailing());
         for (CheckpointSummary c : report.getCheckpointsList()) {
             lines.add(row(c));
         }
@@ -57,9 +64,22 @@ final class CheckpointsCommand implements Callable<Integer> {
     }
 
     static String row(CheckpointSummary c) {
-        return String.format("%-6d %-10s %-11s %-19s %9s %9s %6d  %s", c.getCheckpointId(), c.getKind(),
-                statusName(c.getStatus()), TIME.format(Instant.ofEpochMilli(c.getTriggerMs())),
-                duration(c.getDurationMs()), bytes(c.getStateSizeBytes()), c.getFiles(), reason(c)).stripTrailing();
+        // A JobManager from before these figures sends none of them: show "-", not a misleading 0.
+        boolean hasFigures = c.getCheckpointedSizeBytes() > 0 || c.getFilesUploaded() > 0 || c.getFilesReused() > 0
+                || c.getFiles() == 0;
+        return String.format(ROW, c.getCheckpointId(), c.getKind(), statusName(c.getStatus()),
+                TIME.format(Instant.ofEpochMilli(c.getTriggerMs())), duration(c.getDurationMs()),
+                bytes(c.getStateSizeBytes()), hasFigures ? bytes(c.getCheckpointedSizeBytes()) : "-",
+                hasFigures ? Integer.toString(c.getFilesUploaded()) : "-",
+                hasFigures ? Integer.toString(c.getFilesReused()) : "-", last(c)).stripTrailing();
+    }
+
+    /** A failure's reason, else a savepoint's directory. */
+    private static String last(CheckpointSummary c) {
+        if (!c.getFailureReason().isEmpty()) {
+            return reason(c);
+        }
+        return c.getKind().equals("SAVEPOINT") ? c.getPath() : "";
     }
 
     /** For a failed checkpoint: its reason kind first (SNAPSHOT_UNAVAILABLE_SOFT, EXPIRED, ...), the task, the message. */

@@ -22,12 +22,15 @@ class CheckpointsCommandTest {
         JobCheckpoints report = JobCheckpoints.newBuilder().setJobId("job-1").setIntervalMs(1000).setCompleted(2)
                 .setFailed(1).setLatestCompletedId(2).setLatestCompletedPath("/ckpt/job-1/chk-2/_metadata")
                 .setRestoredFromId(1).setRestoredFromPath("/ckpt/job-1/chk-1/_metadata")
-                .addCheckpoints(checkpoint(1, "COMPLETED").setDurationMs(850).setStateSizeBytes(1536).setFiles(4))
+                .addCheckpoints(checkpoint(1, "COMPLETED").setDurationMs(850).setStateSizeBytes(1536).setFiles(4)
+                        .setCheckpointedSizeBytes(1536).setFilesUploaded(4).setPath("/ckpt/job-1/chk-1"))
                 .addCheckpoints(checkpoint(2, "COMPLETED").setDurationMs(1250).setStateSizeBytes(20L << 20)
-                        .setFiles(12))
+                        .setFiles(12).setCheckpointedSizeBytes(2L << 20).setFilesUploaded(3).setFilesReused(9)
+                        .setPath("/ckpt/job-1/chk-2"))
                 .addCheckpoints(checkpoint(3, "FAILED").setDurationMs(12).setFailureReason("SNAPSHOT_UNAVAILABLE_SOFT")
                         .setFailureTask("vertex 0 subtask 1").setFailureMessage("the reader is between files"))
-                .addCheckpoints(checkpoint(4, "IN_PROGRESS").setDurationMs(125_000).setKind("SAVEPOINT"))
+                .addCheckpoints(checkpoint(4, "IN_PROGRESS").setDurationMs(125_000).setKind("SAVEPOINT")
+                        .setPath("/sp/savepoint-job-1-4"))
                 .build();
 
         List<String> lines = CheckpointsCommand.format(report);
@@ -36,12 +39,23 @@ class CheckpointsCommandTest {
                 "Job job-1: checkpoint interval 1.0 s, 2 completed, 1 failed",
                 "  latest completed: 2 at /ckpt/job-1/chk-2/_metadata",
                 "  restored from:    1 at /ckpt/job-1/chk-1/_metadata",
-                "ID     KIND       STATUS      TRIGGERED (UTC)      DURATION      SIZE  FILES  REASON",
-                "1      CHECKPOINT completed   2026-12-01 10:15:31    850 ms   1.5 KiB      4",
-                "2      CHECKPOINT completed   2026-12-01 10:15:32     1.3 s  20.0 MiB     12",
-                "3      CHECKPOINT failed      2026-12-01 10:15:33     12 ms       0 B      0  SNAPSHOT_UNAVAILABLE_SOFT"
-                        + " (vertex 0 subtask 1): the reader is between files",
-                "4      SAVEPOINT  in progress 2026-12-01 10:15:34    2m 05s       0 B      0");
+                "ID     KIND       STATUS      TRIGGERED (UTC)      DURATION FULL SIZE INCR SIZE UPLOADED REUSED"
+                        + "  REASON / PATH",
+                "1      CHECKPOINT completed   2026-12-01 10:15:31    850 ms   1.5 KiB   1.5 KiB        4      0",
+                "2      CHECKPOINT completed   2026-12-01 10:15:32     1.3 s  20.0 MiB   2.0 MiB        3      9",
+                "3      CHECKPOINT failed      2026-12-01 10:15:33     12 ms       0 B       0 B        0      0"
+                        + "  SNAPSHOT_UNAVAILABLE_SOFT (vertex 0 subtask 1): the reader is between files",
+                "4      SAVEPOINT  in progress 2026-12-01 10:15:34    2m 05s       0 B       0 B        0      0"
+                        + "  /sp/savepoint-job-1-4");
+    }
+
+    @Test
+    void aJobManagerThatSendsNoIncrementalFiguresShowsDashesNotZeros() {
+        CheckpointSummary old = checkpoint(5, "COMPLETED").setDurationMs(40).setStateSizeBytes(512).setFiles(2)
+                .build();
+
+        assertThat(CheckpointsCommand.row(old)).isEqualTo(
+                "5      CHECKPOINT completed   2026-12-01 10:15:35     40 ms     512 B         -        -      -");
     }
 
     @Test

@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *       {@code num-retained}); then the tasks and coordinators are notified, older pending
  *       checkpoints are aborted as subsumed, and the files of subsumed checkpoints that no retained
  *       checkpoint uses are deleted, with their {@code chk-<n>} directories.</li>
- *   <li><b>Abort.</b> A decline aborts the checkpoint at once, as do expiry ({@code timeout} after
+ *   <li><b>Abort.</b> A decline aborts the checkpoint at once, as does an acknowledgement whose
+ *       incremental snapshot reuses a shared file no retained or pending checkpoint refers to
+ *       ({@link CheckpointFailureReason#MISSING_SHARED_STATE}: the file may be gone); expiry ({@code timeout} after
  *       the trigger), a failing coordinator snapshot and a failing finalization. An abort notifies
  *       the tasks (if they were triggered) and deletes what was written: the checkpoint's directory
  *       and the acknowledged files no retained checkpoint uses. A checkpoint that is finalizing is
@@ -57,7 +59,9 @@ import org.slf4j.LoggerFactory;
  *       neither retained nor pending and older than the completed one are deleted: what a task wrote
  *       after the abort of its checkpoint, or what a crashed JobManager left.</li>
  *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
- *       the completed store, moves the id counter past the latest and rebuilds the file references.</li>
+ *       the completed store, moves the id counter past the latest, rebuilds the file references and
+ *       deletes what checkpoints that can never complete left: unreferenced files under
+ *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending.</li>
  * </ol>
  *
  * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
@@ -186,13 +190,18 @@ public final class CheckpointCoordinator {
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
         return io.run(() -> {
             List<CompletedCheckpoint> retained = store.recover();
+            // Listed before this coordinator draws an id (the I/O executor is sequential): every
+            // file here belongs to a retained checkpoint or to one that can never complete.
+            List<FsPath> shared = CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared());
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
             }
-            return retained;
-        }).thenApply(retained -> {
+            return new Recovered(retained, shared);
+        }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
+            List<CompletedCheckpoint> retained = recovered.retained();
             disposal.restore(retained);
+            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 restoredFrom = null;
@@ -204,6 +213,9 @@ public final class CheckpointCoordinator {
             LOG.info("Job {} restores {}", jobId, latest);
             return Optional.of(latest);
         });
+    }
+
+    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles) {
     }
 
     // ------------------------------------------------------------------ triggering
@@ -322,7 +334,7 @@ public final class CheckpointCoordinator {
     public void acknowledge(CheckpointTask task, long checkpointId, TaskStateSnapshot snapshot,
             CheckpointMetrics metrics) {
         mainThread.assertRunningInMainThread();
-        Set<FsPath> snapshotFiles = StateFileRegistry.filesOf(snapshot);
+        SnapshotFiles snapshotFiles = SnapshotFiles.of(snapshot);
         PendingCheckpoint checkpoint = pending.get(checkpointId);
         if (checkpoint == null || checkpoint.state() != PendingCheckpoint.State.AWAITING_ACKS) {
             String state = checkpoint == null ? "not pending (aborted, expired, completed or unknown)"
@@ -343,7 +355,11 @@ public final class CheckpointCoordinator {
         }
         switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
             case ACCEPTED -> {
-                disposal.register(checkpointId, snapshotFiles);
+                Optional<CheckpointFailure> missing = disposal.registerAcknowledged(checkpointId, task, snapshotFiles);
+                if (missing.isPresent()) {
+                    abort(checkpoint, missing.get());
+                    return;
+                }
                 LOG.debug("Checkpoint {} of job {}: acknowledged by {} ({} bytes, {}), {} to go", checkpointId, jobId,
                         task, snapshot.stateSize(), metrics, checkpoint.pendingAcknowledgements());
                 if (checkpoint.allAcknowledged()) {

@@ -19,6 +19,12 @@ public enum CheckpointFailureReason {
     ASYNC_FAILURE(true),
     /** An operator coordinator (split enumerator) could not snapshot; counts. */
     COORDINATOR_FAILURE(true),
+    /**
+     * A task's incremental snapshot reuses a shared file that no retained or pending checkpoint
+     * refers to (it may be deleted already: the task based its snapshot on a checkpoint that is
+     * gone, e.g. after lost notifications); the checkpoint must not complete. Counts.
+     */
+    MISSING_SHARED_STATE(true),
     /** Writing the metadata or adding to the completed store failed; counts. */
     FINALIZE_FAILURE(true),
     /** Not every task was running when it was to be triggered: the job is (re)starting; does not count. */

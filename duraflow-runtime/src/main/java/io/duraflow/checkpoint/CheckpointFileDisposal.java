@@ -4,6 +4,7 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -15,7 +16,9 @@ import java.util.Set;
  * <p>Rules:
  * <ol>
  *   <li>A file goes when the last pending or retained checkpoint that uses it is dropped, never
- *       before; files under {@code taskowned/} never go (their TaskManager owns them).</li>
+ *       before; files the job does not own never go: those under {@code taskowned/} (their
+ *       TaskManager owns them) and those of a checkpoint restored without claiming
+ *       ({@link StateFileRegistry} rule 3).</li>
  *   <li>An aborted checkpoint's directory goes with it; a subsumed checkpoint's directory goes
  *       when it leaves the store.</li>
  *   <li>A completed savepoint's files are released without deletion: the job never deletes them.</li>
@@ -24,6 +27,13 @@ import java.util.Set;
  *   <li>A {@code chk-<n>} directory is garbage when {@code n} was drawn by this coordinator and is
  *       neither pending nor retained (ids never repeat): a late task re-created it, or a crashed
  *       JobManager left it.</li>
+ *   <li>A discarded snapshot loses only files it uploaded itself, never the shared files it marks
+ *       as reused (an earlier checkpoint uploaded those), nor files the job does not own.</li>
+ *   <li>After a restore (a new leader, a job failover) the owned files under {@code shared/} that
+ *       no retained or pending checkpoint refers to go, and so do the {@code chk-<n>} directories
+ *       that are neither retained nor pending: the checkpoints that wrote them can never complete.
+ *       The listing is taken on the sequential I/O executor before this coordinator can draw a new
+ *       id, so it never sees a file of a checkpoint that may still complete.</li>
  * </ol>
  */
 final class CheckpointFileDisposal {
@@ -33,7 +43,7 @@ final class CheckpointFileDisposal {
 
     CheckpointFileDisposal(CheckpointDirectories directories, CheckpointFileCleaner cleaner) {
         this.directories = directories;
-        this.files = new StateFileRegistry(directories.taskOwned());
+        this.files = new StateFileRegistry(directories);
         this.cleaner = cleaner;
     }
 
@@ -42,12 +52,53 @@ final class CheckpointFileDisposal {
         files.register(checkpointId, snapshotFiles);
     }
 
+    /**
+     * Checkpoint {@code checkpointId} accepted {@code task}'s snapshot: registers its files, and
+     * says why the checkpoint must fail if the snapshot reuses shared files no retained or pending
+     * checkpoint refers to ({@link CheckpointFailureReason#MISSING_SHARED_STATE}: they may be gone).
+     * The snapshot's own uploads are registered either way, so they go when the abort releases
+     * them; the unknown files are not, so no later snapshot passes this check with them.
+     */
+    Optional<CheckpointFailure> registerAcknowledged(long checkpointId, CheckpointTask task, SnapshotFiles snapshot) {
+        List<FsPath> unknown = files.unknown(snapshot.reused());
+        Set<FsPath> known = snapshot.all();
+        unknown.forEach(known::remove);
+        files.register(checkpointId, known);
+        if (unknown.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new CheckpointFailure(checkpointId, CheckpointFailureReason.MISSING_SHARED_STATE,
+                "the snapshot of " + task + " reuses shared file " + unknown.get(0) + (unknown.size() > 1 ? " and "
+                + (unknown.size() - 1) + " more" : "") + " that no retained or pending checkpoint refers to (it may"
+                + " be deleted): the task based it on a checkpoint that is gone; its next snapshot after a completion"
+                + " notification uploads them again", task.toString()));
+    }
+
     /** After a restore from the completed store: the retained checkpoints use exactly their files. */
     void restore(List<CompletedCheckpoint> retained) {
-        for (CompletedCheckpoint checkpoint : retained) {
-            files.release(checkpoint.checkpointId());
-            files.register(checkpoint.checkpointId(), StateFileRegistry.filesOf(checkpoint));
+        files.rebuild(retained);
+    }
+
+    /**
+     * Rule 7: after {@link #restore}, deletes the listed {@code shared/} files nobody refers to and,
+     * if {@code directoriesToo}, every {@code chk-<n>} directory not in {@code live}.
+     *
+     * @param sharedFiles the files under {@code shared/}, listed before this coordinator drew an id
+     */
+    void deleteOrphansAfterRestore(List<FsPath> sharedFiles, Set<Long> live, boolean directoriesToo) {
+        cleaner.delete(files.unreferencedOwned(sharedFiles), List.of());
+        if (directoriesToo) {
+            cleaner.deleteLeftoverCheckpointDirectories(Long.MAX_VALUE, live);
         }
+    }
+
+    /** The claimed files of a checkpoint restored with {@code --claim}: the job deletes them once unused. */
+    void claim(CompletedCheckpoint restored) {
+        files.claim(StateFileRegistry.filesOf(restored));
+    }
+
+    StateFileRegistry registry() {
+        return files;
     }
 
     /** Deletes what an aborted checkpoint wrote: its directory and the files nothing else uses. */
@@ -78,16 +129,9 @@ final class CheckpointFileDisposal {
         cleaner.deleteLeftoverCheckpointDirectories(completedId, live);
     }
 
-    /** Deletes those of a discarded snapshot's files that no checkpoint refers to. */
-    void discardUnreferenced(Set<FsPath> snapshotFiles) {
-        List<FsPath> unused = new ArrayList<>();
-        FsPath taskOwned = directories.taskOwned();
-        for (FsPath file : snapshotFiles) {
-            if (!files.isReferenced(file) && !CheckpointFileCleaner.isUnder(file, taskOwned)) {
-                unused.add(file);
-            }
-        }
-        cleaner.delete(unused, List.of());
+    /** Rules 4 and 6: deletes those of the files a discarded snapshot uploaded that the job owns and nobody uses. */
+    void discardUnreferenced(SnapshotFiles snapshot) {
+        cleaner.delete(files.unreferencedOwned(snapshot.uploaded()), List.of());
     }
 
     /**

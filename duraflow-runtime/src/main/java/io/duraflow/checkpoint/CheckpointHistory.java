@@ -21,8 +21,7 @@ final class CheckpointHistory {
 
     /** Checkpoint {@code checkpoint} ended at {@code endMs}, completed or failed with {@code failure}. */
     void record(PendingCheckpoint checkpoint, CheckpointStats.Status status, CheckpointFailure failure, long endMs) {
-        ended.addLast(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, status, checkpoint.timestampMs,
-                endMs, checkpoint.stateSize(), checkpoint.files().size(), failure));
+        ended.addLast(stats(checkpoint, status, endMs, failure));
         if (status == CheckpointStats.Status.COMPLETED) {
             completed++;
         } else {
@@ -37,10 +36,16 @@ final class CheckpointHistory {
     List<CheckpointStats> withInProgress(Collection<PendingCheckpoint> inProgress) {
         List<CheckpointStats> all = new ArrayList<>(ended);
         for (PendingCheckpoint checkpoint : inProgress) {
-            all.add(new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, CheckpointStats.Status.IN_PROGRESS,
-                    checkpoint.timestampMs, 0, checkpoint.stateSize(), checkpoint.files().size(), null));
+            all.add(stats(checkpoint, CheckpointStats.Status.IN_PROGRESS, 0, null));
         }
         return all;
+    }
+
+    private static CheckpointStats stats(PendingCheckpoint checkpoint, CheckpointStats.Status status, long endMs,
+            CheckpointFailure failure) {
+        return new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, status, checkpoint.timestampMs, endMs,
+                checkpoint.stateSize(), checkpoint.checkpointedSize(), checkpoint.files().size(),
+                checkpoint.uploadedFiles(), checkpoint.reusedFiles(), checkpoint.directory, failure);
     }
 
     long completed() {

@@ -60,8 +60,11 @@ final class PendingCheckpoint {
     private final Set<CheckpointTask> notYetAcknowledged;
     private final Map<CheckpointTask, TaskStateSnapshot> acknowledged = new HashMap<>();
     private final Set<FsPath> files = new HashSet<>();
+    private final Set<FsPath> uploaded = new HashSet<>();
+    private final Set<FsPath> reused = new HashSet<>();
     private Map<String, byte[]> coordinatorStates = Map.of();
     private long stateSize;
+    private long checkpointedSize;
     private State state = State.TRIGGERING;
     MainThreadExecutor.Cancellable timeout;
 
@@ -106,7 +109,7 @@ final class PendingCheckpoint {
         UNKNOWN_TASK
     }
 
-    AckResult acknowledge(CheckpointTask task, TaskStateSnapshot snapshot, Set<FsPath> snapshotFiles) {
+    AckResult acknowledge(CheckpointTask task, TaskStateSnapshot snapshot, SnapshotFiles snapshotFiles) {
         if (acknowledged.containsKey(task)) {
             return AckResult.DUPLICATE;
         }
@@ -114,8 +117,11 @@ final class PendingCheckpoint {
             return AckResult.UNKNOWN_TASK;
         }
         acknowledged.put(task, snapshot);
-        files.addAll(snapshotFiles);
+        files.addAll(snapshotFiles.all());
+        uploaded.addAll(snapshotFiles.uploaded());
+        reused.addAll(snapshotFiles.reused());
         stateSize += snapshot.stateSize();
+        checkpointedSize += snapshotFiles.checkpointedSize();
         return AckResult.ACCEPTED;
     }
 
@@ -136,9 +142,34 @@ final class PendingCheckpoint {
         return Set.copyOf(files);
     }
 
+    /** Every byte the checkpoint refers to, the coordinators' states (in its metadata) included. */
     long stateSize() {
-        long coordinators = coordinatorStates.values().stream().mapToLong(bytes -> bytes.length).sum();
-        return stateSize + coordinators;
+        return stateSize + coordinatorStateSize();
+    }
+
+    /** The bytes this checkpoint wrote: {@link #stateSize()} without the shared files it reuses. */
+    long checkpointedSize() {
+        return checkpointedSize + coordinatorStateSize();
+    }
+
+    /** Distinct files the acknowledged snapshots wrote. */
+    int uploadedFiles() {
+        return uploaded.size();
+    }
+
+    /** Distinct shared files of earlier checkpoints the acknowledged snapshots refer to (and did not write). */
+    int reusedFiles() {
+        int count = 0;
+        for (FsPath file : reused) {
+            if (!uploaded.contains(file)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private long coordinatorStateSize() {
+        return coordinatorStates.values().stream().mapToLong(bytes -> bytes.length).sum();
     }
 
     /**

@@ -1,104 +1,156 @@
 package io.duraflow.checkpoint;
 
 import io.duraflow.fs.FsPath;
+import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.FileSegmentHandle;
 import io.duraflow.state.KeyedStateHandle;
 import io.duraflow.state.OperatorStateHandle;
 import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.StreamStateHandle;
-import io.duraflow.state.TaskStateSnapshot;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * Which checkpoints refer to which state files, so that a file is deleted exactly when the last
- * checkpoint that uses it (retained, or still pending) is dropped. Lives on the coordinator's main
- * thread; rebuilt from the retained checkpoints after a JobManager failover. This is the seed of
- * issue 11's shared-state registry (incremental files used by several checkpoints).
+ * The JobMaster's shared-state registry: which checkpoints (retained, or still pending) refer to
+ * which state files, so that a file is deleted exactly when the last checkpoint that uses it is
+ * dropped. Incremental snapshots ({@link io.duraflow.state.IncrementalKeyedStateHandle}) upload an
+ * SST file to {@code shared/} once and refer to it from every later checkpoint while the database
+ * holds it; the registry counts those references. Lives on the coordinator's main thread; its
+ * state is a pure function of the calls made, so a new leader rebuilds it from the retained
+ * checkpoints.
  *
  * <p>Rules:
  * <ol>
- *   <li>A checkpoint registers every file its handles point to, once per file however many
- *       segments of it it uses.</li>
- *   <li>{@link #release} drops one checkpoint's references and returns the files nobody refers to
- *       any more: the caller deletes those.</li>
- *   <li>Files under the job's {@code taskowned/} directory are never returned: the TaskManager
- *       that wrote them owns them (checkpoint file merging, issue 12).</li>
- *   <li>Files of a savepoint are never registered: the job never deletes a savepoint's files.</li>
+ *   <li><b>Register.</b> A checkpoint refers to every file its handles point to, once per file
+ *       however many segments of it it uses: a pending checkpoint from each accepted
+ *       acknowledgement on, a retained one from its {@code _metadata} after {@link #rebuild}.</li>
+ *   <li><b>Release.</b> {@link #release} drops one checkpoint's references and returns the files
+ *       that no retained and no pending checkpoint refers to any more: the caller deletes those.
+ *       So a shared file goes exactly with the last checkpoint that uses it, and private files
+ *       (one checkpoint uses them) go with their checkpoint.</li>
+ *   <li><b>Ownership.</b> Only files the job owns are ever returned: those under the job's
+ *       checkpoint directory ({@code <dir>/<job id>/}) outside {@code taskowned/}, and those
+ *       {@linkplain #claim claimed}. Files under {@code taskowned/} belong to the TaskManager that
+ *       wrote them (checkpoint file merging, issue 12); files of a checkpoint restored without
+ *       claiming (a savepoint, another job's checkpoint: {@code --no-claim}) are counted like any
+ *       other but never returned, so the job never deletes them.</li>
+ *   <li><b>Known shared state.</b> {@link #unknown} names the files of a list (what a snapshot
+ *       marks as reused) that no retained or pending checkpoint refers to: they may be deleted
+ *       already, so a checkpoint that relies on them must not complete.</li>
+ *   <li><b>Rebuild.</b> {@link #rebuild} makes each retained checkpoint refer to exactly the files
+ *       of its {@code _metadata} (a new leader, a job restart); references of other checkpoints
+ *       still pending (finalizing) stay.</li>
+ *   <li><b>Orphans.</b> {@link #unreferencedOwned} picks, from a listing of the job's
+ *       {@code shared/} directory taken after a rebuild, the owned files nobody refers to: uploaded
+ *       for a checkpoint that was pending when the old leader died or the job failed over, which
+ *       can never complete.</li>
  * </ol>
  */
 public final class StateFileRegistry {
+    private final FsPath jobDirectory;
     private final FsPath taskOwnedDirectory;
     private final Map<FsPath, Set<Long>> users = new HashMap<>();
     private final Map<Long, Set<FsPath>> filesOf = new HashMap<>();
+    private final Set<FsPath> claimed = new HashSet<>();
 
-    public StateFileRegistry(FsPath taskOwnedDirectory) {
-        this.taskOwnedDirectory = taskOwnedDirectory;
+    public StateFileRegistry(CheckpointDirectories directories) {
+        this.jobDirectory = directories.jobDirectory();
+        this.taskOwnedDirectory = directories.taskOwned();
     }
 
-    public void register(long checkpointId, Set<FsPath> files) {
+    /** Rule 1: checkpoint {@code checkpointId} refers to {@code files} (in addition to what it referred to). */
+    public void register(long checkpointId, Collection<FsPath> files) {
         for (FsPath file : files) {
-            if (isTaskOwned(file)) {
-                continue;
-            }
             users.computeIfAbsent(file, f -> new HashSet<>()).add(checkpointId);
             filesOf.computeIfAbsent(checkpointId, id -> new HashSet<>()).add(file);
         }
     }
 
-    /** Drops checkpoint {@code checkpointId}'s references; the files no checkpoint uses any more, sorted. */
+    /** Rule 2: drops checkpoint {@code checkpointId}'s references; the owned files nobody uses any more, sorted. */
     public List<FsPath> release(long checkpointId) {
         Set<FsPath> files = filesOf.remove(checkpointId);
         if (files == null) {
             return List.of();
         }
-        TreeSet<String> unused = new TreeSet<>();
-        Map<String, FsPath> byName = new HashMap<>();
+        List<FsPath> unused = new ArrayList<>();
         for (FsPath file : files) {
             Set<Long> ids = users.get(file);
             ids.remove(checkpointId);
             if (ids.isEmpty()) {
                 users.remove(file);
-                unused.add(file.toString());
-                byName.put(file.toString(), file);
+                if (isOwned(file)) {
+                    unused.add(file);
+                }
+                claimed.remove(file);
             }
         }
-        List<FsPath> result = new ArrayList<>();
-        for (String name : unused) {
-            result.add(byName.get(name));
+        unused.sort(Comparator.comparing(FsPath::toString));
+        return unused;
+    }
+
+    /** Rule 3: the job takes over {@code files} (a checkpoint restored with {@code --claim}): they go when unused. */
+    public void claim(Collection<FsPath> files) {
+        claimed.addAll(files);
+    }
+
+    /** Rule 4: those of {@code files} no retained or pending checkpoint refers to, sorted. */
+    public List<FsPath> unknown(Collection<FsPath> files) {
+        List<FsPath> unknown = new ArrayList<>();
+        for (FsPath file : files) {
+            if (!users.containsKey(file)) {
+                unknown.add(file);
+            }
         }
-        return result;
+        unknown.sort(Comparator.comparing(FsPath::toString));
+        return unknown;
+    }
+
+    /** Rule 5: every retained checkpoint refers to exactly the files of its metadata. */
+    public void rebuild(List<CompletedCheckpoint> retained) {
+        for (CompletedCheckpoint checkpoint : retained) {
+            release(checkpoint.checkpointId());
+            register(checkpoint.checkpointId(), filesOf(checkpoint));
+        }
+    }
+
+    /** Rule 6: those of {@code listed} that the job owns and nobody refers to, sorted. */
+    public List<FsPath> unreferencedOwned(Collection<FsPath> listed) {
+        List<FsPath> orphans = new ArrayList<>();
+        for (FsPath file : listed) {
+            if (!users.containsKey(file) && isOwned(file)) {
+                orphans.add(file);
+            }
+        }
+        orphans.sort(Comparator.comparing(FsPath::toString));
+        return orphans;
     }
 
     public boolean isReferenced(FsPath file) {
         return users.containsKey(file);
     }
 
+    /** How many checkpoints refer to {@code file}. */
+    public int references(FsPath file) {
+        Set<Long> ids = users.get(file);
+        return ids == null ? 0 : ids.size();
+    }
+
     public int referencedFiles() {
         return users.size();
     }
 
-    private boolean isTaskOwned(FsPath file) {
-        for (FsPath dir = file.parent(); dir != null; dir = dir.parent()) {
-            if (dir.equals(taskOwnedDirectory)) {
-                return true;
-            }
+    /** Rule 3: under the job's directory and not under {@code taskowned/}, or claimed. */
+    public boolean isOwned(FsPath file) {
+        if (claimed.contains(file)) {
+            return true;
         }
-        return false;
-    }
-
-    /** Every file a task's snapshot points to. */
-    public static Set<FsPath> filesOf(TaskStateSnapshot snapshot) {
-        Set<FsPath> files = new HashSet<>();
-        for (OperatorSubtaskState state : snapshot.operators().values()) {
-            addFiles(state, files);
-        }
-        return files;
+        return CheckpointFileCleaner.isUnder(file, jobDirectory) && !CheckpointFileCleaner.isUnder(file, taskOwnedDirectory);
     }
 
     /** Every file a completed checkpoint points to, its metadata excluded. */
@@ -106,21 +158,17 @@ public final class StateFileRegistry {
         Set<FsPath> files = new HashSet<>();
         for (OperatorCheckpointState operator : checkpoint.operators().values()) {
             for (OperatorSubtaskState state : operator.subtasks().values()) {
-                addFiles(state, files);
+                for (KeyedStateHandle handle : state.keyedState()) {
+                    for (StreamStateHandle stream : handle.streams()) {
+                        addFile(stream, files);
+                    }
+                }
+                for (OperatorStateHandle handle : state.operatorState()) {
+                    addFile(handle.stream(), files);
+                }
             }
         }
         return files;
-    }
-
-    private static void addFiles(OperatorSubtaskState state, Set<FsPath> files) {
-        for (KeyedStateHandle handle : state.keyedState()) {
-            for (StreamStateHandle stream : handle.streams()) {
-                addFile(stream, files);
-            }
-        }
-        for (OperatorStateHandle handle : state.operatorState()) {
-            addFile(handle.stream(), files);
-        }
     }
 
     private static void addFile(StreamStateHandle handle, Set<FsPath> files) {

@@ -14,8 +14,11 @@
  *       and the tasks' acknowledgements.</li>
  *   <li>{@link io.duraflow.checkpoint.CompletedCheckpointStore} and
  *       {@link io.duraflow.checkpoint.CheckpointIdCounter}: what survives a JobManager failover.</li>
- *   <li>{@link io.duraflow.checkpoint.StateFileRegistry}: which checkpoint uses which file, so files
- *       are deleted exactly when no checkpoint needs them.</li>
+ *   <li>{@link io.duraflow.checkpoint.StateFileRegistry}: the shared-state registry, which
+ *       checkpoint uses which file, so files (incremental SST files shared by several checkpoints
+ *       among them) are deleted exactly when no retained or pending checkpoint needs them.</li>
+ *   <li>{@link io.duraflow.checkpoint.CheckpointDirectoryScan}: a job's checkpoint directory against
+ *       its retained checkpoints: missing referenced files, and orphans nothing refers to.</li>
  * </ul>
  */
 package io.duraflow.checkpoint;

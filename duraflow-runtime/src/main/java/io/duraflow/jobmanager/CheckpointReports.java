@@ -34,7 +34,9 @@ final class CheckpointReports {
         CheckpointSummary.Builder summary = CheckpointSummary.newBuilder().setCheckpointId(stats.checkpointId())
                 .setKind(stats.kind().name()).setStatus(stats.status().name()).setTriggerMs(stats.triggerMs())
                 .setDurationMs(Math.max(0, stats.durationMs(nowMs))).setStateSizeBytes(stats.stateSize())
-                .setFiles(stats.files());
+                .setFiles(stats.files()).setCheckpointedSizeBytes(stats.checkpointedSize())
+                .setFilesUploaded(stats.filesUploaded()).setFilesReused(stats.filesReused())
+                .setPath(stats.directory() == null ? "" : stats.directory().toString());
         CheckpointFailure failure = stats.failure();
         if (failure != null) {
             summary.setFailureReason(failure.reason().name()).setFailureMessage(failure.message())

@@ -181,7 +181,8 @@ final class JobCleanup {
         }
         java.util.Optional<JobResultEntry> result = services.results().getResult(jobId);
         if (job.isPresent() && result.isPresent()) {
-            CheckpointRetentionStep.run(clusterConfig, job.get().config(), jobId, result.get().state());
+            CheckpointRetentionStep.run(clusterConfig, job.get().config(), jobId, result.get().state(),
+                    services.jobDirectories().fileSystem(), services.jobDirectories().jobDirectory(jobId));
         }
     }
 

@@ -44,6 +44,10 @@ class CheckpointFileDisposalTest {
         return Files.exists(Path.of(path.toString()));
     }
 
+    private static SnapshotFiles uploaded(FsPath... files) {
+        return new SnapshotFiles(Set.of(files), Set.of(), 0);
+    }
+
     private CompletedCheckpoint completed(long checkpointId) {
         return new CompletedCheckpoint(JOB, checkpointId, 0, 0, 8, CheckpointKind.CHECKPOINT, Map.of(),
                 directories.metadata(checkpointId));
@@ -101,7 +105,7 @@ class CheckpointFileDisposalTest {
         FsPath taskOwned = write(directories.taskOwned().resolve("merged"));
         disposal.register(5, Set.of(used));
 
-        disposal.discardUnreferenced(Set.of(used, unused, taskOwned));
+        disposal.discardUnreferenced(uploaded(used, unused, taskOwned));
         io.runAll();
 
         assertThat(exists(used)).isTrue();
@@ -131,9 +135,46 @@ class CheckpointFileDisposalTest {
         disposal.register(1, Set.of(stale));
 
         disposal.restore(List.of(completed(1)));
-        disposal.discardUnreferenced(Set.of(stale));
+        disposal.discardUnreferenced(uploaded(stale));
         io.runAll();
 
         assertThat(exists(stale)).isFalse();
+    }
+
+    @Test
+    void rule6ADiscardedSnapshotNeverLosesTheSharedFilesItReusesNorFilesOutsideTheJobsDirectory() throws IOException {
+        FsPath reused = write(directories.shared().resolve("reused-but-unknown"));
+        FsPath restoredSavepointFile = write(FsPath.of(tmp.resolve("savepoints/savepoint-old-3/state")));
+        FsPath own = write(directories.checkpoint(7).resolve("own"));
+
+        disposal.discardUnreferenced(new SnapshotFiles(Set.of(own, restoredSavepointFile), Set.of(reused), 0));
+        io.runAll();
+
+        assertThat(exists(own)).isFalse();
+        assertThat(exists(reused)).isTrue();
+        assertThat(exists(restoredSavepointFile)).isTrue();
+    }
+
+    @Test
+    void rule7AfterARestoreTheUnreferencedSharedFilesAndTheDirectoriesOfDeadCheckpointsGo() throws IOException {
+        FsPath retainedShared = write(directories.shared().resolve("b1-000001.sst"));
+        FsPath finalizingShared = write(directories.shared().resolve("b1-000002.sst"));
+        FsPath orphanShared = write(directories.shared().resolve("b1-000003.sst"));
+        FsPath finalizing = write(directories.checkpoint(4).resolve("state"));
+        FsPath dead = write(directories.checkpoint(5).resolve("state"));
+        disposal.register(4, Set.of(finalizingShared, finalizing));
+        disposal.restore(List.of(completed(3)));
+        disposal.register(3, Set.of(retainedShared));
+
+        disposal.deleteOrphansAfterRestore(List.of(retainedShared, finalizingShared, orphanShared), Set.of(3L, 4L),
+                true);
+        io.runAll();
+
+        assertThat(exists(retainedShared)).isTrue();
+        assertThat(exists(finalizingShared)).isTrue();
+        assertThat(exists(finalizing)).isTrue();
+        assertThat(exists(orphanShared)).isFalse();
+        assertThat(exists(directories.checkpoint(5))).isFalse();
+        assertThat(exists(dead)).isFalse();
     }
 }

@@ -29,11 +29,11 @@ class CheckpointReportsTest {
         CheckpointOverview overview = new CheckpointOverview(1_000, 2, 1, Optional.of(completed(2)),
                 Optional.of(completed(1)), List.of(
                         new CheckpointStats(2, CheckpointKind.CHECKPOINT, CheckpointStats.Status.COMPLETED, 2_000,
-                                2_300, 4_096, 3, null),
+                                2_300, 4_096, 1_024, 3, 1, 2, FsPath.parse("/ckpt/job-1/chk-2"), null),
                         new CheckpointStats(3, CheckpointKind.CHECKPOINT, CheckpointStats.Status.FAILED, 3_000, 3_010,
-                                0, 0, soft),
+                                0, 0, 0, 0, 0, FsPath.parse("/ckpt/job-1/chk-3"), soft),
                         new CheckpointStats(4, CheckpointKind.SAVEPOINT, CheckpointStats.Status.IN_PROGRESS, 4_000, 0,
-                                10, 1, null)));
+                                10, 10, 1, 1, 0, FsPath.parse("/sp/savepoint-job-1-4"), null)));
 
         JobCheckpoints report = CheckpointReports.toProto("job-1", overview, 4_500);
 
@@ -47,12 +47,16 @@ class CheckpointReportsTest {
         assertThat(report.getNowMs()).isEqualTo(4_500);
         assertThat(report.getCheckpointsList()).containsExactly(
                 CheckpointSummary.newBuilder().setCheckpointId(2).setKind("CHECKPOINT").setStatus("COMPLETED")
-                        .setTriggerMs(2_000).setDurationMs(300).setStateSizeBytes(4_096).setFiles(3).build(),
+                        .setTriggerMs(2_000).setDurationMs(300).setStateSizeBytes(4_096).setFiles(3)
+                        .setCheckpointedSizeBytes(1_024).setFilesUploaded(1).setFilesReused(2)
+                        .setPath("/ckpt/job-1/chk-2").build(),
                 CheckpointSummary.newBuilder().setCheckpointId(3).setKind("CHECKPOINT").setStatus("FAILED")
                         .setTriggerMs(3_000).setDurationMs(10).setFailureReason("SNAPSHOT_UNAVAILABLE_SOFT")
-                        .setFailureMessage("between files").setFailureTask("vertex 0 subtask 1").build(),
+                        .setFailureMessage("between files").setFailureTask("vertex 0 subtask 1")
+                        .setPath("/ckpt/job-1/chk-3").build(),
                 CheckpointSummary.newBuilder().setCheckpointId(4).setKind("SAVEPOINT").setStatus("IN_PROGRESS")
-                        .setTriggerMs(4_000).setDurationMs(500).setStateSizeBytes(10).setFiles(1).build());
+                        .setTriggerMs(4_000).setDurationMs(500).setStateSizeBytes(10).setFiles(1)
+                        .setCheckpointedSizeBytes(10).setFilesUploaded(1).setPath("/sp/savepoint-job-1-4").build());
     }
 
     @Test
