@@ -171,6 +171,12 @@ public final class ClusterClient implements AutoCloseable {
         call(s -> s.cancelJob(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }
 
+    /** Waits for the savepoint (up to 15 minutes: a savepoint of large state takes a while). */
+    public io.duraflow.rpc.proto.TriggerSavepointResponse triggerSavepoint(
+            io.duraflow.rpc.proto.TriggerSavepointRequest request) {
+        return call(s -> s.withDeadlineAfter(15, TimeUnit.MINUTES).triggerSavepoint(request));
+    }
+
     public io.duraflow.rpc.proto.JobCheckpoints checkpoints(String jobId) {
         return call(s -> s.getJobCheckpoints(JobIdRequest.newBuilder().setJobId(jobId).build()));
     }

@@ -39,7 +39,7 @@ import picocli.CommandLine.ScopeType;
         description = "A dataflow engine whose control plane survives failures.",
         subcommands = {Duraflow.JobManagerCommand.class, Duraflow.TaskManagerCommand.class, Duraflow.Local.class,
                 Duraflow.Run.class, Duraflow.ListJobs.class, Duraflow.StatusCommand.class, Duraflow.Cancel.class,
-                Duraflow.Demo.class, ResultCommand.class, CheckpointsCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
+                Duraflow.Demo.class, ResultCommand.class, CheckpointsCommand.class, SavepointCommand.class, Duraflow.Events.class, ZooKeeperCommand.class, Duraflow.ConfigCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Duraflow {
     static final int EXIT_JOB_FAILED = 1;
@@ -305,6 +305,9 @@ public final class Duraflow {
         @Option(names = "--job-id", paramLabel = "ID", description = "Job id to use (default: a random one)")
         String jobId;
 
+        /** What the job restores ({@code run --from-savepoint}); null: empty state. */
+        io.duraflow.rpc.proto.RestoreSettingsData restore;
+
         @CommandLine.Mixin
         ShowOption show = new ShowOption();
 
@@ -319,9 +322,13 @@ public final class Duraflow {
             }
             // The id is chosen here, so a submission retried during a failover cannot start the job twice.
             String id = jobId != null ? jobId : java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-            return SubmitJobRequest.newBuilder().setJobId(id)
+            SubmitJobRequest.Builder request = SubmitJobRequest.newBuilder().setJobId(id)
                     .setJobClass(JobAliases.resolve(job)).putAllParams(params).putAllConfig(config)
-                    .setParallelism(parallelism).build();
+                    .setParallelism(parallelism);
+            if (restore != null) {
+                request.setRestore(restore);
+            }
+            return request.build();
         }
 
         /** Builds the plan here first, so a bad job or parameter fails before anything is sent. */
@@ -378,8 +385,25 @@ public final class Duraflow {
         @Option(names = "--detached", description = "Return after submission")
         boolean detached;
 
+        @Option(names = "--from-savepoint", paramLabel = "PATH", description = "Start from a savepoint or a retained"
+                + " checkpoint (its directory or _metadata), with another parallelism if you like")
+        String fromSavepoint;
+
+        @Option(names = "--claim", description = "With --from-savepoint: the job takes over the restored files and"
+                + " deletes them once its first checkpoint subsumes them")
+        boolean claim;
+
+        @Option(names = "--no-claim", description = "With --from-savepoint (the default): the job never deletes or"
+                + " depends on the restored files; its first checkpoint is full")
+        boolean noClaim;
+
+        @Option(names = "--allow-non-restored-state", description = "With --from-savepoint: drop (and log) the"
+                + " state of operators the job no longer has instead of refusing it")
+        boolean allowNonRestoredState;
+
         @Override
         public Integer call() throws Exception {
+            options.restore = SavepointCommand.restore(fromSavepoint, claim, noClaim, allowNonRestoredState);
             return root.withClient((client, config) -> runJob(client, options, root.overrides,
                     options.plan(config), detached));
         }
@@ -534,7 +558,8 @@ public final class Duraflow {
         }
     }
 
-    @Command(name = "cancel", description = "Cancels a running job.")
+    @Command(name = "cancel", description = "Cancels a running job; with --savepoint, only once a savepoint of it"
+            + " completed (if the savepoint fails, the job keeps running and the exit code is 1).")
     static final class Cancel implements Callable<Integer> {
         @CommandLine.ParentCommand
         Duraflow root;
@@ -542,9 +567,17 @@ public final class Duraflow {
         @Parameters(index = "0", paramLabel = "JOB_ID")
         String jobId;
 
+        @Option(names = "--savepoint", arity = "0..1", fallbackValue = "", paramLabel = "DIR",
+                description = "Take a savepoint first, under DIR (default: execution.checkpointing.savepoint-dir)")
+        String savepoint;
+
         @Override
         public Integer call() throws Exception {
             return root.withClient((client, config) -> {
+                if (savepoint != null) {
+                    SavepointCommand.take(client, config, jobId, savepoint, true, System.out);
+                    return 0;
+                }
                 client.cancel(jobId);
                 System.out.println("Cancelling job " + jobId);
                 return 0;

@@ -166,4 +166,26 @@ class CommandLineTest {
                         + " the cause");
         assertThat(ClusterClient.errorMessage(described, "127.0.0.1:6123")).isEqualTo("no job with id 'x'");
     }
+
+    @Test
+    void restoreOptionsNeedFromSavepointAndClaimModesExcludeEachOther() {
+        assertThat(run("run", "wordcount", "--claim").errLines()).containsExactly("duraflow: --claim, --no-claim and"
+                + " --allow-non-restored-state go with --from-savepoint PATH; give the savepoint or checkpoint to restore");
+        assertThat(run("run", "wordcount", "--from-savepoint", "/sp", "--claim", "--no-claim").errLines())
+                .containsExactly("duraflow: give --claim or --no-claim, not both (default: --no-claim)");
+    }
+
+    @Test
+    void fromSavepointSendsAnAbsolutePathAndNoClaimByDefault() {
+        var restore = SavepointCommand.restore("sp/savepoint-a-3", false, false, false);
+        assertThat(restore.getPath()).isEqualTo(java.nio.file.Path.of("sp/savepoint-a-3").toAbsolutePath().toString());
+        assertThat(restore.getClaim()).isFalse();
+        assertThat(restore.getAllowNonRestoredState()).isFalse();
+        assertThat(SavepointCommand.restore("hdfs://nn:8020/sp/x", true, false, true)).satisfies(claimed -> {
+            assertThat(claimed.getPath()).isEqualTo("hdfs://nn:8020/sp/x");
+            assertThat(claimed.getClaim()).isTrue();
+            assertThat(claimed.getAllowNonRestoredState()).isTrue();
+        });
+        assertThat(SavepointCommand.restore(null, false, false, false)).isNull();
+    }
 }

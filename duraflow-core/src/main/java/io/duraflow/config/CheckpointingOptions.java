@@ -84,6 +84,14 @@ public final class CheckpointingOptions {
             .description("Directory (a path or a file system URI) under which checkpoints are written, one"
                     + " directory per job; required when execution.checkpointing.interval is set.");
 
+    public static final ConfigOption<String> SAVEPOINT_DIR = ConfigOption.key("execution.checkpointing.savepoint-dir")
+            .stringType()
+            .noDefaultValue()
+            .validator(ConfigValidator.nonBlank())
+            .description("Directory (a path or a file system URI) 'duraflow savepoint' and 'duraflow cancel"
+                    + " --savepoint' write savepoints to when no directory is given; each savepoint goes to a new"
+                    + " savepoint-<job id>-<checkpoint id>/ under it, never deleted by the job.");
+
     public static final ConfigOption<CheckpointRetention> RETENTION = ConfigOption.key(
             "execution.checkpointing.retention")
             .enumType(CheckpointRetention.class)

@@ -1,6 +1,7 @@
 package io.duraflow.checkpoint;
 
 import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FileSystems;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
@@ -62,6 +63,15 @@ import org.slf4j.LoggerFactory;
  *       the completed store, moves the id counter past the latest, rebuilds the file references and
  *       deletes what checkpoints that can never complete left: unreferenced files under
  *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending.</li>
+ *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
+ *       store holds none of the job's own checkpoints, a restore reads the savepoint or retained
+ *       checkpoint the job was submitted with instead, every time (task restarts, a new leader),
+ *       and moves the id counter past its id. <em>No-claim</em>: its files are never registered,
+ *       so the job never deletes them, and every checkpoint is triggered full (refers to no earlier
+ *       file) until one completes. <em>Claim</em>: its files are registered as if it were the
+ *       job's own retained checkpoint, and when the job's first checkpoint completes it is
+ *       subsumed like one: its directory and the files no retained checkpoint uses are deleted.
+ *       Once the job has a checkpoint of its own, the initial restore is never read again.</li>
  * </ol>
  *
  * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
@@ -94,6 +104,13 @@ public final class CheckpointCoordinator {
     /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
     private CompletedCheckpoint restoredFrom;
     private boolean shutdown;
+    /** Rule 9: what the job restores while its store is empty; null: nothing. */
+    private InitialRestore initialRestore;
+    /** Rule 9, claim mode: the restored checkpoint, subsumed by the job's first completed checkpoint; or null. */
+    private CompletedCheckpoint claimed;
+    /** Rule 9, no-claim mode: checkpoints are triggered full until one completes. */
+    private boolean fullUntilCompleted;
+
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
     public record Services(FileSystem fileSystem, MainThreadExecutor mainThread, Executor io, LongSupplier clockMs,
@@ -139,6 +156,12 @@ public final class CheckpointCoordinator {
     }
 
     // ------------------------------------------------------------------ life cycle
+
+    /** Rule 9: what the job restores while it has no completed checkpoint of its own; before the first restore. */
+    public void initialRestore(InitialRestore restore) {
+        mainThread.assertRunningInMainThread();
+        this.initialRestore = Objects.requireNonNull(restore, "restore");
+    }
 
     /** Starts periodic checkpoints (if an interval is configured); the first comes one interval from now. */
     public void startPeriodic() {
@@ -188,6 +211,7 @@ public final class CheckpointCoordinator {
     public CompletableFuture<Optional<CompletedCheckpoint>> restoreLatest() {
         mainThread.assertRunningInMainThread();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
+        InitialRestore initial = initialRestore;
         return io.run(() -> {
             List<CompletedCheckpoint> retained = store.recover();
             // Listed before this coordinator draws an id (the I/O executor is sequential): every
@@ -195,12 +219,24 @@ public final class CheckpointCoordinator {
             List<FsPath> shared = CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared());
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
+                return new Recovered(retained, shared, null);
             }
-            return new Recovered(retained, shared);
+            if (initial == null) {
+                return new Recovered(retained, shared, null);
+            }
+            CompletedCheckpoint restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
+                    initial.metadataFile());
+            idCounter.continueFrom(restored.checkpointId() + 1);
+            return new Recovered(retained, shared, restored);
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
             disposal.restore(retained);
+            if (recovered.initial() != null) {
+                // Merge of 'registry' and 'savepoints': no orphan sweep while the job restores what it was
+                // submitted with (a claimed checkpoint's files are not registered until restoreInitial).
+                return Optional.of(restoreInitial(recovered.initial(), initial.claim()));
+            }
             disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
@@ -215,7 +251,23 @@ public final class CheckpointCoordinator {
         });
     }
 
-    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles) {
+    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles, CompletedCheckpoint initial) {}
+
+    /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
+    private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
+        restoredFrom = restored;
+        failures.restoredFrom(clockMs.getAsLong());
+        if (claim) {
+            claimed = restored;
+            disposal.restore(List.of(restored));
+            LOG.info("Job {} restores {} in claim mode: its files are the job's now, deleted once subsumed", jobId,
+                    restored);
+        } else {
+            fullUntilCompleted = true;
+            LOG.info("Job {} restores {} in no-claim mode: its files stay untouched, and the job's checkpoints are"
+                    + " full until one completes", jobId, restored);
+        }
+        return restored;
     }
 
     // ------------------------------------------------------------------ triggering
@@ -319,7 +371,7 @@ public final class CheckpointCoordinator {
         checkpoint.coordinatorStates(states);
         checkpoint.transition(PendingCheckpoint.State.AWAITING_ACKS, "coordinators snapshotted");
         CheckpointTrigger trigger = new CheckpointTrigger(checkpoint.checkpointId, checkpoint.timestampMs,
-                checkpoint.kind, checkpoint.directory);
+                checkpoint.kind, checkpoint.directory, checkpoint.kind == CheckpointKind.CHECKPOINT && fullUntilCompleted);
         for (CheckpointTask task : checkpoint.plan.toTrigger()) {
             tasks.triggerCheckpoint(task, trigger);
         }
@@ -433,7 +485,8 @@ public final class CheckpointCoordinator {
             return;
         }
         io.run(() -> {
-            CheckpointMetadataFormat.write(fileSystem, completed);
+            CheckpointMetadataFormat.write(completed.kind() == CheckpointKind.SAVEPOINT
+                    ? FileSystems.get(completed.metadataFile()) : fileSystem, completed);
             return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
         }).whenComplete((subsumed, error) -> {
             mainThread.assertRunningInMainThread();
@@ -458,6 +511,7 @@ public final class CheckpointCoordinator {
         scheduler.onCompleted(nowMs);
         if (completed.kind() == CheckpointKind.CHECKPOINT) {
             latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
+            fullUntilCompleted = false;
         }
         failures.onCompleted(checkpoint.checkpointId, nowMs);
         history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
@@ -477,7 +531,14 @@ public final class CheckpointCoordinator {
                             "checkpoint " + checkpoint.checkpointId + " completed first", null));
                 }
             }
-            disposal.onCheckpointCompleted(checkpoint.checkpointId, subsumed, liveCheckpointIds());
+            List<CompletedCheckpoint> dropped = subsumed;
+            if (claimed != null) {
+                LOG.info("Job {}: {} subsumes the claimed {}", jobId, completed, claimed);
+                dropped = new ArrayList<>(subsumed);
+                dropped.add(claimed);
+                claimed = null;
+            }
+            disposal.onCheckpointCompleted(checkpoint.checkpointId, dropped, liveCheckpointIds());
         }
         checkpoint.result.complete(completed);
         scheduler.reschedule();
@@ -532,6 +593,13 @@ public final class CheckpointCoordinator {
         mainThread.assertRunningInMainThread();
         return new CheckpointOverview(config.intervalMs(), history.completed(), history.failed(), store.latest(),
                 Optional.ofNullable(restoredFrom), history());
+    }
+
+    /** The id of the savepoint in progress, if one is. */
+    public Optional<Long> savepointInProgress() {
+        mainThread.assertRunningInMainThread();
+        return pending.values().stream().filter(p -> p.kind == CheckpointKind.SAVEPOINT)
+                .map(p -> p.checkpointId).findFirst();
     }
 
     public int pendingCount() {

@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  * <pre>
  *  offset  size  field
  *       0     4  magic          four ASCII bytes, e.g. "DFCM"
- *       4     4  version        int32; readers reject any other than theirs
+ *       4     4  version        int32, the version written; readers reject a version outside the range they read
  *       8     4  payloadLength  int32, 0 .. {@link #MAX_PAYLOAD_BYTES}; the file is exactly 16 + payloadLength long
  *      12     4  crc32c         int32, CRC32C of the payload bytes
  *      16     n  payload
@@ -30,14 +30,25 @@ final class CheckpointFileFraming {
     private final String kind;
     private final byte[] magic;
     private final int version;
+    /** The oldest version this reader still reads; {@link #version} is the newest. */
+    private final int oldestReadableVersion;
 
     CheckpointFileFraming(String kind, String magic, int version) {
+        this(kind, magic, version, version);
+    }
+
+    /** Writes {@code version}; reads {@code oldestReadableVersion} .. {@code version}. */
+    CheckpointFileFraming(String kind, String magic, int version, int oldestReadableVersion) {
         this.kind = kind;
         this.magic = magic.getBytes(StandardCharsets.US_ASCII);
         if (this.magic.length != 4) {
             throw new IllegalArgumentException("magic must be 4 ASCII bytes: " + magic);
         }
         this.version = version;
+        if (oldestReadableVersion < 1 || oldestReadableVersion > version) {
+            throw new IllegalArgumentException("oldest readable version " + oldestReadableVersion + " of " + version);
+        }
+        this.oldestReadableVersion = oldestReadableVersion;
     }
 
     String kind() {
@@ -73,8 +84,10 @@ final class CheckpointFileFraming {
                     + ", expected " + HexFormat.of().formatHex(magic) + ")");
         }
         int foundVersion = buffer.getInt();
-        if (foundVersion != version) {
-            throw corrupt(file, "format version " + foundVersion + ", this Duraflow reads version " + version);
+        if (foundVersion < oldestReadableVersion || foundVersion > version) {
+            throw corrupt(file, "format version " + foundVersion + ", this Duraflow reads version "
+                    + (oldestReadableVersion == version ? Integer.toString(version)
+                            : oldestReadableVersion + " to " + version));
         }
         int length = buffer.getInt();
         if (length < 0 || length > MAX_PAYLOAD_BYTES) {

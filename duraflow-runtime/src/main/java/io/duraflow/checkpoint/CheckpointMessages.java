@@ -48,12 +48,13 @@ public final class CheckpointMessages {
                 .setTimestampMs(trigger.timestampMs())
                 .setKind(toProto(trigger.kind()))
                 .setDirectory(trigger.directory().toUri().toString())
+                .setFull(trigger.full())
                 .build();
     }
 
     public static CheckpointTrigger fromProto(io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
         return new CheckpointTrigger(request.getCheckpointId(), request.getTimestampMs(), fromProto(request.getKind()),
-                FsPath.parse(request.getDirectory()));
+                FsPath.parse(request.getDirectory()), request.getFull());
     }
 
     public static CheckpointMetricsData toProto(CheckpointMetrics metrics) {

@@ -13,9 +13,15 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The {@code _metadata} file of a checkpoint or savepoint, version 1: everything a restore needs
+ * The {@code _metadata} file of a checkpoint or savepoint, version 2: everything a restore needs
  * (the state handles of every subtask of every operator, by operator uid), in one small file
  * written whole, synced, exclusively, once the last task acknowledged.
+ *
+ * <p>Version 2 records a state file inside the {@code _metadata}'s own directory by its path
+ * relative to that directory ({@code FileSegmentData.relative_file}), every other file by its
+ * URI; a reader resolves relative paths against the directory it read the {@code _metadata}
+ * from. A savepoint writes all its files into its directory, so the directory can be moved or
+ * copied elsewhere and restored from there. Version 1 (every file by its URI) is still read.
  *
  * <p>Layout; all integers big-endian two's complement:
  *
@@ -26,7 +32,7 @@ import java.util.Map;
  *       1     1  magic[1]       'F' (0x46)
  *       2     1  magic[2]       'C' (0x43)
  *       3     1  magic[3]       'M' (0x4d)
- *       4     4  version        int32, 1; readers reject any other version
+ *       4     4  version        int32, 2 (written); readers read 1 and 2 and reject any other
  *       8     4  payloadLength  int32, n, 0 .. 268,435,456 (256 MiB); the file is exactly 16 + n bytes
  *      12     4  crc32c         int32, CRC32C ({@link java.util.zip.CRC32C}) of the n payload bytes
  *      16     n  payload        one {@code duraflow.rpc.CheckpointMetadata} protobuf message (duraflow.proto):
@@ -39,7 +45,7 @@ import java.util.Map;
  * parallelism 128, no operators, is these 32 bytes:
  *
  * <pre>
- *   44 46 43 4d  00 00 00 01                magic "DFCM", version 1
+ *   44 46 43 4d  00 00 00 02                magic "DFCM", version 2
  *   00 00 00 10  6e 32 b4 7b                payload length 16, CRC32C of the payload
  *   0a 01 6a                                job_id (field 1) = "j"
  *   10 01                                   checkpoint_id (field 2) = 1
@@ -57,14 +63,18 @@ import java.util.Map;
  * taken for another checkpoint.
  */
 public final class CheckpointMetadataFormat {
-    public static final int VERSION = 1;
-    static final CheckpointFileFraming FRAMING = new CheckpointFileFraming("checkpoint metadata", "DFCM", VERSION);
+    public static final int VERSION = 2;
+    static final CheckpointFileFraming FRAMING = new CheckpointFileFraming("checkpoint metadata", "DFCM", VERSION, 1);
 
     private CheckpointMetadataFormat() {
     }
 
-    /** The file's bytes for a checkpoint; {@link CompletedCheckpoint#metadataFile()} is not stored (it is where the file is). */
+    /**
+     * The file's bytes for a checkpoint; {@link CompletedCheckpoint#metadataFile()} is not stored (it
+     * is where the file is), and files inside its directory are recorded relative to it.
+     */
     public static byte[] encode(CompletedCheckpoint checkpoint) {
+        FsPath base = checkpoint.directory();
         CheckpointMetadata.Builder builder = CheckpointMetadata.newBuilder()
                 .setJobId(checkpoint.jobId())
                 .setCheckpointId(checkpoint.checkpointId())
@@ -81,7 +91,7 @@ public final class CheckpointMetadataFormat {
                     .setParallelism(operator.parallelism());
             operator.coordinatorStateBytes().ifPresent(bytes -> data.setCoordinatorState(ByteString.copyFrom(bytes)));
             operator.sortedSubtasks().forEach((subtask, state) -> data.putSubtasks(subtask,
-                    StateHandleCodec.toProto(state)));
+                    StateHandleCodec.toProto(state, base)));
             builder.addOperators(data);
         }
         return FRAMING.frame(builder.build().toByteArray());
@@ -90,8 +100,8 @@ public final class CheckpointMetadataFormat {
     /**
      * The checkpoint in a metadata file's bytes.
      *
-     * @param file where the bytes were read from: becomes {@link CompletedCheckpoint#metadataFile()}
-     *     and names the file in errors
+     * @param file where the bytes were read from: becomes {@link CompletedCheckpoint#metadataFile()},
+     *     names the file in errors, and its directory is what relative file paths resolve against
      */
     public static CompletedCheckpoint decode(FsPath file, byte[] bytes) throws CorruptCheckpointFileException {
         byte[] payload = FRAMING.unframe(file, bytes);
@@ -110,7 +120,8 @@ public final class CheckpointMetadataFormat {
             Map<String, OperatorCheckpointState> operators = new HashMap<>();
             for (OperatorCheckpointStateData data : metadata.getOperatorsList()) {
                 Map<Integer, OperatorSubtaskState> subtasks = new HashMap<>();
-                data.getSubtasksMap().forEach((subtask, state) -> subtasks.put(subtask, StateHandleCodec.fromProto(state)));
+                data.getSubtasksMap().forEach((subtask, state) -> subtasks.put(subtask,
+                        StateHandleCodec.fromProto(state, file.parent())));
                 OperatorCheckpointState operator = new OperatorCheckpointState(data.getUid(), data.getParallelism(),
                         data.hasCoordinatorState() ? data.getCoordinatorState().toByteArray() : null, subtasks);
                 if (operators.put(operator.uid(), operator) != null) {

@@ -36,7 +36,9 @@ import java.util.TreeMap;
  * <p>Decoding checks what the records check (ranges, offsets per key group) and throws {@link
  * IllegalArgumentException} with the reason; callers that read a file wrap it in an error that
  * names the file. A file path travels as a URI ({@code file:///...}), so local and remote file
- * systems round-trip alike.
+ * systems round-trip alike; only in a {@code _metadata} (given its directory as the base) is a
+ * file inside that directory recorded relative to it ({@code relative_file}), so a savepoint,
+ * whose files are all inside its directory, can be moved and still be read.
  */
 public final class StateHandleCodec {
     private StateHandleCodec() {
@@ -55,34 +57,54 @@ public final class StateHandleCodec {
     }
 
     public static OperatorSubtaskStateData toProto(OperatorSubtaskState state) {
+        return toProto(state, null);
+    }
+
+    /**
+     * @param base the directory of the {@code _metadata} being written: files inside it are recorded
+     *     relative to it; null: every file as a URI (acknowledgements, deployments)
+     */
+    public static OperatorSubtaskStateData toProto(OperatorSubtaskState state, FsPath base) {
         OperatorSubtaskStateData.Builder builder = OperatorSubtaskStateData.newBuilder();
         for (KeyedStateHandle handle : state.keyedState()) {
-            builder.addKeyedState(toProto(handle));
+            builder.addKeyedState(toProto(handle, base));
         }
         for (OperatorStateHandle handle : state.operatorState()) {
-            builder.addOperatorState(toProto(handle));
+            builder.addOperatorState(toProto(handle, base));
         }
         return builder.build();
     }
 
     public static OperatorSubtaskState fromProto(OperatorSubtaskStateData data) {
+        return fromProto(data, null);
+    }
+
+    /**
+     * @param base the directory of the {@code _metadata} being read, against which relative files
+     *     resolve; null: a relative file is an error (it only belongs in a {@code _metadata})
+     */
+    public static OperatorSubtaskState fromProto(OperatorSubtaskStateData data, FsPath base) {
         List<KeyedStateHandle> keyed = new ArrayList<>();
         for (KeyedStateHandleData handle : data.getKeyedStateList()) {
-            keyed.add(fromProto(handle));
+            keyed.add(fromProto(handle, base));
         }
         List<OperatorStateHandle> operator = new ArrayList<>();
         for (OperatorStateHandleData handle : data.getOperatorStateList()) {
-            operator.add(fromProto(handle));
+            operator.add(fromProto(handle, base));
         }
         return new OperatorSubtaskState(keyed, operator);
     }
 
     public static KeyedStateHandleData toProto(KeyedStateHandle handle) {
+        return toProto(handle, null);
+    }
+
+    private static KeyedStateHandleData toProto(KeyedStateHandle handle, FsPath base) {
         if (handle instanceof KeyGroupsStateHandle keyGroups) {
             KeyGroupsStateHandleData.Builder builder = KeyGroupsStateHandleData.newBuilder()
                     .setStart(keyGroups.range().start())
                     .setEnd(keyGroups.range().end())
-                    .setStream(toProto(keyGroups.stream()));
+                    .setStream(toProto(keyGroups.stream(), base));
             for (long offset : keyGroups.offsets()) {
                 builder.addOffsets(offset);
             }
@@ -94,14 +116,14 @@ public final class StateHandleCodec {
                     .setCheckpointId(incremental.checkpointId())
                     .setStart(incremental.keyGroupRange().start())
                     .setEnd(incremental.keyGroupRange().end())
-                    .setMetaData(toProto(incremental.metaData()));
+                    .setMetaData(toProto(incremental.metaData(), base));
             for (IncrementalKeyedStateHandle.SharedFile file : incremental.sharedFiles()) {
                 builder.addSharedFiles(IncrementalFileData.newBuilder().setName(file.name())
-                        .setStream(toProto(file.handle())).setReused(file.reused()));
+                        .setStream(toProto(file.handle(), base)).setReused(file.reused()));
             }
             for (IncrementalKeyedStateHandle.PrivateFile file : incremental.privateFiles()) {
                 builder.addPrivateFiles(IncrementalFileData.newBuilder().setName(file.name())
-                        .setStream(toProto(file.handle())));
+                        .setStream(toProto(file.handle(), base)));
             }
             return KeyedStateHandleData.newBuilder().setIncremental(builder).build();
         }
@@ -109,35 +131,44 @@ public final class StateHandleCodec {
     }
 
     public static KeyedStateHandle fromProto(KeyedStateHandleData data) {
+        return fromProto(data, null);
+    }
+
+    private static KeyedStateHandle fromProto(KeyedStateHandleData data, FsPath base) {
         return switch (data.getKindCase()) {
             case KEY_GROUPS -> {
                 KeyGroupsStateHandleData keyGroups = data.getKeyGroups();
                 long[] offsets = keyGroups.getOffsetsList().stream().mapToLong(Long::longValue).toArray();
                 yield new KeyGroupsStateHandle(new KeyGroupRange(keyGroups.getStart(), keyGroups.getEnd()), offsets,
-                        fromProto(keyGroups.getStream()));
+                        fromProto(keyGroups.getStream(), base));
             }
             case INCREMENTAL -> {
                 IncrementalKeyedStateHandleData incremental = data.getIncremental();
                 List<IncrementalKeyedStateHandle.SharedFile> shared = new ArrayList<>();
                 for (IncrementalFileData file : incremental.getSharedFilesList()) {
-                    shared.add(new IncrementalKeyedStateHandle.SharedFile(file.getName(), fromProto(file.getStream()),
-                            file.getReused()));
+                    shared.add(new IncrementalKeyedStateHandle.SharedFile(file.getName(),
+                            fromProto(file.getStream(), base), file.getReused()));
                 }
                 List<IncrementalKeyedStateHandle.PrivateFile> privateFiles = new ArrayList<>();
                 for (IncrementalFileData file : incremental.getPrivateFilesList()) {
                     privateFiles.add(new IncrementalKeyedStateHandle.PrivateFile(file.getName(),
-                            fromProto(file.getStream())));
+                            fromProto(file.getStream(), base)));
                 }
                 yield new IncrementalKeyedStateHandle(incremental.getBackendId(), incremental.getCheckpointId(),
                         new KeyGroupRange(incremental.getStart(), incremental.getEnd()), shared, privateFiles,
-                        fromProto(incremental.getMetaData()));
+                        fromProto(incremental.getMetaData(), base));
             }
             case KIND_NOT_SET -> throw new IllegalArgumentException("keyed state handle of no known kind");
         };
     }
 
     public static OperatorStateHandleData toProto(OperatorStateHandle handle) {
-        OperatorStateHandleData.Builder builder = OperatorStateHandleData.newBuilder().setStream(toProto(handle.stream()));
+        return toProto(handle, null);
+    }
+
+    private static OperatorStateHandleData toProto(OperatorStateHandle handle, FsPath base) {
+        OperatorStateHandleData.Builder builder = OperatorStateHandleData.newBuilder()
+                .setStream(toProto(handle.stream(), base));
         new TreeMap<>(handle.lists()).forEach((name, list) -> {
             NamedStateListData.Builder named = NamedStateListData.newBuilder()
                     .setName(name)
@@ -154,6 +185,10 @@ public final class StateHandleCodec {
     }
 
     public static OperatorStateHandle fromProto(OperatorStateHandleData data) {
+        return fromProto(data, null);
+    }
+
+    private static OperatorStateHandle fromProto(OperatorStateHandleData data, FsPath base) {
         Map<String, OperatorStateHandle.StateList> lists = new TreeMap<>();
         for (NamedStateListData named : data.getListsList()) {
             OperatorStateHandle.Distribution distribution = switch (named.getDistribution()) {
@@ -167,17 +202,25 @@ public final class StateHandleCodec {
                 throw new IllegalArgumentException("state list '" + named.getName() + "' appears twice");
             }
         }
-        return new OperatorStateHandle(lists, fromProto(data.getStream()));
+        return new OperatorStateHandle(lists, fromProto(data.getStream(), base));
     }
 
     public static StreamStateHandleData toProto(StreamStateHandle handle) {
+        return toProto(handle, null);
+    }
+
+    private static StreamStateHandleData toProto(StreamStateHandle handle, FsPath base) {
         if (handle instanceof FileSegmentHandle segment) {
-            return StreamStateHandleData.newBuilder()
-                    .setFileSegment(FileSegmentData.newBuilder()
-                            .setFile(segment.file().toUri().toString())
-                            .setOffset(segment.offset())
-                            .setLength(segment.length()))
-                    .build();
+            FileSegmentData.Builder file = FileSegmentData.newBuilder()
+                    .setOffset(segment.offset())
+                    .setLength(segment.length());
+            String relative = base == null ? null : relativeTo(base, segment.file());
+            if (relative != null) {
+                file.setRelativeFile(relative);
+            } else {
+                file.setFile(segment.file().toUri().toString());
+            }
+            return StreamStateHandleData.newBuilder().setFileSegment(file).build();
         }
         return StreamStateHandleData.newBuilder()
                 .setInlineBytes(ByteString.copyFrom(((InlineStateHandle) handle).bytes()))
@@ -185,11 +228,41 @@ public final class StateHandleCodec {
     }
 
     public static StreamStateHandle fromProto(StreamStateHandleData data) {
+        return fromProto(data, null);
+    }
+
+    private static StreamStateHandle fromProto(StreamStateHandleData data, FsPath base) {
         return switch (data.getKindCase()) {
-            case FILE_SEGMENT -> new FileSegmentHandle(FsPath.parse(data.getFileSegment().getFile()),
+            case FILE_SEGMENT -> new FileSegmentHandle(file(data.getFileSegment(), base),
                     data.getFileSegment().getOffset(), data.getFileSegment().getLength());
             case INLINE_BYTES -> new InlineStateHandle(data.getInlineBytes().toByteArray());
             case KIND_NOT_SET -> throw new IllegalArgumentException("stream state handle of no known kind");
         };
+    }
+
+    /** The path of {@code file} below {@code base} ({@code "a/b"}), or null if it is not inside it. */
+    static String relativeTo(FsPath base, FsPath file) {
+        if (!base.scheme().equals(file.scheme()) || !java.util.Objects.equals(base.authority(), file.authority())) {
+            return null;
+        }
+        String prefix = base.path().equals("/") ? "/" : base.path() + "/";
+        return file.path().startsWith(prefix) && file.path().length() > prefix.length()
+                ? file.path().substring(prefix.length()) : null;
+    }
+
+    private static FsPath file(FileSegmentData segment, FsPath base) {
+        boolean relative = !segment.getRelativeFile().isEmpty();
+        if (relative == !segment.getFile().isEmpty()) {
+            throw new IllegalArgumentException("a file segment names its file " + (relative ? "twice" : "not at all")
+                    + ": file '" + segment.getFile() + "', relative file '" + segment.getRelativeFile() + "'");
+        }
+        if (!relative) {
+            return FsPath.parse(segment.getFile());
+        }
+        if (base == null) {
+            throw new IllegalArgumentException("relative file '" + segment.getRelativeFile()
+                    + "' outside a _metadata file, which alone may name files relative to its directory");
+        }
+        return base.resolve(segment.getRelativeFile());
     }
 }

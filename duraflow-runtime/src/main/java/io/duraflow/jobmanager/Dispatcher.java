@@ -1,15 +1,20 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.checkpoint.CheckpointException;
 import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointIdCounter;
 import io.duraflow.checkpoint.CheckpointMessages;
 import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.StandaloneCheckpointIdCounter;
 import io.duraflow.checkpoint.StateHandleCodec;
+import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.ClusterOptions;
+import io.duraflow.fs.FileSystems;
+import io.duraflow.fs.FsPath;
 import io.duraflow.config.Configuration;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.jobmanager.scheduler.SavepointRefusedException;
 import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.jobstore.JobGraphStore;
 import io.duraflow.jobstore.JobResultEntry;
@@ -27,6 +32,8 @@ import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.rpc.proto.TriggerSavepointRequest;
+import io.duraflow.rpc.proto.TriggerSavepointResponse;
 import io.duraflow.util.Futures;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.MainThreadExecutor;
@@ -92,6 +99,7 @@ public final class Dispatcher {
     }
 
     private final String sessionId;
+    private final Configuration clusterConfig;
     private final ResourceManager resourceManager;
     private final MainThreadExecutor mainThread;
     private final Services services;
@@ -105,6 +113,7 @@ public final class Dispatcher {
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
             MainThreadExecutor mainThread, LongSupplier clock, Services services) {
         this.sessionId = sessionId;
+        this.clusterConfig = clusterConfig;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.services = services;
@@ -206,6 +215,69 @@ public final class Dispatcher {
 
     public void cancel(String jobId) {
         mainThread.assertRunningInMainThread();
+        JobMaster job = runningJob(jobId);
+        recovery.cancelPending(jobId);
+        job.cancel();
+        if (!job.isTerminal()) {
+            mainThread.schedule(job::forceCancelled, 10_000);
+        }
+    }
+
+    /**
+     * Takes a savepoint of a running streaming job, then cancels it if asked to (see {@link
+     * JobMaster#triggerSavepoint}). Completes once the savepoint completed; fails with NOT_FOUND for
+     * an unknown job, FAILED_PRECONDITION for one that ended, cannot take a savepoint now, or whose
+     * savepoint failed (the message says why, and that the job keeps running), INVALID_ARGUMENT for
+     * a missing or bad directory.
+     */
+    public CompletableFuture<TriggerSavepointResponse> triggerSavepoint(TriggerSavepointRequest request) {
+        mainThread.assertRunningInMainThread();
+        String jobId = request.getJobId();
+        JobMaster job = runningJob(jobId);
+        FsPath target = savepointTarget(request.getTargetDirectory());
+        boolean cancel = request.getCancelJob();
+        return job.triggerSavepoint(target, cancel).handle((savepoint, error) -> {
+            if (error == null) {
+                if (cancel && !job.isTerminal()) {
+                    mainThread.schedule(job::forceCancelled, 10_000);
+                }
+                return TriggerSavepointResponse.newBuilder().setCheckpointId(savepoint.checkpointId())
+                        .setPath(savepoint.directory().toString()).setStateSizeBytes(savepoint.stateSize()).build();
+            }
+            Throwable cause = Futures.unwrap(error);
+            String keeps = cancel ? "; job " + jobId + " was not cancelled and keeps running" : "";
+            if (cause instanceof SavepointRefusedException refused) {
+                throw Status.FAILED_PRECONDITION.withDescription(refused.getMessage()).asRuntimeException();
+            }
+            if (cause instanceof CheckpointException failed) {
+                throw Status.FAILED_PRECONDITION.withDescription("the savepoint of job " + jobId + " failed: "
+                        + failed.failure().describe().replaceFirst("^checkpoint ", "savepoint ") + keeps)
+                        .asRuntimeException();
+            }
+            throw Status.INTERNAL.withDescription("the savepoint of job " + jobId + " failed: " + describe(cause)
+                    + keeps).asRuntimeException();
+        });
+    }
+
+    /** Where a savepoint goes: the request's directory, else the cluster's execution.checkpointing.savepoint-dir. */
+    private FsPath savepointTarget(String requested) {
+        String target = requested.isBlank() ? clusterConfig.get(CheckpointingOptions.SAVEPOINT_DIR) : requested;
+        if (target == null) {
+            throw Status.INVALID_ARGUMENT.withDescription("no savepoint directory: give one (duraflow savepoint JOB_ID"
+                    + " DIR) or set " + CheckpointingOptions.SAVEPOINT_DIR.key()).asRuntimeException();
+        }
+        try {
+            FsPath path = FsPath.parse(target);
+            FileSystems.get(path);
+            return path;
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription("savepoint directory '" + target + "': " + e.getMessage())
+                    .asRuntimeException();
+        }
+    }
+
+    /** The JobMaster of a job that has not ended: NOT_FOUND or FAILED_PRECONDITION otherwise. */
+    private JobMaster runningJob(String jobId) {
         JobQueries.requireValid(jobId);
         JobMaster job = registry.job(jobId);
         if (job == null) {
@@ -220,11 +292,7 @@ public final class Dispatcher {
             throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
                     + stateName(job.state().toProto())).asRuntimeException();
         }
-        recovery.cancelPending(jobId);
-        job.cancel();
-        if (!job.isTerminal()) {
-            mainThread.schedule(job::forceCancelled, 10_000);
-        }
+        return job;
     }
 
     /** Deletes clean results older than job-result-store.clean-result-ttl; memory forgets them in the same step. */

@@ -3,6 +3,11 @@ package io.duraflow.jobmanager;
 import io.duraflow.checkpoint.CheckpointCoordinatorConfig;
 import io.duraflow.checkpoint.CheckpointIdCounter;
 import io.duraflow.checkpoint.CheckpointServices;
+import io.duraflow.checkpoint.CompletedCheckpoint;
+import io.duraflow.checkpoint.InitialRestore;
+import io.duraflow.checkpoint.SavepointPaths;
+import io.duraflow.jobmanager.scheduler.CheckpointRestore;
+import io.duraflow.jobstore.RestoreSettings;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
@@ -74,8 +79,13 @@ final class JobFactory {
         this.terminated = terminated;
     }
 
-    /** A job's graph and the configuration it runs with. */
-    record Built(SubmittedJob job, Configuration config, JobGraph graph, int parallelism) {}
+    /**
+     * A job's graph and the configuration it runs with.
+     *
+     * @param restoreMetadata the {@code _metadata} the job restores while it has no checkpoint of its
+     *     own ({@link SubmittedJob#restore()}), or null
+     */
+    record Built(SubmittedJob job, Configuration config, JobGraph graph, int parallelism, FsPath restoreMetadata) {}
 
     /** The cluster's configuration with a job's overrides; INVALID_ARGUMENT if they are not valid. */
     private Configuration jobConfig(Map<String, String> overrides) {
@@ -94,6 +104,21 @@ final class JobFactory {
      * description says what went wrong.
      */
     CompletableFuture<Built> build(SubmittedJob job) {
+        return build(job, false);
+    }
+
+    /**
+     * As {@link #build(SubmittedJob)}, for a job being submitted: a job that restores a savepoint
+     * or checkpoint is checked against it too (see {@link #checkRestore}), so a bad path, a corrupt
+     * file or state the job cannot take fails the submission with INVALID_ARGUMENT. A job a new
+     * leader recovers is not checked again: once it completed a checkpoint of its own it no longer
+     * needs what it was submitted with (which the user may have deleted, or a claim deleted).
+     */
+    CompletableFuture<Built> buildForSubmission(SubmittedJob job) {
+        return build(job, true);
+    }
+
+    private CompletableFuture<Built> build(SubmittedJob job, boolean submission) {
         Configuration config;
         try {
             config = jobConfig(job.config());
@@ -105,7 +130,9 @@ final class JobFactory {
         return CompletableFuture.supplyAsync(() -> {
                     JobGraph graph = buildPlan(job, parallelism, config.get(ExecutionOptions.RUNTIME_MODE));
                     checkCheckpointing(job.jobId(), graph, config);
-                    return new Built(job, config, graph, parallelism);
+                    FsPath restoreMetadata = job.restore() == null ? null
+                            : submission ? checkRestore(job, graph, config) : restoreMetadata(job);
+                    return new Built(job, config, graph, parallelism, restoreMetadata);
                 }, userCode)
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(error -> {
@@ -134,6 +161,45 @@ final class JobFactory {
         } catch (IllegalArgumentException e) {
             // IllegalConfigurationException included: both name the option and what to set.
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        }
+    }
+
+    /**
+     * A submitted job that restores a savepoint or checkpoint: it must be a streaming job with
+     * checkpointing on, and the path must name a readable {@code _metadata} ({@link SavepointPaths})
+     * whose state the job can take ({@link CheckpointRestore#check}). INVALID_ARGUMENT otherwise, with
+     * the one-line reason (naming the file, or the operator uids).
+     *
+     * @return the {@code _metadata} file
+     */
+    private static FsPath checkRestore(SubmittedJob job, JobGraph graph, Configuration config) {
+        if (graph.mode() != RuntimeMode.STREAMING || !CheckpointingOptions.isEnabled(config)) {
+            throw Status.INVALID_ARGUMENT.withDescription("job " + job.jobId() + " cannot restore "
+                    + job.restore().path() + ": only a streaming job with checkpointing on restores a savepoint; set"
+                    + " execution.runtime-mode=streaming, " + CheckpointingOptions.INTERVAL.key() + " and "
+                    + CheckpointingOptions.DIR.key()).asRuntimeException();
+        }
+        try {
+            CompletedCheckpoint checkpoint = SavepointPaths.read(job.restore().path());
+            CheckpointRestore.check(checkpoint, graph, config.get(CheckpointingOptions.MAX_PARALLELISM),
+                    job.restore().allowNonRestoredState());
+            return checkpoint.metadataFile();
+        } catch (SavepointPaths.InvalidRestorePathException | IllegalStateException | IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        }
+    }
+
+    /** A recovered job's restore file, not read: it matters only if the job has no checkpoint of its own yet. */
+    private static FsPath restoreMetadata(SubmittedJob job) {
+        try {
+            return SavepointPaths.metadataFile(job.restore().path());
+        } catch (SavepointPaths.InvalidRestorePathException e) {
+            // Without a checkpoint of its own, the job's restore fails with this reason; with one, it is unused.
+            try {
+                return FsPath.parse(job.restore().path()).resolve(CheckpointDirectories.METADATA_FILE);
+            } catch (IllegalArgumentException unparsable) {
+                throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+            }
         }
     }
 
@@ -170,7 +236,14 @@ final class JobFactory {
         JobEventWriter writer = null;
         boolean streaming = built.graph().mode() == RuntimeMode.STREAMING;
         if (streaming && CheckpointingOptions.isEnabled(built.config())) {
-            master.enableCheckpoints(checkpointSetup(job.jobId(), built.config()));
+            JobMaster.CheckpointSetup setup = checkpointSetup(job.jobId(), built.config());
+            if (built.restoreMetadata() != null) {
+                setup = new JobMaster.CheckpointSetup(setup.config(), setup.directories(), setup.fileSystem(),
+                        setup.io(), setup.idCounter(), setup.store(), new InitialRestore(built.restoreMetadata(),
+                                job.restore().mode() == RestoreSettings.Mode.CLAIM),
+                        job.restore().allowNonRestoredState());
+            }
+            master.enableCheckpoints(setup);
         }
         // Streaming jobs restart from checkpoints, never from the batch event log.
         if (!streaming && JobRecoveryOptions.isEnabled(built.config())) {

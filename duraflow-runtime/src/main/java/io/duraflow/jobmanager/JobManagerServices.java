@@ -233,6 +233,12 @@ final class JobManagerServices {
         }
 
         @Override
+        public void triggerSavepoint(io.duraflow.rpc.proto.TriggerSavepointRequest request,
+                StreamObserver<io.duraflow.rpc.proto.TriggerSavepointResponse> response) {
+            answerAsync(runner.mainThread(), response, () -> runner.dispatcher().triggerSavepoint(request));
+        }
+
+        @Override
         public void getClusterOverview(Empty request, StreamObserver<ClusterOverview> response) {
             answer(runner.mainThread(), response, () -> ClusterOverview.newBuilder()
                     .setJmSessionId(runner.sessionId())

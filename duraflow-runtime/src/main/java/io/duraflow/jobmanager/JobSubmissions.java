@@ -3,6 +3,7 @@ package io.duraflow.jobmanager;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobstore.JobIds;
 import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.RestoreSettings;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
@@ -60,13 +61,27 @@ final class JobSubmissions {
         }
         rejectKnown(jobId);
         SubmittedJob record = new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(),
-                request.getConfigMap(), Math.max(0, request.getParallelism()), clock.getAsLong());
+                request.getConfigMap(), Math.max(0, request.getParallelism()), clock.getAsLong(), restore(request));
         registry.startSubmission(jobId);
         // An invalid configuration fails build() with INVALID_ARGUMENT like a plan that does not build.
-        return factory.build(record)
+        return factory.buildForSubmission(record)
                 .thenComposeAsync(this::prepare, mainThread)
                 .thenComposeAsync(created -> storeAndStart(record, created), mainThread)
                 .whenCompleteAsync((response, error) -> registry.endSubmission(jobId), mainThread);
+    }
+
+    /** What the job restores ({@code run --from-savepoint}), stored with it; null: empty state. */
+    private static RestoreSettings restore(SubmitJobRequest request) {
+        if (!request.hasRestore()) {
+            return null;
+        }
+        if (request.getRestore().getPath().isBlank()) {
+            throw Status.INVALID_ARGUMENT.withDescription("empty savepoint path: give a savepoint directory, a"
+                    + " retained chk-<n> directory or its _metadata").asRuntimeException();
+        }
+        return new RestoreSettings(request.getRestore().getPath(), request.getRestore().getClaim()
+                ? RestoreSettings.Mode.CLAIM : RestoreSettings.Mode.NO_CLAIM,
+                request.getRestore().getAllowNonRestoredState());
     }
 
     /** Creates the job master and starts its sources (they list their input: the job's own code, off the main thread). */
@@ -125,7 +140,8 @@ final class JobSubmissions {
         JobMaster job = created.job();
         registry.add(job, created.writer());
         job.start();
-        LOG.info("Job {} submitted: {} {}", jobId, record.jobClass(), record.params());
+        LOG.info("Job {} submitted: {} {}{}", jobId, record.jobClass(), record.params(),
+                record.restore() == null ? "" : ", restoring " + record.restore());
         return SubmitJobResponse.newBuilder().setJobId(jobId).setFingerprint(job.graph().fingerprint()).build();
     }
 

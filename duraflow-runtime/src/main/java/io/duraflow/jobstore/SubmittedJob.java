@@ -13,9 +13,16 @@ import java.util.Objects;
  * @param config configuration the job set for itself, {@code key -> text}
  * @param parallelism the parallelism the submitter asked for; 0 for the cluster's default
  * @param submittedAtMs when the job was submitted, in epoch milliseconds
+ * @param restore what the job restores while it has no checkpoint of its own; null: empty state
  */
 public record SubmittedJob(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
-        int parallelism, long submittedAtMs) {
+        int parallelism, long submittedAtMs, RestoreSettings restore) {
+
+    /** A job that starts from empty state. */
+    public SubmittedJob(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
+            int parallelism, long submittedAtMs) {
+        this(jobId, jobClass, params, config, parallelism, submittedAtMs, null);
+    }
 
     public SubmittedJob {
         JobIds.requireValid(jobId);

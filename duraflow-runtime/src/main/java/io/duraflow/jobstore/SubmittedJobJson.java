@@ -9,6 +9,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {"config":{"parallelism.default":"4"}, "jobClass":"com.example.WordCount", "jobId":"j1",
  *  "parallelism":0, "params":{"input":"/data"}, "submittedAtMs":1700000000000}
  * </pre>
+ *
+ * A job submitted with {@code --from-savepoint} has one more field, absent otherwise (so files
+ * written before it existed read as jobs without one):
+ * <pre>
+ *  "restore":{"path":"/savepoints/savepoint-j0-7", "mode":"NO_CLAIM", "allowNonRestoredState":false}
+ * </pre>
  */
 final class SubmittedJobJson {
     private SubmittedJobJson() {
@@ -22,6 +28,12 @@ final class SubmittedJobJson {
         job.config().forEach(node.putObject("config")::put);
         node.put("parallelism", job.parallelism());
         node.put("submittedAtMs", job.submittedAtMs());
+        if (job.restore() != null) {
+            ObjectNode restore = node.putObject("restore");
+            restore.put("path", job.restore().path());
+            restore.put("mode", job.restore().mode().name());
+            restore.put("allowNonRestoredState", job.restore().allowNonRestoredState());
+        }
         return node;
     }
 
@@ -32,7 +44,18 @@ final class SubmittedJobJson {
      */
     static SubmittedJob fromJson(ObjectNode node) {
         JsonFields f = JsonFields.of(node, "job");
+        RestoreSettings restore = null;
+        if (node.has("restore")) {
+            JsonFields r = JsonFields.of(node.get("restore"), "job.restore");
+            com.fasterxml.jackson.databind.JsonNode allow = node.get("restore").get("allowNonRestoredState");
+            if (allow == null || !allow.isBoolean()) {
+                throw new IllegalArgumentException("job.restore.allowNonRestoredState: expected a boolean, found "
+                        + allow);
+            }
+            restore = new RestoreSettings(r.text("path"), r.enumValue("mode", RestoreSettings.Mode.class),
+                    allow.booleanValue());
+        }
         return new SubmittedJob(f.text("jobId"), f.text("jobClass"), f.stringMap("params"), f.stringMap("config"),
-                f.int32("parallelism"), f.int64("submittedAtMs"));
+                f.int32("parallelism"), f.int64("submittedAtMs"), restore);
     }
 }

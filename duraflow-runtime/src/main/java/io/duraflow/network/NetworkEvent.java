@@ -11,19 +11,36 @@ import java.util.Objects;
 public sealed interface NetworkEvent extends BufferOrEvent
         permits NetworkEvent.CheckpointBarrier, NetworkEvent.CancelCheckpointMarker, NetworkEvent.EndOfPartition {
 
-    /** Whether a barrier starts a checkpoint (owned and deleted by the job) or a savepoint (owned by the user). */
-    enum CheckpointKind { CHECKPOINT, SAVEPOINT }
+    /**
+     * Whether a barrier starts a checkpoint (owned and deleted by the job), a full checkpoint (one
+     * that refers to no file of an earlier checkpoint: after a restore in no-claim mode) or a
+     * savepoint (owned by the user, self-contained, in the canonical format).
+     */
+    enum CheckpointKind { CHECKPOINT, FULL_CHECKPOINT, SAVEPOINT }
 
     /**
      * Everything before it in a channel belongs to checkpoint {@code checkpointId}, everything
      * after it to later ones.
+     *
+     * @param savepointDirectory a savepoint's directory (a file system URI), where every task
+     *     writes its part; null for the other kinds
      */
-    record CheckpointBarrier(long checkpointId, long timestampMs, CheckpointKind kind) implements NetworkEvent {
+    record CheckpointBarrier(long checkpointId, long timestampMs, CheckpointKind kind, String savepointDirectory)
+            implements NetworkEvent {
         public CheckpointBarrier {
             if (checkpointId < 0) {
                 throw new IllegalArgumentException("checkpoint id must be >= 0, got " + checkpointId);
             }
             Objects.requireNonNull(kind, "kind");
+            if ((kind == CheckpointKind.SAVEPOINT) != (savepointDirectory != null)) {
+                throw new IllegalArgumentException("a savepoint barrier, and only one, names the savepoint's"
+                        + " directory: " + kind + ", " + savepointDirectory);
+            }
+        }
+
+        /** A barrier of a checkpoint (not a savepoint). */
+        public CheckpointBarrier(long checkpointId, long timestampMs, CheckpointKind kind) {
+            this(checkpointId, timestampMs, kind, kind == CheckpointKind.SAVEPOINT ? "" : null);
         }
     }
 

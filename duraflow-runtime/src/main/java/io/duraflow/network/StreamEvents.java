@@ -13,9 +13,14 @@ final class StreamEvents {
     static StreamEvent toProto(NetworkEvent event) {
         StreamEvent.Builder builder = StreamEvent.newBuilder();
         if (event instanceof NetworkEvent.CheckpointBarrier barrier) {
-            builder.setBarrier(StreamBarrier.newBuilder().setCheckpointId(barrier.checkpointId())
+            StreamBarrier.Builder wire = StreamBarrier.newBuilder().setCheckpointId(barrier.checkpointId())
                     .setTimestampMs(barrier.timestampMs())
-                    .setSavepoint(barrier.kind() == NetworkEvent.CheckpointKind.SAVEPOINT));
+                    .setSavepoint(barrier.kind() == NetworkEvent.CheckpointKind.SAVEPOINT)
+                    .setFull(barrier.kind() == NetworkEvent.CheckpointKind.FULL_CHECKPOINT);
+            if (barrier.savepointDirectory() != null) {
+                wire.setSavepointDirectory(barrier.savepointDirectory());
+            }
+            builder.setBarrier(wire);
         } else if (event instanceof NetworkEvent.CancelCheckpointMarker marker) {
             builder.setCancelCheckpoint(StreamCancelCheckpoint.newBuilder().setCheckpointId(marker.checkpointId()));
         } else if (event instanceof NetworkEvent.EndOfPartition) {
@@ -26,14 +31,21 @@ final class StreamEvents {
         return builder.build();
     }
 
+    private static NetworkEvent.CheckpointBarrier barrier(StreamBarrier barrier) {
+        if (barrier.getSavepoint()) {
+            return new NetworkEvent.CheckpointBarrier(barrier.getCheckpointId(), barrier.getTimestampMs(),
+                    NetworkEvent.CheckpointKind.SAVEPOINT, barrier.getSavepointDirectory());
+        }
+        return new NetworkEvent.CheckpointBarrier(barrier.getCheckpointId(), barrier.getTimestampMs(),
+                barrier.getFull() ? NetworkEvent.CheckpointKind.FULL_CHECKPOINT : NetworkEvent.CheckpointKind.CHECKPOINT);
+    }
+
     /**
      * @throws IllegalArgumentException for an event this version does not know (sent by a newer producer)
      */
     static NetworkEvent fromProto(StreamEvent event) {
         return switch (event.getKindCase()) {
-            case BARRIER -> new NetworkEvent.CheckpointBarrier(event.getBarrier().getCheckpointId(),
-                    event.getBarrier().getTimestampMs(), event.getBarrier().getSavepoint()
-                            ? NetworkEvent.CheckpointKind.SAVEPOINT : NetworkEvent.CheckpointKind.CHECKPOINT);
+            case BARRIER -> barrier(event.getBarrier());
             case CANCEL_CHECKPOINT -> new NetworkEvent.CancelCheckpointMarker(event.getCancelCheckpoint().getCheckpointId());
             case END_OF_PARTITION -> NetworkEvent.EndOfPartition.INSTANCE;
             case KIND_NOT_SET -> throw new IllegalArgumentException("stream event of a kind this Duraflow version does not"

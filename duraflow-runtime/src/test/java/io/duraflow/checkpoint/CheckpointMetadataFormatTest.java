@@ -89,7 +89,7 @@ class CheckpointMetadataFormatTest {
                 Map.of(), FsPath.parse("/c/j/chk-1/_metadata"));
 
         assertThat(HexFormat.of().formatHex(CheckpointMetadataFormat.encode(smallest))).isEqualTo(
-                "4446434d" + "00000001" // magic "DFCM", version 1
+                "4446434d" + "00000002" // magic "DFCM", version 2
                         + "00000010" + "6e32b47b" // payload length 16, CRC32C
                         + "0a016a" + "1001" + "18e807" + "208001" + "2801" + "38ed07");
     }
@@ -132,14 +132,64 @@ class CheckpointMetadataFormatTest {
                 "not a checkpoint metadata file");
 
         byte[] otherVersion = good.clone();
-        otherVersion[7] = 2;
+        otherVersion[7] = 3;
         fs.writeFile(file, otherVersion, WriteMode.OVERWRITE);
         assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 3)).hasMessageContaining(
-                "format version 2, this Duraflow reads version 1");
+                "format version 3, this Duraflow reads version 1 to 2");
 
         fs.writeFile(file, good, WriteMode.OVERWRITE);
         assertThatThrownBy(() -> CheckpointMetadataFormat.read(fs, file, "j", 4))
                 .isInstanceOf(CorruptCheckpointFileException.class)
                 .hasMessageContaining("holds checkpoint 3 of job j, expected checkpoint 4 of job j");
+    }
+
+    @Test
+    void version1FilesAreStillRead() throws Exception {
+        FsPath file = FsPath.of(tmp.resolve("chk-3/_metadata"));
+        CompletedCheckpoint written = checkpoint(file);
+        // Version 1 wrote every file as a URI: the same payload as version 2 for files outside the directory.
+        byte[] bytes = CheckpointMetadataFormat.encode(written);
+        bytes[7] = 1;
+        fs.writeFile(file, bytes, WriteMode.OVERWRITE);
+
+        assertThat(CheckpointMetadataFormat.read(fs, file, "j", 3)).isEqualTo(written);
+    }
+
+    @Test
+    void filesInsideTheDirectoryAreRecordedRelativeAndResolveWhereTheDirectoryIsNow() throws Exception {
+        FsPath directory = FsPath.of(tmp.resolve("savepoints/savepoint-j-3"));
+        FsPath inside = directory.resolve("state-1");
+        FsPath outside = FsPath.parse("hdfs://namenode:8020/checkpoints/j/shared/a");
+        CompletedCheckpoint savepoint = new CompletedCheckpoint("j", 3, 1_000, 1_250, 128, CheckpointKind.SAVEPOINT,
+                Map.of("sum", new OperatorCheckpointState("sum", 1, null, Map.of(0, new OperatorSubtaskState(
+                        List.of(new KeyGroupsStateHandle(new KeyGroupRange(0, 0), new long[] {0},
+                                new FileSegmentHandle(inside, 0, 10))),
+                        List.of(new OperatorStateHandle(Map.of(), new FileSegmentHandle(outside, 5, 6))))))),
+                directory.resolve("_metadata"));
+        byte[] bytes = CheckpointMetadataFormat.encode(savepoint);
+        assertThat(new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1))
+                .contains("state-1").doesNotContain(directory.toString()).contains(outside.toUri().toString());
+
+        FsPath moved = FsPath.of(tmp.resolve("elsewhere/renamed"));
+        fs.writeFile(moved.resolve("_metadata"), bytes, WriteMode.EXCLUSIVE);
+        CompletedCheckpoint read = CheckpointMetadataFormat.read(fs, moved.resolve("_metadata"));
+
+        OperatorSubtaskState state = read.operators().get("sum").subtasks().get(0);
+        assertThat(((FileSegmentHandle) ((KeyGroupsStateHandle) state.keyedState().get(0)).stream()).file())
+                .isEqualTo(moved.resolve("state-1"));
+        assertThat(((FileSegmentHandle) state.operatorState().get(0).stream()).file()).isEqualTo(outside);
+    }
+
+    @Test
+    void aRelativeFileOutsideAMetadataFileIsRejected() {
+        FsPath base = FsPath.parse("/sp");
+        var data = StateHandleCodec.toProto(new OperatorSubtaskState(List.of(), List.of(new OperatorStateHandle(
+                Map.of(), new FileSegmentHandle(base.resolve("f"), 0, 1)))), base);
+
+        assertThat(StateHandleCodec.fromProto(data, FsPath.parse("/moved")).operatorState().get(0).stream())
+                .isEqualTo(new FileSegmentHandle(FsPath.parse("/moved/f"), 0, 1));
+        assertThatThrownBy(() -> StateHandleCodec.fromProto(data))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("relative file 'f' outside a _metadata file");
     }
 }

@@ -22,6 +22,17 @@ abstract class JobGraphStoreContractTest {
     }
 
     @Test
+    void whatAJobRestoresIsStoredWithIt() throws Exception {
+        JobGraphStore store = createStore();
+        SubmittedJob job = new SubmittedJob("j1", "com.example.Sum", Map.of(), Map.of(), 3, 42,
+                new RestoreSettings("/savepoints/savepoint-j0-7", RestoreSettings.Mode.CLAIM, true));
+
+        store.put(job);
+
+        assertThat(store.get("j1")).contains(job);
+    }
+
+    @Test
     void absentJob() throws Exception {
         JobGraphStore store = createStore();
 

@@ -196,6 +196,20 @@ final class CheckpointTriggers {
         restarts++;
     }
 
+    /** No periodic checkpoint until {@link #resumePeriodic} (a savepoint before cancelling: none may follow it). */
+    void pausePeriodic() {
+        if (checkpoints != null && periodicStarted) {
+            checkpoints.stopPeriodic();
+        }
+    }
+
+    /** Periodic checkpoints go on after {@link #pausePeriodic}, unless the job restarted meanwhile (it starts them). */
+    void resumePeriodic() {
+        if (checkpoints != null && periodicStarted && !shutDown) {
+            checkpoints.startPeriodic();
+        }
+    }
+
     void shutdown() {
         shutDown = true;
         if (checkpoints != null) {

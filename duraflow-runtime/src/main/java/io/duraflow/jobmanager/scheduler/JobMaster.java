@@ -8,6 +8,7 @@ import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTask;
 import io.duraflow.checkpoint.CompletedCheckpointStore;
+import io.duraflow.checkpoint.InitialRestore;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.state.CheckpointDirectories;
@@ -76,6 +77,7 @@ public final class JobMaster {
     private final CheckpointTriggers checkpointTriggers;
     private final StreamingRestart streamingRestart;
     private final TaskEvents taskEvents;
+    private final JobSavepoints savepoints;
     /** Running streaming tasks' counters from the heartbeats, for {@link #status()}. */
     private final TaskRates taskRates = new TaskRates();
     private JobMasterState state = JobMasterState.CREATED;
@@ -122,6 +124,9 @@ public final class JobMaster {
         this.taskEvents = new TaskEvents(settings, streaming, executions, taskManagers, coordinators, failover,
                 streamingRestart, checkpointTriggers, new TaskEvents.Job(() -> state, this::terminate,
                         this::completeCancellationIfIdle, this::scheduleNow, () -> eventLog));
+        this.savepoints = new JobSavepoints(jobId, streaming, checkpointTriggers,
+                () -> state == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL,
+                () -> guarded("cancelling the job after its savepoint", this::cancelNow));
     }
 
     /** Where the job's progress is recorded for recovery; set before {@link #start}. */
@@ -135,18 +140,44 @@ public final class JobMaster {
      * @param io must run its tasks one at a time, in order (see {@link CheckpointCoordinator})
      */
     public record CheckpointSetup(CheckpointCoordinatorConfig config, CheckpointDirectories directories,
-            FileSystem fileSystem, Executor io, CheckpointIdCounter idCounter, CompletedCheckpointStore store) {}
+            FileSystem fileSystem, Executor io, CheckpointIdCounter idCounter, CompletedCheckpointStore store,
+            InitialRestore initialRestore, boolean allowNonRestoredState) {
+        /** A job that starts from empty state (or its own latest checkpoint). */
+        public CheckpointSetup(CheckpointCoordinatorConfig config, CheckpointDirectories directories,
+                FileSystem fileSystem, Executor io, CheckpointIdCounter idCounter, CompletedCheckpointStore store) {
+            this(config, directories, fileSystem, io, idCounter, store, null, false);
+        }
+    }
 
     /** Streaming jobs with checkpointing on: creates the checkpoint coordinator; before {@link #start}. */
     public void enableCheckpoints(CheckpointSetup setup) {
         if (!streaming) {
             throw new IllegalStateException("job " + jobId + " is a batch job: it takes no checkpoints");
         }
-        checkpointTriggers.coordinator(new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
+        CheckpointCoordinator coordinator = new CheckpointCoordinator(jobId, setup.config(), setup.directories(),
                 new CheckpointCoordinator.Services(setup.fileSystem(), mainThread, setup.io(), clock,
                         setup.idCounter(), setup.store(), checkpointView, checkpointView,
                         cause -> guarded("failing over after checkpoint failures",
-                                () -> streamingRestart.restart("checkpoints failed: " + cause)))));
+                                () -> streamingRestart.restart("checkpoints failed: " + cause))));
+        if (setup.initialRestore() != null) {
+            coordinator.initialRestore(setup.initialRestore());
+        }
+        streamingRestart.restoreRules(setup.config().maxParallelism(), setup.allowNonRestoredState());
+        checkpointTriggers.coordinator(coordinator);
+    }
+
+    /**
+     * Takes a savepoint into a new directory under {@code targetDirectory}, then cancels the job if
+     * {@code cancelJob} (see {@link JobSavepoints}).
+     *
+     * @return completes on the main thread with the savepoint, or fails with a {@link
+     *     SavepointRefusedException} (the job cannot take one now) or the coordinator's
+     *     {@link io.duraflow.checkpoint.CheckpointException}
+     */
+    public CompletableFuture<io.duraflow.checkpoint.CompletedCheckpoint> triggerSavepoint(
+            io.duraflow.fs.FsPath targetDirectory, boolean cancelJob) {
+        mainThread.assertRunningInMainThread();
+        return savepoints.trigger(targetDirectory, cancelJob);
     }
 
     /** The job's checkpoint coordinator, or null (batch, or checkpointing off). */

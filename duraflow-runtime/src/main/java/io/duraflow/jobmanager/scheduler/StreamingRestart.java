@@ -61,6 +61,10 @@ final class StreamingRestart {
     private String restartCause = "";
     /** What the next deployments restore; null: empty state. */
     private CheckpointRestore restoreFrom;
+    /** The job's max parallelism, which a restored checkpoint must have; 0: not checked (no initial restore). */
+    private int jobMaxParallelism;
+    /** Whether state of operators the job no longer has is dropped ({@code --allow-non-restored-state}). */
+    private boolean allowNonRestoredState;
 
     StreamingRestart(ExecutionGraph executions, TaskManagerActions taskManagers, CoordinatorHolder coordinators,
             SchedulingDriver scheduling, CheckpointTriggers triggers, LongSupplier clock, RestartBackoff backoff,
@@ -79,6 +83,12 @@ final class StreamingRestart {
 
     StreamingPhase phase() {
         return phase;
+    }
+
+    /** How restored checkpoints are checked (see {@link CheckpointRestore}'s rules 4 and 5). */
+    void restoreRules(int jobMaxParallelism, boolean allowNonRestoredState) {
+        this.jobMaxParallelism = jobMaxParallelism;
+        this.allowNonRestoredState = allowNonRestoredState;
     }
 
     /** Counted restarts so far. */
@@ -158,7 +168,7 @@ final class StreamingRestart {
                         return;
                     }
                     if (error != null) {
-                        throw new IllegalStateException("cannot read the job's completed checkpoints: "
+                        throw new IllegalStateException("cannot read the checkpoint the job restores: "
                                 + Rpc.describe(error));
                     }
                     applyRestore(restart, latest);
@@ -168,7 +178,8 @@ final class StreamingRestart {
     private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
         if (latest.isPresent()) {
             CompletedCheckpoint checkpoint = latest.get();
-            restoreFrom = CheckpointRestore.of(checkpoint, graph);
+            restoreFrom = CheckpointRestore.of(checkpoint, graph,
+                    jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
             Map<String, byte[]> enumerators = new HashMap<>();
             for (OperatorCheckpointState operator : checkpoint.operators().values()) {
                 operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));

@@ -36,6 +36,16 @@ public final class FsCheckpointStorage {
         return FsCheckpointStreamFactory.forCheckpoint(fileSystem, directories, checkpointId, inlineThresholdBytes);
     }
 
+    /**
+     * The factory of a savepoint: every stream, exclusive or shared, becomes a file directly in the
+     * savepoint's own directory (on whatever file system that is), so the savepoint refers to no
+     * file outside it and its directory can be moved.
+     */
+    public CheckpointStreamFactory savepointStreamFactory(FsPath savepointDirectory) {
+        return new FsCheckpointStreamFactory(FileSystems.get(savepointDirectory), savepointDirectory,
+                savepointDirectory, inlineThresholdBytes, () -> java.util.UUID.randomUUID().toString());
+    }
+
     public CheckpointDirectories directories() {
         return directories;
     }

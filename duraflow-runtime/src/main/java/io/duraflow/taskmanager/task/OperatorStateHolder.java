@@ -89,11 +89,21 @@ final class OperatorStateHolder implements AutoCloseable {
      */
     RunnableFuture<OperatorSubtaskState> snapshot(long checkpointId, long timestamp,
             CheckpointStreamFactory streams) throws IOException {
+        return snapshot(checkpointId, timestamp, streams, SnapshotType.CHECKPOINT);
+    }
+
+    /**
+     * As above, of the given type: a {@link SnapshotType#SAVEPOINT} or {@link
+     * SnapshotType#FULL_CHECKPOINT} refers to no file of an earlier checkpoint, and a savepoint is
+     * in the canonical format every backend restores.
+     */
+    RunnableFuture<OperatorSubtaskState> snapshot(long checkpointId, long timestamp,
+            CheckpointStreamFactory streams, SnapshotType type) throws IOException {
         RunnableFuture<List<OperatorStateHandle>> operatorPart = operatorState.snapshot(checkpointId, timestamp, streams);
         RunnableFuture<List<KeyedStateHandle>> keyedPart;
         try {
             keyedPart = keyedState == null ? null
-                    : keyedState.snapshot(checkpointId, timestamp, streams, SnapshotType.CHECKPOINT);
+                    : keyedState.snapshot(checkpointId, timestamp, streams, type);
         } catch (IOException | RuntimeException e) {
             operatorPart.cancel(true);
             throw e;

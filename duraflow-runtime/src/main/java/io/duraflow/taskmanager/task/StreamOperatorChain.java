@@ -222,14 +222,14 @@ final class StreamOperatorChain implements AutoCloseable {
      * write it; if this throws, the futures made so far are cancelled.
      */
     Map<String, RunnableFuture<OperatorSubtaskState>> snapshot(long checkpointId, long timestamp,
-            CheckpointStreamFactory streams) throws Exception {
+            CheckpointStreamFactory streams, io.duraflow.state.backend.SnapshotType type) throws Exception {
         Map<String, RunnableFuture<OperatorSubtaskState>> futures = new LinkedHashMap<>();
         try {
             for (StreamOperator operator : builtBackToFront) {
                 operator.snapshotState(checkpointId);
             }
             for (OperatorStateHolder holder : holders.values()) {
-                futures.put(holder.uid(), holder.snapshot(checkpointId, timestamp, streams));
+                futures.put(holder.uid(), holder.snapshot(checkpointId, timestamp, streams, type));
             }
         } catch (Exception | Error e) {
             futures.values().forEach(future -> future.cancel(true));

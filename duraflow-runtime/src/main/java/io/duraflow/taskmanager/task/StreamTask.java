@@ -339,7 +339,7 @@ final class StreamTask {
 
             @Override
             public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
-                performCheckpoint(barrier.checkpointId(), barrier.timestampMs());
+                performCheckpoint(barrier);
             }
 
             @Override
@@ -448,7 +448,7 @@ final class StreamTask {
         TriggerCheckpointRequest trigger = deferredTrigger;
         deferredTrigger = null;
         if (trigger != null && trigger.getCheckpointId() > checkpoints.lastSnapshotId()) {
-            performCheckpoint(trigger.getCheckpointId(), trigger.getTimestampMs());
+            performCheckpoint(TaskCheckpoints.barrierOf(trigger));
         }
         streaming.reportInputEnded(TaskInputEnded.newBuilder().setJmSessionId(deployment.getJmSessionId())
                 .setAttempt(attempt).build()).whenComplete((ok, error) -> {
@@ -471,14 +471,14 @@ final class StreamTask {
             }
             return;
         }
-        performCheckpoint(request.getCheckpointId(), request.getTimestampMs());
+        performCheckpoint(TaskCheckpoints.barrierOf(request));
     }
 
     /** Task thread: a snapshot (by trigger or aligned barrier); remembers the first one after the end of input. */
-    private void performCheckpoint(long checkpointId, long timestampMs) {
-        if (checkpoints.perform(checkpointId, timestampMs, chain, partitions.values())
+    private void performCheckpoint(NetworkEvent.CheckpointBarrier barrier) {
+        if (checkpoints.perform(barrier, chain, partitions.values())
                 && phase == Phase.INPUT_ENDED && firstCheckpointAfterEnd < 0) {
-            firstCheckpointAfterEnd = checkpointId;
+            firstCheckpointAfterEnd = barrier.checkpointId();
         }
     }
 

@@ -15,6 +15,10 @@ import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.fs.FsPath;
+import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.state.backend.SnapshotType;
+import io.duraflow.state.storage.CheckpointStreamFactory;
 import io.duraflow.state.storage.FsCheckpointStorage;
 import java.util.Collection;
 import java.util.HashMap;
@@ -55,13 +59,39 @@ final class TaskCheckpoints {
     }
 
     /**
-     * Takes this task's part of checkpoint {@code checkpointId}: the synchronous part, the barrier
-     * on every output, then the asynchronous part on the pool, which acknowledges.
+     * The barrier a trigger from the JobManager stands for: its kind (a savepoint with its
+     * directory, a full checkpoint, or a checkpoint), which downstream tasks get with it.
+     */
+    static NetworkEvent.CheckpointBarrier barrierOf(TriggerCheckpointRequest trigger) {
+        if (trigger.getKind() == io.duraflow.rpc.proto.CheckpointKind.CHECKPOINT_KIND_SAVEPOINT) {
+            return new NetworkEvent.CheckpointBarrier(trigger.getCheckpointId(), trigger.getTimestampMs(),
+                    NetworkEvent.CheckpointKind.SAVEPOINT, trigger.getDirectory());
+        }
+        return new NetworkEvent.CheckpointBarrier(trigger.getCheckpointId(), trigger.getTimestampMs(),
+                trigger.getFull() ? NetworkEvent.CheckpointKind.FULL_CHECKPOINT : NetworkEvent.CheckpointKind.CHECKPOINT);
+    }
+
+    /** What the backends are asked for: a savepoint's canonical format, or a checkpoint that may (not) be incremental. */
+    static SnapshotType snapshotType(NetworkEvent.CheckpointKind kind) {
+        return switch (kind) {
+            case CHECKPOINT -> SnapshotType.CHECKPOINT;
+            case FULL_CHECKPOINT -> SnapshotType.FULL_CHECKPOINT;
+            case SAVEPOINT -> SnapshotType.SAVEPOINT;
+        };
+    }
+
+    /**
+     * Takes this task's part of the barrier's checkpoint: the synchronous part, the same barrier on
+     * every output, then the asynchronous part on the pool, which acknowledges. A savepoint's state
+     * goes into the savepoint's directory (all of it: a savepoint is self-contained and can be
+     * moved), a checkpoint's into {@code chk-<n>/} and {@code shared/}.
      *
      * @return false if the task declined it (downstream tasks got a cancel marker instead of the barrier)
      */
-    boolean perform(long checkpointId, long timestampMs, StreamOperatorChain chain,
+    boolean perform(NetworkEvent.CheckpointBarrier barrier, StreamOperatorChain chain,
             Collection<PipelinedResultPartition> outputs) {
+        long checkpointId = barrier.checkpointId();
+        long timestampMs = barrier.timestampMs();
         lastSnapshotId = Math.max(lastSnapshotId, checkpointId);
         if (storage == null) {
             decline(checkpointId, CheckpointFailureReason.DECLINED, "the job has no "
@@ -76,15 +106,17 @@ final class TaskCheckpoints {
         }
         Map<String, RunnableFuture<OperatorSubtaskState>> futures;
         try {
-            futures = chain.snapshot(checkpointId, timestampMs, storage.streamFactory(checkpointId));
+            CheckpointStreamFactory streams = barrier.kind() == NetworkEvent.CheckpointKind.SAVEPOINT
+                    ? storage.savepointStreamFactory(FsPath.parse(barrier.savepointDirectory()))
+                    : storage.streamFactory(checkpointId);
+            futures = chain.snapshot(checkpointId, timestampMs, streams, snapshotType(barrier.kind()));
         } catch (Exception e) {
             LOG.warn("Task {}: the snapshot of checkpoint {} failed", name, checkpointId, e);
             decline(checkpointId, CheckpointFailureReason.DECLINED, "snapshot failed: " + Task.oneLine(e));
             broadcast(outputs, new NetworkEvent.CancelCheckpointMarker(checkpointId));
             return false;
         }
-        broadcast(outputs, new NetworkEvent.CheckpointBarrier(checkpointId, timestampMs,
-                NetworkEvent.CheckpointKind.CHECKPOINT));
+        broadcast(outputs, barrier);
         long syncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncStart);
         AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, syncMs);
         pending.put(checkpointId, async);
