@@ -4,9 +4,13 @@ import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.LocalCluster;
 import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.RestoreSettingsData;
 import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.TriggerSavepointRequest;
+import io.duraflow.rpc.proto.TriggerSavepointResponse;
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -56,15 +60,10 @@ final class DuraflowLargeStateRuns {
     }
 
     /**
-     * Runs the part; returns null (and says why) when this Duraflow cannot take or restore
-     * savepoints of RocksDB state yet. Adds to {@code wrong} what is not exact.
+     * Runs the part. Adds to {@code wrong} what is not exact.
      */
     static Result run(long stateBytes, int valueBytes, int parallelism, Path dir, List<String> wrong)
             throws Exception {
-        if (!SavepointCalls.available()) {
-            System.out.println("duraflow savepoint restore: NOT measured: " + SavepointCalls.WHY_NOT);
-            return null;
-        }
         long keys = LargeStateRecords.keysFor(stateBytes, valueBytes);
         Files.createDirectories(dir);
         StringBuilder lean = new StringBuilder();
@@ -163,30 +162,26 @@ final class DuraflowLargeStateRuns {
     }
 
     /**
-     * The savepoint operations, the only calls this benchmark needs beyond submit and cancel. Off
-     * until Duraflow has savepoints (issue 11, branch {@code savepoints}): {@link #available}
-     * says so, and the part is reported as not measured.
+     * The savepoint operations, the only calls this benchmark needs beyond submit and cancel:
+     * {@code TriggerSavepoint} (what {@code duraflow savepoint ID DIR} sends) and a submission with
+     * restore settings (what {@code duraflow run --from-savepoint PATH} sends, no-claim mode).
      */
     static final class SavepointCalls {
-        static final String WHY_NOT = "this Duraflow has no savepoint RPC or restore-from-savepoint submission yet"
-                + " (issue 11, branch 'savepoints'); the job and the measurement are in place (LargeStateJob,"
-                + " DuraflowLargeStateRuns)";
-
         private SavepointCalls() {
         }
 
-        static boolean available() {
-            return false;
-        }
-
-        /** Takes a savepoint of {@code jobId} under {@code dir}; returns its directory. */
+        /** Takes a savepoint of {@code jobId} under {@code dir}, waiting for it; returns its directory. */
         static Path savepoint(ClusterClient client, String jobId, Path dir) {
-            throw new UnsupportedOperationException(WHY_NOT);
+            TriggerSavepointResponse response = client.triggerSavepoint(TriggerSavepointRequest.newBuilder()
+                    .setJobId(jobId).setTargetDirectory(dir.toString()).build());
+            String path = response.getPath();
+            return path.startsWith("file:") ? Path.of(URI.create(path)) : Path.of(path);
         }
 
-        /** Submits {@code request} restored from {@code savepoint}. */
+        /** Submits {@code request} restored from {@code savepoint} in no-claim mode. */
         static void submitFrom(ClusterClient client, SubmitJobRequest request, Path savepoint) {
-            throw new UnsupportedOperationException(WHY_NOT);
+            client.submit(request.toBuilder().setRestore(RestoreSettingsData.newBuilder()
+                    .setPath(savepoint.toString())).build());
         }
     }
 

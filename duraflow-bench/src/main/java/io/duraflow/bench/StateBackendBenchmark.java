@@ -169,14 +169,31 @@ public final class StateBackendBenchmark {
         }
     }
 
-    /** Files per checkpoint as the JobMaster reports them ({@code CheckpointSummary.files}). */
+    /**
+     * Bytes written and files per checkpoint as the JobMaster reports them ({@code CheckpointSummary}:
+     * checkpointed size = what the checkpoint wrote, files uploaded, shared files reused).
+     */
     private static String registryLine(List<CheckpointSummary> completed) {
-        List<Long> files = new ArrayList<>();
+        return String.format(Locale.ROOT, "checkpoints as the JobMaster reports them: written %,.2f MB (median"
+                        + " checkpointed size, full state %,.2f MB), files uploaded median %d (max %d), shared files"
+                        + " reused median %d", medianWrittenBytes(completed) / 1e6,
+                CheckpointFileCensus.median(figure(completed, CheckpointSummary::getStateSizeBytes)) / 1e6,
+                CheckpointFileCensus.median(figure(completed, CheckpointSummary::getFilesUploaded)),
+                figure(completed, CheckpointSummary::getFilesUploaded).stream().max(Comparator.naturalOrder()).orElse(0L),
+                CheckpointFileCensus.median(figure(completed, CheckpointSummary::getFilesReused)));
+    }
+
+    static long medianWrittenBytes(List<CheckpointSummary> completed) {
+        return CheckpointFileCensus.median(figure(completed, CheckpointSummary::getCheckpointedSizeBytes));
+    }
+
+    private static List<Long> figure(List<CheckpointSummary> completed,
+            java.util.function.ToLongFunction<CheckpointSummary> figure) {
+        List<Long> values = new ArrayList<>();
         for (CheckpointSummary c : completed) {
-            files.add((long) c.getFiles());
+            values.add(figure.applyAsLong(c));
         }
-        return String.format(Locale.ROOT, "files per checkpoint as the JobMaster reports them: median %d, max %d",
-                CheckpointFileCensus.median(files), files.stream().max(Comparator.naturalOrder()).orElse(0L));
+        return values;
     }
 
     /** The census line, the same words for both engines. */
@@ -246,11 +263,12 @@ public final class StateBackendBenchmark {
             row("checkpoint max", d.checkpointMaxMillis(), number(flinkSum, "checkpoint.max.millis"), "ms", "", null);
             row("files per checkpoint (median)", duraflow.files.medianFiles(), number(flinkSum, "files.median"), "files",
                     "the baseline of issue 12", null);
+            row("files uploaded (engines' statistics)", CheckpointFileCensus.median(figure(d.completedCheckpoints(),
+                    CheckpointSummary::getFilesUploaded)), Double.NaN, "files", "Flink reports no file count", null);
             row("bytes per checkpoint (median, scan)", duraflow.files.medianBytes() / 1e6,
                     number(flinkSum, "files.median.bytes") / 1e6, "MB", "Flink 1.5-3.5 MB", null);
-            row("bytes written (engine's figure)", d.checkpointMedianBytes() / 1e6,
-                    number(flinkSum, "checkpoint.median.written.bytes") / 1e6, "MB",
-                    "Duraflow: state size; Flink: checkpointed size", null);
+            row("bytes written (engines' statistics)", medianWrittenBytes(d.completedCheckpoints()) / 1e6,
+                    number(flinkSum, "checkpoint.median.written.bytes") / 1e6, "MB", "median checkpointed size", null);
         }
         if (duraflow.savepoint == null || flinkSavepoint == null) {
             System.out.println("  savepoint restore: not compared ("
