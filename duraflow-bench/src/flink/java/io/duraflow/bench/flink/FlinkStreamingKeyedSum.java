@@ -68,8 +68,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Setup: streaming mode, parallelism 2 on a {@link MiniCluster} (one TaskManager, one slot per
  * subtask) started for the call and shut down before it returns, heap state ({@code
- * state.backend.type: hashmap}), checkpoints every 1 s to a temporary directory (deleted
- * afterwards), fixed-delay restarts with 0 s delay, REST bound to 127.0.0.1 on a free port.
+ * state.backend.type: hashmap}) unless the caller's state configuration says otherwise (issue
+ * 11's benchmark: RocksDB, incremental), checkpoints every 1 s to a temporary directory (deleted
+ * afterwards) or the caller's, fixed-delay restarts with 0 s delay, REST bound to 127.0.0.1 on a
+ * free port.
  *
  * <p>Checkpoint figures come from the job's {@link CheckpointStatsSnapshot} (the data Flink's REST
  * endpoint {@code /jobs/<id>/checkpoints} serves), read from the archived execution graph after
