@@ -74,7 +74,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
             int checkpointsFailed, List<String> checkpointFailureReasons, long checkpointMedianMillis,
             long checkpointMaxMillis, long checkpointMedianBytes, long keysEmitted, long sumOfSums,
             List<String> problems, int restarts, double recoveryMillis, long recordsReplayed,
-            double taskManagerCpuNanosPerRecord) {
+            double taskManagerCpuNanosPerRecord, List<CheckpointSummary> completedCheckpoints) {
         boolean exact() {
             return problems.isEmpty();
         }
@@ -111,21 +111,33 @@ final class DuraflowStreamingRuns implements AutoCloseable {
     private final LocalCluster cluster;
     private final ClusterClient client;
     private final int parallelism;
+    private final Map<String, String> stateConfig;
     private int jobs;
 
-    private DuraflowStreamingRuns(Path workDir, LocalCluster cluster, ClusterClient client, int parallelism) {
+    private DuraflowStreamingRuns(Path workDir, LocalCluster cluster, ClusterClient client, int parallelism,
+            Map<String, String> stateConfig) {
         this.workDir = workDir;
         this.checkpointDir = workDir.resolve("checkpoints");
         this.cluster = cluster;
         this.client = client;
         this.parallelism = parallelism;
+        this.stateConfig = Map.copyOf(stateConfig);
     }
 
     /** Starts the cluster: 1 JobManager, 2 TaskManagers, Duraflow's class path only (no Flink jars). */
     static DuraflowStreamingRuns start(int parallelism) throws Exception {
+        return start(parallelism, Map.of());
+    }
+
+    /**
+     * Starts the cluster like {@link #start(int)}; every job gets {@code stateConfig} on top of its
+     * configuration (for {@link StateBackendBenchmark}: {@code state.backend.type: rocksdb}, ...).
+     */
+    static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig) throws Exception {
         StringBuilder lean = new StringBuilder();
         for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            if (!entry.contains("/org/apache/flink/") && !entry.contains("/flink/")) {
+            // Flink's jars, and Flink's RocksDB (frocksdbjni, com/ververica), never on a Duraflow class path.
+            if (!entry.contains("/org/apache/flink/") && !entry.contains("/flink/") && !entry.contains("/com/ververica/")) {
                 lean.append(lean.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
             }
         }
@@ -134,7 +146,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         LocalCluster cluster = new LocalCluster(workDir, Map.of(), line -> {});
         try {
             String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
-            return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism);
+            return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism, stateConfig);
         } catch (Exception e) {
             cluster.stop();
             throw e;
@@ -151,6 +163,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         config.put("restart-strategy.type", "fixed-delay");
         config.put("restart-strategy.fixed-delay.attempts", "3");
         config.put("restart-strategy.fixed-delay.delay", "0s");
+        config.putAll(stateConfig);
         return config;
     }
 
@@ -198,8 +211,10 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         List<Long> sizes = new ArrayList<>();
         int failed = 0;
         Set<String> reasons = new LinkedHashSet<>();
+        List<CheckpointSummary> completed = new ArrayList<>();
         for (CheckpointSummary c : checkpoints.values()) {
             if (c.getStatus().equals("COMPLETED")) {
+                completed.add(c);
                 durations.add(c.getDurationMs());
                 sizes.add(c.getStateSizeBytes());
             } else if (c.getStatus().equals("FAILED")) {
@@ -220,7 +235,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         return new Run(failHalfway, records, jobMillis, records * 1000.0 / jobMillis, durations.size(), failed,
                 List.copyOf(reasons), median(durations), durations.stream().max(Comparator.naturalOrder()).orElse(0L),
                 median(sizes), keysEmitted, sumOfSums, problems, status.getRestarts(), recoveryMillis, replayed,
-                cpuNanos < 0 ? Double.NaN : (double) cpuNanos / records);
+                cpuNanos < 0 ? Double.NaN : (double) cpuNanos / records, List.copyOf(completed));
     }
 
     /**
@@ -290,6 +305,16 @@ final class DuraflowStreamingRuns implements AutoCloseable {
             return -1;
         }
         return ticks * 10_000_000L;
+    }
+
+    /** Where the jobs' checkpoints go ({@code execution.checkpointing.dir}). */
+    Path checkpointDir() {
+        return checkpointDir;
+    }
+
+    /** The cluster's work directory (logs, pid files). */
+    Path workDir() {
+        return workDir;
     }
 
     private static String kib(long bytes) {

@@ -68,8 +68,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Setup: streaming mode, parallelism 2 on a {@link MiniCluster} (one TaskManager, one slot per
  * subtask) started for the call and shut down before it returns, heap state ({@code
- * state.backend.type: hashmap}), checkpoints every 1 s to a temporary directory (deleted
- * afterwards), fixed-delay restarts with 0 s delay, REST bound to 127.0.0.1 on a free port.
+ * state.backend.type: hashmap}) unless the caller's state configuration says otherwise (issue
+ * 11's benchmark: RocksDB, incremental), checkpoints every 1 s to a temporary directory (deleted
+ * afterwards) or the caller's, fixed-delay restarts with 0 s delay, REST bound to 127.0.0.1 on a
+ * free port.
  *
  * <p>Checkpoint figures come from the job's {@link CheckpointStatsSnapshot} (the data Flink's REST
  * endpoint {@code /jobs/<id>/checkpoints} serves), read from the archived execution graph after
@@ -115,6 +117,8 @@ public final class FlinkStreamingKeyedSum {
    * @param checkpointMedianMillis median end-to-end duration of the completed checkpoints
    * @param checkpointMaxMillis longest end-to-end duration of a completed checkpoint
    * @param checkpointMedianBytes median state size of a completed checkpoint
+   * @param checkpointMedianCheckpointedBytes median bytes a completed checkpoint wrote (Flink's
+   *     checkpointed size: the incremental size with RocksDB incremental checkpoints, else the full)
    * @param keysEmitted distinct keys in the collected result
    * @param duplicateEmissions collected records beyond one per key
    * @param sumOfSums sum of the collected sums
@@ -137,6 +141,7 @@ public final class FlinkStreamingKeyedSum {
       long checkpointMedianMillis,
       long checkpointMaxMillis,
       long checkpointMedianBytes,
+      long checkpointMedianCheckpointedBytes,
       long keysEmitted,
       long duplicateEmissions,
       long sumOfSums,
@@ -164,12 +169,18 @@ public final class FlinkStreamingKeyedSum {
           String.format(
               Locale.ROOT,
               "checkpoints: %d completed, %d failed | duration median %,d ms, max %,d ms | size %,.2f MB"
-                  + " (median)",
+                  + " (median)%s",
               checkpointsCompleted,
               checkpointsFailed,
               checkpointMedianMillis,
               checkpointMaxMillis,
-              checkpointMedianBytes / 1e6));
+              checkpointMedianBytes / 1e6,
+              checkpointMedianCheckpointedBytes == checkpointMedianBytes
+                  ? ""
+                  : String.format(
+                      Locale.ROOT,
+                      ", %,.2f MB written (median checkpointed size)",
+                      checkpointMedianCheckpointedBytes / 1e6)));
       if (!checkpointFailureReasons.isEmpty()) {
         lines.add("failed checkpoints: " + String.join(" | ", checkpointFailureReasons));
       }
@@ -211,6 +222,24 @@ public final class FlinkStreamingKeyedSum {
    */
   public static Result run(long records, long keys, int parallelism, boolean failHalfway)
       throws Exception {
+    return run(records, keys, parallelism, failHalfway, Map.of("state.backend.type", "hashmap"), null);
+  }
+
+  /**
+   * Runs the keyed sum on a MiniCluster started for this call, with {@code stateConfig} (Flink
+   * configuration keys such as {@code state.backend.type}) on top of the setup above.
+   *
+   * @param checkpointDir where checkpoints go, left for the caller to inspect and delete; null: a
+   *     temporary directory deleted afterwards
+   */
+  public static Result run(
+      long records,
+      long keys,
+      int parallelism,
+      boolean failHalfway,
+      Map<String, String> stateConfig,
+      Path checkpointDir)
+      throws Exception {
     if (records < 1) {
       throw new IllegalArgumentException("records must be >= 1 for a bounded benchmark run: " + records);
     }
@@ -223,7 +252,10 @@ public final class FlinkStreamingKeyedSum {
     FAILED_AT_NANOS.set(0);
     RESUMED_AT_NANOS.set(0);
 
-    Path checkpointDir = Files.createTempDirectory("flink-streaming-keyed-sum-");
+    boolean ownCheckpointDir = checkpointDir == null;
+    if (ownCheckpointDir) {
+      checkpointDir = Files.createTempDirectory("flink-streaming-keyed-sum-");
+    }
     Configuration conf = new Configuration();
     conf.set(RestOptions.ADDRESS, "127.0.0.1");
     conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
@@ -233,6 +265,7 @@ public final class FlinkStreamingKeyedSum {
     conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
     conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
     conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+    conf.addAll(Configuration.fromMap(stateConfig));
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
     conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -291,7 +324,9 @@ public final class FlinkStreamingKeyedSum {
       env.close();
     } finally {
       cluster.closeAsync().get(60, TimeUnit.SECONDS);
-      deleteRecursively(checkpointDir);
+      if (ownCheckpointDir) {
+        deleteRecursively(checkpointDir);
+      }
     }
 
     List<io.duraflow.api.types.Tuple3<Long, Long, Long>> forCheck = new ArrayList<>();
@@ -304,12 +339,14 @@ public final class FlinkStreamingKeyedSum {
 
     List<Long> durations = new ArrayList<>();
     List<Long> sizes = new ArrayList<>();
+    List<Long> checkpointed = new ArrayList<>();
     int failed = 0;
     java.util.Set<String> failureReasons = new java.util.LinkedHashSet<>();
     for (AbstractCheckpointStats stats : checkpoints.getHistory().getCheckpoints()) {
       if (stats.getStatus() == CheckpointStatsStatus.COMPLETED) {
         durations.add(stats.getEndToEndDuration());
         sizes.add(stats.getStateSize());
+        checkpointed.add(stats.getCheckpointedSize());
       } else if (stats.getStatus() == CheckpointStatsStatus.FAILED) {
         failed++;
         if (stats instanceof FailedCheckpointStats failure && failureReasons.size() < 3) {
@@ -336,6 +373,7 @@ public final class FlinkStreamingKeyedSum {
         median(durations),
         durations.stream().max(Comparator.naturalOrder()).orElse(0L),
         median(sizes),
+        median(checkpointed),
         byKey.size(),
         duplicates,
         sumOfSums,
