@@ -220,7 +220,7 @@ public final class CheckpointCoordinator {
             List<FsPath> shared = CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared());
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
-                return new Recovered(retained, shared, null);
+                return new Recovered(retained, shared, store.recoveryWarnings(), null);
             }
             if (initial == null) {
                 return new Recovered(retained, shared, store.recoveryWarnings(), null);
