@@ -37,27 +37,50 @@ final class CheckpointFileCleaner {
 
     /** Deletes the files, then the directories with everything in them. */
     void delete(List<FsPath> files, List<FsPath> directoriesToDelete) {
-        if (files.isEmpty() && directoriesToDelete.isEmpty()) {
+        delete(files, directoriesToDelete, List.of());
+    }
+
+    /**
+     * Deletes the files, then the directories with everything in them, then those of {@code
+     * directoriesIfEmpty} that are empty by then (a claimed checkpoint's directory, whose files
+     * later checkpoints may still use).
+     */
+    void delete(List<FsPath> files, List<FsPath> directoriesToDelete, List<FsPath> directoriesIfEmpty) {
+        if (files.isEmpty() && directoriesToDelete.isEmpty() && directoriesIfEmpty.isEmpty()) {
             return;
         }
         List<FsPath> filesCopy = List.copyOf(files);
         List<FsPath> directoriesCopy = List.copyOf(directoriesToDelete);
+        List<FsPath> ifEmptyCopy = List.copyOf(directoriesIfEmpty);
         io.execute(() -> {
-            for (FsPath file : filesCopy) {
+            deleteNow(filesCopy, directoriesCopy);
+            for (FsPath directory : ifEmptyCopy) {
                 try {
-                    fileSystem.delete(file);
+                    if (fileSystem.listIfExists(directory).isEmpty()) {
+                        fileSystem.delete(directory);
+                    }
                 } catch (IOException | RuntimeException e) {
-                    LOG.warn("Cannot delete checkpoint file {}: {}", file, e.toString());
-                }
-            }
-            for (FsPath directory : directoriesCopy) {
-                try {
-                    fileSystem.deleteRecursively(directory);
-                } catch (IOException | RuntimeException e) {
-                    LOG.warn("Cannot delete checkpoint directory {}: {}", directory, e.toString());
+                    LOG.info("Keeping claimed checkpoint directory {}: {}", directory, e.toString());
                 }
             }
         });
+    }
+
+    private void deleteNow(List<FsPath> filesCopy, List<FsPath> directoriesCopy) {
+        for (FsPath file : filesCopy) {
+            try {
+                fileSystem.delete(file);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Cannot delete checkpoint file {}: {}", file, e.toString());
+            }
+        }
+        for (FsPath directory : directoriesCopy) {
+            try {
+                fileSystem.deleteRecursively(directory);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Cannot delete checkpoint directory {}: {}", directory, e.toString());
+            }
+        }
     }
 
     /**

@@ -126,17 +126,20 @@ final class CheckpointFileDisposal {
     void onCheckpointCompleted(long completedId, List<CompletedCheckpoint> subsumed, Set<Long> live) {
         List<FsPath> unused = new ArrayList<>();
         List<FsPath> directoriesToDelete = new ArrayList<>();
+        List<FsPath> claimedToDeleteIfEmpty = new ArrayList<>();
         for (CompletedCheckpoint old : subsumed) {
             unused.addAll(files.release(old.checkpointId()));
             if (CheckpointFileCleaner.isUnder(old.directory(), directories.jobDirectory())) {
                 directoriesToDelete.add(old.directory());
             } else if (claimedDirectories.remove(old.directory())) {
                 // Rule 2: a claimed restore's files go through the registry (later checkpoints may
-                // reuse some of them), so not its whole directory: only its metadata.
+                // reuse some of them), so not its whole directory: its metadata, and the directory
+                // if nothing is left in it.
                 unused.add(old.metadataFile());
+                claimedToDeleteIfEmpty.add(old.directory());
             }
         }
-        cleaner.delete(unused, directoriesToDelete);
+        cleaner.delete(unused, directoriesToDelete, claimedToDeleteIfEmpty);
         cleaner.deleteLeftoverCheckpointDirectories(completedId, live);
     }
 

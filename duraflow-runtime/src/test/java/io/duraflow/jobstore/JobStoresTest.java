@@ -97,7 +97,7 @@ class JobStoresTest {
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageStartingWith("high-availability.storage-dir: no file system for scheme 'hdfs'")
                 .hasMessageContaining("hdfs://namenode:8020/ha/default")
-                .hasMessageContaining("Hadoop-backed file system")
+                .hasMessageContaining("needs the duraflow-hadoop jar on the class path")
                 .hasMessageNotContaining("\n");
         assertThatThrownBy(() -> JobStores.jobResultStore(config, new ManualClock(0)))
                 .isInstanceOf(IllegalConfigurationException.class);
