@@ -18,6 +18,7 @@ import io.duraflow.state.backend.IncompatibleStateException;
 import io.duraflow.state.backend.InternalTimerService;
 import io.duraflow.state.backend.KeyedBackendParameters;
 import io.duraflow.state.backend.KeyedStateBackend;
+import io.duraflow.state.backend.RestoreChecks;
 import io.duraflow.state.backend.SnapshotType;
 import io.duraflow.state.format.KeyedSnapshotFormat;
 import io.duraflow.state.format.KeyedSnapshotFormat.Block;
@@ -152,16 +153,8 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     private void checkHeader(Header header, String source) {
-        if (!header.keySerializerDescription().equals(keySerializer.description())) {
-            throw new IncompatibleStateException(operatorDescription + ": " + source + " holds keys written as "
-                    + header.keySerializerDescription() + " but the operator's keys are "
-                    + keySerializer.description() + "; key the stream as before or start without this state");
-        }
-        if (header.maxParallelism() != maxParallelism) {
-            throw new IncompatibleStateException(operatorDescription + ": " + source + " was written with "
-                    + header.maxParallelism() + " key groups but the job has " + maxParallelism
-                    + "; the max parallelism of a job cannot change across a restore");
-        }
+        RestoreChecks.checkRestoredKeys(operatorDescription, keySerializer, maxParallelism,
+                header.keySerializerDescription(), header.maxParallelism(), source);
     }
 
     // ---- keys -----------------------------------------------------------------------------
@@ -219,12 +212,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             keySerializer.write(key, keyBytes);
             keyGroup = Murmur.keyGroup(keyBytes.buffer(), 0, keyBytes.position(), maxParallelism);
         }
-        if (!keyGroupRange.contains(keyGroup)) {
-            throw new IllegalArgumentException(operatorDescription + ": key " + key + " is in key group " + keyGroup
-                    + ", not in this instance's key groups " + keyGroupRange + "; the records must be partitioned by"
-                    + " the same key and max parallelism");
-        }
-        return keyGroup;
+        return RestoreChecks.requireOwned(operatorDescription, key, keyGroup, keyGroupRange);
     }
 
     // ---- declaring state ------------------------------------------------------------------

@@ -19,6 +19,7 @@ import io.duraflow.state.backend.IncompatibleStateException;
 import io.duraflow.state.backend.InternalTimerService;
 import io.duraflow.state.backend.KeyedBackendParameters;
 import io.duraflow.state.backend.KeyedStateBackend;
+import io.duraflow.state.backend.RestoreChecks;
 import io.duraflow.state.backend.SnapshotType;
 import io.duraflow.state.format.KeyedSnapshotFormat.StateMeta;
 import io.duraflow.state.format.StateKind;
@@ -200,13 +201,8 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** The key group of a key serialized into {@code bytes[2, end)}, which must be one of this instance's. */
     private int keyGroupOf(K key, byte[] bytes, int end) {
         int offset = KeyLayout.KEY_GROUP_BYTES;
-        int keyGroup = Murmur.keyGroup(bytes, offset, end - offset, maxParallelism);
-        if (!keyGroupRange.contains(keyGroup)) {
-            throw new IllegalArgumentException(description + ": key " + key + " is in key group " + keyGroup
-                    + ", not in this instance's key groups " + keyGroupRange + "; the records must be partitioned by"
-                    + " the same key and max parallelism");
-        }
-        return keyGroup;
+        return RestoreChecks.requireOwned(description, key,
+                Murmur.keyGroup(bytes, offset, end - offset, maxParallelism), keyGroupRange);
     }
 
     @Override

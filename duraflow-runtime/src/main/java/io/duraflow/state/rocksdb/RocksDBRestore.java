@@ -1,5 +1,7 @@
 package io.duraflow.state.rocksdb;
 
+import io.duraflow.state.backend.RestoreChecks;
+
 import io.duraflow.api.types.CorruptDataException;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.state.IncrementalKeyedStateHandle;
@@ -174,16 +176,8 @@ final class RocksDBRestore {
     }
 
     private void checkHeader(String keySerializerDescription, int handleMaxParallelism, String source) {
-        if (!keySerializerDescription.equals(keySerializer.description())) {
-            throw new IncompatibleStateException(description + ": " + source + " holds keys written as "
-                    + keySerializerDescription + " but the operator's keys are " + keySerializer.description()
-                    + "; key the stream as before or start without this state");
-        }
-        if (handleMaxParallelism != maxParallelism) {
-            throw new IncompatibleStateException(description + ": " + source + " was written with "
-                    + handleMaxParallelism + " key groups but the job has " + maxParallelism
-                    + "; the max parallelism of a job cannot change across a restore");
-        }
+        RestoreChecks.checkRestoredKeys(description, keySerializer, maxParallelism, keySerializerDescription,
+                handleMaxParallelism, source);
     }
 
     /** Deletes the key groups of {@code held} that this backend does not own. */
