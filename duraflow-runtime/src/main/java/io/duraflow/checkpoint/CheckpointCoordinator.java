@@ -217,7 +217,8 @@ public final class CheckpointCoordinator {
             List<CompletedCheckpoint> retained = store.recover();
             // Listed before this coordinator draws an id (the I/O executor is sequential): every
             // file here belongs to a retained checkpoint or to one that can never complete.
-            List<FsPath> shared = CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared());
+            List<FsPath> shared = new ArrayList<>(CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared()));
+            shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.taskOwned()));
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
                 return new Recovered(retained, shared, store.recoveryWarnings(), null);
@@ -542,8 +543,11 @@ public final class CheckpointCoordinator {
         history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
         LOG.info("Completed {} in {} ms ({} bytes)", completed, nowMs - checkpoint.timestampMs, checkpoint.stateSize());
         if (!shutdown) {
+            long lowestRetainedId = completed.kind() == CheckpointKind.SAVEPOINT ? 0
+                    : store.retained().stream().mapToLong(CompletedCheckpoint::checkpointId).min()
+                            .orElse(checkpoint.checkpointId);
             for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
-                tasks.notifyCheckpointComplete(task, checkpoint.checkpointId);
+                tasks.notifyCheckpointComplete(task, checkpoint.checkpointId, lowestRetainedId);
             }
             coordinators.notifyCheckpointComplete(checkpoint.checkpointId);
         }

@@ -35,7 +35,14 @@ import java.util.Set;
  *       that are neither retained nor pending: the checkpoints that wrote them can never complete.
  *       The listing is taken on the sequential I/O executor before this coordinator can draw a new
  *       id, so it never sees a file of a checkpoint that may still complete. The coordinator skips
- *       this when the store could not read every retained checkpoint.</li>
+ *       this when the store could not read every retained checkpoint. The files then in
+ *       file-merging directories are adopted (their writers are gone): those nobody refers to go
+ *       now, the others when no checkpoint refers to them any more; a file-merging directory goes
+ *       once it is empty and unnamed.</li>
+ *   <li>A file-merging directory (checkpoint file merging) goes whole when the last completed
+ *       checkpoint that named it is subsumed and no retained or pending checkpoint names it
+ *       ({@link StateFileRegistry} rule 7); never with an aborted checkpoint, whose writer may
+ *       live on and name it in its next acknowledgement.</li>
  * </ol>
  */
 final class CheckpointFileDisposal {
@@ -68,6 +75,7 @@ final class CheckpointFileDisposal {
         Set<FsPath> known = snapshot.all();
         unknown.forEach(known::remove);
         files.register(checkpointId, known);
+        files.name(checkpointId, snapshot.fileMergingDirectories());
         if (unknown.isEmpty()) {
             return Optional.empty();
         }
@@ -84,13 +92,26 @@ final class CheckpointFileDisposal {
     }
 
     /**
-     * Rule 7: after {@link #restore}, deletes the listed {@code shared/} files nobody refers to and,
-     * if {@code directoriesToo}, every {@code chk-<n>} directory not in {@code live}.
+     * Rule 7: after {@link #restore}, adopts the listed files in file-merging directories (no task
+     * writes them any more), deletes the listed files nobody refers to, then the file-merging
+     * directories that are empty and that no retained or pending checkpoint names, and, if {@code
+     * directoriesToo}, every {@code chk-<n>} directory not in {@code live}. A task of the restored
+     * run may already write into a directory of the same name (its subtask's), so directories go
+     * only when empty, never with what is in them.
      *
-     * @param sharedFiles the files under {@code shared/}, listed before this coordinator drew an id
+     * @param listedFiles the files under {@code shared/} and {@code taskowned/}, listed before this
+     *     coordinator drew an id
      */
-    void deleteOrphansAfterRestore(List<FsPath> sharedFiles, Set<Long> live, boolean directoriesToo) {
-        cleaner.delete(files.unreferencedOwned(sharedFiles), List.of());
+    void deleteOrphansAfterRestore(List<FsPath> listedFiles, Set<Long> live, boolean directoriesToo) {
+        files.adopt(listedFiles);
+        Set<FsPath> unnamedDirectories = new java.util.TreeSet<>(java.util.Comparator.comparing(FsPath::toString));
+        for (FsPath file : listedFiles) {
+            FsPath directory = directories.fileMergingDirectoryOf(file);
+            if (directory != null && !files.isNamed(directory)) {
+                unnamedDirectories.add(directory);
+            }
+        }
+        cleaner.delete(files.unreferencedOwned(listedFiles), List.of(), List.copyOf(unnamedDirectories));
         if (directoriesToo) {
             cleaner.deleteLeftoverCheckpointDirectories(Long.MAX_VALUE, live);
         }
@@ -128,7 +149,10 @@ final class CheckpointFileDisposal {
         List<FsPath> directoriesToDelete = new ArrayList<>();
         List<FsPath> claimedToDeleteIfEmpty = new ArrayList<>();
         for (CompletedCheckpoint old : subsumed) {
-            unused.addAll(files.release(old.checkpointId()));
+            StateFileRegistry.Released released = files.releaseSubsumed(old.checkpointId());
+            unused.addAll(released.files());
+            // Rule 8: a file-merging directory no retained or pending checkpoint names any more.
+            directoriesToDelete.addAll(released.directories());
             if (CheckpointFileCleaner.isUnder(old.directory(), directories.jobDirectory())) {
                 directoriesToDelete.add(old.directory());
             } else if (claimedDirectories.remove(old.directory())) {

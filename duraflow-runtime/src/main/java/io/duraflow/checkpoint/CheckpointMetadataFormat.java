@@ -38,7 +38,9 @@ import java.util.Map;
  *      16     n  payload        one {@code duraflow.rpc.CheckpointMetadata} protobuf message (duraflow.proto):
  *                                 job_id, checkpoint_id, timestamp_ms (trigger), max_parallelism, kind,
  *                                 operators sorted by uid (uid, parallelism, optional coordinator_state,
- *                                 subtasks: index -> state handles), completed_ms
+ *                                 subtasks: index -> state handles), completed_ms,
+ *                                 file_merging_directories (URIs, sorted; field 8, absent without
+ *                                 file merging, so readers that predate it read such files alike)
  * </pre>
  *
  * Example: checkpoint 1 of job {@code j} triggered at 1000 ms, completed at 1005 ms, max
@@ -94,6 +96,8 @@ public final class CheckpointMetadataFormat {
                     StateHandleCodec.toProto(state, base)));
             builder.addOperators(data);
         }
+        checkpoint.fileMergingDirectories().stream().map(FsPath::toString).sorted()
+                .forEach(builder::addFileMergingDirectories);
         return FRAMING.frame(builder.build().toByteArray());
     }
 
@@ -128,8 +132,13 @@ public final class CheckpointMetadataFormat {
                     throw new IllegalArgumentException("operator uid " + operator.uid() + " appears twice");
                 }
             }
+            java.util.Set<FsPath> fileMergingDirectories = new java.util.HashSet<>();
+            for (String directory : metadata.getFileMergingDirectoriesList()) {
+                fileMergingDirectories.add(FsPath.parse(directory));
+            }
             return new CompletedCheckpoint(metadata.getJobId(), metadata.getCheckpointId(), metadata.getTimestampMs(),
-                    metadata.getCompletedMs(), metadata.getMaxParallelism(), kind, operators, file);
+                    metadata.getCompletedMs(), metadata.getMaxParallelism(), kind, operators, file,
+                    fileMergingDirectories);
         } catch (IllegalArgumentException e) {
             throw FRAMING.corrupt(file, e.getMessage());
         }

@@ -13,8 +13,13 @@ public interface CheckpointTasks {
     /** Tells a source task to take its part of a checkpoint and emit barriers. */
     void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger);
 
-    /** The checkpoint is durable: sinks commit what they prepared for it. */
-    void notifyCheckpointComplete(CheckpointTask task, long checkpointId);
+    /**
+     * The checkpoint is durable: sinks commit what they prepared for it.
+     *
+     * @param lowestRetainedId for a checkpoint, the lowest id the job retains now (merged checkpoint
+     *     files release what only older checkpoints used); 0 for a savepoint
+     */
+    void notifyCheckpointComplete(CheckpointTask task, long checkpointId, long lowestRetainedId);
 
     /** The checkpoint will never complete: aligned tasks release their inputs, writers drop what they wrote for it. */
     void notifyCheckpointAborted(CheckpointTask task, long checkpointId, CheckpointFailure failure);

@@ -13,10 +13,22 @@ import java.util.TreeMap;
  * @param completedMs when its metadata was written
  * @param operators by operator uid
  * @param metadataFile its {@code _metadata}; the checkpoint's own directory is the parent
+ * @param fileMergingDirectories the file-merging directories its tasks named (checkpoint file
+ *     merging): none is deleted while a retained or pending checkpoint names it
  */
 public record CompletedCheckpoint(String jobId, long checkpointId, long timestampMs, long completedMs,
-        int maxParallelism, CheckpointKind kind, Map<String, OperatorCheckpointState> operators, FsPath metadataFile) {
+        int maxParallelism, CheckpointKind kind, Map<String, OperatorCheckpointState> operators, FsPath metadataFile,
+        java.util.Set<FsPath> fileMergingDirectories) {
+    /** A checkpoint whose tasks named no file-merging directory. */
+    public CompletedCheckpoint(String jobId, long checkpointId, long timestampMs, long completedMs,
+            int maxParallelism, CheckpointKind kind, Map<String, OperatorCheckpointState> operators,
+            FsPath metadataFile) {
+        this(jobId, checkpointId, timestampMs, completedMs, maxParallelism, kind, operators, metadataFile,
+                java.util.Set.of());
+    }
+
     public CompletedCheckpoint {
+        fileMergingDirectories = java.util.Set.copyOf(fileMergingDirectories);
         Objects.requireNonNull(jobId, "jobId");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(metadataFile, "metadataFile");

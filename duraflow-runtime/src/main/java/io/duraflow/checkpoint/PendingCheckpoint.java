@@ -203,7 +203,9 @@ final class PendingCheckpoint {
             // Stateless operators are recorded too: a restore tells "no state" from "an operator this checkpoint does not know".
             operators.put(uid, new OperatorCheckpointState(uid, parallelism, coordinator, states));
         });
+        Set<FsPath> fileMergingDirectories = new HashSet<>();
+        acknowledged.values().forEach(snapshot -> fileMergingDirectories.addAll(snapshot.fileMergingDirectories()));
         return new CompletedCheckpoint(jobId, checkpointId, timestampMs, completedMs, maxParallelism, kind, operators,
-                metadataFile);
+                metadataFile, fileMergingDirectories);
     }
 }

@@ -21,11 +21,18 @@ import java.util.Set;
  * @param uploaded files this snapshot wrote: what a discarded snapshot may lose
  * @param reused shared files of earlier checkpoints: what must still exist (the registry checks it)
  * @param checkpointedSize the bytes this snapshot wrote (reused files left out)
+ * @param fileMergingDirectories the file-merging directories the task named (checkpoint file merging)
  */
-record SnapshotFiles(Set<FsPath> uploaded, Set<FsPath> reused, long checkpointedSize) {
-    static final SnapshotFiles NONE = new SnapshotFiles(Set.of(), Set.of(), 0);
+record SnapshotFiles(Set<FsPath> uploaded, Set<FsPath> reused, long checkpointedSize,
+        Set<FsPath> fileMergingDirectories) {
+    static final SnapshotFiles NONE = new SnapshotFiles(Set.of(), Set.of(), 0, Set.of());
+
+    SnapshotFiles(Set<FsPath> uploaded, Set<FsPath> reused, long checkpointedSize) {
+        this(uploaded, reused, checkpointedSize, Set.of());
+    }
 
     SnapshotFiles {
+        fileMergingDirectories = Set.copyOf(fileMergingDirectories);
         uploaded = Set.copyOf(uploaded);
         Set<FsPath> onlyReused = new HashSet<>(reused);
         onlyReused.removeAll(uploaded);
@@ -58,7 +65,7 @@ record SnapshotFiles(Set<FsPath> uploaded, Set<FsPath> reused, long checkpointed
                 addFile(handle.stream(), uploaded);
             }
         }
-        return new SnapshotFiles(uploaded, reused, checkpointedSize);
+        return new SnapshotFiles(uploaded, reused, checkpointedSize, snapshot.fileMergingDirectories());
     }
 
     /** Every file the snapshot points to. */

@@ -35,11 +35,13 @@ import java.util.Set;
  *       So a shared file goes exactly with the last checkpoint that uses it, and private files
  *       (one checkpoint uses them) go with their checkpoint.</li>
  *   <li><b>Ownership.</b> Only files the job owns are ever returned: those under the job's
- *       checkpoint directory ({@code <dir>/<job id>/}) outside {@code taskowned/}, and those
- *       {@linkplain #claim claimed}. Files under {@code taskowned/} belong to the TaskManager that
- *       wrote them (checkpoint file merging, issue 12); files of a checkpoint restored without
- *       claiming (a savepoint, another job's checkpoint: {@code --no-claim}) are counted like any
- *       other but never returned, so the job never deletes them.</li>
+ *       checkpoint directory ({@code <dir>/<job id>/}) outside {@code taskowned/} and outside the
+ *       file-merging directories, those {@linkplain #claim claimed}, and those {@linkplain #adopt
+ *       adopted}. A merged file in a file-merging directory belongs to the TaskManager that writes
+ *       it (checkpoint file merging), until the job restores: then no writer is left for the files
+ *       that are there, and the job adopts them. Files of a checkpoint restored without claiming (a
+ *       savepoint, another job's checkpoint: {@code --no-claim}) are counted like any other but
+ *       never returned, so the job never deletes them.</li>
  *   <li><b>Known shared state.</b> {@link #unknown} names the files of a list (what a snapshot
  *       marks as reused) that no retained or pending checkpoint refers to: they may be deleted
  *       already, so a checkpoint that relies on them must not complete.</li>
@@ -50,30 +52,127 @@ import java.util.Set;
  *       {@code shared/} directory taken after a rebuild, the owned files nobody refers to: uploaded
  *       for a checkpoint that was pending when the old leader died or the job failed over, which
  *       can never complete.</li>
+ *   <li><b>File-merging directories.</b> A checkpoint names a file-merging directory if a task's
+ *       acknowledgement named it ({@link #name}; a running task names the directories it writes
+ *       into in every acknowledgement) or it refers to a file in it. {@link #releaseSubsumed}
+ *       returns, besides the files, the directories that a completed checkpoint named and that no
+ *       retained or pending checkpoint names any more: no task writes there (a writer would have
+ *       named it in the completed checkpoint that subsumed it) and no checkpoint refers to a file
+ *       there, so the whole directory goes. An aborted checkpoint's directories never go with it:
+ *       their writer may live on.</li>
  * </ol>
  */
 public final class StateFileRegistry {
+    private final CheckpointDirectories directories;
     private final FsPath jobDirectory;
     private final FsPath taskOwnedDirectory;
     private final Map<FsPath, Set<Long>> users = new HashMap<>();
     private final Map<Long, Set<FsPath>> filesOf = new HashMap<>();
     private final Set<FsPath> claimed = new HashSet<>();
+    private final Set<FsPath> adopted = new HashSet<>();
+    /** Rule 7: the checkpoints that name each file-merging directory, and the reverse. */
+    private final Map<FsPath, Set<Long>> directoryUsers = new HashMap<>();
+    private final Map<Long, Set<FsPath>> directoriesOf = new HashMap<>();
 
     public StateFileRegistry(CheckpointDirectories directories) {
+        this.directories = directories;
         this.jobDirectory = directories.jobDirectory();
         this.taskOwnedDirectory = directories.taskOwned();
     }
 
-    /** Rule 1: checkpoint {@code checkpointId} refers to {@code files} (in addition to what it referred to). */
+    /**
+     * Rule 1: checkpoint {@code checkpointId} refers to {@code files} (in addition to what it
+     * referred to), and so names the file-merging directories they lie in (rule 7).
+     */
     public void register(long checkpointId, Collection<FsPath> files) {
+        List<FsPath> inDirectories = new ArrayList<>();
         for (FsPath file : files) {
             users.computeIfAbsent(file, f -> new HashSet<>()).add(checkpointId);
             filesOf.computeIfAbsent(checkpointId, id -> new HashSet<>()).add(file);
+            FsPath directory = directories.fileMergingDirectoryOf(file);
+            if (directory != null) {
+                inDirectories.add(directory);
+            }
+        }
+        name(checkpointId, inDirectories);
+    }
+
+    /** Rule 7: checkpoint {@code checkpointId} names these file-merging directories (those of another job are ignored). */
+    public void name(long checkpointId, Collection<FsPath> fileMergingDirectories) {
+        for (FsPath directory : fileMergingDirectories) {
+            if (directories.isFileMergingDirectory(directory)) {
+                directoryUsers.computeIfAbsent(directory, d -> new HashSet<>()).add(checkpointId);
+                directoriesOf.computeIfAbsent(checkpointId, id -> new HashSet<>()).add(directory);
+            }
         }
     }
 
-    /** Rule 2: drops checkpoint {@code checkpointId}'s references; the owned files nobody uses any more, sorted. */
+    /**
+     * Rule 7: releases completed checkpoint {@code checkpointId} (subsumed, or dropped when the job
+     * ends): the owned files and the file-merging directories nobody uses any more, each sorted.
+     */
+    public Released releaseSubsumed(long checkpointId) {
+        List<FsPath> unusedDirectories = dropNames(checkpointId);
+        return new Released(releaseFiles(checkpointId), unusedDirectories);
+    }
+
+    /** Drops the directories checkpoint {@code checkpointId} names; those nobody names any more, sorted. */
+    private List<FsPath> dropNames(long checkpointId) {
+        Set<FsPath> named = directoriesOf.remove(checkpointId);
+        List<FsPath> unnamed = new ArrayList<>();
+        if (named != null) {
+            for (FsPath directory : named) {
+                Set<Long> ids = directoryUsers.get(directory);
+                ids.remove(checkpointId);
+                if (ids.isEmpty()) {
+                    directoryUsers.remove(directory);
+                    unnamed.add(directory);
+                }
+            }
+        }
+        unnamed.sort(Comparator.comparing(FsPath::toString));
+        return unnamed;
+    }
+
+    /**
+     * @param files owned files no retained or pending checkpoint refers to
+     * @param directories file-merging directories no retained or pending checkpoint names
+     */
+    public record Released(List<FsPath> files, List<FsPath> directories) {
+        public Released {
+            files = List.copyOf(files);
+            directories = List.copyOf(directories);
+        }
+    }
+
+    /** Whether a retained or pending checkpoint names {@code directory} (rule 7). */
+    public boolean isNamed(FsPath directory) {
+        return directoryUsers.containsKey(directory);
+    }
+
+    /**
+     * Rule 3: the job restored, so no writer is left for {@code files} (listed in its file-merging
+     * directories before the restore drew a new checkpoint id): they become the job's, deleted
+     * when no checkpoint refers to them.
+     */
+    public void adopt(Collection<FsPath> files) {
+        for (FsPath file : files) {
+            if (directories.fileMergingDirectoryOf(file) != null) {
+                adopted.add(file);
+            }
+        }
+    }
+
+    /**
+     * Rule 2: drops checkpoint {@code checkpointId}'s references (and the directories it names,
+     * which never go with it here: rule 7); the owned files nobody uses any more, sorted.
+     */
     public List<FsPath> release(long checkpointId) {
+        dropNames(checkpointId);
+        return releaseFiles(checkpointId);
+    }
+
+    private List<FsPath> releaseFiles(long checkpointId) {
         Set<FsPath> files = filesOf.remove(checkpointId);
         if (files == null) {
             return List.of();
@@ -88,6 +187,7 @@ public final class StateFileRegistry {
                     unused.add(file);
                 }
                 claimed.remove(file);
+                adopted.remove(file);
             }
         }
         unused.sort(Comparator.comparing(FsPath::toString));
@@ -116,6 +216,7 @@ public final class StateFileRegistry {
         for (CompletedCheckpoint checkpoint : retained) {
             release(checkpoint.checkpointId());
             register(checkpoint.checkpointId(), filesOf(checkpoint));
+            name(checkpoint.checkpointId(), checkpoint.fileMergingDirectories());
         }
     }
 
@@ -145,12 +246,13 @@ public final class StateFileRegistry {
         return users.size();
     }
 
-    /** Rule 3: under the job's directory and not under {@code taskowned/}, or claimed. */
+    /** Rule 3: under the job's directory, not under {@code taskowned/} nor in a file-merging directory; or claimed or adopted. */
     public boolean isOwned(FsPath file) {
-        if (claimed.contains(file)) {
+        if (claimed.contains(file) || adopted.contains(file)) {
             return true;
         }
-        return CheckpointFileCleaner.isUnder(file, jobDirectory) && !CheckpointFileCleaner.isUnder(file, taskOwnedDirectory);
+        return CheckpointFileCleaner.isUnder(file, jobDirectory) && !CheckpointFileCleaner.isUnder(file, taskOwnedDirectory)
+                && directories.fileMergingDirectoryOf(file) == null;
     }
 
     /** Every file a completed checkpoint points to, its metadata excluded. */

@@ -47,13 +47,19 @@ public final class StateHandleCodec {
     public static TaskStateSnapshotData toProto(TaskStateSnapshot snapshot) {
         TaskStateSnapshotData.Builder builder = TaskStateSnapshotData.newBuilder();
         new TreeMap<>(snapshot.operators()).forEach((uid, state) -> builder.putOperators(uid, toProto(state)));
+        snapshot.fileMergingDirectories().stream().map(FsPath::toString).sorted()
+                .forEach(builder::addFileMergingDirectories);
         return builder.build();
     }
 
     public static TaskStateSnapshot fromProto(TaskStateSnapshotData data) {
         Map<String, OperatorSubtaskState> operators = new TreeMap<>();
         data.getOperatorsMap().forEach((uid, state) -> operators.put(uid, fromProto(state)));
-        return new TaskStateSnapshot(operators);
+        java.util.Set<FsPath> directories = new java.util.HashSet<>();
+        for (String directory : data.getFileMergingDirectoriesList()) {
+            directories.add(FsPath.parse(directory));
+        }
+        return new TaskStateSnapshot(operators, directories);
     }
 
     public static OperatorSubtaskStateData toProto(OperatorSubtaskState state) {

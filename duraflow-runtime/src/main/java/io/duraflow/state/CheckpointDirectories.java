@@ -13,6 +13,20 @@ import java.util.Objects;
  *     shared/           state several checkpoints use (incremental SST files); reference-counted
  *     taskowned/        state a TaskManager owns across checkpoints (merged files, seed 003)
  * </pre>
+ *
+ * <p>With checkpoint file merging (seed 003) the physical files that hold many segments lie in
+ * <em>file-merging directories</em>, one level below {@code shared/} and {@code taskowned/}:
+ *
+ * <pre>
+ *     shared/subtask-&lt;index&gt;-&lt;parallelism&gt;-v&lt;vertex&gt;/   incremental state of one subtask; a restarted
+ *                                               subtask with the same parallelism writes here again
+ *     taskowned/&lt;taskmanager id&gt;-&lt;run&gt;/               private state of the job's tasks on one TaskManager,
+ *                                               a new directory for every run of them (a restore starts one)
+ * </pre>
+ *
+ * Only the TaskManager that writes a file-merging directory deletes single files in it; the
+ * JobManager deletes a whole directory once no retained or pending checkpoint names it, and
+ * adopts the files that were there when the job restored (no writer is left for them).
  */
 public record CheckpointDirectories(FsPath jobDirectory) {
     public static final String METADATA_FILE = "_metadata";
@@ -39,5 +53,35 @@ public record CheckpointDirectories(FsPath jobDirectory) {
 
     public FsPath taskOwned() {
         return jobDirectory.resolve("taskowned");
+    }
+
+    /** The file-merging directory of one subtask's incremental state: {@code shared/<name>}. */
+    public FsPath sharedFileMergingDirectory(String name) {
+        return shared().resolve(name);
+    }
+
+    /** The file-merging directory of one run of a TaskManager's private state: {@code taskowned/<name>}. */
+    public FsPath taskOwnedFileMergingDirectory(String name) {
+        return taskOwned().resolve(name);
+    }
+
+    /**
+     * The file-merging directory {@code path} lies in (directly), or null: a file whose parent is a
+     * directory right below {@code shared/} or {@code taskowned/} of this job. Files directly in
+     * {@code shared/} (incremental state without merging) are in none.
+     */
+    public FsPath fileMergingDirectoryOf(FsPath path) {
+        FsPath parent = path.parent();
+        if (parent == null) {
+            return null;
+        }
+        FsPath grandParent = parent.parent();
+        return grandParent != null && (grandParent.equals(shared()) || grandParent.equals(taskOwned())) ? parent : null;
+    }
+
+    /** Whether {@code directory} is a file-merging directory of this job (right below {@code shared/} or {@code taskowned/}). */
+    public boolean isFileMergingDirectory(FsPath directory) {
+        FsPath parent = directory.parent();
+        return parent != null && (parent.equals(shared()) || parent.equals(taskOwned()));
     }
 }

@@ -9,6 +9,7 @@ import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.TaskInputEnded;
+import io.duraflow.state.filemerging.FileMergingManagers;
 import io.duraflow.taskmanager.task.StreamEnvironment;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +39,9 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
     private final ScheduledExecutorService timers;
     private final TaskCalls calls;
     private final java.nio.file.Path localStateDirectory;
+    /** Deletes merged checkpoint files, one at a time in order, off the task and snapshot threads. */
+    private final ExecutorService fileMergingDeleter;
+    private final FileMergingManagers fileMerging;
 
     StreamingServices(Configuration config, String taskManagerId, TaskCalls calls, java.nio.file.Path localStateDirectory) {
         this.localStateDirectory = localStateDirectory;
@@ -48,6 +52,9 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
                 "snapshot-" + taskManagerId + "-" + snapshotThreads.incrementAndGet()));
         this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable,
                 "task-timers-" + taskManagerId));
+        this.fileMergingDeleter = Executors.newSingleThreadExecutor(runnable -> daemon(runnable,
+                "file-merging-deleter-" + taskManagerId));
+        this.fileMerging = new FileMergingManagers(taskManagerId, fileMergingDeleter);
     }
 
     private static Thread daemon(Runnable runnable, String name) {
@@ -78,6 +85,11 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
     @Override
     public Executor snapshotPool() {
         return snapshotPool;
+    }
+
+    @Override
+    public FileMergingManagers fileMerging() {
+        return fileMerging;
     }
 
     @Override
@@ -113,6 +125,7 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
     public void close() {
         snapshotPool.shutdownNow();
         timers.shutdownNow();
+        fileMergingDeleter.shutdown();
         network.close();
     }
 }

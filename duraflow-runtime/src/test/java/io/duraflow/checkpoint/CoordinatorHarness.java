@@ -144,6 +144,8 @@ final class CoordinatorHarness {
         boolean allRunning = true;
         final List<CheckpointTrigger> triggers = new ArrayList<>();
         final Map<Long, Set<CheckpointTask>> completed = new HashMap<>();
+                /** The lowest retained id each completion notification carried. */
+        final Map<Long, Long> lowestRetained = new java.util.HashMap<>();
         final Map<Long, Set<CheckpointTask>> aborted = new HashMap<>();
 
         @Override
@@ -161,8 +163,9 @@ final class CoordinatorHarness {
         }
 
         @Override
-        public void notifyCheckpointComplete(CheckpointTask task, long checkpointId) {
+        public void notifyCheckpointComplete(CheckpointTask task, long checkpointId, long lowestRetainedId) {
             completed.computeIfAbsent(checkpointId, id -> new LinkedHashSet<>()).add(task);
+            lowestRetained.put(checkpointId, lowestRetainedId);
         }
 
         @Override

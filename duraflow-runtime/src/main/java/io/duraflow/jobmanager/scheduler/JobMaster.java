@@ -107,7 +107,7 @@ public final class JobMaster {
                 error -> guarded("handling a split enumerator's periodic work", () -> enumeratorFailed(error)));
         this.taskManagers = new TaskManagerActions(jobId, graph, slots, gateways,
                 new TaskDeployments(sessionId, jobClass, this.params, Map.copyOf(config), settings, executions,
-                        this::restoreFrom));
+                        this::restoreFrom, this::runId));
         SchedulingStrategy strategy = streaming ? new PipelinedScheduling(executions)
                 : new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
         this.scheduling = new SchedulingDriver(strategy, taskManagers, scheduler, clock, this::schedule,
@@ -291,6 +291,11 @@ public final class JobMaster {
     /** What the next deployments restore; null: empty state. */
     private CheckpointRestore restoreFrom() {
         return streamingRestart.restoreFrom();
+    }
+
+    /** The run of the streaming job the next deployments belong to. */
+    private String runId() {
+        return streamingRestart.runId();
     }
 
     private void moveTo(JobMasterState target, String reason) {

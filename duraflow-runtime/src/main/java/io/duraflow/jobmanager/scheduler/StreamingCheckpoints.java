@@ -143,8 +143,9 @@ final class StreamingCheckpoints implements CheckpointTasks, OperatorCoordinator
     }
 
     @Override
-    public void notifyCheckpointComplete(CheckpointTask task, long checkpointId) {
-        notify(task, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(true));
+    public void notifyCheckpointComplete(CheckpointTask task, long checkpointId, long lowestRetainedId) {
+        notify(task, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(true)
+                .setLowestRetainedCheckpointId(lowestRetainedId));
     }
 
     @Override

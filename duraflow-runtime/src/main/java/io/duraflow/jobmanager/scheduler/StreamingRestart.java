@@ -61,6 +61,12 @@ final class StreamingRestart {
     private String restartCause = "";
     /** What the next deployments restore; null: empty state. */
     private CheckpointRestore restoreFrom;
+    /**
+     * The run the next deployments belong to: new at every restore, so a TaskManager's checkpoint
+     * file merging starts new files (and a new private directory) instead of appending to files the
+     * JobManager adopted at the restore.
+     */
+    private String runId = newRunId();
     /** The job's max parallelism, which a restored checkpoint must have; 0: not checked (no initial restore). */
     private int jobMaxParallelism;
     /** Whether state of operators the job no longer has is dropped ({@code --allow-non-restored-state}). */
@@ -99,6 +105,15 @@ final class StreamingRestart {
     /** What the next deployments restore; null: empty state. */
     CheckpointRestore restoreFrom() {
         return restoreFrom;
+    }
+
+    /** The run of the job the next deployments belong to. */
+    String runId() {
+        return runId;
+    }
+
+    private static String newRunId() {
+        return java.util.UUID.randomUUID().toString().substring(0, 8);
     }
 
     /**
@@ -176,6 +191,7 @@ final class StreamingRestart {
     }
 
     private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
+        runId = newRunId();
         if (latest.isPresent()) {
             CompletedCheckpoint checkpoint = latest.get();
             restoreFrom = CheckpointRestore.of(checkpoint, graph,

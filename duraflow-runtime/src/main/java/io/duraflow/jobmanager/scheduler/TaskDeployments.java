@@ -29,15 +29,19 @@ final class TaskDeployments {
     private final JobGraph graph;
     /** The checkpoint the next deployments of a streaming job restore, or null (empty state). */
     private final Supplier<CheckpointRestore> restore;
+    /** The run of a streaming job the next deployments belong to (see {@code TaskDeployment.run_id}). */
+    private final Supplier<String> runId;
 
     TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobSettings settings, ExecutionGraph executions) {
-        this(sessionId, jobClass, params, config, settings, executions, () -> null);
+        this(sessionId, jobClass, params, config, settings, executions, () -> null, () -> "");
     }
 
     TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
-            JobSettings settings, ExecutionGraph executions, Supplier<CheckpointRestore> restore) {
+            JobSettings settings, ExecutionGraph executions, Supplier<CheckpointRestore> restore,
+            Supplier<String> runId) {
         this.restore = restore;
+        this.runId = runId;
         this.sessionId = sessionId;
         this.jobClass = jobClass;
         this.params = params;
@@ -70,6 +74,9 @@ final class TaskDeployments {
                     : settings.keyGroups();
             deployment.addOutputs(OutputSpec.newBuilder().setEdgeId(edgeId).setPartitionId(execution.partitionId(edgeId))
                     .setSubpartitions(subpartitions));
+        }
+        if (streaming) {
+            deployment.setRunId(runId.get());
         }
         CheckpointRestore checkpoint = streaming ? restore.get() : null;
         if (checkpoint != null) {

@@ -30,9 +30,11 @@ import org.rocksdb.RocksDBException;
  * <p>Rules:
  * <ol>
  *   <li>An SST file whose name is in {@code reusable} (files of the last checkpoint this backend
- *       knows completed, or of the handle it restored as it was) is not uploaded again: the handle
- *       refers to the earlier upload and marks it {@link SharedFile#reused() reused}. SST files
- *       never change once written, and a database never reuses a file name.</li>
+ *       knows completed, or of the handle it restored as it was) is not uploaded again if the
+ *       stream factory agrees ({@code tryReuse}; with file merging it refuses a segment whose file
+ *       is to be rewritten to bound space, or may be gone): the handle refers to the earlier upload
+ *       and marks it {@link SharedFile#reused() reused}. SST files never change once written, and a
+ *       database never reuses a file name.</li>
  *   <li>Other SST files are uploaded with scope {@code SHARED} (later checkpoints may refer to
  *       them); MANIFEST, CURRENT, OPTIONS and the {@link BackendMetadata} with scope {@code
  *       EXCLUSIVE}.</li>
@@ -74,7 +76,8 @@ final class NativeSnapshot {
             String name = file.getFileName().toString();
             boolean isSst = name.endsWith(".sst");
             StreamStateHandle earlier = isSst ? reusable.get(name) : null;
-            if (earlier != null) {
+            // The stream factory may refuse: a merged file picked to be rewritten (space control) or gone.
+            if (earlier != null && streams.tryReuse(earlier)) {
                 reused.add(new SharedFile(name, earlier, true));
                 continue;
             }

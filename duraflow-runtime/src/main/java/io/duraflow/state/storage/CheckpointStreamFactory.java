@@ -13,4 +13,16 @@ import java.io.IOException;
  */
 public interface CheckpointStreamFactory {
     CheckpointOutputStream createCheckpointOutputStream(CheckpointedStateScope scope) throws IOException;
+
+    /**
+     * Whether this checkpoint may refer to {@code handle}, written by an earlier checkpoint, instead
+     * of writing its bytes again (an incremental backend's unchanged files); if so, the handle now
+     * counts as used by this checkpoint. Without file merging always true: the JobManager's registry
+     * keeps whole files alive while a checkpoint refers to them. With it, false when the segment's
+     * file may be gone or was picked to be rewritten (space amplification), and the backend then
+     * writes the bytes again.
+     */
+    default boolean tryReuse(io.duraflow.state.StreamStateHandle handle) {
+        return true;
+    }
 }

@@ -35,6 +35,9 @@ public interface StreamEnvironment {
     /** Where the asynchronous parts of snapshots run (they write state files), off the task threads. */
     Executor snapshotPool();
 
+    /** The TaskManager's checkpoint file-merging managers, one per run of a job (seed 003). */
+    io.duraflow.state.filemerging.FileMergingManagers fileMerging();
+
     /** Schedules processing-time wake-ups; the scheduled action only puts a mail. */
     ScheduledExecutorService timers();
 

@@ -42,6 +42,9 @@ import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.state.backend.StateBackend;
 import io.duraflow.state.loader.StateBackendLoader;
+import io.duraflow.state.filemerging.FileMergingManagers;
+import io.duraflow.state.filemerging.FileMergingSettings;
+import io.duraflow.state.filemerging.SubtaskKey;
 import io.duraflow.state.storage.FsCheckpointStorage;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -170,8 +173,14 @@ final class StreamTask {
         int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
         String checkpointDir = config.get(CheckpointingOptions.DIR);
-        checkpoints = new TaskCheckpoints(deployment, name, streaming, checkpointDir == null ? null
-                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config));
+        FsCheckpointStorage storage = checkpointDir == null ? null
+                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config);
+        FileMergingManagers.Lease fileMerging = storage != null && FileMergingSettings.isEnabled(config)
+                ? streaming.fileMerging().acquire(attempt.getJobId(), deployment.getRunId(),
+                        new SubtaskKey(attempt.getVertex(), attempt.getSubtask(), deployment.getParallelism()),
+                        storage.fileSystem(), storage.directories(), FileMergingSettings.from(config))
+                : null;
+        checkpoints = new TaskCheckpoints(deployment, name, streaming, storage, fileMerging);
         boolean finished = false;
         java.nio.file.Path localStateDirectory = streaming.localStateDirectory().resolve(attempt.getJobId() + "-v"
                 + attempt.getVertex() + "-s" + attempt.getSubtask() + "-a" + attempt.getAttempt());
@@ -186,6 +195,9 @@ final class StreamTask {
             TaskStateSnapshot restored = deployment.hasRestore()
                     ? StateHandleCodec.fromProto(deployment.getRestore().getState()) : TaskStateSnapshot.EMPTY;
             long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
+            if (fileMerging != null && restoredId > 0) {
+                fileMerging.manager().restore(fileMerging.subtask(), restoredId, streamsOf(restored));
+            }
             chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
                     deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
                     localStateDirectory);
@@ -228,7 +240,20 @@ final class StreamTask {
                 }
             }
             deleteLocalState(localStateDirectory);
+            if (fileMerging != null) {
+                fileMerging.close();
+            }
         }
+    }
+
+    /** Every stream of state {@code snapshot} refers to. */
+    private static List<io.duraflow.state.StreamStateHandle> streamsOf(TaskStateSnapshot snapshot) {
+        List<io.duraflow.state.StreamStateHandle> streams = new ArrayList<>();
+        for (OperatorSubtaskState state : snapshot.operators().values()) {
+            state.keyedState().forEach(handle -> streams.addAll(handle.streams()));
+            state.operatorState().forEach(handle -> streams.add(handle.stream()));
+        }
+        return streams;
     }
 
     /** The backends deleted their own directories when disposed; this removes the attempt's (and anything left). */
@@ -485,7 +510,7 @@ final class StreamTask {
     private void onNotification(CheckpointNotification notification) throws Exception {
         long checkpointId = notification.getCheckpointId();
         if (notification.getCompleted()) {
-            checkpoints.completed(checkpointId);
+            checkpoints.completed(checkpointId, notification.getLowestRetainedCheckpointId());
             chain.notifyCheckpointComplete(checkpointId);
             if (firstCheckpointAfterEnd >= 0 && checkpointId >= firstCheckpointAfterEnd) {
                 phase = Phase.FINISHING;

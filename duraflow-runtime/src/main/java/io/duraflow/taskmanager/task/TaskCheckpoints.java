@@ -18,6 +18,7 @@ import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.fs.FsPath;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.state.backend.SnapshotType;
+import io.duraflow.state.filemerging.FileMergingManagers;
 import io.duraflow.state.storage.CheckpointStreamFactory;
 import io.duraflow.state.storage.FsCheckpointStorage;
 import java.util.Collection;
@@ -45,12 +46,16 @@ final class TaskCheckpoints {
     private final StreamEnvironment streaming;
     /** Null when the job has no checkpoint directory: every checkpoint is declined. */
     private final FsCheckpointStorage storage;
+    /** The run's file-merging manager here, or null without checkpoint file merging. */
+    private final FileMergingManagers.Lease fileMerging;
     /** Asynchronous parts running or not yet known to be complete, by checkpoint id. */
     private final TreeMap<Long, AsyncSnapshot> pending = new TreeMap<>();
     /** The newest checkpoint this task took (or declined) its part of; -1 before the first. */
     private long lastSnapshotId = -1;
 
-    TaskCheckpoints(TaskDeployment deployment, String name, StreamEnvironment streaming, FsCheckpointStorage storage) {
+    TaskCheckpoints(TaskDeployment deployment, String name, StreamEnvironment streaming, FsCheckpointStorage storage,
+            FileMergingManagers.Lease fileMerging) {
+        this.fileMerging = fileMerging;
         this.deployment = deployment;
         this.attempt = deployment.getAttempt();
         this.name = name;
@@ -107,8 +112,10 @@ final class TaskCheckpoints {
         }
         Map<String, RunnableFuture<OperatorSubtaskState>> futures;
         try {
+            // Savepoints are never merged: they are self-contained and owned by the user.
             CheckpointStreamFactory streams = barrier.kind() == NetworkEvent.CheckpointKind.SAVEPOINT
                     ? storage.savepointStreamFactory(FsPath.parse(barrier.savepointDirectory()))
+                    : fileMerging != null ? fileMerging.manager().streamFactory(fileMerging.subtask(), checkpointId)
                     : storage.streamFactory(checkpointId);
             futures = chain.snapshot(checkpointId, timestampMs, streams, snapshotType(barrier.kind()));
         } catch (Exception e) {
@@ -119,7 +126,8 @@ final class TaskCheckpoints {
         }
         broadcast(outputs, barrier);
         long syncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncStart);
-        AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, new Timing(startDelayMs, alignmentMs, syncMs));
+        AsyncSnapshot async = new AsyncSnapshot(checkpointId, futures, new Timing(startDelayMs, alignmentMs, syncMs),
+                barrier.kind() != NetworkEvent.CheckpointKind.SAVEPOINT);
         pending.put(checkpointId, async);
         streaming.snapshotPool().execute(async);
         return true;
@@ -163,9 +171,16 @@ final class TaskCheckpoints {
         }
     }
 
-    /** Checkpoint {@code checkpointId} completed: it and every earlier one pending are settled. */
-    void completed(long checkpointId) {
+    /**
+     * Checkpoint {@code checkpointId} completed: it and every earlier one pending are settled.
+     *
+     * @param lowestRetainedId the lowest checkpoint id the job retains now; 0 for a savepoint
+     */
+    void completed(long checkpointId, long lowestRetainedId) {
         pending.headMap(checkpointId, true).clear();
+        if (fileMerging != null && lowestRetainedId > 0) {
+            fileMerging.manager().checkpointCompleted(checkpointId, lowestRetainedId);
+        }
     }
 
     /** Checkpoint {@code checkpointId} was aborted: its asynchronous part stops and deletes what it wrote. */
@@ -173,6 +188,9 @@ final class TaskCheckpoints {
         AsyncSnapshot async = pending.remove(checkpointId);
         if (async != null) {
             async.cancel();
+        }
+        if (fileMerging != null) {
+            fileMerging.manager().checkpointAborted(checkpointId);
         }
     }
 
@@ -215,14 +233,18 @@ final class TaskCheckpoints {
         private final long checkpointId;
         private final Map<String, RunnableFuture<OperatorSubtaskState>> futures;
         private final Timing timing;
+        /** A checkpoint (file merging applies), not a savepoint. */
+        private final boolean checkpoint;
         /** When the task thread handed it to the snapshot pool, from System.nanoTime. */
         private final long queuedNanos = System.nanoTime();
         private volatile boolean cancelled;
 
-        AsyncSnapshot(long checkpointId, Map<String, RunnableFuture<OperatorSubtaskState>> futures, Timing timing) {
+        AsyncSnapshot(long checkpointId, Map<String, RunnableFuture<OperatorSubtaskState>> futures, Timing timing,
+                boolean checkpoint) {
             this.checkpointId = checkpointId;
             this.futures = futures;
             this.timing = timing;
+            this.checkpoint = checkpoint;
         }
 
         void cancel() {
@@ -251,7 +273,9 @@ final class TaskCheckpoints {
             if (cancelled) {
                 return;
             }
-            TaskStateSnapshot snapshot = new TaskStateSnapshot(states);
+            TaskStateSnapshot snapshot = fileMerging != null && checkpoint
+                    ? new TaskStateSnapshot(states, fileMerging.manager().acknowledging(fileMerging.subtask(), checkpointId))
+                    : new TaskStateSnapshot(states);
             long asyncMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             LOG.info("Task {} took its part of checkpoint {}: started {} ms after the trigger (alignment {} ms),"
                             + " synchronous part {} ms, asynchronous part {} ms (after {} ms in the pool's queue),"

@@ -776,6 +776,14 @@ class StreamTaskTest {
         }
 
         @Override
+        public io.duraflow.state.filemerging.FileMergingManagers fileMerging() {
+            return fileMerging;
+        }
+
+        private final io.duraflow.state.filemerging.FileMergingManagers fileMerging =
+                new io.duraflow.state.filemerging.FileMergingManagers("tm-test", Runnable::run);
+
+        @Override
         public Executor snapshotPool() {
             return snapshotExecutor;
         }
