@@ -21,7 +21,9 @@ import picocli.CommandLine.Parameters;
  * checkpoint its reason, for a savepoint its directory.
  */
 @Command(name = "checkpoints", description = "Shows a running streaming job's checkpoints: status, trigger time,"
-        + " duration, full and incremental size, files uploaded and reused, failure reason or savepoint path.")
+        + " duration, full and incremental size, files uploaded and reused, failure reason or savepoint path."
+        + " 'checkpoints verify DIR' checks a checkpoint directory on disk.",
+        subcommands = CheckpointsCommand.Verify.class)
 final class CheckpointsCommand implements Callable<Integer> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
             .withZone(ZoneOffset.UTC);
@@ -30,11 +32,15 @@ final class CheckpointsCommand implements Callable<Integer> {
     @CommandLine.ParentCommand
     Duraflow root;
 
-    @Parameters(index = "0", paramLabel = "JOB_ID")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "JOB_ID")
     String jobId;
 
     @Override
     public Integer call() throws Exception {
+        if (jobId == null) {
+            throw new CliException("give the id of a running streaming job (duraflow list shows them), or 'verify DIR'"
+                    + " to check a checkpoint directory");
+        }
         return root.withClient((client, config) -> {
             format(client.checkpoints(jobId)).forEach(System.out::println);
             return 0;
@@ -120,5 +126,89 @@ final class CheckpointsCommand implements Callable<Integer> {
             unit++;
         }
         return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
+    }
+
+    /**
+     * {@code duraflow checkpoints verify DIR}: {@link io.duraflow.checkpoint.CheckpointVerifier} on a
+     * job's checkpoint directory, or on every job directory in {@code execution.checkpointing.dir}.
+     */
+    @Command(name = "verify", description = "Checks a job's checkpoint directory like fsck: every file the retained"
+            + " checkpoints refer to exists, is long enough and (merged files) has the right checksum per segment,"
+            + " and no other file is there; exit code 1 on a missing, short or corrupt file or an orphan. Check a job"
+            + " that is not running for an exact answer.")
+    static final class Verify implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "DIR", description = "a job's checkpoint directory"
+                + " (<execution.checkpointing.dir>/<job id>), or execution.checkpointing.dir itself for every job in it")
+        String directory;
+
+        @Override
+        public Integer call() throws Exception {
+            io.duraflow.fs.FsPath path = io.duraflow.fs.FsPath.parse(directory);
+            io.duraflow.fs.FileSystem fileSystem = io.duraflow.fs.FileSystems.get(path);
+            if (!fileSystem.exists(path) || !fileSystem.status(path).isDirectory()) {
+                throw new CliException(directory + " is not a directory: give a job's checkpoint directory,"
+                        + " <execution.checkpointing.dir>/<job id>");
+            }
+            List<io.duraflow.fs.FsPath> jobs = jobDirectories(fileSystem, path);
+            if (jobs.isEmpty()) {
+                throw new CliException(directory + " holds no job's checkpoints (no chk-<n>, shared/ or taskowned/ in"
+                        + " it or in a directory below it)");
+            }
+            boolean clean = true;
+            for (io.duraflow.fs.FsPath job : jobs) {
+                io.duraflow.checkpoint.CheckpointVerifier.Report report =
+                        io.duraflow.checkpoint.CheckpointVerifier.verify(fileSystem, job);
+                format(report).forEach(System.out::println);
+                clean &= report.isClean();
+            }
+            return clean ? 0 : 1;
+        }
+
+        /** {@code path} itself if it is a job's checkpoint directory, else the job directories in it. */
+        static List<io.duraflow.fs.FsPath> jobDirectories(io.duraflow.fs.FileSystem fileSystem,
+                io.duraflow.fs.FsPath path) throws java.io.IOException {
+            if (isJobDirectory(fileSystem, path)) {
+                return List.of(path);
+            }
+            List<io.duraflow.fs.FsPath> jobs = new ArrayList<>();
+            for (io.duraflow.fs.FileStatus status : fileSystem.list(path)) {
+                if (status.isDirectory() && isJobDirectory(fileSystem, status.path())) {
+                    jobs.add(status.path());
+                }
+            }
+            return jobs;
+        }
+
+        private static boolean isJobDirectory(io.duraflow.fs.FileSystem fileSystem, io.duraflow.fs.FsPath path)
+                throws java.io.IOException {
+            for (io.duraflow.fs.FileStatus status : fileSystem.list(path)) {
+                String name = status.path().name();
+                if (status.isDirectory() && (name.matches("chk-[0-9]+") || name.equals("shared")
+                        || name.equals("taskowned"))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        static List<String> format(io.duraflow.checkpoint.CheckpointVerifier.Report report) {
+            List<String> lines = new ArrayList<>();
+            lines.add("Checking " + report.jobDirectory() + ": " + report.checkpointIds().size() + " retained checkpoint"
+                    + (report.checkpointIds().size() == 1 ? "" : "s") + (report.checkpointIds().isEmpty() ? ""
+                    : " (" + String.join(", ", report.checkpointIds().stream().map(String::valueOf).toList()) + ")"));
+            lines.add("  files:  " + report.referencedFiles() + " referenced (" + report.mergedFiles() + " merged, "
+                    + report.segments() + " segments checked), " + report.filesOnDisk() + " on disk");
+            lines.add("  bytes:  " + bytes(report.referencedBytes()) + " referenced, " + bytes(report.bytesOnDisk())
+                    + " on disk" + (report.referencedBytes() == 0 ? "" : String.format(Locale.ROOT, " (%.2fx)",
+                    (double) report.bytesOnDisk() / report.referencedBytes())));
+            int missing = report.scan().missing().size();
+            int orphans = report.scan().orphans().size();
+            int corrupt = report.corrupt().size();
+            lines.add("  " + missing + " missing, " + corrupt + " corrupt, " + orphans + " orphan" + (orphans == 1 ? "" : "s"));
+            report.problems().forEach(problem -> lines.add("  " + problem));
+            lines.add(report.isClean() ? "OK" : "FAILED: " + missing + " missing, " + corrupt + " corrupt, " + orphans
+                    + " orphan" + (orphans == 1 ? "" : "s"));
+            return lines;
+        }
     }
 }
