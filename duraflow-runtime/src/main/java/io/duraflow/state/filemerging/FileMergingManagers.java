@@ -17,6 +17,8 @@ public final class FileMergingManagers {
     private final String taskManagerId;
     private final Executor deleter;
     private final Map<String, Entry> managers = new HashMap<>();
+    /** Managers created per run key: a run whose manager closed and that starts a task here again gets a directory of its own. */
+    private final Map<String, Integer> created = new HashMap<>();
 
     private static final class Entry {
         final FileMergingSnapshotManager manager;
@@ -82,8 +84,13 @@ public final class FileMergingManagers {
     public synchronized Lease acquire(String jobId, String runId, SubtaskKey subtask, FileSystem fileSystem,
             CheckpointDirectories directories, FileMergingSettings settings) {
         String key = jobId + "/" + runId;
-        Entry entry = managers.computeIfAbsent(key, k -> new Entry(new FileMergingSnapshotManager(jobId, taskManagerId,
-                runId, fileSystem, directories, settings, deleter)));
+        Entry entry = managers.get(key);
+        if (entry == null) {
+            int instance = created.merge(key, 1, Integer::sum);
+            entry = new Entry(new FileMergingSnapshotManager(jobId, taskManagerId,
+                    instance == 1 ? runId : runId + "-" + instance, fileSystem, directories, settings, deleter));
+            managers.put(key, entry);
+        }
         entry.leases++;
         entry.manager.register(subtask);
         return new Lease(key, entry.manager, subtask);

@@ -429,7 +429,9 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
             file.streaming = false;
             if (written != null) {
                 file.segmentAdded(written);
-                if (abortedCheckpoints.contains(written.createdFor) || written.createdFor < lowestRetained) {
+                // Its checkpoint ended without it, or the run did (a task's acknowledgement goes out
+                // before the task ends, so no checkpoint can refer to a segment written after that).
+                if (abortedCheckpoints.contains(written.createdFor) || written.createdFor < lowestRetained || closed) {
                     file.segmentDied(written);
                 }
             }
