@@ -290,20 +290,24 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         }
         long physical = 0;
         long live = 0;
+        // Files picked earlier free their dead bytes once their live segments were written again.
+        long freedLater = 0;
         List<PhysicalFile> candidates = new ArrayList<>();
         for (PhysicalFile file : files.values()) {
             physical += file.size;
             live += file.liveBytes;
-            if (file.reusable && file.deadBytes() > 0) {
+            if (!file.reusable) {
+                freedLater += file.deadBytes();
+            } else if (file.deadBytes() > 0) {
                 candidates.add(file);
             }
         }
         double limit = settings.maxSpaceAmplification() * live;
-        if (physical <= limit) {
+        long projected = physical - freedLater;
+        if (projected <= limit) {
             return;
         }
         candidates.sort(Comparator.comparingLong(PhysicalFile::deadBytes).reversed());
-        long projected = physical;
         int picked = 0;
         for (PhysicalFile file : candidates) {
             if (projected <= limit) {
