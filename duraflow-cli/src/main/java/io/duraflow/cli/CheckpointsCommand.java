@@ -137,6 +137,9 @@ final class CheckpointsCommand implements Callable<Integer> {
             + " and no other file is there; exit code 1 on a missing, short or corrupt file or an orphan. Check a job"
             + " that is not running for an exact answer.")
     static final class Verify implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Parameters(index = "0", paramLabel = "DIR", description = "a job's checkpoint directory"
                 + " (<execution.checkpointing.dir>/<job id>), or execution.checkpointing.dir itself for every job in it")
         String directory;
@@ -158,7 +161,9 @@ final class CheckpointsCommand implements Callable<Integer> {
             for (io.duraflow.fs.FsPath job : jobs) {
                 io.duraflow.checkpoint.CheckpointVerifier.Report report =
                         io.duraflow.checkpoint.CheckpointVerifier.verify(fileSystem, job);
-                format(report).forEach(System.out::println);
+                java.io.PrintWriter out = spec.commandLine().getOut();
+                format(report).forEach(out::println);
+                out.flush();
                 clean &= report.isClean();
             }
             return clean ? 0 : 1;

@@ -188,4 +188,39 @@ class CommandLineTest {
         });
         assertThat(SavepointCommand.restore(null, false, false, false)).isNull();
     }
+
+    @Test
+    void checkpointsVerifyOfAMissingDirectoryIsAOneLineErrorAndWithoutAJobIdToo(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path tmp) {
+        Run missing = run("checkpoints", "verify", tmp.resolve("nope").toString());
+        Run noJob = run("checkpoints");
+        Run empty = run("checkpoints", "verify", tmp.toString());
+
+        assertThat(missing.exitCode()).isEqualTo(1);
+        assertThat(missing.errLines()).singleElement().asString().contains("nope").contains("is not a directory")
+                .contains("<execution.checkpointing.dir>/<job id>");
+        assertThat(noJob.exitCode()).isEqualTo(1);
+        assertThat(noJob.errLines()).singleElement().asString().contains("verify DIR");
+        assertThat(empty.exitCode()).isEqualTo(1);
+        assertThat(empty.errLines()).singleElement().asString().contains("holds no job's checkpoints");
+    }
+
+    @Test
+    void checkpointsVerifyPrintsWhatItFoundAndExitsWithOneOnAnOrphan(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path job = tmp.resolve("job-1");
+        java.nio.file.Files.createDirectories(job.resolve("shared"));
+        java.nio.file.Files.write(job.resolve("shared").resolve("leftover"), new byte[7]);
+
+        Run dirty = run("checkpoints", "verify", tmp.toString());
+        java.nio.file.Files.delete(job.resolve("shared").resolve("leftover"));
+        Run clean = run("checkpoints", "verify", job.toString());
+
+        assertThat(dirty.exitCode()).isEqualTo(1);
+        assertThat(dirty.out()).contains("Checking " + job.toUri().getPath().replaceAll("/$", "")
+                + ": 0 retained checkpoints").contains("0 missing, 0 corrupt, 1 orphan")
+                .contains("orphan:  ").contains("leftover").contains("FAILED: 0 missing, 0 corrupt, 1 orphan");
+        assertThat(clean.exitCode()).isZero();
+        assertThat(clean.out()).contains("0 missing, 0 corrupt, 0 orphans").endsWith("OK" + System.lineSeparator());
+    }
 }
