@@ -177,4 +177,126 @@ class CheckpointFileDisposalTest {
         assertThat(exists(directories.checkpoint(5))).isFalse();
         assertThat(exists(dead)).isFalse();
     }
+
+    // ------------------------------------------------------------------ checkpoint file merging (rules 7 and 8)
+
+    private static final CheckpointTask TASK = new CheckpointTask(0, 0, 0);
+
+    private FsPath subtaskDirectory() {
+        return directories.sharedFileMergingDirectory("subtask-0-1-v0");
+    }
+
+    private FsPath runDirectory(String run) {
+        return directories.taskOwnedFileMergingDirectory("tm-1-" + run);
+    }
+
+    /** A task's acknowledgement of {@code checkpointId}: the merged files it wrote into, the directories it names. */
+    private void acknowledge(long checkpointId, Set<FsPath> uploaded, FsPath... named) {
+        assertThat(disposal.registerAcknowledged(checkpointId, TASK, new SnapshotFiles(uploaded, Set.of(), 0,
+                Set.of(named)))).isEmpty();
+    }
+
+    private CompletedCheckpoint completed(long checkpointId, FsPath... named) {
+        return new CompletedCheckpoint(JOB, checkpointId, 0, 0, 8, CheckpointKind.CHECKPOINT, Map.of(),
+                directories.metadata(checkpointId), Set.of(named));
+    }
+
+    @Test
+    void rule8AFileMergingDirectoryNamedByAPendingCheckpointThatAbortsStays() throws IOException {
+        FsPath merged = write(runDirectory("run1").resolve("merged-1"));
+        acknowledge(2, Set.of(merged), runDirectory("run1"), subtaskDirectory());
+
+        disposal.onAborted(2, directories.checkpoint(2));
+        io.runAll();
+
+        assertThat(exists(merged)).as("its writer may live on; the TaskManager deletes what it wrote").isTrue();
+        assertThat(exists(runDirectory("run1"))).isTrue();
+        assertThat(disposal.registry().isNamed(runDirectory("run1"))).isFalse();
+    }
+
+    @Test
+    void rule8AFileMergingDirectoryGoesWholeWhenTheLastCompletedCheckpointThatNamesItIsSubsumed() throws IOException {
+        FsPath merged = write(runDirectory("run1").resolve("merged-1"));
+        FsPath torn = write(runDirectory("run1").resolve("torn-never-reported"));
+        FsPath next = write(runDirectory("run2").resolve("merged-2"));
+        acknowledge(1, Set.of(merged), runDirectory("run1"));
+        acknowledge(2, Set.of(merged), runDirectory("run1"));
+        acknowledge(3, Set.of(next), runDirectory("run2"));
+
+        disposal.onCheckpointCompleted(2, List.of(completed(1, runDirectory("run1"))), Set.of(2L, 3L));
+        io.runAll();
+        assertThat(exists(merged)).as("checkpoint 2 names its directory").isTrue();
+
+        disposal.onCheckpointCompleted(3, List.of(completed(2, runDirectory("run1"))), Set.of(3L));
+        io.runAll();
+        assertThat(exists(runDirectory("run1"))).isFalse();
+        assertThat(exists(torn)).isFalse();
+        assertThat(exists(next)).isTrue();
+    }
+
+    @Test
+    void rule1AMergedFileIsNeverDeletedOnItsOwnWhileItsWriterMayLive() throws IOException {
+        FsPath merged = write(subtaskDirectory().resolve("merged-1"));
+        acknowledge(1, Set.of(merged), subtaskDirectory());
+        acknowledge(2, Set.of(), subtaskDirectory()); // the next acknowledgement no longer refers to it
+
+        disposal.onCheckpointCompleted(2, List.of(completed(1, subtaskDirectory())), Set.of(2L));
+        disposal.discardUnreferenced(new SnapshotFiles(Set.of(merged), Set.of(), 0));
+        io.runAll();
+
+        assertThat(exists(merged)).as("the TaskManager deletes it").isTrue();
+    }
+
+    @Test
+    void rule7AfterARestoreAdoptedFilesGoWhenUnreferencedAndOnlyEmptyUnnamedDirectoriesGo() throws IOException {
+        FsPath retainedFile = write(subtaskDirectory().resolve("merged-retained"));
+        FsPath orphanBeside = write(subtaskDirectory().resolve("merged-orphan"));
+        FsPath orphanAlone = write(runDirectory("run1").resolve("merged-1"));
+        FsPath otherSubtask = directories.sharedFileMergingDirectory("subtask-0-1-v1");
+        FsPath orphanOfOtherSubtask = write(otherSubtask.resolve("merged-old"));
+        disposal.restore(List.of(completed(3, subtaskDirectory())));
+        disposal.register(3, Set.of(retainedFile));
+        List<FsPath> listed = List.of(retainedFile, orphanBeside, orphanAlone, orphanOfOtherSubtask);
+        // After the listing, the restored run of that subtask writes into its directory again.
+        FsPath unlisted = write(otherSubtask.resolve("merged-new"));
+
+        disposal.deleteOrphansAfterRestore(listed, Set.of(3L), false);
+        io.runAll();
+
+        assertThat(exists(retainedFile)).isTrue();
+        assertThat(exists(orphanBeside)).isFalse();
+        assertThat(exists(subtaskDirectory())).as("named by checkpoint 3").isTrue();
+        assertThat(exists(orphanAlone)).isFalse();
+        assertThat(exists(runDirectory("run1"))).as("empty and unnamed").isFalse();
+        assertThat(exists(orphanOfOtherSubtask)).isFalse();
+        assertThat(exists(unlisted)).isTrue();
+        assertThat(exists(otherSubtask)).as("unnamed, but not empty").isTrue();
+
+        // The restored run names the subtask's directory too; the adopted file goes with checkpoint 3.
+        acknowledge(4, Set.of(), subtaskDirectory());
+        disposal.onCheckpointCompleted(4, List.of(completed(3, subtaskDirectory())), Set.of(4L));
+        io.runAll();
+        assertThat(exists(retainedFile)).isFalse();
+        assertThat(exists(subtaskDirectory())).isTrue();
+    }
+
+    @Test
+    void rule8TheDirectoryNamesOfTheMetadataSurviveARestore() throws IOException {
+        FsPath merged = write(runDirectory("run1").resolve("merged-1"));
+        CompletedCheckpoint written = completed(5, runDirectory("run1"), subtaskDirectory());
+        CheckpointMetadataFormat.write(fs, written);
+        CompletedCheckpoint read = CheckpointMetadataFormat.read(fs, directories.metadata(5));
+        assertThat(read.fileMergingDirectories()).containsExactlyInAnyOrder(runDirectory("run1"), subtaskDirectory());
+
+        disposal.restore(List.of(read));
+        assertThat(disposal.registry().isNamed(runDirectory("run1"))).isTrue();
+        disposal.deleteOrphansAfterRestore(List.of(merged), Set.of(5L), false);
+        io.runAll();
+        assertThat(exists(merged)).as("adopted and unreferenced").isFalse();
+        assertThat(exists(runDirectory("run1"))).as("empty, but named").isTrue();
+
+        disposal.onCheckpointCompleted(6, List.of(read), Set.of(6L));
+        io.runAll();
+        assertThat(exists(runDirectory("run1"))).isFalse();
+    }
 }

@@ -96,6 +96,98 @@ class StateFileRegistryTest {
         assertThat(registry.unreferencedOwned(List.of(shared, orphan, merged))).containsExactly(orphan);
     }
 
+    // ------------------------------------------------------------------ file merging (rules 3, 5, 7)
+
+    private final FsPath subtaskDirectory = directories.sharedFileMergingDirectory("subtask-0-2-v1");
+    private final FsPath runDirectory = directories.taskOwnedFileMergingDirectory("tm-1-run1");
+    private final FsPath merged = subtaskDirectory.resolve("merged-1");
+
+    @Test
+    void rule7ADirectoryNamedByAPendingCheckpointThatAbortsIsNotReleased() {
+        registry.name(1, List.of(subtaskDirectory));
+
+        assertThat(registry.isNamed(subtaskDirectory)).isTrue();
+        assertThat(registry.release(1)).isEmpty(); // the abort: the writer may live on
+        assertThat(registry.isNamed(subtaskDirectory)).isFalse();
+        assertThat(registry.releaseSubsumed(1).directories()).isEmpty();
+    }
+
+    @Test
+    void rule7ADirectoryGoesWhenTheLastCompletedCheckpointThatNamesItIsSubsumed() {
+        registry.name(1, List.of(subtaskDirectory, runDirectory));
+        registry.name(2, List.of(subtaskDirectory, runDirectory));
+        registry.name(2, List.of(subtaskDirectory)); // a second task's acknowledgement: still one name
+        registry.name(3, List.of(runDirectory));
+
+        assertThat(registry.releaseSubsumed(1)).isEqualTo(new StateFileRegistry.Released(List.of(), List.of()));
+        assertThat(registry.releaseSubsumed(2).directories()).containsExactly(subtaskDirectory);
+        assertThat(registry.isNamed(runDirectory)).isTrue();
+        assertThat(registry.releaseSubsumed(3).directories()).containsExactly(runDirectory);
+        assertThat(registry.releaseSubsumed(3).directories()).isEmpty();
+    }
+
+    @Test
+    void rule7ACheckpointReferringToAFileInADirectoryNamesIt() {
+        registry.name(1, List.of(subtaskDirectory));
+        registry.register(2, Set.of(merged)); // pending: its snapshot reuses a segment of the file
+
+        assertThat(registry.releaseSubsumed(1).directories()).isEmpty();
+        assertThat(registry.releaseSubsumed(2)).isEqualTo(new StateFileRegistry.Released(List.of(),
+                List.of(subtaskDirectory)));
+    }
+
+    @Test
+    void rule7OnlyTheJobsOwnFileMergingDirectoriesAreNamed() {
+        FsPath otherJobs = FsPath.parse("/ckpt/other-job/shared/subtask-0-2-v1");
+        FsPath notAFileMergingDirectory = directories.shared().resolve("a/b");
+        registry.name(1, List.of(otherJobs, notAFileMergingDirectory, directories.shared()));
+        registry.register(1, Set.of(otherJobs.resolve("merged-1"), directories.shared().resolve("000007.sst")));
+
+        assertThat(registry.isNamed(otherJobs)).isFalse();
+        assertThat(registry.isNamed(directories.shared())).isFalse();
+        assertThat(registry.releaseSubsumed(1).directories()).isEmpty();
+    }
+
+    @Test
+    void rule3AMergedFileIsNeverReturnedUnlessAdoptedOrClaimed() {
+        FsPath claimedFile = subtaskDirectory.resolve("merged-2");
+        FsPath privateMerged = runDirectory.resolve("merged-3");
+        registry.claim(List.of(claimedFile));
+        registry.register(1, Set.of(merged, claimedFile, privateMerged));
+
+        assertThat(registry.isOwned(merged)).isFalse();
+        assertThat(registry.isOwned(privateMerged)).isFalse();
+        assertThat(registry.unreferencedOwned(List.of(subtaskDirectory.resolve("torn"), privateMerged))).isEmpty();
+        assertThat(registry.releaseSubsumed(1).files()).containsExactly(claimedFile);
+    }
+
+    @Test
+    void rule3AfterAdoptionUnreferencedMergedFilesAreOrphansAndReferencedOnesGoWithTheirLastCheckpoint() {
+        FsPath unreferenced = runDirectory.resolve("merged-9");
+        FsPath anotherJobs = FsPath.parse("/ckpt/other-job/shared/subtask-0-2-v1/merged-1");
+        registry.register(3, Set.of(merged));
+        registry.register(4, Set.of(merged));
+
+        registry.adopt(List.of(merged, unreferenced, anotherJobs));
+
+        assertThat(registry.unreferencedOwned(List.of(merged, unreferenced, anotherJobs)))
+                .containsExactly(unreferenced);
+        assertThat(registry.releaseSubsumed(3).files()).isEmpty();
+        assertThat(registry.releaseSubsumed(4).files()).containsExactly(merged);
+        assertThat(registry.isOwned(merged)).as("gone, so no longer adopted").isFalse();
+        assertThat(registry.isOwned(anotherJobs)).isFalse();
+    }
+
+    @Test
+    void rule5ARebuildRestoresTheDirectoryNamesOfTheMetadata() {
+        registry.rebuild(List.of(new CompletedCheckpoint("j", 3, 0, 0, 8, CheckpointKind.CHECKPOINT, Map.of(),
+                directories.metadata(3), Set.of(subtaskDirectory, runDirectory))));
+
+        assertThat(registry.isNamed(subtaskDirectory)).isTrue();
+        assertThat(registry.isNamed(runDirectory)).isTrue();
+        assertThat(registry.releaseSubsumed(3).directories()).containsExactly(subtaskDirectory, runDirectory);
+    }
+
     private CompletedCheckpoint checkpointWith(long id, FsPath sharedFile, FsPath privateFile) {
         IncrementalKeyedStateHandle handle = new IncrementalKeyedStateHandle("b", id, new KeyGroupRange(0, 7),
                 List.of(new SharedFile("000007.sst", new FileSegmentHandle(sharedFile, 0, 10), true)),

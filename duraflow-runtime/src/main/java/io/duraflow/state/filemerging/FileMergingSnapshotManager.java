@@ -18,9 +18,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,13 +56,18 @@ import org.slf4j.LoggerFactory;
  *       each once no checkpoint refers to it. This run never appends to them.</li>
  *   <li><b>Directories.</b> Every acknowledgement names the directories its task writes into
  *       ({@link #acknowledging}), created or not, so the JobManager never deletes a directory a
- *       running task may still write. When the run ends, a directory no acknowledgement named is
- *       deleted here (the job stopped before its first checkpoint); so are the files no
- *       acknowledgement may refer to; the rest is the JobManager's.</li>
+ *       running task may still write. When the run ends, the files no sent acknowledgement (not
+ *       known aborted) may refer to are deleted here, and so is every directory this run wrote into
+ *       that no such acknowledgement named, if it is empty then: the job stopped before its first
+ *       checkpoint, or every checkpoint that named it was aborted (the JobManager never deletes a
+ *       directory for an aborted checkpoint). The rest is the JobManager's. A stream that completes
+ *       after the run ended is dead at once: the run's tasks ended, so no acknowledgement refers to
+ *       it.</li>
  *   <li><b>Space.</b> After every completion notification, if the bytes of the files (created and
  *       restored) exceed {@code max-space-amplification} times their live bytes, the files with
- *       most dead bytes are closed and made not reusable until the bytes they would free bring the
- *       total under the limit: their live incremental segments are uploaded again by the next
+ *       most dead bytes are closed and made not reusable until the bytes they would free (with the
+ *       dead bytes of files picked before, which are still waiting for their segments to die) bring
+ *       the total under the limit: their live incremental segments are uploaded again by the next
  *       checkpoint, their private ones die with it, and then the files go (rule 2).</li>
  * </ol>
  *
@@ -84,12 +91,15 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     private final Map<String, FilePool> pools = new HashMap<>();
     /** Subtasks of this run here, for the capacity of a blocking private pool. */
     private final Set<SubtaskKey> subtasks = new HashSet<>();
-    /** Directories named in an acknowledgement that was sent. */
-    private final Set<FsPath> acknowledgedDirectories = new HashSet<>();
     /** Shared directories a file was created in. */
     private final Set<FsPath> sharedDirectoriesWritten = new HashSet<>();
     /** Per subtask, the checkpoints it sent an acknowledgement for (pruned below the lowest retained id). */
     private final Map<SubtaskKey, TreeSet<Long>> acknowledged = new HashMap<>();
+    /**
+     * Subtasks with an acknowledgement pruned while not known aborted: a completed checkpoint may
+     * name their directories, which are then the JobManager's (rule 5).
+     */
+    private final Set<SubtaskKey> namedByCompleted = new HashSet<>();
     /** Checkpoints known aborted (pruned below the lowest retained id). */
     private final TreeSet<Long> abortedCheckpoints = new TreeSet<>();
     private long lowestRetained;
@@ -158,10 +168,8 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
      * directories the acknowledgement must name.
      */
     public synchronized Set<FsPath> acknowledging(SubtaskKey subtask, long checkpointId) {
-        Set<FsPath> named = Set.of(sharedDirectory(subtask), privateDirectory);
-        acknowledgedDirectories.addAll(named);
         acknowledged.computeIfAbsent(subtask, key -> new TreeSet<>()).add(checkpointId);
-        return named;
+        return Set.of(sharedDirectory(subtask), privateDirectory);
     }
 
     FsPath sharedDirectory(SubtaskKey subtask) {
@@ -186,7 +194,13 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
             retirePoolsUpTo(checkpointId, toClose);
             if (lowestRetainedId > lowestRetained) {
                 lowestRetained = lowestRetainedId;
-                acknowledged.values().forEach(ids -> ids.headSet(lowestRetainedId).clear());
+                acknowledged.forEach((subtask, ids) -> {
+                    SortedSet<Long> pruned = ids.headSet(lowestRetainedId);
+                    if (!abortedCheckpoints.containsAll(pruned)) {
+                        namedByCompleted.add(subtask);
+                    }
+                    pruned.clear();
+                });
                 abortedCheckpoints.headSet(lowestRetainedId).clear();
                 for (PhysicalFile file : files.values()) {
                     for (Segment segment : file.segments.values()) {
@@ -290,20 +304,22 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         }
         long physical = 0;
         long live = 0;
-        // Files picked earlier free their dead bytes once their live segments were written again.
-        long freedLater = 0;
+        // The dead bytes of files picked before go once their live segments die (their next
+        // checkpoint writes those again): counted as freed, or every completion until then would
+        // pick more files than needed.
+        long freedByPicked = 0;
         List<PhysicalFile> candidates = new ArrayList<>();
         for (PhysicalFile file : files.values()) {
             physical += file.size;
             live += file.liveBytes;
             if (!file.reusable) {
-                freedLater += file.deadBytes();
+                freedByPicked += file.deadBytes();
             } else if (file.deadBytes() > 0) {
                 candidates.add(file);
             }
         }
         double limit = settings.maxSpaceAmplification() * live;
-        long projected = physical - freedLater;
+        long projected = physical - freedByPicked;
         if (projected <= limit) {
             return;
         }
@@ -428,14 +444,14 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     void giveBack(PhysicalFile file, Segment written, boolean broken) {
         List<PhysicalFile> toClose = new ArrayList<>();
         List<PhysicalFile> toDelete = new ArrayList<>();
+        List<FsPath> emptyDirectories;
         synchronized (this) {
             file.busy = false;
             file.streaming = false;
             if (written != null) {
                 file.segmentAdded(written);
-                // Its checkpoint ended without it, or the run did (a task's acknowledgement goes out
-                // before the task ends, so no checkpoint can refer to a segment written after that).
-                if (abortedCheckpoints.contains(written.createdFor) || written.createdFor < lowestRetained || closed) {
+                if (closed || abortedCheckpoints.contains(written.createdFor)
+                        || written.createdFor < lowestRetained) {
                     file.segmentDied(written);
                 }
             }
@@ -446,9 +462,12 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 detachForClose(file, toClose);
             }
             collectDeletable(toDelete);
+            // The last writer after the end of the run: its directory may be empty now.
+            emptyDirectories = closed && !toDelete.isEmpty() ? directoriesToDeleteIfEmpty() : List.of();
             notifyAll();
         }
         closeAndDelete(toClose, toDelete);
+        deleteIfEmpty(emptyDirectories);
     }
 
     /** Under the lock: takes the file out of its pool and its stream out of the file, for closing outside the lock. */
@@ -518,7 +537,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     public void close() {
         List<PhysicalFile> toClose = new ArrayList<>();
         List<PhysicalFile> toDelete = new ArrayList<>();
-        List<FsPath> emptyDirectoriesToDelete = new ArrayList<>();
+        List<FsPath> emptyDirectories;
         synchronized (this) {
             if (closed) {
                 return;
@@ -535,23 +554,34 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 }
             }
             collectDeletable(toDelete);
-            if (!acknowledgedDirectories.contains(privateDirectory)) {
-                emptyDirectoriesToDelete.add(privateDirectory);
-            }
-            for (FsPath shared : sharedDirectoriesWritten) {
-                if (!acknowledgedDirectories.contains(shared)) {
-                    emptyDirectoriesToDelete.add(shared);
-                }
-            }
+            emptyDirectories = directoriesToDeleteIfEmpty();
             notifyAll();
         }
         closeAndDelete(toClose, toDelete);
-        if (!emptyDirectoriesToDelete.isEmpty()) {
-            // After the files (the deleter runs in order): a directory no acknowledgement named holds
-            // nothing any checkpoint refers to; one of a restored subtask may hold adopted files, so
-            // only empty ones go.
+        deleteIfEmpty(emptyDirectories);
+    }
+
+    /** Under the lock, once the run ended: the directories it wrote that no acknowledgement that may complete names. */
+    private List<FsPath> directoriesToDeleteIfEmpty() {
+        List<FsPath> directories = new ArrayList<>();
+        if (!mayBeNamedByACompletedCheckpoint(subtask -> true)) {
+            directories.add(privateDirectory);
+        }
+        for (FsPath shared : sharedDirectoriesWritten) {
+            if (!mayBeNamedByACompletedCheckpoint(subtask -> sharedDirectory(subtask).equals(shared))) {
+                directories.add(shared);
+            }
+        }
+        return directories;
+    }
+
+    private void deleteIfEmpty(List<FsPath> emptyDirectories) {
+        if (!emptyDirectories.isEmpty()) {
+            // After the files (the deleter runs in order): a directory no acknowledgement that may
+            // complete named holds nothing any checkpoint refers to; one of a restored subtask may
+            // hold adopted files, so only empty ones go.
             deleter.execute(() -> {
-                for (FsPath directory : emptyDirectoriesToDelete) {
+                for (FsPath directory : emptyDirectories) {
                     try {
                         if (fileSystem.listIfExists(directory).isEmpty()) {
                             fileSystem.delete(directory);
@@ -562,6 +592,24 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * Rule 5: whether a checkpoint that completed (or may still complete) may name the directories
+     * of the subtasks {@code naming} accepts: one of them sent an acknowledgement not known aborted.
+     */
+    private boolean mayBeNamedByACompletedCheckpoint(Predicate<SubtaskKey> naming) {
+        for (SubtaskKey subtask : namedByCompleted) {
+            if (naming.test(subtask)) {
+                return true;
+            }
+        }
+        for (Map.Entry<SubtaskKey, TreeSet<Long>> entry : acknowledged.entrySet()) {
+            if (naming.test(entry.getKey()) && !abortedCheckpoints.containsAll(entry.getValue())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

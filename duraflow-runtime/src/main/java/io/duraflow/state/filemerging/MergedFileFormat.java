@@ -39,7 +39,7 @@ import java.util.zip.CRC32C;
  * <pre>
  *   44 46 4d 47  00 00 00 01                       magic "DFMG", version 1
  *   01 02 03                                       the segment's bytes (offset 8, length 3)
- *   44 46 53 47  00 00 00 00 00 00 00 03  xx xx xx xx  trailer: magic "DFSG", length 3, CRC32C
+ *   44 46 53 47  00 00 00 00 00 00 00 03  f1 30 f2 1e  trailer: magic "DFSG", length 3, CRC32C
  * </pre>
  * ({@code MergedFileFormatTest} checks exactly these bytes.)
  *
@@ -76,13 +76,16 @@ public final class MergedFileFormat {
     public static Optional<String> verify(FileSystem fileSystem, FileSegmentHandle segment) throws IOException {
         FsPath file = segment.file();
         try {
+            // The length first: a ranged read of a file that ends too early fails as a whole
+            // (FileSystem#open), which would not say where the file ends.
+            long fileLength = fileSystem.status(file).lengthBytes();
+            if (fileLength < HEADER_BYTES) {
+                return Optional.of(file + " is " + fileLength + " bytes long, shorter than the header of a merged"
+                        + " checkpoint file");
+            }
             byte[] header;
             try (InputStream in = fileSystem.open(file, 0, HEADER_BYTES)) {
                 header = in.readNBytes(HEADER_BYTES);
-            }
-            if (header.length < HEADER_BYTES) {
-                return Optional.of(file + " is " + header.length + " bytes long, shorter than the header of a merged"
-                        + " checkpoint file");
             }
             ByteBuffer head = ByteBuffer.wrap(header);
             int magic = head.getInt();
@@ -97,6 +100,13 @@ public final class MergedFileFormat {
             }
             if (segment.offset() < HEADER_BYTES) {
                 return Optional.of("segment at offset " + segment.offset() + " of " + file + " overlaps its header");
+            }
+            if (fileLength < segment.offset() + segment.length()) {
+                return Optional.of(endsInside(segment));
+            }
+            if (fileLength < segment.offset() + segment.length() + TRAILER_BYTES) {
+                return Optional.of("segment of " + segment.length() + " bytes at offset " + segment.offset() + " of "
+                        + file + " has no whole trailer (the file ends inside it)");
             }
             CRC32C crc = new CRC32C();
             byte[] trailer;
@@ -135,8 +145,12 @@ public final class MergedFileFormat {
         } catch (NoSuchFileException e) {
             return Optional.of(file + " does not exist");
         } catch (EOFException e) {
-            return Optional.of(file + " ends inside the segment of " + segment.length() + " bytes at offset "
-                    + segment.offset());
+            return Optional.of(endsInside(segment)); // the file shrank while being read
         }
+    }
+
+    private static String endsInside(FileSegmentHandle segment) {
+        return segment.file() + " ends inside the segment of " + segment.length() + " bytes at offset "
+                + segment.offset();
     }
 }
