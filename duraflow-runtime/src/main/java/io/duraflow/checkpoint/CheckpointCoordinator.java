@@ -219,17 +219,18 @@ public final class CheckpointCoordinator {
             // file here belongs to a retained checkpoint or to one that can never complete.
             List<FsPath> shared = new ArrayList<>(CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared()));
             shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.taskOwned()));
+            List<FsPath> fileMergingDirectories = CheckpointDirectoryScan.fileMergingDirectories(fileSystem, directories);
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
-                return new Recovered(retained, shared, store.recoveryWarnings(), null);
+                return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), null);
             }
             if (initial == null) {
-                return new Recovered(retained, shared, store.recoveryWarnings(), null);
+                return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), null);
             }
             CompletedCheckpoint restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
                     initial.metadataFile());
             idCounter.continueFrom(restored.checkpointId() + 1);
-            return new Recovered(retained, shared, store.recoveryWarnings(), restored);
+            return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), restored);
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
@@ -253,12 +254,18 @@ public final class CheckpointCoordinator {
         });
     }
 
-    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles, List<String> warnings,
+    /**
+     * @param sharedFiles the files under {@code shared/} and {@code taskowned/}
+     * @param fileMergingDirectories the directories right below them
+     */
+    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles,
+            List<FsPath> fileMergingDirectories, List<String> warnings,
             CompletedCheckpoint initial) {}
 
     private void deleteOrphansAfterRestore(Recovered recovered) {
         if (recovered.warnings().isEmpty()) {
-            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), liveCheckpointIds(), triggersInFlight == 0);
+            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), recovered.fileMergingDirectories(),
+                    liveCheckpointIds(), triggersInFlight == 0);
         } else {
             // A checkpoint that could not be read may be whole after all: keep what it may refer to.
             LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,

@@ -126,6 +126,21 @@ public final class CheckpointDirectoryScan {
         return List.copyOf(found.values());
     }
 
+    /** The file-merging directories of the job (right below {@code shared/} and {@code taskowned/}), sorted. */
+    public static List<FsPath> fileMergingDirectories(FileSystem fileSystem, CheckpointDirectories directories)
+            throws IOException {
+        List<FsPath> found = new ArrayList<>();
+        for (FsPath parent : List.of(directories.shared(), directories.taskOwned())) {
+            for (FileStatus status : fileSystem.listIfExists(parent)) {
+                if (status.isDirectory()) {
+                    found.add(status.path());
+                }
+            }
+        }
+        found.sort(Comparator.comparing(FsPath::toString));
+        return found;
+    }
+
     /** Every file below {@code directory} (none if it does not exist), sorted. */
     public static List<FsPath> filesUnder(FileSystem fileSystem, FsPath directory) throws IOException {
         List<FsPath> files = new ArrayList<>();

@@ -93,25 +93,38 @@ final class CheckpointFileDisposal {
 
     /**
      * Rule 7: after {@link #restore}, adopts the listed files in file-merging directories (no task
-     * writes them any more), deletes the listed files nobody refers to, then the file-merging
-     * directories that are empty and that no retained or pending checkpoint names, and, if {@code
-     * directoriesToo}, every {@code chk-<n>} directory not in {@code live}. A task of the restored
-     * run may already write into a directory of the same name (its subtask's), so directories go
-     * only when empty, never with what is in them.
+     * writes them any more), deletes the listed files nobody refers to, then the private-state
+     * file-merging directories of earlier runs that are empty and that no retained or pending
+     * checkpoint names, and, if {@code directoriesToo}, every {@code chk-<n>} directory not in
+     * {@code live}. A subtask of the restored run may already write into a shared directory of
+     * the same name (its own), so those are left to rule 8 and the job's end.
      *
      * @param listedFiles the files under {@code shared/} and {@code taskowned/}, listed before this
      *     coordinator drew an id
+     * @param listedDirectories the file-merging directories, listed with them
      */
-    void deleteOrphansAfterRestore(List<FsPath> listedFiles, Set<Long> live, boolean directoriesToo) {
-        files.adopt(listedFiles);
+    void deleteOrphansAfterRestore(List<FsPath> listedFiles, List<FsPath> listedDirectories, Set<Long> live,
+            boolean directoriesToo) {
         Set<FsPath> unnamedDirectories = new java.util.TreeSet<>(java.util.Comparator.comparing(FsPath::toString));
+        List<FsPath> candidates = new ArrayList<>(listedDirectories);
         for (FsPath file : listedFiles) {
             FsPath directory = directories.fileMergingDirectoryOf(file);
-            if (directory != null && !files.isNamed(directory)) {
+            if (directory != null) {
+                candidates.add(directory);
+            }
+        }
+        for (FsPath directory : candidates) {
+            // A subtask of the restored run writes into its shared directory again (same name), so
+            // only the private directories of earlier runs may go here; the others go when unnamed
+            // after a subsumption (rule 8) or with the job.
+            if (!files.isNamed(directory) && CheckpointFileCleaner.isUnder(directory, directories.taskOwned())) {
                 unnamedDirectories.add(directory);
             }
         }
-        cleaner.delete(files.unreferencedOwned(listedFiles), List.of(), List.copyOf(unnamedDirectories));
+        files.adopt(listedFiles);
+        List<FsPath> orphans = files.unreferencedOwned(listedFiles);
+        files.forgetAdopted(orphans);
+        cleaner.delete(orphans, List.of(), List.copyOf(unnamedDirectories));
         if (directoriesToo) {
             cleaner.deleteLeftoverCheckpointDirectories(Long.MAX_VALUE, live);
         }

@@ -220,6 +220,11 @@ public final class StateFileRegistry {
         }
     }
 
+    /** Rule 3: {@code files} are deleted: they need no adoption any more. */
+    public void forgetAdopted(Collection<FsPath> files) {
+        adopted.removeAll(files);
+    }
+
     /** Rule 6: those of {@code listed} that the job owns and nobody refers to, sorted. */
     public List<FsPath> unreferencedOwned(Collection<FsPath> listed) {
         List<FsPath> orphans = new ArrayList<>();

@@ -166,8 +166,8 @@ class CheckpointFileDisposalTest {
         disposal.restore(List.of(completed(3)));
         disposal.register(3, Set.of(retainedShared));
 
-        disposal.deleteOrphansAfterRestore(List.of(retainedShared, finalizingShared, orphanShared), Set.of(3L, 4L),
-                true);
+        disposal.deleteOrphansAfterRestore(List.of(retainedShared, finalizingShared, orphanShared), List.of(),
+                Set.of(3L, 4L), true);
         io.runAll();
 
         assertThat(exists(retainedShared)).isTrue();
@@ -260,7 +260,8 @@ class CheckpointFileDisposalTest {
         // After the listing, the restored run of that subtask writes into its directory again.
         FsPath unlisted = write(otherSubtask.resolve("merged-new"));
 
-        disposal.deleteOrphansAfterRestore(listed, Set.of(3L), false);
+        disposal.deleteOrphansAfterRestore(listed, List.of(subtaskDirectory(), runDirectory("run1"), otherSubtask),
+                Set.of(3L), false);
         io.runAll();
 
         assertThat(exists(retainedFile)).isTrue();
@@ -281,6 +282,22 @@ class CheckpointFileDisposalTest {
     }
 
     @Test
+    void rule7AfterARestoreAnEmptyUnnamedPrivateDirectoryGoesButAnEmptySharedOneStaysForTheRestoredRun()
+            throws IOException {
+        FsPath emptyRun = runDirectory("run0");
+        FsPath emptyShared = directories.sharedFileMergingDirectory("subtask-1-2-v0");
+        fs.mkdirs(emptyRun);
+        fs.mkdirs(emptyShared);
+        disposal.restore(List.of());
+
+        disposal.deleteOrphansAfterRestore(List.of(), List.of(emptyRun, emptyShared), Set.of(), false);
+        io.runAll();
+
+        assertThat(exists(emptyRun)).isFalse();
+        assertThat(exists(emptyShared)).as("its subtask of the restored run writes here again").isTrue();
+    }
+
+    @Test
     void rule8TheDirectoryNamesOfTheMetadataSurviveARestore() throws IOException {
         FsPath merged = write(runDirectory("run1").resolve("merged-1"));
         CompletedCheckpoint written = completed(5, runDirectory("run1"), subtaskDirectory());
@@ -290,7 +307,7 @@ class CheckpointFileDisposalTest {
 
         disposal.restore(List.of(read));
         assertThat(disposal.registry().isNamed(runDirectory("run1"))).isTrue();
-        disposal.deleteOrphansAfterRestore(List.of(merged), Set.of(5L), false);
+        disposal.deleteOrphansAfterRestore(List.of(merged), List.of(runDirectory("run1")), Set.of(5L), false);
         io.runAll();
         assertThat(exists(merged)).as("adopted and unreferenced").isFalse();
         assertThat(exists(runDirectory("run1"))).as("empty, but named").isTrue();

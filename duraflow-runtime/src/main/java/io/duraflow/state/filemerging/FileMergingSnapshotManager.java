@@ -429,7 +429,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                     file.size = MergedFileFormat.HEADER_BYTES;
                 }
             } catch (IOException | RuntimeException e) {
-                giveBack(file, null, true);
+                giveBack(file, null, true, -1);
                 throw e;
             }
         }
@@ -437,17 +437,21 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     }
 
     /**
-     * The writer is done with {@code file}: registers {@code written} (a segment it made durable,
-     * or null), and closes the file if it is full, retired, picked by space control, or {@code
+     * The writer is done with {@code file}, which is now {@code sizeAfter} bytes long (negative:
+     * unknown, with {@code broken}): registers {@code written} (a segment it made durable, or
+     * null), and closes the file if it is full, retired, picked by space control, or {@code
      * broken} (a write failed: its end is unknown).
      */
-    void giveBack(PhysicalFile file, Segment written, boolean broken) {
+    void giveBack(PhysicalFile file, Segment written, boolean broken, long sizeAfter) {
         List<PhysicalFile> toClose = new ArrayList<>();
         List<PhysicalFile> toDelete = new ArrayList<>();
         List<FsPath> emptyDirectories;
         synchronized (this) {
             file.busy = false;
             file.streaming = false;
+            if (sizeAfter >= 0) {
+                file.size = sizeAfter;
+            }
             if (written != null) {
                 file.segmentAdded(written);
                 if (closed || abortedCheckpoints.contains(written.createdFor)

@@ -153,8 +153,8 @@ final class MergingStreams implements CheckpointStreamFactory {
             PhysicalFile held = file;
             file = null;
             state = State.COMPLETED;
-            held.size = segmentOffset + length + MergedFileFormat.TRAILER_BYTES;
-            manager.giveBack(held, new Segment(held, subtask, segmentOffset, length, checkpointId), false);
+            manager.giveBack(held, new Segment(held, subtask, segmentOffset, length, checkpointId), false,
+                    segmentOffset + length + MergedFileFormat.TRAILER_BYTES);
             return new FileSegmentHandle(held.path, segmentOffset, length);
         }
 
@@ -165,14 +165,15 @@ final class MergingStreams implements CheckpointStreamFactory {
             state = State.ABORTED;
             buffer = null;
             if (held != null) {
+                long size = -1;
                 try {
                     if (held.out != null) {
-                        held.size = held.out.position();
+                        size = held.out.position();
                     }
                 } catch (IOException | RuntimeException ignored) {
                     broken = true;
                 }
-                manager.giveBack(held, null, broken);
+                manager.giveBack(held, null, broken, size);
             }
         }
 
