@@ -24,13 +24,16 @@ import org.rocksdb.WriteBatch;
  *   <li>{@link #iterator} first writes the column's dirty entries back, so iterating a map, clearing
  *       it, or a restore-time conversion sees every write; {@link #flush} writes every dirty entry
  *       back and is what a snapshot's synchronous part calls before it reads the database.</li>
- *   <li>Write-backs go into one write batch, written when it passes {@value #BATCH_BYTES} bytes and
- *       at the end of each eviction or flush; no write-ahead log (durability comes from checkpoints).</li>
+ *   <li>Write-backs go into one write batch ({@link WriteBatchBuilder}: built in Java, one JNI call),
+ *       written when it passes {@value #BATCH_BYTES} bytes and at the end of each eviction or flush; a
+ *       flush writes each column's dirty values in key order, which makes RocksDB's memtable insert
+ *       them several times faster than in hash order. No write-ahead log (durability comes from
+ *       checkpoints).</li>
  * </ol>
  * Task thread only.
  */
 final class StateStore implements WriteBackCache.WriteBack {
-    private static final long BATCH_BYTES = 4 << 20;
+    private static final int BATCH_BYTES = 1 << 20;
 
     private final String description;
     private final RocksDBInstance db;
@@ -39,9 +42,9 @@ final class StateStore implements WriteBackCache.WriteBack {
     private ColumnFamilyHandle[] handles = new ColumnFamilyHandle[0];
     /** The cache's column number of each column, or -1 when the column is not cached. */
     private int[] cacheColumns = new int[0];
-    /** The column family of each cache column. */
-    private ColumnFamilyHandle[] cacheHandles = new ColumnFamilyHandle[0];
-    private final WriteBatch batch = new WriteBatch();
+    /** The column family id of each cache column. */
+    private int[] cacheColumnFamilyIds = new int[0];
+    private final WriteBatchBuilder batch = new WriteBatchBuilder();
     private final DataReader reader = new DataReader();
     private byte[] readBuffer = new byte[256];
 
@@ -60,8 +63,8 @@ final class StateStore implements WriteBackCache.WriteBack {
         handles[column] = handle;
         cacheColumns[column] = cached && cache != null ? cache.addColumn() : -1;
         if (cacheColumns[column] >= 0) {
-            cacheHandles = Arrays.copyOf(cacheHandles, cacheColumns[column] + 1);
-            cacheHandles[cacheColumns[column]] = handle;
+            cacheColumnFamilyIds = Arrays.copyOf(cacheColumnFamilyIds, cacheColumns[column] + 1);
+            cacheColumnFamilyIds[cacheColumns[column]] = handle.getID();
         }
         return column;
     }
@@ -172,12 +175,12 @@ final class StateStore implements WriteBackCache.WriteBack {
         return cache;
     }
 
-    /** Drops the cache without writing it back and frees the batch; the database is closed by its owner. */
+    /** Drops the cache without writing it back; the database is closed by its owner. */
     void close() {
         if (cache != null) {
             cache.clear();
         }
-        batch.close();
+        batch.clear();
     }
 
     private int readDatabase(ColumnFamilyHandle handle, byte[] key, int keyLength) {
@@ -197,29 +200,20 @@ final class StateStore implements WriteBackCache.WriteBack {
 
     @Override
     public void write(int cacheColumn, byte[] key, byte[] value) {
-        ColumnFamilyHandle handle = cacheHandles[cacheColumn];
-        try {
-            if (value == null) {
-                batch.delete(handle, key);
-            } else {
-                batch.put(handle, key, value);
-            }
-            if (batch.getDataSize() > BATCH_BYTES) {
-                db.db().write(db.writeOptions, batch);
-                batch.clear();
-            }
-        } catch (RocksDBException e) {
-            throw failure("writing back", e);
+        int columnFamilyId = cacheColumnFamilyIds[cacheColumn];
+        if (value == null) {
+            batch.delete(columnFamilyId, key);
+        } else {
+            batch.put(columnFamilyId, key, value);
+        }
+        if (batch.sizeBytes() > BATCH_BYTES) {
+            commit();
         }
     }
-
     @Override
     public void commit() {
         try {
-            if (batch.count() > 0) {
-                db.db().write(db.writeOptions, batch);
-                batch.clear();
-            }
+            batch.writeTo(db.db(), db.writeOptions);
         } catch (RocksDBException e) {
             throw failure("writing back", e);
         }

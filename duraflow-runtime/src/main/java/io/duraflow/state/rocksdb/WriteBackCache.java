@@ -1,6 +1,7 @@
 package io.duraflow.state.rocksdb;
 
 import java.util.Arrays;
+import java.util.Comparator;
 
 /**
  * A bounded write-back cache of serialized state values in front of a backend's database, so that
@@ -45,6 +46,19 @@ final class WriteBackCache {
         void commit();
     }
 
+    /**
+     * Unsigned byte order of keys, RocksDB's: a flush writes a column's dirty values in it. The first
+     * 16 bytes compare as two longs (cheap, and state keys are rarely longer); only ties compare the
+     * arrays.
+     */
+    private static final Comparator<Entry> KEY_ORDER = (a, b) -> {
+        int order = Long.compare(a.order0, b.order0);
+        if (order == 0) {
+            order = Long.compare(a.order1, b.order1);
+        }
+        return order != 0 ? order : Arrays.compareUnsigned(a.key, b.key);
+    };
+
     /** Estimated heap per entry besides its key and value: the entry object, two array headers, table and list slots. */
     static final int ENTRY_OVERHEAD_BYTES = 96;
 
@@ -52,6 +66,9 @@ final class WriteBackCache {
         final int column;
         final int hash;
         final byte[] key;
+        /** Bytes [0, 8) and [8, 16) of the key, big-endian, zero-padded, sign bit flipped: signed order is byte order. */
+        final long order0;
+        final long order1;
         /** The value's bytes, or null: the key has no value. */
         byte[] value;
         boolean dirty;
@@ -61,6 +78,16 @@ final class WriteBackCache {
             this.column = column;
             this.hash = hash;
             this.key = key;
+            this.order0 = orderBytes(key, 0);
+            this.order1 = orderBytes(key, 8);
+        }
+
+        private static long orderBytes(byte[] key, int from) {
+            long bytes = 0;
+            for (int i = from; i < from + 8; i++) {
+                bytes = (bytes << 8) | (i < key.length ? key[i] & 0xff : 0);
+            }
+            return bytes ^ Long.MIN_VALUE;
         }
     }
 
@@ -287,7 +314,7 @@ final class WriteBackCache {
 
     // ---- write-back ---------------------------------------------------------------------------
 
-    /** Writes every dirty entry back (they stay cached, clean); one commit. */
+    /** Writes every dirty entry back (they stay cached, clean), each column's in key order; one commit. */
     void flush() {
         boolean wrote = false;
         for (int column = 0; column < columns.length; column++) {
@@ -311,6 +338,7 @@ final class WriteBackCache {
             list.clear();
             return false;
         }
+        Arrays.sort(list.entries, 0, list.length, KEY_ORDER);
         for (int i = 0; i < list.length; i++) {
             Entry entry = list.entries[i];
             if (entry.dirty) {
