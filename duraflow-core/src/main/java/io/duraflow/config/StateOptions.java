@@ -8,7 +8,7 @@ package io.duraflow.config;
  *   state.backend.type              heap: state lives in objects on the heap; snapshots copy it whole
  *                                   rocksdb: state lives in a local RocksDB database per operator instance
  *   state.backend.incremental       rocksdb only: checkpoints upload only the database files not uploaded before
- *   state.backend.rocksdb.*         native memory per TaskManager, upload threads
+ *   state.backend.rocksdb.*         native memory per TaskManager, upload threads, the write-back cache per backend
  *   state.storage.inline-threshold  state streams of at most this many bytes travel inside the checkpoint's
  *                                   metadata instead of becoming files of their own
  * </pre>
@@ -65,6 +65,18 @@ public final class StateOptions {
             .validator(ConfigValidator.intRange(1, 64))
             .description("Threads of the TaskManager that upload RocksDB files to checkpoint storage (shared by all"
                     + " its RocksDB backends), off the task threads.");
+
+    public static final ConfigOption<MemorySize> ROCKSDB_WRITE_BACK_CACHE_SIZE =
+            ConfigOption.key("state.backend.rocksdb.write-back-cache.size")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(16))
+                    .validator(ConfigValidator.of(v -> v.bytes() == 0 || v.bytes() >= MemorySize.ofKibiBytes(64).bytes(),
+                            "0 bytes (no cache) or a memory size of at least 64 kb such as '16 mb'"))
+                    .description("Java heap that each RocksDB keyed backend (operator instance) may use for a"
+                            + " write-back cache of serialized state values in front of its database: reads and"
+                            + " writes of cached values cost no RocksDB call; changed values are written to the"
+                            + " database when the cache is full (least recently used first) and before every"
+                            + " snapshot. 0 bytes turns it off (every read and write goes to RocksDB).");
 
     public static final ConfigOption<MemorySize> INLINE_THRESHOLD = ConfigOption.key("state.storage.inline-threshold")
             .memoryType()

@@ -35,6 +35,9 @@ class StateOptionsTest {
         assertThat(defaults.get(StateOptions.ROCKSDB_MEMORY_SIZE)).isEqualTo(MemorySize.ofMebiBytes(256));
         assertThat(defaults.get(StateOptions.ROCKSDB_WRITE_BUFFER_RATIO)).isEqualTo(0.5);
         assertThat(defaults.get(StateOptions.ROCKSDB_UPLOAD_THREADS)).isEqualTo(4);
+        assertThat(defaults.get(StateOptions.ROCKSDB_WRITE_BACK_CACHE_SIZE)).isEqualTo(MemorySize.ofMebiBytes(16));
+        assertThat(Configuration.fromMap(Map.of("state.backend.rocksdb.write-back-cache.size", "0 bytes"),
+                ConfigRegistry.global(), "test").get(StateOptions.ROCKSDB_WRITE_BACK_CACHE_SIZE).bytes()).isZero();
         assertThat(Configuration.fromMap(Map.of("state.backend.type", "rocksdb"), ConfigRegistry.global(), "test")
                 .get(StateOptions.BACKEND_TYPE)).isEqualTo(StateBackendType.ROCKSDB);
 
@@ -45,6 +48,9 @@ class StateOptionsTest {
                 ConfigRegistry.global(), "test").get(StateOptions.ROCKSDB_UPLOAD_THREADS))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("state.backend.rocksdb.upload-threads");
+        assertThatThrownBy(() -> Configuration.fromMap(Map.of("state.backend.rocksdb.write-back-cache.size", "1 kb"),
+                ConfigRegistry.global(), "test").get(StateOptions.ROCKSDB_WRITE_BACK_CACHE_SIZE))
+                .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("at least 64 kb");
         assertThatThrownBy(() -> Configuration.fromMap(
                 Map.of("state.backend.rocksdb.memory.write-buffer-ratio", "1.5"), ConfigRegistry.global(), "test")
                 .get(StateOptions.ROCKSDB_WRITE_BUFFER_RATIO)).isInstanceOf(IllegalConfigurationException.class);

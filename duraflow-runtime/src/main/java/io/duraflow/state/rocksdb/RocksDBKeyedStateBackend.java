@@ -8,7 +8,6 @@ import io.duraflow.api.state.StateDescriptor;
 import io.duraflow.api.state.ValueState;
 import io.duraflow.api.state.ValueStateDescriptor;
 import io.duraflow.api.types.CorruptDataException;
-import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.state.IncrementalKeyedStateHandle;
@@ -39,7 +38,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.RunnableFuture;
-import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -48,9 +47,10 @@ import org.rocksdb.WriteBatch;
 
 /**
  * Keyed state in a local RocksDB database ({@link KeyLayout}: a column family per state, keys
- * prefixed by their key group), so state may be larger than memory. Reading a value is one {@code
- * get} and writing one {@code put} into reused buffers, with no write-ahead log: durability comes
- * from checkpoints.
+ * prefixed by their key group), so state may be larger than memory. State objects read and write
+ * through the {@link StateStore}: a bounded {@link WriteBackCache} of serialized values in front of
+ * the database (a cached read or write costs no RocksDB call), with no write-ahead log: durability
+ * comes from checkpoints.
  *
  * <h2>Snapshots</h2>
  * <ol>
@@ -80,6 +80,8 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         ColumnFamilyHandle entries;
         ColumnFamilyHandle raw;
         Object declared;
+        /** The entries' column in the {@link StateStore} once declared. */
+        int storeColumn = -1;
 
         StateInfo(StateMeta meta, String source) {
             this.meta = meta;
@@ -96,6 +98,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final RocksDBResources resources;
     private final String backendId = UUID.randomUUID().toString();
     private final RocksDBInstance db;
+    private final StateStore store;
     private final ColumnFamilyHandle timerColumn;
     private final RocksDBTimerService<K> timers;
     private final Map<String, StateInfo> states = new TreeMap<>();
@@ -111,14 +114,12 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final DataWriter keyWriter = new DataWriter(64);
     private final DataWriter timerKeyWriter = new DataWriter(64);
     private final DataWriter valueWriter = new DataWriter(256);
-    private final DataReader reader = new DataReader();
-    private byte[] readBuffer = new byte[256];
     private K currentKey;
     private int currentKeyGroup = -1;
     private boolean disposed;
 
     private RocksDBKeyedStateBackend(KeyedBackendParameters<K> parameters, boolean incremental,
-            RocksDBResources resources, RocksDBRestore.Restored restored) throws IOException {
+            long cacheBytes, RocksDBResources resources, RocksDBRestore.Restored restored) throws IOException {
         this.description = parameters.operatorDescription();
         this.keySerializer = parameters.keySerializer();
         this.maxParallelism = parameters.maxParallelism();
@@ -127,6 +128,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         this.incremental = incremental;
         this.resources = resources;
         this.db = restored.db();
+        this.store = new StateStore(description, db, cacheBytes);
         this.guard = new ResourceGuard(description);
         this.reusable = restored.reusable();
         for (BackendMetadata.State state : restored.states().values()) {
@@ -136,13 +138,17 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             states.put(state.meta().name(), info);
         }
         this.timerColumn = db.columnOrCreate(KeyLayout.TIMERS_COLUMN);
-        this.timers = new RocksDBTimerService<>(this, timerColumn, keyGroupRange.start(), keyGroupRange.size());
+        this.timers = new RocksDBTimerService<>(this, store, store.addColumn(timerColumn, false),
+                keyGroupRange.start(), keyGroupRange.size());
         timers.load();
     }
 
-    /** A backend with the state of {@code parameters.restoreState()} in its key groups. */
+    /**
+     * A backend with the state of {@code parameters.restoreState()} in its key groups, and a write-back
+     * cache of {@code cacheBytes} (0: none).
+     */
     static <K> RocksDBKeyedStateBackend<K> create(KeyedBackendParameters<K> parameters, boolean incremental,
-            RocksDBResources.Settings settings) throws IOException {
+            RocksDBResources.Settings settings, long cacheBytes) throws IOException {
         if (parameters.maxParallelism() > 1 << (8 * KeyLayout.KEY_GROUP_BYTES)) {
             throw new IllegalArgumentException(parameters.operatorDescription() + ": the RocksDB backend supports at"
                     + " most " + (1 << 16) + " key groups, not " + parameters.maxParallelism());
@@ -155,7 +161,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                     parameters.keySerializer(), parameters.maxParallelism(), parameters.keyGroupRange(), resources)
                     .restore(parameters.restoreState(), local.resolve("db"), local);
             try {
-                return new RocksDBKeyedStateBackend<>(parameters, incremental, resources, restored);
+                return new RocksDBKeyedStateBackend<>(parameters, incremental, cacheBytes, resources, restored);
             } catch (IOException | RuntimeException e) {
                 restored.db().close();
                 throw e;
@@ -257,24 +263,9 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     // ---- reads and writes for the state objects (task thread) ---------------------------
 
-    /** Reads the value of {@code key[0, keyLength)} into the read buffer; its length, or -1 when there is none. */
-    int get(ColumnFamilyHandle column, byte[] key, int keyLength) {
-        try {
-            int length = db.db().get(column, db.readOptions, key, 0, keyLength, readBuffer, 0, readBuffer.length);
-            if (length > readBuffer.length) {
-                readBuffer = new byte[Math.max(length, 2 * readBuffer.length)];
-                length = db.db().get(column, db.readOptions, key, 0, keyLength, readBuffer, 0, readBuffer.length);
-            }
-            return length;
-        } catch (RocksDBException e) {
-            throw failure("reading", e);
-        }
-    }
-
-    /** A reader over the first {@code length} bytes of the read buffer. */
-    DataReader reader(int length) {
-        reader.reset(readBuffer, 0, length);
-        return reader;
+    /** The database behind its write-back cache. */
+    StateStore store() {
+        return store;
     }
 
     /** The reused writer for values, reset. */
@@ -283,63 +274,31 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         return valueWriter;
     }
 
-    void put(ColumnFamilyHandle column, byte[] key, int keyLength, byte[] value, int valueLength) {
-        try {
-            db.db().put(column, db.writeOptions, key, 0, keyLength, value, 0, valueLength);
-        } catch (RocksDBException e) {
-            throw failure("writing", e);
-        }
-    }
-
-    void merge(ColumnFamilyHandle column, byte[] key, int keyLength, byte[] value, int valueLength) {
-        try {
-            db.db().merge(column, db.writeOptions, key, 0, keyLength, value, 0, valueLength);
-        } catch (RocksDBException e) {
-            throw failure("writing", e);
-        }
-    }
-
-    void delete(ColumnFamilyHandle column, byte[] key, int keyLength) {
-        try {
-            db.db().delete(column, db.writeOptions, key, 0, keyLength);
-        } catch (RocksDBException e) {
-            throw failure("deleting", e);
-        }
-    }
-
-    RocksIterator iterator(ColumnFamilyHandle column) {
-        return db.db().newIterator(column, db.readOptions);
-    }
-
-    private UncheckedIOException failure(String what, RocksDBException e) {
-        return new UncheckedIOException(new IOException(description + ": " + what + " keyed state in RocksDB ("
-                + db.directory() + ") failed: " + e.getMessage(), e));
-    }
-
     // ---- declaring state ------------------------------------------------------------------
 
     @Override
     public <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor) {
         return declare(descriptor, CanonicalBlocks.Skip.of(descriptor.serializer()), null,
-                column -> new RocksDBValueState<>(this, column, descriptor.serializer()));
+                column -> new RocksDBValueState<>(this, store, column, descriptor.serializer()));
     }
 
     @Override
     public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
         return declare(descriptor, CanonicalBlocks.Skip.of(descriptor.elementSerializer()), null,
-                column -> new RocksDBListState<>(this, column, descriptor.elementSerializer()));
+                column -> new RocksDBListState<>(this, store, column, descriptor.elementSerializer()));
     }
 
     @Override
     public <MK, MV> MapState<MK, MV> getMapState(MapStateDescriptor<MK, MV> descriptor) {
         return declare(descriptor, CanonicalBlocks.Skip.of(descriptor.valueSerializer()),
                 CanonicalBlocks.Skip.of(descriptor.keySerializer()),
-                column -> new RocksDBMapState<>(this, column, descriptor.keySerializer(), descriptor.valueSerializer()));
+                column -> new RocksDBMapState<>(this, store, column, descriptor.keySerializer(),
+                        descriptor.valueSerializer()));
     }
 
     @SuppressWarnings("unchecked")
     private <R> R declare(StateDescriptor descriptor, CanonicalBlocks.Skip values, CanonicalBlocks.Skip mapKeys,
-            Function<ColumnFamilyHandle, R> wrap) {
+            IntFunction<R> wrap) {
         checkNotDisposed();
         StateMeta meta = new StateMeta(descriptor.name(), StateKind.of(descriptor), descriptor.description());
         StateInfo info = states.get(meta.name());
@@ -370,7 +329,8 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        R wrapped = wrap.apply(info.entries);
+        info.storeColumn = store.addColumn(info.entries, true);
+        R wrapped = wrap.apply(info.storeColumn);
         info.declared = wrapped;
         return wrapped;
     }
@@ -379,7 +339,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private void convertRaw(StateInfo info, CanonicalBlocks.Skip values, CanonicalBlocks.Skip mapKeys)
             throws IOException {
         CanonicalBlocks blocks = new CanonicalBlocks(keySerializer);
-        try (WriteBatch batch = new WriteBatch(); RocksIterator iterator = iterator(info.raw)) {
+        try (WriteBatch batch = new WriteBatch(); RocksIterator iterator = db.db().newIterator(info.raw, db.readOptions)) {
             for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                 int keyGroup = KeyLayout.readKeyGroup(iterator.key());
                 try {
@@ -424,6 +384,9 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         if (states.isEmpty() && timers.size() == 0) {
             return SnapshotFuture.empty();
         }
+        // Both kinds read the database (a native checkpoint of its files, a RocksDB snapshot): the
+        // cache's dirty values go into it first, so the snapshot holds every write before it.
+        store.flush();
         if (incremental && type != SnapshotType.SAVEPOINT) {
             return nativeSnapshot(checkpointId, streamFactory, type);
         }
@@ -517,6 +480,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         }
         disposed = true;
         guard.closeAndAwait();
+        store.close();
         synchronized (openSnapshots) {
             for (Snapshot snapshot : openSnapshots) {
                 db.db().releaseSnapshot(snapshot);

@@ -8,20 +8,22 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import org.rocksdb.ColumnFamilyHandle;
 
 /**
  * A list per key: one entry {@code kg | key -> n x {var-int length, element}}. Adding is a merge
- * (RocksDB appends the bytes, no read); reading parses the whole list.
+ * (RocksDB appends the bytes, no read) unless the write-back cache holds the list, which then appends
+ * to it; reading parses the whole list.
  */
 final class RocksDBListState<K, T> implements ListState<T> {
     private final RocksDBKeyedStateBackend<K> backend;
-    private final ColumnFamilyHandle column;
+    private final StateStore store;
+    private final int column;
     private final TypeSerializer<T> serializer;
     private final DataWriter element = new DataWriter(64);
 
-    RocksDBListState(RocksDBKeyedStateBackend<K> backend, ColumnFamilyHandle column, TypeSerializer<T> serializer) {
+    RocksDBListState(RocksDBKeyedStateBackend<K> backend, StateStore store, int column, TypeSerializer<T> serializer) {
         this.backend = backend;
+        this.store = store;
         this.column = column;
         this.serializer = serializer;
     }
@@ -29,11 +31,10 @@ final class RocksDBListState<K, T> implements ListState<T> {
     @Override
     public Iterable<T> get() {
         backend.requireCurrentKey();
-        int length = backend.get(column, backend.keyBuffer(), backend.keyLength());
-        if (length < 0) {
+        DataReader in = store.read(column, backend.keyBuffer(), backend.keyLength());
+        if (in == null) {
             return List.of();
         }
-        DataReader in = backend.reader(length);
         List<T> values = new ArrayList<>();
         while (in.hasRemaining()) {
             int size = in.readVarInt();
@@ -54,7 +55,7 @@ final class RocksDBListState<K, T> implements ListState<T> {
         backend.requireCurrentKey();
         DataWriter out = backend.valueWriter();
         append(value, out);
-        backend.merge(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
+        store.merge(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
     }
 
     @Override
@@ -70,7 +71,7 @@ final class RocksDBListState<K, T> implements ListState<T> {
         for (T value : values) {
             append(value, out);
         }
-        backend.merge(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
+        store.merge(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
     }
 
     @Override
@@ -87,13 +88,13 @@ final class RocksDBListState<K, T> implements ListState<T> {
         for (T value : values) {
             append(value, out);
         }
-        backend.put(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
+        store.put(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
     }
 
     @Override
     public void clear() {
         backend.requireCurrentKey();
-        backend.delete(column, backend.keyBuffer(), backend.keyLength());
+        store.delete(column, backend.keyBuffer(), backend.keyLength());
     }
 
     private void append(T value, DataWriter out) {

@@ -10,23 +10,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksIterator;
 
 /**
  * A map per key: one entry {@code kg | key | mapKey -> mapValue} per map entry, so a point read or
- * write touches one entry; iterating reads the key's contiguous range.
+ * write touches one entry (cached like a value, {@link StateStore}); iterating reads the key's
+ * contiguous range of the database, after the column's cached writes went into it.
  */
 final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
     private final RocksDBKeyedStateBackend<K> backend;
-    private final ColumnFamilyHandle column;
+    private final StateStore store;
+    private final int column;
     private final TypeSerializer<MK> keySerializer;
     private final TypeSerializer<MV> valueSerializer;
     private final DataWriter entryKey = new DataWriter(64);
 
-    RocksDBMapState(RocksDBKeyedStateBackend<K> backend, ColumnFamilyHandle column, TypeSerializer<MK> keySerializer,
-            TypeSerializer<MV> valueSerializer) {
+    RocksDBMapState(RocksDBKeyedStateBackend<K> backend, StateStore store, int column,
+            TypeSerializer<MK> keySerializer, TypeSerializer<MV> valueSerializer) {
         this.backend = backend;
+        this.store = store;
         this.column = column;
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
@@ -43,8 +45,8 @@ final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
     @Override
     public MV get(MK key) {
         entryKey(key);
-        int length = backend.get(column, entryKey.buffer(), entryKey.position());
-        return length < 0 ? null : valueSerializer.read(backend.reader(length));
+        DataReader in = store.read(column, entryKey.buffer(), entryKey.position());
+        return in == null ? null : valueSerializer.read(in);
     }
 
     @Override
@@ -54,7 +56,7 @@ final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
         entryKey(key);
         DataWriter out = backend.valueWriter();
         valueSerializer.write(value, out);
-        backend.put(column, entryKey.buffer(), entryKey.position(), out.buffer(), out.position());
+        store.put(column, entryKey.buffer(), entryKey.position(), out.buffer(), out.position());
     }
 
     @Override
@@ -67,13 +69,13 @@ final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
     @Override
     public void remove(MK key) {
         entryKey(key);
-        backend.delete(column, entryKey.buffer(), entryKey.position());
+        store.delete(column, entryKey.buffer(), entryKey.position());
     }
 
     @Override
     public boolean contains(MK key) {
         entryKey(key);
-        return backend.get(column, entryKey.buffer(), entryKey.position()) >= 0;
+        return store.contains(column, entryKey.buffer(), entryKey.position());
     }
 
     @Override
@@ -101,7 +103,7 @@ final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
         backend.requireCurrentKey();
         byte[] prefix = java.util.Arrays.copyOf(backend.keyBuffer(), backend.keyLength());
         List<byte[]> keys = new ArrayList<>();
-        try (RocksIterator iterator = backend.iterator(column)) {
+        try (RocksIterator iterator = store.iterator(column)) {
             for (iterator.seek(prefix); iterator.isValid(); iterator.next()) {
                 byte[] key = iterator.key();
                 if (!KeyLayout.startsWith(key, prefix, prefix.length)) {
@@ -110,9 +112,7 @@ final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
                 keys.add(key);
             }
         }
-        for (byte[] key : keys) {
-            backend.delete(column, key, key.length);
-        }
+        store.deleteAll(column, keys);
     }
 
     /** Up to {@code limit} entries of the current key, a copy (the task may change the map while iterating). */
@@ -122,7 +122,7 @@ final class RocksDBMapState<K, MK, MV> implements MapState<MK, MV> {
         byte[] prefix = java.util.Arrays.copyOf(backend.keyBuffer(), prefixLength);
         Map<MK, MV> entries = new LinkedHashMap<>();
         DataReader in = new DataReader();
-        try (RocksIterator iterator = backend.iterator(column)) {
+        try (RocksIterator iterator = store.iterator(column)) {
             for (iterator.seek(prefix); iterator.isValid() && entries.size() < limit; iterator.next()) {
                 byte[] key = iterator.key();
                 if (!KeyLayout.startsWith(key, prefix, prefixLength)) {

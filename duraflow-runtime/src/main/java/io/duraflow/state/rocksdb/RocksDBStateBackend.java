@@ -15,7 +15,8 @@ import java.io.IOException;
  * instance (in {@link KeyedBackendParameters#localDirectory()}, deleted on dispose), checkpointed
  * incrementally unless {@code state.backend.incremental} is false; savepoints in the canonical
  * format. Native memory and upload threads are shared by the TaskManager's backends ({@code
- * state.backend.rocksdb.*}). Operator state in the {@link DefaultOperatorStateBackend} every backend
+ * state.backend.rocksdb.*}); each backend has a write-back cache of {@code
+ * state.backend.rocksdb.write-back-cache.size} on the heap. Operator state in the {@link DefaultOperatorStateBackend} every backend
  * shares.
  */
 public final class RocksDBStateBackend implements StateBackend {
@@ -23,12 +24,14 @@ public final class RocksDBStateBackend implements StateBackend {
 
     private final boolean incremental;
     private final RocksDBResources.Settings settings;
+    private final long writeBackCacheBytes;
 
     public RocksDBStateBackend(Configuration configuration) {
         this.incremental = configuration.get(StateOptions.INCREMENTAL);
         this.settings = new RocksDBResources.Settings(configuration.get(StateOptions.ROCKSDB_MEMORY_SIZE).bytes(),
                 configuration.get(StateOptions.ROCKSDB_WRITE_BUFFER_RATIO),
                 configuration.get(StateOptions.ROCKSDB_UPLOAD_THREADS));
+        this.writeBackCacheBytes = configuration.get(StateOptions.ROCKSDB_WRITE_BACK_CACHE_SIZE).bytes();
     }
 
     @Override
@@ -42,7 +45,7 @@ public final class RocksDBStateBackend implements StateBackend {
 
     @Override
     public <K> KeyedStateBackend<K> createKeyedStateBackend(KeyedBackendParameters<K> parameters) throws IOException {
-        return RocksDBKeyedStateBackend.create(parameters, incremental, settings);
+        return RocksDBKeyedStateBackend.create(parameters, incremental, settings, writeBackCacheBytes);
     }
 
     @Override

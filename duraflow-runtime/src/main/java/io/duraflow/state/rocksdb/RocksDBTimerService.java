@@ -6,7 +6,6 @@ import io.duraflow.state.backend.TimerCallback;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.TreeSet;
-import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksIterator;
 
 /**
@@ -15,7 +14,8 @@ import org.rocksdb.RocksIterator;
  * the database orders timers by time; memory holds only each key group's earliest timer (its
  * <em>head</em>, read with one seek) in a set ordered by time, whose first element is the next timer
  * to fire. Registering compares with the head; deleting or firing the head reads the key group's
- * next one. Task thread only.
+ * next one. The column is not cached ({@link StateStore}): heads are found by seeking in it. Task
+ * thread only.
  */
 final class RocksDBTimerService<K> implements InternalTimerService<K> {
     /** The earliest timer of a key group: its database key and time. */
@@ -25,16 +25,18 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     private static final Comparator<Head> ORDER = Comparator.comparingLong(Head::time).thenComparingInt(Head::keyGroup);
 
     private final RocksDBKeyedStateBackend<K> backend;
-    private final ColumnFamilyHandle column;
+    private final StateStore store;
+    private final int column;
     private final int firstKeyGroup;
     private final Head[] heads;
     private final TreeSet<Head> order = new TreeSet<>(ORDER);
     private final DataReader keyReader = new DataReader();
     private int size;
 
-    RocksDBTimerService(RocksDBKeyedStateBackend<K> backend, ColumnFamilyHandle column, int firstKeyGroup,
+    RocksDBTimerService(RocksDBKeyedStateBackend<K> backend, StateStore store, int column, int firstKeyGroup,
             int keyGroupCount) {
         this.backend = backend;
+        this.store = store;
         this.column = column;
         this.firstKeyGroup = firstKeyGroup;
         this.heads = new Head[keyGroupCount];
@@ -43,7 +45,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     /** Reads the heads and counts the timers of a restored database. */
     void load() {
         size = 0;
-        try (RocksIterator iterator = backend.iterator(column)) {
+        try (RocksIterator iterator = store.iterator(column)) {
             for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
                 size++;
             }
@@ -56,10 +58,10 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     @Override
     public void registerProcessingTimeTimer(K key, long time) {
         byte[] dbKey = backend.timerKey(key, time);
-        if (backend.get(column, dbKey, dbKey.length) >= 0) {
+        if (store.contains(column, dbKey, dbKey.length)) {
             return;
         }
-        backend.put(column, dbKey, dbKey.length, dbKey, 0);
+        store.put(column, dbKey, dbKey.length, dbKey, 0);
         size++;
         int keyGroup = KeyLayout.readKeyGroup(dbKey);
         Head head = heads[keyGroup - firstKeyGroup];
@@ -71,10 +73,10 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     @Override
     public void deleteProcessingTimeTimer(K key, long time) {
         byte[] dbKey = backend.timerKey(key, time);
-        if (backend.get(column, dbKey, dbKey.length) < 0) {
+        if (!store.contains(column, dbKey, dbKey.length)) {
             return;
         }
-        backend.delete(column, dbKey, dbKey.length);
+        store.delete(column, dbKey, dbKey.length);
         size--;
         int keyGroup = KeyLayout.readKeyGroup(dbKey);
         Head head = heads[keyGroup - firstKeyGroup];
@@ -93,7 +95,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
         int fired = 0;
         while (!order.isEmpty() && order.first().time() <= now) {
             Head head = order.first();
-            backend.delete(column, head.dbKey(), head.dbKey().length);
+            store.delete(column, head.dbKey(), head.dbKey().length);
             size--;
             reloadHead(head.keyGroup());
             byte[] dbKey = head.dbKey();
@@ -126,7 +128,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     private void reloadHead(int keyGroup) {
         byte[] prefix = KeyLayout.keyGroupPrefix(keyGroup);
         Head head = null;
-        try (RocksIterator iterator = backend.iterator(column)) {
+        try (RocksIterator iterator = store.iterator(column)) {
             iterator.seek(prefix);
             if (iterator.isValid()) {
                 byte[] dbKey = iterator.key();

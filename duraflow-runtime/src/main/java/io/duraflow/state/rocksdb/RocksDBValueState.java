@@ -1,18 +1,23 @@
 package io.duraflow.state.rocksdb;
 
 import io.duraflow.api.state.ValueState;
+import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
-import org.rocksdb.ColumnFamilyHandle;
 
-/** A value per key: one entry {@code kg | key -> value}; a read is one get, a write one put. */
+/**
+ * A value per key: one entry {@code kg | key -> value}; a read or write of a cached value is a hash
+ * lookup, otherwise one get or put ({@link StateStore}).
+ */
 final class RocksDBValueState<K, T> implements ValueState<T> {
     private final RocksDBKeyedStateBackend<K> backend;
-    private final ColumnFamilyHandle column;
+    private final StateStore store;
+    private final int column;
     private final TypeSerializer<T> serializer;
 
-    RocksDBValueState(RocksDBKeyedStateBackend<K> backend, ColumnFamilyHandle column, TypeSerializer<T> serializer) {
+    RocksDBValueState(RocksDBKeyedStateBackend<K> backend, StateStore store, int column, TypeSerializer<T> serializer) {
         this.backend = backend;
+        this.store = store;
         this.column = column;
         this.serializer = serializer;
     }
@@ -20,8 +25,8 @@ final class RocksDBValueState<K, T> implements ValueState<T> {
     @Override
     public T value() {
         backend.requireCurrentKey();
-        int length = backend.get(column, backend.keyBuffer(), backend.keyLength());
-        return length < 0 ? null : serializer.read(backend.reader(length));
+        DataReader in = store.read(column, backend.keyBuffer(), backend.keyLength());
+        return in == null ? null : serializer.read(in);
     }
 
     @Override
@@ -33,12 +38,12 @@ final class RocksDBValueState<K, T> implements ValueState<T> {
         backend.requireCurrentKey();
         DataWriter out = backend.valueWriter();
         serializer.write(value, out);
-        backend.put(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
+        store.put(column, backend.keyBuffer(), backend.keyLength(), out.buffer(), out.position());
     }
 
     @Override
     public void clear() {
         backend.requireCurrentKey();
-        backend.delete(column, backend.keyBuffer(), backend.keyLength());
+        store.delete(column, backend.keyBuffer(), backend.keyLength());
     }
 }

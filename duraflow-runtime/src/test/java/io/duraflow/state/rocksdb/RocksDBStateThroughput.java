@@ -30,7 +30,9 @@ import java.util.concurrent.RunnableFuture;
  * parallelism 2), records with key {@code i * 7919 % keys}, per record setCurrentKey + value() +
  * update() of a {@code ValueState<Tuple2<Long, Long>>}, an incremental checkpoint every second
  * (its asynchronous part on another thread, as in a task). Prints records/s and, per checkpoint,
- * files and bytes uploaded.
+ * the synchronous part's time (wall and the task thread's CPU), files and bytes uploaded. The
+ * backend's configuration comes from {@code -Dstate.backend.rocksdb.write-back-cache.size=...}
+ * (default: the option's default).
  *
  * <pre>
  *   ./mvnw -q -pl duraflow-runtime -am test-compile
@@ -52,14 +54,17 @@ public final class RocksDBStateThroughput {
         FsCheckpointStorage storage = new FsCheckpointStorage(LocalFileSystem.INSTANCE,
                 CheckpointDirectories.of(FsPath.of(dir.resolve("checkpoints")), "job"), 16 * 1024);
         ExecutorService async = Executors.newSingleThreadExecutor();
-        KeyedStateBackend<Long> backend = new RocksDBStateBackend(new Configuration()).createKeyedStateBackend(
+        String cacheSize = System.getProperty("state.backend.rocksdb.write-back-cache.size");
+        Configuration configuration = cacheSize == null ? new Configuration()
+                : Configuration.fromMap(java.util.Map.of("state.backend.rocksdb.write-back-cache.size", cacheSize));
+        KeyedStateBackend<Long> backend = new RocksDBStateBackend(configuration).createKeyedStateBackend(
                 new KeyedBackendParameters<>("sum 1/2", Types.LONG, maxParallelism, half, List.of(), dir.resolve("local")));
         ValueState<Tuple2<Long, Long>> state = backend.getState(
                 new ValueStateDescriptor<>("sum", Types.tuple(Types.LONG, Types.LONG)));
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         List<String> checkpoints = new ArrayList<>();
         long checkpointId = 0;
         Future<?> pending = null;
-        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long cpuStart = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         long nextCheckpoint = intervalNanos == 0 ? Long.MAX_VALUE : start + intervalNanos;
@@ -80,15 +85,17 @@ public final class RocksDBStateThroughput {
                 }
                 long id = ++checkpointId;
                 long syncStart = System.nanoTime();
+                long syncCpuStart = threads.getCurrentThreadCpuTime();
                 RunnableFuture<List<KeyedStateHandle>> future = backend.snapshot(id, id, storage.streamFactory(id),
                         SnapshotType.CHECKPOINT);
                 long syncMicros = (System.nanoTime() - syncStart) / 1000;
+                long syncCpuMicros = (threads.getCurrentThreadCpuTime() - syncCpuStart) / 1000;
                 async.execute(future);
                 pending = async.submit(() -> {
                     IncrementalKeyedStateHandle handle = (IncrementalKeyedStateHandle) future.get().get(0);
                     synchronized (checkpoints) {
-                        checkpoints.add(String.format("checkpoint %d: sync %d us, %d files (%d shared, %d reused),"
-                                + " %,d bytes uploaded of %,d", id, syncMicros, handle.streams().size(),
+                        checkpoints.add(String.format("checkpoint %d: sync %d us (%d us CPU), %d files (%d shared, %d reused),"
+                                + " %,d bytes uploaded of %,d", id, syncMicros, syncCpuMicros, handle.streams().size(),
                                 handle.sharedFiles().size(), handle.reusedFiles(), handle.checkpointedSize(),
                                 handle.stateSize()));
                     }
