@@ -287,16 +287,10 @@ public final class LocalCluster {
             return List.of();
         }
         String role = name.startsWith("jobmanager") ? "jobmanager" : name.startsWith("taskmanager") ? "taskmanager" : null;
-        String classPath = processClassPath();
-        if (role == null || classPath.isEmpty()) {
+        Path archive = role == null ? null : archivePath(role, processClassPath());
+        if (archive == null) {
             return List.of();
         }
-        Path first = Path.of(classPath.split(java.io.File.pathSeparator)[0]).toAbsolutePath();
-        Path directory = first.getParent() == null ? null : first.getParent().getParent();
-        if (directory == null || !Files.isWritable(directory)) {
-            return List.of();
-        }
-        Path archive = directory.resolve("duraflow-" + role + "-" + classPathStamp(classPath) + ".jsa");
         if (Files.exists(archive)) {
             return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
         }
@@ -308,6 +302,23 @@ public final class LocalCluster {
         Files.createDirectories(recordingNote.getParent());
         Files.writeString(recordingNote, recording + "\n" + archive);
         return List.of("-XX:ArchiveClassesAtExit=" + recording, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+    }
+
+    /**
+     * Where the class-data archive of {@code role}'s processes ("jobmanager" or "taskmanager")
+     * with this class path is kept: next to the directory of its first entry (for a build,
+     * {@code duraflow-cli/target/}); null if there is no such writable directory.
+     */
+    static Path archivePath(String role, String classPath) {
+        if (classPath.isEmpty()) {
+            return null;
+        }
+        Path first = Path.of(classPath.split(java.io.File.pathSeparator)[0]).toAbsolutePath();
+        Path directory = first.getParent() == null ? null : first.getParent().getParent();
+        if (directory == null || !Files.isWritable(directory)) {
+            return null;
+        }
+        return directory.resolve("duraflow-" + role + "-" + classPathStamp(classPath) + ".jsa");
     }
 
     /**

@@ -14,16 +14,23 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Starts {@code java -cp <test classpath> io.duraflow.cli.Duraflow <args>} as a child process:
- * the same classes the test JVM runs, without depending on {@code target/lib} or {@code bin/}.
+ * the same classes the test JVM runs, without depending on {@code target/lib} or {@code bin/}
+ * (its class directories packed into jars, with a class-data archive: {@link ChildJvmClassPath}).
  */
 final class ChildJvm {
     /** Client commands: C1 only, for a quick start. */
     static final List<String> CLIENT_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     /** The JobManager holds collected results (up to collect.max-bytes, 64 MiB, per job). */
     static final List<String> JOBMANAGER_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    /**
+     * With C2: C1 only (as local clusters run their TaskManagers) saves about 1.3 CPU s per start,
+     * but the CPU-heavy jobs (TaskManagerFailureIT's 40 M words) then ran out of their timeouts
+     * on a loaded machine.
+     */
     static final List<String> TASKMANAGER_OPTIONS = List.of("-Xmx768m", "-XX:+UseParallelGC");
 
-    private static final String CLASSPATH = resolveClasspath();
+    private static final ChildJvmClassPath CLASSPATH = ChildJvmClassPath.prepare(resolveClasspath(),
+            Path.of("target", "child-jvm").toAbsolutePath());
     /** Children still to kill if the test JVM exits without closing them (e.g. a test timed out). */
     private static final Set<Process> STARTED = ConcurrentHashMap.newKeySet();
 
@@ -57,8 +64,9 @@ final class ChildJvm {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        command.addAll(CLASSPATH.archiveOptions());
         command.add("-cp");
-        command.add(CLASSPATH);
+        command.add(CLASSPATH.classPath());
         command.add(Duraflow.class.getName());
         command.addAll(args);
         return command;

@@ -46,9 +46,9 @@ import org.slf4j.LoggerFactory;
  *     zookeeper/             the ZooKeeper server's data, if this cluster runs its own
  *     log/                   jobmanager-N.log, taskmanager-I.log, zookeeper.log
  * </pre>
- * JobManager 1 starts first and is made the leader before the others start, so a failpoint
- * given to it ({@code -Dduraflow.failpoints}) is hit by the leader and by no one else. The test
- * JVM follows the leader in ZooKeeper like a client does. {@link #close()} SIGKILLs every
+ * JobManager 1 starts first (the TaskManagers with it) and is made the leader before the other
+ * JobManagers start, so a failpoint given to it ({@code -Dduraflow.failpoints}) is hit by the
+ * leader and by no one else. The test JVM follows the leader in ZooKeeper like a client does. {@link #close()} SIGKILLs every
  * process (also stopped ones) and fails if one survives.
  */
 final class HaCluster implements AutoCloseable {
@@ -207,12 +207,14 @@ final class HaCluster implements AutoCloseable {
         try {
             cluster = new HaCluster(dir, zk, owns, haConfig(dir, zk, overrides));
             JobManager first = cluster.startJobManager(firstFailpoint);
+            // TaskManagers follow whoever leads, so they start while the first JobManager does;
+            // the other JobManagers only once it leads.
+            for (int i = 0; i < taskManagers; i++) {
+                cluster.startTaskManager();
+            }
             cluster.awaitLeader(first);
             for (int i = 1; i < jobManagers; i++) {
                 cluster.startJobManager(null);
-            }
-            for (int i = 0; i < taskManagers; i++) {
-                cluster.startTaskManager();
             }
             for (JobManager jm : cluster.jobManagers) {
                 jm.address();

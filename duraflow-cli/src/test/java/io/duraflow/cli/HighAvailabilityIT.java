@@ -171,6 +171,7 @@ class HighAvailabilityIT {
     @Test
     void clientsFollowTheJobThroughAFailover(TestInfo test) throws Exception {
         HaCluster cluster = startCluster(test, null);
+        addLargeDirtyResults();
         HaCluster.JobManager first = cluster.leader().orElseThrow();
         String jobId = "followed-through-failover";
         Path marker = tempDir.resolve("marker");
@@ -182,7 +183,6 @@ class HighAvailabilityIT {
         Cli.Running attached = Cli.start(tempDir, run.toArray(String[]::new));
 
         awaitSourcesRunningWithoutSinks(jobId);
-        addLargeDirtyResults();
         LeaderInfo oldLeader = cluster.leaderInfo();
         cluster.kill(first);
         HaCluster.JobManager second = cluster.awaitNewLeader(first, oldLeader, HaCluster.FAILOVER_TIMEOUT,
@@ -210,6 +210,7 @@ class HighAvailabilityIT {
     @Test
     void submissionRetriedThroughAFailoverRunsTheJobOnce(TestInfo test) throws Exception {
         HaCluster cluster = startCluster(test, null);
+        addLargeDirtyResults();
         HaCluster.JobManager first = cluster.leader().orElseThrow();
         String jobId = "resubmitted-through-failover";
         Path marker = tempDir.resolve("marker");
@@ -218,7 +219,6 @@ class HighAvailabilityIT {
         cluster.submit(jobId, JOB, params, PARALLELISM);
 
         awaitSourcesRunningWithoutSinks(jobId);
-        addLargeDirtyResults();
         LeaderInfo oldLeader = cluster.leaderInfo();
         cluster.kill(first);
         String answer;
@@ -253,6 +253,7 @@ class HighAvailabilityIT {
     @Test
     void submissionByAddressDuringTheNewLeadersRecoveryRunsTheJobOnce(TestInfo test) throws Exception {
         HaCluster cluster = startCluster(test, null);
+        addLargeDirtyResults();
         HaCluster.JobManager first = cluster.leader().orElseThrow();
         HaCluster.JobManager standby = other(first);
         String jobId = "resubmitted-during-recovery";
@@ -264,7 +265,6 @@ class HighAvailabilityIT {
         cluster.submit(jobId, JOB, params, PARALLELISM);
 
         awaitSourcesRunningWithoutSinks(jobId);
-        addLargeDirtyResults();
         cluster.kill(first);
         List<String> answers = askUntil(standby, "the standby answers the submission", stub -> {
             stub.submitJob(request);
@@ -607,6 +607,10 @@ class HighAvailabilityIT {
      * a new leader reads it when it recovers (before it recovers stored jobs), which makes the
      * time between its publishing itself and its having recovered the stored jobs a few hundred
      * milliseconds long instead of a few dozen, so that the races in that time show reliably.
+     * Written before the job is submitted: the leader that runs it never reads them (it read the
+     * store when it began to lead), and writing 28 MB between the check that the sources run and
+     * the kill took over 5 s under load, long enough for the job to end first (seen twice at a
+     * load average of 25).
      */
     private void addLargeDirtyResults() throws IOException {
         addLargeDirtyResult("earlier-job-1");

@@ -91,13 +91,23 @@ final class TaskCheckpoints {
      * goes into the savepoint's directory (all of it: a savepoint is self-contained and can be
      * moved), a checkpoint's into {@code chk-<n>/} and {@code shared/}.
      *
-     * @return false if the task declined it (downstream tasks got a cancel marker instead of the barrier)
+     * @return false if the task declined it (downstream tasks got a cancel marker instead of the barrier, or
+     *     a newer barrier already)
      */
     boolean perform(NetworkEvent.CheckpointBarrier barrier, long alignmentMs, StreamOperatorChain chain,
             Collection<PipelinedResultPartition> outputs) {
         long checkpointId = barrier.checkpointId();
         long timestampMs = barrier.timestampMs();
-        lastSnapshotId = Math.max(lastSnapshotId, checkpointId);
+        if (checkpointId <= lastSnapshotId) {
+            // Triggers come over separate RPCs and may arrive out of order: a periodic checkpoint
+            // and the final one triggered a millisecond apart reached a task newest first, and the
+            // older one's snapshot failed in the sink (ids must increase), failing the job over.
+            // This task's outputs carry the newer barrier already, which subsumes this one there.
+            decline(checkpointId, CheckpointFailureReason.SUBSUMED, "this task took its part of checkpoint "
+                    + lastSnapshotId + " already");
+            return false;
+        }
+        lastSnapshotId = checkpointId;
         if (storage == null) {
             decline(checkpointId, CheckpointFailureReason.DECLINED, "the job has no "
                     + CheckpointingOptions.DIR.key() + "; set it to take checkpoints");

@@ -396,6 +396,48 @@ class StreamTaskTest {
         cluster.joinAll();
     }
 
+    /**
+     * Triggers reach a task over separate RPCs, so a periodic checkpoint and the final one
+     * triggered a millisecond apart can arrive newest first (seen in StreamingCheckpointsIT). The
+     * older one is declined as subsumed, which fails nothing; before, its snapshot reached the
+     * sink after the newer one's, the sink refused it and the decline failed the job over.
+     */
+    @Test
+    void aTriggerThatArrivesAfterANewerOneIsDeclinedAsSubsumedAndTheNewerOneIsAcknowledged() throws Exception {
+        RecordingTwoPhaseSink sink = new RecordingTwoPhaseSink();
+        java.util.function.Supplier<JobGraph> job = () -> {
+            JobBuilder builder = new JobBuilder("two-phase");
+            builder.fromSource("numbers", new SequenceSource(0, RECORDS, 1)).uid("numbers").sinkTo("sink", sink);
+            return JobGraph.compile(builder.plan(), 1, RuntimeMode.STREAMING);
+        };
+        graph = job.get();
+        sources = graph.vertices().get(0);
+        Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString());
+        List<Runnable> asyncParts = new CopyOnWriteArrayList<>();
+        cluster.snapshotExecutor = asyncParts::add;
+        AttemptId attempt = sourceAttempt(0, 0);
+        Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
+                .setAttempt(attempt).putAllConfig(config).build(), job.get(), cluster);
+        Map<AttemptId, Task> tasks = Map.of(attempt, task);
+        cluster.start(task);
+        awaitSplitRequests(attempt, 1);
+        deliverSplit(tasks, attempt, 0, RECORDS);
+        trigger(tasks, attempt, 6);
+        trigger(tasks, attempt, 5);
+        await().atMost(Duration.ofSeconds(30)).until(() -> asyncParts.size() == 1 && cluster.declines.size() == 1);
+        asyncParts.forEach(Runnable::run);
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.acks.size() == 1);
+
+        assertThat(cluster.acks).singleElement().satisfies(ack -> assertThat(ack.getCheckpointId()).isEqualTo(6));
+        assertThat(cluster.declines).singleElement().satisfies(decline -> {
+            assertThat(decline.getCheckpointId()).isEqualTo(5);
+            assertThat(decline.getFailure().getReason()).isEqualTo("SUBSUMED");
+            assertThat(decline.getFailure().getMessage()).contains("checkpoint 6 already");
+        });
+        task.cancel();
+        cluster.joinAll();
+    }
+
     @Test
     void aRateLimitedSourceWaitsOnItsReadersAvailabilityAndItsBoundedInputEndsAfterTheFinalCheckpoint()
             throws Exception {
