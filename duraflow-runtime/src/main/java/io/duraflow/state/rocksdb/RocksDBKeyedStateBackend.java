@@ -450,7 +450,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             }
             uploads.put(checkpointId, shared);
             return List.of(handle);
-        }, () -> LocalFiles.deleteTreeQuietly(directory));
+        }, () -> LocalFiles.deleteTreeQuietly(directory), streams);
     }
 
     private BackendMetadata metadata() {
@@ -479,7 +479,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             } finally {
                 guard.release();
             }
-        }, () -> releaseSnapshot(snapshot));
+        }, () -> releaseSnapshot(snapshot), streams);
     }
 
     private void releaseSnapshot(Snapshot snapshot) {
