@@ -399,6 +399,37 @@ final class HaCluster implements AutoCloseable {
         taskManagers.get(index).waitFor();
     }
 
+    /** The index of the TaskManager that runs in process {@code pid}. */
+    int taskManagerIndexOfPid(long pid) {
+        for (int i = 0; i < taskManagers.size(); i++) {
+            if (taskManagers.get(i).pid() == pid) {
+                return i;
+            }
+        }
+        throw new AssertionError("no TaskManager of this cluster has pid " + pid);
+    }
+
+    /** The indexes of the TaskManager processes that are alive. */
+    List<Integer> liveTaskManagers() {
+        List<Integer> live = new ArrayList<>();
+        for (int i = 0; i < taskManagers.size(); i++) {
+            if (taskManagers.get(i).isAlive()) {
+                live.add(i);
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Waits until the leader has exactly {@code count} TaskManagers registered, after some were
+     * killed (unlike {@link #awaitTaskManagers}, a dead TaskManager process is no failure).
+     */
+    void awaitRegisteredTaskManagers(int count, Duration timeout) {
+        await(count + " TaskManagers registered at the leader").atMost(timeout).pollInterval(Duration.ofMillis(100))
+                .ignoreException(CliException.class)
+                .until(() -> overview().getTaskManagersCount() == count);
+    }
+
     /** SIGSTOP of TaskManager {@code index}: it freezes, heartbeats stop, its files stay. */
     void pauseTaskManager(int index) throws IOException, InterruptedException {
         signal(taskManagers.get(index), "STOP");
@@ -453,6 +484,11 @@ final class HaCluster implements AutoCloseable {
     String submit(String jobId, String jobClass, Map<String, String> params, int parallelism) {
         return client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(jobClass).putAllParams(params)
                 .setParallelism(parallelism).build()).getJobId();
+    }
+
+    /** Submits {@code request} through the leader. */
+    String submit(SubmitJobRequest request) {
+        return client.submit(request).getJobId();
     }
 
     /** The job's status at the leader; a CliException while no leader knows the job. */

@@ -84,7 +84,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     static final long MAX_DEPLOY_RETRY_MS = 500;
 
     /** A deployment refused for busy slots, waiting to be sent again. */
-    private record DeployRetry(String tmId, MainThreadExecutor.Cancellable timer) {}
+    private record DeployRetry(String tmId, MainThreadExecutor.Cancellable timer, Consumer<Throwable> onFailure) {}
 
     /** By attempt: deployments waiting to be sent again. */
     private final Map<AttemptId, DeployRetry> deployRetries = new LinkedHashMap<>();
@@ -398,7 +398,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
                         deploy(tmId, deployment, onFailure, retryUntilMs,
                                 Math.min(MAX_DEPLOY_RETRY_MS, retryDelayMs * 2));
                     }
-                }, retryDelayMs)));
+                }, retryDelayMs), onFailure));
             } else if (taskManagers.get(tmId) == target && refusedConnection(error)) {
                 // Nobody may listen there any more: the TaskManager is probably gone, whatever its
                 // last heartbeat said. If the probe confirms it, losing it resets the deployment
@@ -448,11 +448,20 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
                 && status.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE;
     }
 
+    /**
+     * Cancels the attempt on the TaskManager, which confirms with a CANCELED update. An attempt
+     * whose deployment waits to be sent again (its slots were busy) never reached the TaskManager,
+     * which knows nothing to confirm: its deployment fails instead (after this call, on the main
+     * thread), so the attempt ends and a restart or a cancellation waiting for it goes on.
+     */
     @Override
     public void cancel(String tmId, AttemptId attempt) {
         DeployRetry retry = deployRetries.remove(attempt);
         if (retry != null) {
             retry.timer().cancel();
+            mainThread.execute(() -> retry.onFailure().accept(new IllegalStateException("cancelled before it reached"
+                    + " TaskManager " + tmId + ", whose slots were still busy")));
+            return;
         }
         if (taskManagers.containsKey(tmId)) {
             transport.cancel(tmId, attempt);

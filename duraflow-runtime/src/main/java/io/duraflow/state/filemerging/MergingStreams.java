@@ -44,6 +44,15 @@ final class MergingStreams implements CheckpointStreamFactory {
         return manager.tryReuse(checkpointId, handle);
     }
 
+    /**
+     * Nothing: a segment's physical file may hold live segments of other streams (of retained
+     * checkpoints, merging across checkpoints), so it is never deleted for one handle; the segment
+     * dies with its checkpoint's abort or the end of the run (manager rules 1 and 5).
+     */
+    @Override
+    public void discard(StreamStateHandle handle) {
+    }
+
     private final class MergingOutputStream extends CheckpointOutputStream {
         private enum State { COLLECTING, WRITING_THROUGH, COMPLETED, ABORTED }
 

@@ -87,7 +87,8 @@ final class NativeSnapshot {
             jobs.add(stopped -> copy(file, streams, scope, stopped));
         }
         jobs.add(stopped -> write(metadata.toBytes(), streams));
-        List<StreamStateHandle> uploaded = Transfers.runAll(jobs, pool, stopRequested, SnapshotFuture::discardQuietly,
+        List<StreamStateHandle> uploaded = Transfers.runAll(jobs, pool, stopRequested,
+                handle -> SnapshotFuture.discardQuietly(streams, handle),
                 "uploading RocksDB checkpoint " + checkpointId + " of key groups " + range);
         List<SharedFile> shared = new ArrayList<>(reused);
         List<PrivateFile> privates = new ArrayList<>();

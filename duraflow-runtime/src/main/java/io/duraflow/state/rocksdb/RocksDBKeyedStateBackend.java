@@ -413,7 +413,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             }
             uploads.put(checkpointId, shared);
             return List.of(handle);
-        }, () -> LocalFiles.deleteTreeQuietly(directory));
+        }, () -> LocalFiles.deleteTreeQuietly(directory), streams);
     }
 
     private BackendMetadata metadata() {
@@ -442,7 +442,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             } finally {
                 guard.release();
             }
-        }, () -> releaseSnapshot(snapshot));
+        }, () -> releaseSnapshot(snapshot), streams);
     }
 
     private void releaseSnapshot(Snapshot snapshot) {

@@ -25,4 +25,17 @@ public interface CheckpointStreamFactory {
     default boolean tryReuse(io.duraflow.state.StreamStateHandle handle) {
         return true;
     }
+
+    /**
+     * Deletes what {@code handle}, made by a stream of this factory, refers to: the snapshot that
+     * made it was abandoned (cancelled, or failed) before an acknowledgement named it. Without file
+     * merging a handle owns its whole file, which goes ({@link StreamStateHandles#discard}). With
+     * it nothing happens here: the handle is a segment of a physical file that other segments
+     * (other subtasks', other checkpoints') may share; the segment dies when its checkpoint is
+     * aborted or its run ends, and the file-merging manager deletes the file once no live segment
+     * is left in it.
+     */
+    default void discard(io.duraflow.state.StreamStateHandle handle) throws IOException {
+        StreamStateHandles.discard(handle);
+    }
 }
