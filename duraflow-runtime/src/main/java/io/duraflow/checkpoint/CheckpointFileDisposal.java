@@ -51,6 +51,8 @@ final class CheckpointFileDisposal {
     private final CheckpointFileCleaner cleaner;
     /** Directories of checkpoints restored with {@code --claim}: deleted when subsumed. */
     private final Set<FsPath> claimedDirectories = new java.util.HashSet<>();
+    /** Job directories of checkpoints restored with {@code --claim} (another job's): emptied as their files go. */
+    private final Set<FsPath> claimedJobDirectories = new java.util.HashSet<>();
 
     CheckpointFileDisposal(CheckpointDirectories directories, CheckpointFileCleaner cleaner) {
         this.directories = directories;
@@ -134,6 +136,30 @@ final class CheckpointFileDisposal {
     void claim(CompletedCheckpoint restored) {
         files.claim(StateFileRegistry.filesOf(restored));
         claimedDirectories.add(restored.directory());
+        FsPath claimedJob = restored.directory().parent();
+        if (claimedJob != null && !claimedJob.equals(directories.jobDirectory())) {
+            claimedJobDirectories.add(claimedJob);
+        }
+    }
+
+    /**
+     * Rule 2: the directories a claimed file leaves behind, deepest first, up to and with the
+     * claimed checkpoint's job directory ({@code shared/subtask-...}, {@code shared/}, the job's):
+     * deleted only if empty, since later checkpoints may still use other claimed files there.
+     */
+    private List<FsPath> emptiedClaimedDirectories(List<FsPath> deletedFiles) {
+        Set<FsPath> parents = new java.util.TreeSet<>(java.util.Comparator.comparingInt((FsPath path) ->
+                path.toString().length()).reversed().thenComparing(FsPath::toString));
+        for (FsPath file : deletedFiles) {
+            for (FsPath job : claimedJobDirectories) {
+                if (CheckpointFileCleaner.isUnder(file, job)) {
+                    for (FsPath dir = file.parent(); dir != null && !dir.equals(job.parent()); dir = dir.parent()) {
+                        parents.add(dir);
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(parents);
     }
 
     StateFileRegistry registry() {
@@ -143,7 +169,7 @@ final class CheckpointFileDisposal {
     /** Deletes what an aborted checkpoint wrote: its directory and the files nothing else uses. */
     void onAborted(long checkpointId, FsPath directory) {
         List<FsPath> unused = files.release(checkpointId);
-        cleaner.delete(unused, List.of(directory));
+        cleaner.delete(unused, List.of(directory), emptiedClaimedDirectories(unused));
     }
 
     void onSavepointCompleted(long savepointId) {
@@ -174,6 +200,11 @@ final class CheckpointFileDisposal {
                 // if nothing is left in it.
                 unused.add(old.metadataFile());
                 claimedToDeleteIfEmpty.add(old.directory());
+            }
+        }
+        for (FsPath directory : emptiedClaimedDirectories(unused)) {
+            if (!claimedToDeleteIfEmpty.contains(directory)) {
+                claimedToDeleteIfEmpty.add(directory);
             }
         }
         cleaner.delete(unused, directoriesToDelete, claimedToDeleteIfEmpty);

@@ -316,4 +316,36 @@ class CheckpointFileDisposalTest {
         io.runAll();
         assertThat(exists(runDirectory("run1"))).isFalse();
     }
+
+    @Test
+    void rule2AClaimedCheckpointOfAnotherJobLeavesNoEmptyDirectoryBehindOnceItsFilesAreGone() throws IOException {
+        CheckpointDirectories other = CheckpointDirectories.of(directories.jobDirectory().parent(), "old-job");
+        FsPath mergedA = write(other.sharedFileMergingDirectory("subtask-0-2-v1").resolve("a"));
+        FsPath mergedB = write(other.taskOwnedFileMergingDirectory("tm-1-r1").resolve("b"));
+        FsPath metadata = write(other.metadata(7));
+        CompletedCheckpoint claimed = new CompletedCheckpoint("old-job", 7, 0, 0, 8, CheckpointKind.CHECKPOINT,
+                Map.of("op", new OperatorCheckpointState("op", 1, null, Map.of(0, new io.duraflow.state.OperatorSubtaskState(
+                        List.of(), List.of(
+                                new io.duraflow.state.OperatorStateHandle(Map.of(),
+                                        new io.duraflow.state.FileSegmentHandle(mergedA, 8, 3)),
+                                new io.duraflow.state.OperatorStateHandle(Map.of(),
+                                        new io.duraflow.state.FileSegmentHandle(mergedB, 8, 3))))))),
+                metadata);
+        disposal.restore(List.of(claimed));
+        disposal.claim(claimed);
+        // The job's first checkpoint still uses mergedA (a reused incremental file).
+        disposal.register(8, Set.of(mergedA));
+
+        disposal.onCheckpointCompleted(8, List.of(claimed), Set.of(8L));
+        io.runAll();
+        assertThat(exists(mergedB)).isFalse();
+        assertThat(exists(other.taskOwned())).as("emptied").isFalse();
+        assertThat(exists(mergedA)).isTrue();
+        assertThat(exists(other.jobDirectory())).as("still holds a file checkpoint 8 uses").isTrue();
+
+        disposal.onCheckpointCompleted(9, List.of(completed(8)), Set.of(9L));
+        io.runAll();
+        assertThat(exists(mergedA)).isFalse();
+        assertThat(exists(other.jobDirectory())).as("nothing of the claimed job is left").isFalse();
+    }
 }
