@@ -212,23 +212,6 @@ final class MergedCheckpoints {
         }
     }
 
-    /** Every directory below {@code directory} (itself included) with no regular file below it, sorted. */
-    static List<String> emptyDirectories(Path directory) throws IOException {
-        if (!Files.isDirectory(directory)) {
-            return List.of();
-        }
-        List<String> empty = new ArrayList<>();
-        try (Stream<Path> all = Files.walk(directory)) {
-            for (Path path : all.filter(Files::isDirectory).toList()) {
-                if (relativeFiles(path).isEmpty()) {
-                    empty.add(directory.getParent().relativize(path).toString());
-                }
-            }
-        }
-        empty.sort(null);
-        return empty;
-    }
-
     /** Relative path -> size of every regular file below {@code directory}. */
     static Map<String, Long> filesWithSizes(Path directory) throws IOException {
         Map<String, Long> sizes = new TreeMap<>();
