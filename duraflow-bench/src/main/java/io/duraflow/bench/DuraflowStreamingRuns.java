@@ -36,15 +36,17 @@ import java.util.stream.Stream;
 
 /**
  * Duraflow's side of {@link StreamingBenchmark}: {@link StreamingKeyedSum} on a {@link
- * LocalCluster} of 1 JobManager and 2 TaskManagers (separate processes, 2 slots each, default JVM
- * options of a local cluster), parallelism 2, {@code execution.runtime-mode: streaming},
+ * LocalCluster} of 1 JobManager and 1 TaskManager with 2 slots ({@link StreamingBenchmark}; {@code
+ * -Dbench.streaming-taskmanagers=2} for 2, {@link StateBackendBenchmark} always 2), a separate
+ * process each with the default JVM options of a local cluster, parallelism 2, {@code execution.runtime-mode: streaming},
  * checkpoints every 1 s, heap state, fixed-delay restarts with 0 s delay. All runs share one
  * cluster (as Flink's runs share one JVM, so both are JIT-warm after the first run).
  *
  * <p>What differs from Flink's run, and why it is still fair: Flink's MiniCluster runs one
  * TaskManager with 2 slots inside the benchmark's JVM (its keyBy exchange never leaves the
- * process); here each of the 2 TaskManagers is a process of its own, so about half the records
- * cross a process boundary over gRPC. The job time is the JobMaster's (submitted to ended, as
+ * process); with one TaskManager here the same holds (the exchange is in memory, the TaskManager
+ * is a process of its own); with 2 TaskManagers about half the records cross a process boundary
+ * over gRPC. The job time is the JobMaster's (submitted to ended, as
  * Flink's net runtime is job creation to end); the cluster start is not counted on either side.
  * The TaskManagers run with the local cluster's JVM options (1 GiB heap, C1 only), Flink in the
  * benchmark's JVM (2 GiB, C1 + C2): with C2 the TaskManagers' first 20 M-record run took about
@@ -82,7 +84,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         List<String> lines() {
             List<String> lines = new ArrayList<>();
             lines.add(String.format(Locale.ROOT, "%s: %,d records in %,d ms = %,.0f records/s | CPU %,.0f ns per"
-                            + " record (both TaskManager processes, user + system)",
+                            + " record (the TaskManager processes, user + system)",
                     failureInjected ? "failure run" : "run", records, jobMillis, recordsPerSecond,
                     taskManagerCpuNanosPerRecord));
             lines.add(String.format(Locale.ROOT, "checkpoints: %d completed, %d failed | duration median %,d ms,"
@@ -124,16 +126,25 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         this.stateConfig = Map.copyOf(stateConfig);
     }
 
-    /** Starts the cluster: 1 JobManager, 2 TaskManagers, Duraflow's class path only (no Flink jars). */
-    static DuraflowStreamingRuns start(int parallelism) throws Exception {
-        return start(parallelism, Map.of());
+    /**
+     * Starts the cluster: 1 JobManager and {@code taskManagers} TaskManagers of 2 slots each,
+     * Duraflow's class path only (no Flink jars).
+     */
+    static DuraflowStreamingRuns start(int parallelism, int taskManagers) throws Exception {
+        return start(parallelism, Map.of(), taskManagers);
     }
 
     /**
-     * Starts the cluster like {@link #start(int)}; every job gets {@code stateConfig} on top of its
-     * configuration (for {@link StateBackendBenchmark}: {@code state.backend.type: rocksdb}, ...).
+     * Starts the cluster like {@link #start(int, int)} with 2 TaskManagers; every job gets {@code
+     * stateConfig} on top of its configuration (for {@link StateBackendBenchmark}: {@code
+     * state.backend.type: rocksdb}, ...).
      */
     static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig) throws Exception {
+        return start(parallelism, stateConfig, 2);
+    }
+
+    private static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig, int taskManagers)
+            throws Exception {
         StringBuilder lean = new StringBuilder();
         for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
             // Flink's jars, and Flink's RocksDB (frocksdbjni, com/ververica), never on a Duraflow class path.
@@ -145,7 +156,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         Path workDir = Files.createTempDirectory("duraflow-streaming-bench-");
         LocalCluster cluster = new LocalCluster(workDir, Map.of(), line -> {});
         try {
-            String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
+            String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
             return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism, stateConfig);
         } catch (Exception e) {
             cluster.stop();
@@ -280,7 +291,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
                 .mapToDouble(v -> v.getRates().getRecordsInPerSecond()).sum();
         client.cancel(jobId);
         lines.add(String.format(Locale.ROOT, "throttled run (rate %,d records/s, %d s; keyed function reads %,.0f"
-                        + " records/s): network memory in use, both TaskManagers, sampled every second%s",
+                        + " records/s): network memory in use, all TaskManagers, sampled every second%s",
                 rate, duration.toSeconds(), inRate, samples));
         lines.add(String.format(Locale.ROOT, "throttled run: network memory in use at most %s KiB of %s KiB"
                 + " configured (%.1f %%)", kib(maxInUse), kib(total), total == 0 ? 0 : 100.0 * maxInUse / total));

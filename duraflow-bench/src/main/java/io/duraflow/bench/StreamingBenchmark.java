@@ -26,7 +26,7 @@ import java.util.Locale;
  * <pre>
  *   ./mvnw -q -o -DskipTests -Pbench,flink -pl duraflow-bench -am package \
  *       -Dbench.main=io.duraflow.bench.StreamingBenchmark [-Dbench.streaming-records=50000000]
- *       [-Dbench.streaming-keys=100000]
+ *       [-Dbench.streaming-keys=100000] [-Dbench.streaming-taskmanagers=1]
  * </pre>
  */
 public final class StreamingBenchmark {
@@ -41,12 +41,17 @@ public final class StreamingBenchmark {
     public static void main(String[] args) throws Exception {
         long records = Long.getLong("bench.streaming-records", StreamingKeyedSum.DEFAULT_RECORDS);
         long keys = Long.getLong("bench.streaming-keys", StreamingKeyedSum.DEFAULT_KEYS);
+        int taskManagers = Integer.getInteger("bench.streaming-taskmanagers", 1);
+        if (taskManagers < 1 || taskManagers > 2) {
+            throw new IllegalArgumentException("bench.streaming-taskmanagers must be 1 or 2, not " + taskManagers);
+        }
         System.out.printf("Streaming keyed-sum benchmark: %,d records, %,d keys, parallelism %d, checkpoints every"
-                        + " 1 s, heap state, %d cores, load average %s%n", records, keys, PARALLELISM,
+                        + " 1 s, heap state, Duraflow on %d TaskManager process(es) with 2 slots each, %d cores,"
+                        + " load average %s%n", records, keys, PARALLELISM, taskManagers,
                 Runtime.getRuntime().availableProcessors(), loadAverage());
         boolean exact = true;
         Figures duraflow;
-        try (DuraflowStreamingRuns runs = DuraflowStreamingRuns.start(PARALLELISM)) {
+        try (DuraflowStreamingRuns runs = DuraflowStreamingRuns.start(PARALLELISM, taskManagers)) {
             DuraflowStreamingRuns.Run plain = runs.run(records, keys, false);
             plain.lines().forEach(line -> System.out.println("duraflow " + line));
             DuraflowStreamingRuns.Run failure = runs.run(records, keys, true);
