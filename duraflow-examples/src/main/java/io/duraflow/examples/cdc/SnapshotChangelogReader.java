@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * <p>Rate: by time {@code t} since its first row it has emitted at most {@code rate * t} rows
  * (plus one poll's batch); ahead of that it says NOTHING_AVAILABLE and {@link #isAvailable()}
  * completes when the next row is due, so the task thread never sleeps. Time spent holding at a
- * boundary is made up afterwards, up to what the job downstream can take.
+ * boundary is made up afterwards, up to what the job downstream can take, in polls of at most
+ * {@code rate / 100} rows (10 ms of its rate; {@value #RECORDS_PER_POLL} without a rate): a
+ * checkpoint trigger is a mail the task runs between two polls, and a reader catching up with
+ * whole chunks per poll would never be seen inside a chunk.
  *
  * <p>Logs, at INFO, each chunk that ended after it declined a checkpoint ({@value SnapshotChangelogSource#AVAILABLE_LOG}):
  * the moment the source became available again, which the checkpoint-rejection demo measures from.
@@ -41,6 +44,7 @@ final class SnapshotChangelogReader implements SourceReader<String, CdcSplit> {
 
     private final SourceReaderContext context;
     private final long rowsPerSecond;
+    private final long rowsPerPoll;
     private final long maxChunkTimeMs;
     private final int stalledChunk;
     private final boolean rejecting;
@@ -74,6 +78,8 @@ final class SnapshotChangelogReader implements SourceReader<String, CdcSplit> {
             int stalledChunk, boolean rejecting, LongSupplier nanoClock) {
         this.context = context;
         this.rowsPerSecond = rowsPerSecond;
+        this.rowsPerPoll = rowsPerSecond == SnapshotChangelogSource.UNLIMITED ? RECORDS_PER_POLL
+                : Math.max(1, Math.min(RECORDS_PER_POLL, rowsPerSecond / 100));
         this.maxChunkTimeMs = maxChunkTimeMs;
         this.stalledChunk = stalledChunk;
         this.rejecting = rejecting;
@@ -107,7 +113,7 @@ final class SnapshotChangelogReader implements SourceReader<String, CdcSplit> {
         if (stalled) {
             return InputStatus.NOTHING_AVAILABLE;
         }
-        long allowed = Math.min(allowedNow(), RECORDS_PER_POLL);
+        long allowed = Math.min(allowedNow(), rowsPerPoll);
         if (allowed <= 0) {
             return InputStatus.NOTHING_AVAILABLE;
         }

@@ -39,8 +39,18 @@ class SnapshotChangelogReaderTest {
         /** A reader restored with {@code restored} splits (its checkpointed state). */
         Harness(List<CdcSplit> queue, List<CdcSplit> restored, long maxChunkTimeMs, int stalledChunk,
                 boolean rejecting) {
+            this(queue, restored, maxChunkTimeMs, stalledChunk, rejecting, SnapshotChangelogSource.UNLIMITED);
+        }
+
+        /** A rejecting reader limited to {@code rowsPerSecond}. */
+        Harness(List<CdcSplit> queue, long rowsPerSecond) {
+            this(queue, List.of(), 60_000, -1, true, rowsPerSecond);
+        }
+
+        Harness(List<CdcSplit> queue, List<CdcSplit> restored, long maxChunkTimeMs, int stalledChunk,
+                boolean rejecting, long rowsPerSecond) {
             this.queue = new ArrayList<>(queue);
-            reader = new SnapshotChangelogReader(this, SnapshotChangelogSource.UNLIMITED, maxChunkTimeMs, 0,
+            reader = new SnapshotChangelogReader(this, rowsPerSecond, maxChunkTimeMs, 0,
                     stalledChunk, rejecting, () -> nowNanos[0]);
             if (!restored.isEmpty()) {
                 reader.addSplits(restored);
@@ -105,6 +115,25 @@ class SnapshotChangelogReaderTest {
         for (CdcSplit split : splits) {
             assertThat(CdcSplit.SERIALIZER.fromBytes(CdcSplit.SERIALIZER.toBytes(split))).isEqualTo(split);
         }
+    }
+
+    @Test
+    void aReaderBehindItsRateCatchesUpInSmallPollsSoATriggerBetweenThemFindsTheChunkOpen() throws Exception {
+        // 4,000 rows/s: at most 40 rows (10 ms of the rate) per poll. CheckpointRejectionDemoIT saw no soft
+        // decline at all on a loaded machine: a reader behind its rate read a whole 500-row chunk in one poll,
+        // so every trigger (a mail between two polls) found it between chunks.
+        Harness h = new Harness(plan(3000, 10, 500), 4_000);
+        h.poll();  // opens chunk 0 and starts the clock
+        h.advanceMs(10_000);  // the reader falls far behind its rate (a starved task thread)
+
+        h.poll();
+
+        assertThat(h.output).hasSizeBetween(1, 80);
+        assertThat(h.reader.isSnapshotAvailable(1).kind()).isEqualTo(SnapshotAvailability.Kind.SOFT_FAILURE);
+        while (h.output.size() < 500) {
+            assertThat(h.poll()).isNotEqualTo(InputStatus.NOTHING_AVAILABLE);  // still catching up, no waiting
+        }
+        assertThat(h.reader.isSnapshotAvailable(2)).isEqualTo(SnapshotAvailability.available());
     }
 
     @Test
