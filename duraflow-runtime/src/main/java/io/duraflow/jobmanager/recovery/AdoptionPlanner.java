@@ -33,7 +33,7 @@ import java.util.Set;
  *   <li>the same attempt of a subtask reported twice (an attempt is deployed once).
  * </ul>
  * Several attempts of one subtask are no contradiction: the old leader reset it and its cancel
- * of the older one was in flight at the crash. Only the current attempt (rule 2c, 3b) can be
+ * of the older one was in flight at the crash. Only the current attempt (rules 2c, 3c) can be
  * adopted; the others are <em>stale</em> and cancelled. A task on a lost TaskManager is never
  * adopted and needs no cancel.
  *
@@ -83,7 +83,8 @@ import java.util.Set;
  *       restarts from B as a whole, because its tasks exchange records in flight that no
  *       checkpoint holds.
  *   <li><b>A region is adopted</b> iff every subtask of its vertices has a report on a live
- *       TaskManager; its current attempt (the highest reported) is RUNNING or FINISHED; all
+ *       TaskManager; its current attempt (the highest reported, which must not be on a lost
+ *       TaskManager: an older live one is stale) is RUNNING or FINISHED; all
  *       current attempts belong to one run of the job (tasks of two runs: the old leader was
  *       restarting the job); every RUNNING one holds the state of L (restored from L, or
  *       acknowledged L or later) when L exists; and no source reader received a split after B

@@ -154,6 +154,20 @@ class AdoptionPlannerTest {
         }
 
         @Test
+        void aNewerRunningAttemptOfAFinishedSubtaskIsCancelledAndCountedForLaterResets() {
+            ReportedTask unloggedReset = reader(1, 1, "tm-c", "split-1");
+
+            AdoptionPlan plan = batchPlan(sourcesFinishedConsumersDeployed(), sourcePartitionsKept(),
+                    List.of(unloggedReset, consumer(0, 0, "tm-a"), consumer(1, 0, "tm-b")));
+
+            assertThat(plan.outcome()).isEqualTo(Outcome.ADOPT_ALL);
+            assertThat(plan.decision(0, 1)).isEqualTo(new TaskDecision.AlreadyFinished(key(0, 1), 0, "tm-b"));
+            assertThat(plan.toCancel()).containsExactly(unloggedReset);
+            assertThat(plan.highestAttempts()).containsEntry(key(0, 1), 1).containsEntry(key(0, 0), 0);
+            assertThat(plan.notes()).endsWith("cancel v0/1#1 on tm-c");
+        }
+
+        @Test
         void anAttemptNewerThanTheLogRunsAgainAboveIt() {
             ReportedTask unlogged = consumer(1, 2, "tm-a");
 
