@@ -105,4 +105,30 @@ public record AdoptionPlan(Outcome outcome, String fallbackReason, Map<Execution
         }
         return !restarted ? Outcome.ADOPT_ALL : adopted ? Outcome.ADOPT_SOME : Outcome.ADOPT_NONE;
     }
+
+    /** Rule 4's notes: the outcome (with counts), one line per subtask, one per cancelled task. */
+    static List<String> notes(AdoptionPlan.Outcome outcome, String contradiction,
+            Map<ExecutionKey, TaskDecision> decisions, List<ReportedTask> cancel, Set<ExecutionKey> reported) {
+        int adopted = 0;
+        int finished = 0;
+        int restarted = 0;
+        for (TaskDecision decision : decisions.values()) {
+            if (decision instanceof TaskDecision.Adopt) {
+                adopted++;
+            } else if (decision instanceof TaskDecision.AlreadyFinished) {
+                finished++;
+            } else {
+                restarted++;
+            }
+        }
+        List<String> notes = new ArrayList<>();
+        notes.add("adoption: " + outcome + (contradiction == null ? "" : " (" + contradiction + ")") + ": " + adopted
+                + " adopted, " + finished + " finished, " + restarted + " run again, " + cancel.size() + " cancelled, "
+                + reported.size() + " subtasks reported");
+        decisions.values().forEach(decision -> notes.add(decision.describe()));
+        for (ReportedTask task : cancel) {
+            notes.add("cancel " + task.name());
+        }
+        return notes;
+    }
 }

@@ -67,7 +67,7 @@ final class BatchAdoption {
         }
         AdoptionPlan.Outcome outcome = contradiction != null ? AdoptionPlan.Outcome.FALLBACK
                 : AdoptionPlan.outcomeOf(decisions);
-        List<String> notes = notes(outcome, contradiction, decisions, cancel, reports.subtasks());
+        List<String> notes = AdoptionPlan.notes(outcome, contradiction, decisions, cancel, reports.subtasks());
         return new AdoptionPlan(outcome, contradiction == null ? "" : contradiction, decisions, cancel,
                 reports.highestAttempts(logged), adjusted(nextAttempts, adoptedSplits), adoptedSplits, 0, Set.of(),
                 notes);
@@ -216,30 +216,5 @@ final class BatchAdoption {
         });
         return new RecoveryPlan(recovery.vertices(), recovery.restored(), nextAttempts, recovery.enumeratorStates(),
                 toReturn, recovery.partitionsToRelease(), recovery.notes(), recovery.restoredSplits());
-    }
-
-    static List<String> notes(AdoptionPlan.Outcome outcome, String contradiction,
-            Map<ExecutionKey, TaskDecision> decisions, List<ReportedTask> cancel, Set<ExecutionKey> reported) {
-        int adopted = 0;
-        int finished = 0;
-        int restarted = 0;
-        for (TaskDecision decision : decisions.values()) {
-            if (decision instanceof TaskDecision.Adopt) {
-                adopted++;
-            } else if (decision instanceof TaskDecision.AlreadyFinished) {
-                finished++;
-            } else {
-                restarted++;
-            }
-        }
-        List<String> notes = new ArrayList<>();
-        notes.add("adoption: " + outcome + (contradiction == null ? "" : " (" + contradiction + ")") + ": " + adopted
-                + " adopted, " + finished + " finished, " + restarted + " run again, " + cancel.size() + " cancelled, "
-                + reported.size() + " subtasks reported");
-        decisions.values().forEach(decision -> notes.add(decision.describe()));
-        for (ReportedTask task : cancel) {
-            notes.add("cancel " + task.name());
-        }
-        return notes;
     }
 }

@@ -64,7 +64,7 @@ final class StreamingAdoption {
         List<ReportedTask> cancel = reports.toCancel(adopted);
         AdoptionPlan.Outcome outcome = contradiction != null ? AdoptionPlan.Outcome.FALLBACK
                 : AdoptionPlan.outcomeOf(decisions);
-        List<String> notes = BatchAdoption.notes(outcome, contradiction, decisions, cancel, reports.subtasks());
+        List<String> notes = AdoptionPlan.notes(outcome, contradiction, decisions, cancel, reports.subtasks());
         return new AdoptionPlan(outcome, contradiction == null ? "" : contradiction, decisions, cancel,
                 reports.highestAttempts(Map.of()), null, Map.of(), restore, notify, notes);
     }
