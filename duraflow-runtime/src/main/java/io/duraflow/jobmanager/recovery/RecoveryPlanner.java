@@ -141,6 +141,11 @@ public final class RecoveryPlanner {
         return new Decisions(JobEventReplay.replay(graph, events)).decide(availablePartitions);
     }
 
+    /** {@link #plan(JobGraph, List, Map)} over a log already replayed (the {@link AdoptionPlanner} needs both). */
+    static RecoveryPlan plan(JobEventReplay replayed, Map<String, String> availablePartitions) {
+        return new Decisions(replayed).decide(availablePartitions);
+    }
+
     /** Rules 2 to 7, over the state the events left (rule 1, {@link JobEventReplay}). */
     private static final class Decisions {
         private final JobGraph graph;
