@@ -64,7 +64,8 @@ public final class TaskManagerOptions {
                     .description("How long a task manager that lost its leader job manager keeps running its tasks"
                             + " (output that needs a job manager waits, with backpressure) so that a new leader can"
                             + " adopt them instead of running them again; after it the tasks are cancelled, and 0"
-                            + " cancels them at once (no adoption).");
+                            + " cancels them at once (no adoption). Not acted on yet: task managers cancel at once,"
+                            + " as with 0, until adoption is wired in.");
 
     private TaskManagerOptions() {
     }
