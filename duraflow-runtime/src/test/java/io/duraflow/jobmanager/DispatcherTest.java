@@ -14,6 +14,7 @@ import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -215,6 +216,51 @@ class DispatcherTest {
                 .hasMessageContaining("being submitted");
         main.runDue();
         assertThat(first).isCompleted();
+        assertThat(dispatcher.runningJobs()).isEqualTo(1);
+    }
+
+    /**
+     * HighAvailabilityIT.clientsFollowTheJobThroughAFailover: the leader lost its ZooKeeper session
+     * while 'duraflow run' submitted; the client sent its submission again, the next leader had
+     * recovered the stored job graph and answered "already running" about the client's own job,
+     * and the command exited with 1. A resubmission of the same job is answered with that job;
+     * another submission of the id is still refused.
+     */
+    @Test
+    void aResubmissionOfAJobTheNextLeaderRecoveredIsAnsweredWithThatJob() throws Exception {
+        Dispatcher first = dispatcher("s1", CleanupRetryPolicy.none());
+        CompletableFuture<SubmitJobResponse> lost = first.submit(wordCount("job-8"));
+        main.runDue();
+        assertThat(lost).as("stored and running; the answer never reached the client").isCompleted();
+        first.close();
+        Dispatcher second = dispatcher("s2", CleanupRetryPolicy.none());
+        await(second.recover());
+
+        SubmitJobRequest again = wordCount("job-8").toBuilder().setResubmission(true).build();
+        assertThat(await(second.submit(again))).isEqualTo(lost.join());
+        assertThatThrownBy(() -> second.submit(wordCount("job-8"))).as("a first submission of a running id")
+                .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("already running");
+        assertThatThrownBy(() -> second.submit(again.toBuilder().putParams("words", "200").build()))
+                .as("a resubmission with other parameters").isInstanceOf(StatusRuntimeException.class)
+                .hasMessageContaining("already running");
+        assertThat(second.runningJobs()).isEqualTo(1);
+        assertThat(jobGraphs.jobIds()).containsExactly("job-8");
+    }
+
+    /** A resubmission that finds the same submission still in progress gets its answer; it runs once. */
+    @Test
+    void aResubmissionWhileTheSameSubmissionIsInProgressGetsItsAnswer() {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        CompletableFuture<SubmitJobResponse> first = dispatcher.submit(wordCount("job-9"));
+        CompletableFuture<SubmitJobResponse> again = dispatcher.submit(wordCount("job-9").toBuilder()
+                .setResubmission(true).build());
+        assertThatThrownBy(() -> dispatcher.submit(wordCount("job-9").toBuilder().setParallelism(2)
+                .setResubmission(true).build())).as("a resubmission with another parallelism")
+                .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("being submitted");
+        main.runDue();
+
+        assertThat(again.join()).isEqualTo(first.join());
+        assertThat(first.join().getFingerprint()).isNotEmpty();
         assertThat(dispatcher.runningJobs()).isEqualTo(1);
     }
 }
