@@ -77,7 +77,10 @@ class DispatcherTest {
     }
 
     private Dispatcher dispatcher(String session, CleanupRetryPolicy policy) {
-        ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
+        return dispatcher(session, policy, new ResourceManager(session, main, main::now, 10_000, 10_000));
+    }
+
+    private Dispatcher dispatcher(String session, CleanupRetryPolicy policy, ResourceManager resourceManager) {
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
                 JobDirectories.local(tempDir.resolve("jobs")), policy, Runnable::run, Runnable::run, gaveUp::incrementAndGet,
                 s -> leads.get());
@@ -262,5 +265,43 @@ class DispatcherTest {
         assertThat(again.join()).isEqualTo(first.join());
         assertThat(first.join().getFingerprint()).isNotEmpty();
         assertThat(dispatcher.runningJobs()).isEqualTo(1);
+    }
+
+    /**
+     * HighAvailabilityIT.clientsFollowTheJobThroughAFailover failed after 10 restarts, each
+     * deployment refused with "all 2 slots of tm-... are busy": under load a TaskManager's
+     * registration timed out on its side while the new leader registered it, and it registered
+     * again. The leader took that for a new TaskManager, failed the tasks it had just deployed
+     * there and counted the slots free; the TaskManager, still in the same session, ran those
+     * tasks (sources waiting for splits that never came) and nobody asked it to stop them. A
+     * heartbeat that lists an attempt no job runs on that TaskManager now cancels it.
+     */
+    @Test
+    void aTaskNoJobRunsOnItsTaskManagerIsCancelledWhenAHeartbeatListsIt() {
+        RecordingGateways taskManagers = new RecordingGateways(main);
+        ResourceManager resourceManager = new ResourceManager(main, main::now, 10_000, taskManagers);
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none(), resourceManager);
+        await(dispatcher.submit(wordCount("job-1")));
+        resourceManager.register("tm-1", "tm-1.test:6122", 2);
+        main.runDue();
+        assertThat(taskManagers.deployments()).isNotEmpty();
+        io.duraflow.rpc.proto.AttemptId deployed = taskManagers.deployments().get(0).attempt();
+        dispatcher.onTasksRunning("tm-1", List.of(deployed));
+        assertThat(taskManagers.cancels()).as("cancelled while the job runs it there").isEmpty();
+        dispatcher.onTaskStateUpdate(io.duraflow.rpc.proto.TaskStateUpdate.newBuilder().setJmSessionId("s1")
+                .setTmId("tm-1").setAttempt(deployed).setState(io.duraflow.rpc.proto.TaskState.RUNNING).build());
+        main.runDue();
+        dispatcher.onTasksRunning("tm-1", List.of(deployed));
+        assertThat(taskManagers.cancels()).as("cancelled while it runs there").isEmpty();
+
+        resourceManager.register("tm-1", "tm-1.test:6122", 2);
+        main.runDue();
+        assertThat(taskManagers.cancels()).as("cancelled by the job master when the TaskManager registered again")
+                .isEmpty();
+        dispatcher.onTasksRunning("tm-1", List.of(deployed));
+        dispatcher.onTasksRunning("tm-1", List.of(deployed.toBuilder().setJobId("gone").build()));
+
+        assertThat(taskManagers.cancels()).containsExactly(new RecordingGateways.Cancel("tm-1", deployed),
+                new RecordingGateways.Cancel("tm-1", deployed.toBuilder().setJobId("gone").build()));
     }
 }
