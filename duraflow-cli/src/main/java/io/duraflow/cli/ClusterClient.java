@@ -151,8 +151,27 @@ public final class ClusterClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Submits a job. A submission sent again after a failover (the earlier send got no answer
+     * the client could use, yet a leader may have stored its job graph, and the next leader runs
+     * it) is marked as a resubmission: a job of its id with the same submission is then answered
+     * as this client's own instead of "already running". Only with a job id the client chose:
+     * without one, the JobManager picks an id per send, so a retry may start a second job ('run'
+     * always chooses one).
+     */
     public SubmitJobResponse submit(SubmitJobRequest request) {
-        return call(s -> s.submitJob(request));
+        SubmitJobRequest resent = resubmission(request);
+        boolean[] sent = {false};
+        return call(s -> {
+            SubmitJobRequest next = sent[0] ? resent : request;
+            sent[0] = true;
+            return s.submitJob(next);
+        });
+    }
+
+    /** What {@link #submit} sends after the first send of {@code request} got no answer it could use. */
+    static SubmitJobRequest resubmission(SubmitJobRequest request) {
+        return request.getJobId().isEmpty() ? request : request.toBuilder().setResubmission(true).build();
     }
 
     public JobStatus status(String jobId) {

@@ -105,9 +105,12 @@ public final class Duraflow {
         return ConfigLoader.load(file, merged);
     }
 
-    /** A client of the leading JobManager; follows failovers for up to a minute. */
+    /** How long a client command follows a failover (looks for the leader, sends again) before it gives up. */
+    static final Duration CLIENT_FAILOVER_TIMEOUT = Duration.ofSeconds(60);
+
+    /** A client of the leading JobManager; follows failovers for up to {@link #CLIENT_FAILOVER_TIMEOUT}. */
     ClusterClient client(Configuration config) throws Exception {
-        return new ClusterClient(config, jobManagerAddress(config), Duration.ofSeconds(60));
+        return new ClusterClient(config, jobManagerAddress(config), CLIENT_FAILOVER_TIMEOUT);
     }
 
     /** What a command does with a client of the leading JobManager; returns the exit code. */

@@ -167,6 +167,22 @@ class CommandLineTest {
         assertThat(ClusterClient.errorMessage(described, "127.0.0.1:6123")).isEqualTo("no job with id 'x'");
     }
 
+    /**
+     * A submission sent again after a failover is marked, so that the JobManager answers a job it
+     * already runs with that id and submission as the client's own (not "already running"); only
+     * with an id the client chose, since without one each send gets an id of its own.
+     */
+    @Test
+    void aSubmissionSentAgainIsMarkedAsAResubmissionOnlyWithAJobIdOfTheClients() {
+        var request = io.duraflow.rpc.proto.SubmitJobRequest.newBuilder().setJobId("job-1").setJobClass("WordCount")
+                .putParams("words", "100").setParallelism(2).build();
+        var withoutId = request.toBuilder().clearJobId().build();
+
+        assertThat(request.getResubmission()).as("the first send").isFalse();
+        assertThat(ClusterClient.resubmission(request)).isEqualTo(request.toBuilder().setResubmission(true).build());
+        assertThat(ClusterClient.resubmission(withoutId)).isEqualTo(withoutId);
+    }
+
     @Test
     void restoreOptionsNeedFromSavepointAndClaimModesExcludeEachOther() {
         assertThat(run("run", "wordcount", "--claim").errLines()).containsExactly("duraflow: --claim, --no-claim and"

@@ -9,6 +9,9 @@ import io.duraflow.api.connectors.FileSink;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
+import io.duraflow.api.sink.Sink;
+import io.duraflow.api.sink.SinkContext;
+import io.duraflow.api.sink.SinkWriter;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.api.types.Types;
@@ -19,6 +22,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -36,10 +41,15 @@ import java.util.concurrent.TimeUnit;
  * directory), and it cannot complete until that process dies. It happens once per marker file:
  * no later attempt stalls again.
  *
- * <p>With {@code stall-at-end=true} the subtask holds instead the first checkpoint, after that
- * many results, before which no record came since the checkpoint before it: with a rate-limited
- * source that is the job's final checkpoint, taken after the sources finished so that the sinks
- * commit their last records.
+ * <p>With {@code stall-at-end=true} the subtask holds instead the first checkpoint it is asked for
+ * after its input ended: its final checkpoint, the one that lets its sink commit the last records.
+ * A sink chained after the function that writes nothing ("Input ended") learns the end in
+ * {@link SinkWriter#finish()}, which the task calls when its input ended and before it takes any
+ * checkpoint after the end. Such a checkpoint reaches the subtask only as the JobManager's own
+ * trigger (no barrier comes through an input that ended), which it sends only once every source
+ * task finished. (Counting records between checkpoints cannot tell: when the last records came
+ * just before a checkpoint, the first checkpoint with none before it is the sources' own final
+ * checkpoint, while they still run.)
  *
  * <p>Parameters: {@code records} (> 0), {@code keys}, {@code rate}, {@code output} (required) as
  * in {@link StreamingKeyedSum}; {@code stall-after-results} (default 0 = never stall),
@@ -77,13 +87,50 @@ public final class StallingKeyedSum implements DuraflowJob {
                 .of("keyed-records(keys=" + keys + ")", StreamingKeyedSum.RECORD_TYPE,
                         i -> Tuple2.of(StreamingKeyedSum.key(i, keys), i))
                 .withRate(rate).withCount(records);
-        job.fromSource("Generate records", source).uid("generate-records")
+        InputEnded inputEnded = new InputEnded();
+        var sums = job.fromSource("Generate records", source).uid("generate-records")
                 .keyBy(Tuple2::f0, Types.LONG)
                 .process(new Stalling(new StreamingKeyedSum.SumPerKey(records, keys, -1), stallAfter, stallAtEnd,
-                        stallSubtask, marker), StreamingKeyedSum.RESULT_TYPE)
-                .name("Sum per key").uid("sum-per-key")
-                .sinkTo("Write sums", new FileSink<Tuple3<Long, Long, Long>>(params.getRequired("output"),
-                        StreamingKeyedSum::formatLine));
+                        stallSubtask, marker, inputEnded), StreamingKeyedSum.RESULT_TYPE)
+                .name("Sum per key").uid("sum-per-key");
+        sums.sinkTo("Write sums", new FileSink<Tuple3<Long, Long, Long>>(params.getRequired("output"),
+                StreamingKeyedSum::formatLine));
+        if (stallAtEnd) {
+            sums.sinkTo("Input ended", inputEnded);
+        }
+    }
+
+    /**
+     * A sink that writes nothing and records, per subtask attempt, that its input ended. It is
+     * chained with "Sum per key" (same task, same thread), whose {@link Stalling} function asks
+     * {@link #ended}. One per plan; keyed by subtask and attempt in case tasks share a plan.
+     */
+    static final class InputEnded implements Sink<Tuple3<Long, Long, Long>> {
+        private final Set<String> ended = ConcurrentHashMap.newKeySet();
+
+        boolean ended(int subtask, int attempt) {
+            return ended.contains(subtask + "/" + attempt);
+        }
+
+        @Override
+        public SinkWriter<Tuple3<Long, Long, Long>> createWriter(SinkContext context) {
+            String key = context.subtaskIndex() + "/" + context.attemptNumber();
+            return new SinkWriter<>() {
+                @Override
+                public void write(Tuple3<Long, Long, Long> record) {
+                }
+
+                @Override
+                public void finish() {
+                    ended.add(key);
+                }
+            };
+        }
+
+        @Override
+        public String description() {
+            return "input-ended";
+        }
     }
 
     /** Delegates to the real function, counting its results; holds one checkpoint in one subtask. */
@@ -93,29 +140,32 @@ public final class StallingKeyedSum implements DuraflowJob {
         private final boolean stallAtEnd;
         private final int stallSubtask;
         private final String marker;
+        private final InputEnded inputEnded;
         private transient boolean mayStall;
+        private transient int subtask;
+        private transient int attempt;
         private transient long results;
-        /** Records processed since the last checkpoint was asked for; -1 before the first. */
-        private transient long recordsSinceAsked;
         /** A checkpoint was asked for after {@code stallAfter} results: the next one stalls. */
         private transient boolean armed;
         private transient Collector<Tuple3<Long, Long, Long>> out;
         private transient Collector<Tuple3<Long, Long, Long>> counting;
 
         Stalling(StreamingKeyedSum.SumPerKey delegate, long stallAfter, boolean stallAtEnd, int stallSubtask,
-                String marker) {
+                String marker, InputEnded inputEnded) {
             this.delegate = delegate;
             this.stallAfter = stallAfter;
             this.stallAtEnd = stallAtEnd;
             this.stallSubtask = stallSubtask;
             this.marker = marker;
+            this.inputEnded = inputEnded;
         }
 
         @Override
         public void open(RuntimeContext context) throws Exception {
             delegate.open(context);
             mayStall = stallAfter > 0 && context.subtaskIndex() == stallSubtask && !Files.exists(Path.of(marker));
-            recordsSinceAsked = -1;
+            subtask = context.subtaskIndex();
+            attempt = context.attemptNumber();
             counting = result -> {
                 results++;
                 out.collect(result);
@@ -126,20 +176,15 @@ public final class StallingKeyedSum implements DuraflowJob {
         public void processElement(Tuple2<Long, Long> value, Context<Long> context,
                 Collector<Tuple3<Long, Long, Long>> out) throws Exception {
             this.out = out;
-            if (recordsSinceAsked >= 0) {
-                recordsSinceAsked++;
-            }
             delegate.processElement(value, context, counting);
         }
 
         @Override
         public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
-            long recordsBefore = recordsSinceAsked;
-            recordsSinceAsked = 0;
             if (!mayStall || results < stallAfter) {
                 return delegate.isSnapshotAvailable(checkpointId);
             }
-            if (stallAtEnd ? recordsBefore != 0 : !armed) {
+            if (stallAtEnd ? !inputEnded.ended(subtask, attempt) : !armed) {
                 armed = true;
                 return delegate.isSnapshotAvailable(checkpointId);
             }

@@ -100,6 +100,8 @@ public final class CheckpointCoordinator {
     private final PeriodicTriggerScheduler scheduler;
     private final CheckpointHistory history = new CheckpointHistory();
     private int triggersInFlight;
+    /** Checkpoints and savepoints started (given an id and a plan) so far; see {@link #startMark}. */
+    private long started;
     private long highestTriggeredId;
     private long latestCompletedId;
     /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
@@ -368,7 +370,7 @@ public final class CheckpointCoordinator {
             FsPath savepointTarget, CheckpointPlan plan) {
         FsPath directory = kind == CheckpointKind.SAVEPOINT
                 ? savepointTarget.resolve("savepoint-" + jobId + "-" + id) : directories.checkpoint(id);
-        PendingCheckpoint checkpoint = new PendingCheckpoint(jobId, id, timestampMs, kind, plan, directory);
+        PendingCheckpoint checkpoint = new PendingCheckpoint(jobId, id, ++started, timestampMs, kind, plan, directory);
         highestTriggeredId = Math.max(highestTriggeredId, id);
         pending.put(id, checkpoint);
         long expiresInMs = Math.max(0, timestampMs + config.timeoutMs() - clockMs.getAsLong());
@@ -636,6 +638,26 @@ public final class CheckpointCoordinator {
         mainThread.assertRunningInMainThread();
         return pending.values().stream().filter(p -> p.kind == CheckpointKind.SAVEPOINT)
                 .map(p -> p.checkpointId).findFirst();
+    }
+
+    /**
+     * A mark of the checkpoints started so far: every checkpoint started after it was taken has
+     * its plan made and its tasks triggered after that moment (see {@link #pendingCheckpointStartedAfter}).
+     */
+    public long startMark() {
+        mainThread.assertRunningInMainThread();
+        return started;
+    }
+
+    /**
+     * The result of the oldest pending checkpoint (not a savepoint) started after {@code mark}
+     * was taken ({@link #startMark}), if there is one.
+     */
+    public Optional<CompletableFuture<CompletedCheckpoint>> pendingCheckpointStartedAfter(long mark) {
+        mainThread.assertRunningInMainThread();
+        return pending.values().stream()
+                .filter(p -> p.kind == CheckpointKind.CHECKPOINT && p.startSequence > mark && !p.isEnded())
+                .map(p -> p.result).findFirst();
     }
 
     public int pendingCount() {

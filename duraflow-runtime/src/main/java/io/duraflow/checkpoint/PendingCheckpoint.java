@@ -51,6 +51,8 @@ final class PendingCheckpoint {
 
     private final String jobId;
     final long checkpointId;
+    /** The coordinator's count of started checkpoints when this one started ({@link CheckpointCoordinator#startMark}). */
+    final long startSequence;
     final long timestampMs;
     final CheckpointKind kind;
     final CheckpointPlan plan;
@@ -68,10 +70,11 @@ final class PendingCheckpoint {
     private State state = State.TRIGGERING;
     MainThreadExecutor.Cancellable timeout;
 
-    PendingCheckpoint(String jobId, long checkpointId, long timestampMs, CheckpointKind kind, CheckpointPlan plan,
-            FsPath directory) {
+    PendingCheckpoint(String jobId, long checkpointId, long startSequence, long timestampMs, CheckpointKind kind,
+            CheckpointPlan plan, FsPath directory) {
         this.jobId = jobId;
         this.checkpointId = checkpointId;
+        this.startSequence = startSequence;
         this.timestampMs = timestampMs;
         this.kind = kind;
         this.plan = plan;

@@ -108,6 +108,8 @@ public final class Dispatcher {
     private final StoredJobRecovery recovery;
     private final JobSubmissions submissions;
     private final JobQueries queries;
+    /** Stray tasks already logged by {@link #onTasksRunning} ({@code tmId/attempt}), so each is logged once. */
+    private final java.util.Set<String> strayTasksTold = new java.util.HashSet<>();
     private boolean closed;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
@@ -335,6 +337,35 @@ public final class Dispatcher {
                     resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
                             request.getHeldPartitionsList());
                 });
+    }
+
+    /**
+     * A TaskManager's heartbeat lists the attempts it runs (or builds the plan of). One that no job
+     * master here runs on that TaskManager ({@link JobMaster#runsOn}) is stopped: nobody would
+     * ever ask it to, and it holds its slot for good (this leader counts that slot free). It
+     * happens when a TaskManager's registration times out on its side while this leader registers
+     * it, and it registers again: this leader takes the second registration for a new TaskManager,
+     * fails what it had deployed there and counts the slots free, while the TaskManager, still in
+     * the same session, accepts and runs those deployments (HighAvailabilityIT saw a job fail after
+     * 10 restarts, each deployment refused as all slots were busy). A cancellation whose call was
+     * lost is sent again the same way.
+     */
+    public void onTasksRunning(String tmId, List<io.duraflow.rpc.proto.AttemptId> attempts) {
+        mainThread.assertRunningInMainThread();
+        for (io.duraflow.rpc.proto.AttemptId attempt : attempts) {
+            JobMaster job = registry.job(attempt.getJobId());
+            if (job != null && job.runsOn(attempt, tmId)) {
+                continue;
+            }
+            if (strayTasksTold.size() > 10_000) {
+                strayTasksTold.clear();
+            }
+            if (strayTasksTold.add(tmId + "/" + Rpc.describe(attempt))) {
+                LOG.info("TaskManager {} runs {}, which no job here runs there; cancelling it", tmId,
+                        Rpc.describe(attempt));
+            }
+            resourceManager.cancelStray(tmId, attempt);
+        }
     }
 
     public void onTaskStateUpdate(TaskStateUpdate update) {

@@ -99,7 +99,11 @@ final class JobManagerServices {
                 JobManagerHeartbeat.Builder answer = JobManagerHeartbeat.newBuilder().setRegistered(known);
                 // Final reports whose own call was lost take the normal path; the job master
                 // ignores one of an attempt it already has as ended, so a repeat does no harm.
+                java.util.List<io.duraflow.rpc.proto.AttemptId> running = new java.util.ArrayList<>();
                 for (var task : request.getTasksList()) {
+                    if (!task.hasFinalReport()) {
+                        running.add(task.getAttempt());
+                    }
                     if (known && task.hasMetrics()) {
                         runner.dispatcher().onTaskMetrics(task.getAttempt(), task.getMetrics());
                     }
@@ -108,6 +112,9 @@ final class JobManagerServices {
                         runner.dispatcher().onTaskStateUpdate(task.getFinalReport());
                         answer.addAcknowledgedReports(task.getAttempt());
                     }
+                }
+                if (known) {
+                    runner.dispatcher().onTasksRunning(request.getTmId(), running);
                 }
                 return answer.build();
             });

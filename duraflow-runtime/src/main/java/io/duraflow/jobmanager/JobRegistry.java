@@ -3,6 +3,7 @@ package io.duraflow.jobmanager;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobStatus;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,6 +30,8 @@ import java.util.Set;
 final class JobRegistry {
     /** Jobs without a durable result, in submission order. */
     private final Map<String, JobMaster> jobs = new LinkedHashMap<>();
+    /** What each job in {@link #jobs} was submitted as (by a client, or read from the job graph store). */
+    private final Map<String, SubmittedJob> submissions = new HashMap<>();
     /** Ids being submitted right now (between the check and the stored job graph). */
     private final Set<String> pendingSubmissions = new HashSet<>();
     /** The event log writers of jobs in {@link #jobs}. */
@@ -64,8 +67,18 @@ final class JobRegistry {
         return jobs.containsKey(jobId) || pendingSubmissions.contains(jobId);
     }
 
-    void add(JobMaster job, JobEventWriter writer) {
+    /** The submission of a job in {@link #jobs}, or null. */
+    SubmittedJob submission(String jobId) {
+        return submissions.get(jobId);
+    }
+
+    void add(JobMaster job, JobEventWriter writer, SubmittedJob submitted) {
+        if (!submitted.jobId().equals(job.jobId())) {
+            throw new IllegalArgumentException("job " + job.jobId() + " added with the submission of job "
+                    + submitted.jobId());
+        }
         jobs.put(job.jobId(), job);
+        submissions.put(job.jobId(), submitted);
         if (writer != null) {
             eventWriters.put(job.jobId(), writer);
         } else {
@@ -109,6 +122,7 @@ final class JobRegistry {
     /** The job's result is durable: the job master goes, the result stays (see the class comment). */
     void resultStored(JobResultEntry entry, JobStatus finalStatus) {
         jobs.remove(entry.jobId());
+        submissions.remove(entry.jobId());
         forget(entry.jobId());
         wholeResults.put(entry.jobId(), new Whole(entry, finalStatus));
         wholeResultBytes += collectedBytes(entry);

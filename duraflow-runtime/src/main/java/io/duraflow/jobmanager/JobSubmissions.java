@@ -14,6 +14,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * Accepts a job: its id must have no result, its plan must build (off the main thread, see
  * {@link JobFactory#build}) and its sources must start; then its job graph is stored, and only
  * then does it run. An id with a result is answered with that result's outcome, never run again.
+ *
+ * <p>A client that got no answer it could use (a failover: the old leader died or lost its
+ * leadership mid-submission, perhaps after it stored the job graph, which the next leader then
+ * runs) sends the same submission again, marked as a resubmission. If a job of that id runs, or
+ * is being submitted, with the same submission, it is the client's own: the answer is that job
+ * (or the answer to the submission in progress), not "already running". Any other submission of
+ * a known id is refused.
  */
 final class JobSubmissions {
     private static final Logger LOG = LoggerFactory.getLogger(JobSubmissions.class);
@@ -39,6 +48,10 @@ final class JobSubmissions {
     private final Runnable requireLeadership;
     /** True once the dispatcher's leadership ended. */
     private final BooleanSupplier closed;
+    /** Submissions in progress, by job id: what was submitted and the answer it gets. */
+    private final Map<String, InFlight> inFlight = new HashMap<>();
+
+    private record InFlight(SubmittedJob job, CompletableFuture<SubmitJobResponse> response) {}
 
     JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
             LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed) {
@@ -59,15 +72,53 @@ final class JobSubmissions {
             throw Status.INVALID_ARGUMENT.withDescription("invalid job id '" + jobId
                     + "': use 1-64 letters, digits, '.', '_' or '-'").asRuntimeException();
         }
+        if (request.getResubmission()) {
+            Optional<CompletableFuture<SubmitJobResponse>> own = ownEarlierSubmission(record(jobId, request));
+            if (own.isPresent()) {
+                return own.get();
+            }
+        }
         rejectKnown(jobId);
-        SubmittedJob record = new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(),
-                request.getConfigMap(), Math.max(0, request.getParallelism()), clock.getAsLong(), restore(request));
+        SubmittedJob record = record(jobId, request);
         registry.startSubmission(jobId);
         // An invalid configuration fails build() with INVALID_ARGUMENT like a plan that does not build.
-        return factory.buildForSubmission(record)
+        CompletableFuture<SubmitJobResponse> response = factory.buildForSubmission(record)
                 .thenComposeAsync(this::prepare, mainThread)
                 .thenComposeAsync(created -> storeAndStart(record, created), mainThread)
-                .whenCompleteAsync((response, error) -> registry.endSubmission(jobId), mainThread);
+                .whenCompleteAsync((ignored, error) -> {
+                    registry.endSubmission(jobId);
+                    inFlight.remove(jobId);
+                }, mainThread);
+        inFlight.put(jobId, new InFlight(record, response));
+        return response;
+    }
+
+    private SubmittedJob record(String jobId, SubmitJobRequest request) {
+        return new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(), request.getConfigMap(),
+                Math.max(0, request.getParallelism()), clock.getAsLong(), restore(request));
+    }
+
+    /**
+     * A resubmission's answer if the job it submits is known with the same submission: the answer
+     * to that submission if it is in progress, else the running job's id and plan fingerprint.
+     */
+    private Optional<CompletableFuture<SubmitJobResponse>> ownEarlierSubmission(SubmittedJob resent) {
+        String jobId = resent.jobId();
+        InFlight pending = inFlight.get(jobId);
+        if (pending != null && pending.job().sameSubmissionAs(resent)) {
+            LOG.info("Job {} submitted again by a client that got no answer: it gets the answer to the same"
+                    + " submission in progress", jobId);
+            return Optional.of(pending.response());
+        }
+        JobMaster running = registry.job(jobId);
+        SubmittedJob submitted = registry.submission(jobId);
+        if (running != null && !running.isTerminal() && submitted != null && submitted.sameSubmissionAs(resent)) {
+            LOG.info("Job {} submitted again by a client that got no answer: the job runs with the same submission,"
+                    + " so the answer is that job", jobId);
+            return Optional.of(CompletableFuture.completedFuture(SubmitJobResponse.newBuilder().setJobId(jobId)
+                    .setFingerprint(running.graph().fingerprint()).build()));
+        }
+        return Optional.empty();
     }
 
     /** What the job restores ({@code run --from-savepoint}), stored with it; null: empty state. */
@@ -138,7 +189,7 @@ final class JobSubmissions {
                     .asRuntimeException();
         }
         JobMaster job = created.job();
-        registry.add(job, created.writer());
+        registry.add(job, created.writer(), record);
         job.start();
         LOG.info("Job {} submitted: {} {}{}", jobId, record.jobClass(), record.params(),
                 record.restore() == null ? "" : ", restoring " + record.restore());

@@ -454,6 +454,16 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
      * which knows nothing to confirm: its deployment fails instead (after this call, on the main
      * thread), so the attempt ends and a restart or a cancellation waiting for it goes on.
      */
+    /**
+     * Cancels on the TaskManager an attempt that no job master runs there (see {@code
+     * Dispatcher#onTasksRunning}); its slot is free in this JobManager's count already.
+     */
+    void cancelStray(String tmId, AttemptId attempt) {
+        if (taskManagers.containsKey(tmId)) {
+            transport.cancel(tmId, attempt);
+        }
+    }
+
     @Override
     public void cancel(String tmId, AttemptId attempt) {
         DeployRetry retry = deployRetries.remove(attempt);

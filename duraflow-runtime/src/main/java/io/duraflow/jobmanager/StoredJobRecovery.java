@@ -226,7 +226,7 @@ final class StoredJobRecovery {
         }
         JobFactory.Created created = factory.create(built);
         JobMaster job = created.job();
-        registry.add(job, created.writer());
+        registry.add(job, created.writer(), submitted);
         return factory.prepare(job, built)
                 .handle((ignored, error) -> {
                     if (closed.getAsBoolean()) {
@@ -353,7 +353,7 @@ final class StoredJobRecovery {
             writer.abandon();
         }
         JobFactory.Created fresh = factory.create(recovery.built);
-        registry.add(fresh.job(), fresh.writer());
+        registry.add(fresh.job(), fresh.writer(), recovery.built.job());
         factory.prepare(fresh.job(), recovery.built)
                 .whenComplete((ignored, again) -> {
                     if (closed.getAsBoolean()) {

@@ -24,6 +24,16 @@ public record SubmittedJob(String jobId, String jobClass, Map<String, String> pa
         this(jobId, jobClass, params, config, parallelism, submittedAtMs, null);
     }
 
+    /**
+     * Whether {@code other} submits the same job as this: the same id, class, parameters,
+     * configuration, parallelism and restore settings (the submission time may differ).
+     */
+    public boolean sameSubmissionAs(SubmittedJob other) {
+        return jobId.equals(other.jobId) && jobClass.equals(other.jobClass) && params.equals(other.params)
+                && config.equals(other.config) && parallelism == other.parallelism
+                && Objects.equals(restore, other.restore);
+    }
+
     public SubmittedJob {
         JobIds.requireValid(jobId);
         Objects.requireNonNull(jobClass, "jobClass");

@@ -12,7 +12,7 @@ class CheckpointHistoryTest {
     private static final CheckpointTask TASK = new CheckpointTask(0, 0, 0);
 
     private static PendingCheckpoint pending(long checkpointId) {
-        return new PendingCheckpoint("job-1", checkpointId, 10 * checkpointId, CheckpointKind.CHECKPOINT,
+        return new PendingCheckpoint("job-1", checkpointId, checkpointId, 10 * checkpointId, CheckpointKind.CHECKPOINT,
                 new CheckpointPlan(List.of(TASK), Set.of(TASK), Map.of("source", 1)),
                 FsPath.parse("/tmp/chk-" + checkpointId));
     }

@@ -14,6 +14,7 @@ import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -76,7 +77,10 @@ class DispatcherTest {
     }
 
     private Dispatcher dispatcher(String session, CleanupRetryPolicy policy) {
-        ResourceManager resourceManager = new ResourceManager(session, main, main::now, 10_000, 10_000);
+        return dispatcher(session, policy, new ResourceManager(session, main, main::now, 10_000, 10_000));
+    }
+
+    private Dispatcher dispatcher(String session, CleanupRetryPolicy policy, ResourceManager resourceManager) {
         Dispatcher.Services services = new Dispatcher.Services(results, jobGraphs,
                 JobDirectories.local(tempDir.resolve("jobs")), policy, Runnable::run, Runnable::run, gaveUp::incrementAndGet,
                 s -> leads.get());
@@ -216,5 +220,88 @@ class DispatcherTest {
         main.runDue();
         assertThat(first).isCompleted();
         assertThat(dispatcher.runningJobs()).isEqualTo(1);
+    }
+
+    /**
+     * HighAvailabilityIT.clientsFollowTheJobThroughAFailover: the leader lost its ZooKeeper session
+     * while 'duraflow run' submitted; the client sent its submission again, the next leader had
+     * recovered the stored job graph and answered "already running" about the client's own job,
+     * and the command exited with 1. A resubmission of the same job is answered with that job;
+     * another submission of the id is still refused.
+     */
+    @Test
+    void aResubmissionOfAJobTheNextLeaderRecoveredIsAnsweredWithThatJob() throws Exception {
+        Dispatcher first = dispatcher("s1", CleanupRetryPolicy.none());
+        CompletableFuture<SubmitJobResponse> lost = first.submit(wordCount("job-8"));
+        main.runDue();
+        assertThat(lost).as("stored and running; the answer never reached the client").isCompleted();
+        first.close();
+        Dispatcher second = dispatcher("s2", CleanupRetryPolicy.none());
+        await(second.recover());
+
+        SubmitJobRequest again = wordCount("job-8").toBuilder().setResubmission(true).build();
+        assertThat(await(second.submit(again))).isEqualTo(lost.join());
+        assertThatThrownBy(() -> second.submit(wordCount("job-8"))).as("a first submission of a running id")
+                .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("already running");
+        assertThatThrownBy(() -> second.submit(again.toBuilder().putParams("words", "200").build()))
+                .as("a resubmission with other parameters").isInstanceOf(StatusRuntimeException.class)
+                .hasMessageContaining("already running");
+        assertThat(second.runningJobs()).isEqualTo(1);
+        assertThat(jobGraphs.jobIds()).containsExactly("job-8");
+    }
+
+    /** A resubmission that finds the same submission still in progress gets its answer; it runs once. */
+    @Test
+    void aResubmissionWhileTheSameSubmissionIsInProgressGetsItsAnswer() {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        CompletableFuture<SubmitJobResponse> first = dispatcher.submit(wordCount("job-9"));
+        CompletableFuture<SubmitJobResponse> again = dispatcher.submit(wordCount("job-9").toBuilder()
+                .setResubmission(true).build());
+        assertThatThrownBy(() -> dispatcher.submit(wordCount("job-9").toBuilder().setParallelism(2)
+                .setResubmission(true).build())).as("a resubmission with another parallelism")
+                .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("being submitted");
+        main.runDue();
+
+        assertThat(again.join()).isEqualTo(first.join());
+        assertThat(first.join().getFingerprint()).isNotEmpty();
+        assertThat(dispatcher.runningJobs()).isEqualTo(1);
+    }
+
+    /**
+     * HighAvailabilityIT.clientsFollowTheJobThroughAFailover failed after 10 restarts, each
+     * deployment refused with "all 2 slots of tm-... are busy": under load a TaskManager's
+     * registration timed out on its side while the new leader registered it, and it registered
+     * again. The leader took that for a new TaskManager, failed the tasks it had just deployed
+     * there and counted the slots free; the TaskManager, still in the same session, ran those
+     * tasks (sources waiting for splits that never came) and nobody asked it to stop them. A
+     * heartbeat that lists an attempt no job runs on that TaskManager now cancels it.
+     */
+    @Test
+    void aTaskNoJobRunsOnItsTaskManagerIsCancelledWhenAHeartbeatListsIt() {
+        RecordingGateways taskManagers = new RecordingGateways(main);
+        ResourceManager resourceManager = new ResourceManager(main, main::now, 10_000, taskManagers);
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none(), resourceManager);
+        await(dispatcher.submit(wordCount("job-1")));
+        resourceManager.register("tm-1", "tm-1.test:6122", 2);
+        main.runDue();
+        assertThat(taskManagers.deployments()).isNotEmpty();
+        io.duraflow.rpc.proto.AttemptId deployed = taskManagers.deployments().get(0).attempt();
+        dispatcher.onTasksRunning("tm-1", List.of(deployed));
+        assertThat(taskManagers.cancels()).as("cancelled while the job runs it there").isEmpty();
+        dispatcher.onTaskStateUpdate(io.duraflow.rpc.proto.TaskStateUpdate.newBuilder().setJmSessionId("s1")
+                .setTmId("tm-1").setAttempt(deployed).setState(io.duraflow.rpc.proto.TaskState.RUNNING).build());
+        main.runDue();
+        dispatcher.onTasksRunning("tm-1", List.of(deployed));
+        assertThat(taskManagers.cancels()).as("cancelled while it runs there").isEmpty();
+
+        resourceManager.register("tm-1", "tm-1.test:6122", 2);
+        main.runDue();
+        assertThat(taskManagers.cancels()).as("cancelled by the job master when the TaskManager registered again")
+                .isEmpty();
+        dispatcher.onTasksRunning("tm-1", List.of(deployed));
+        dispatcher.onTasksRunning("tm-1", List.of(deployed.toBuilder().setJobId("gone").build()));
+
+        assertThat(taskManagers.cancels()).containsExactly(new RecordingGateways.Cancel("tm-1", deployed),
+                new RecordingGateways.Cancel("tm-1", deployed.toBuilder().setJobId("gone").build()));
     }
 }

@@ -6,13 +6,16 @@ import io.duraflow.checkpoint.CheckpointFailureReason;
 import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTask;
+import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.MainThreadExecutor;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +36,11 @@ final class CheckpointTriggers {
     private boolean periodicStarted;
     /** Current attempts that reported the end of their input, since the last (re)start. */
     private final Set<CheckpointTask> inputEnded = new HashSet<>();
+    /**
+     * The coordinator's {@link CheckpointCoordinator#startMark} when the last of {@link #inputEnded}
+     * was reported: a checkpoint started after it reaches every task of that set after its end.
+     */
+    private long startMarkAtLastEnd = Long.MAX_VALUE;
     /** A final checkpoint was triggered and has not ended yet. */
     private boolean finalInFlight;
     /** A final checkpoint failed and is tried again after {@link #FINAL_RETRY_DELAY_MS}: nothing triggers before. */
@@ -103,6 +111,9 @@ final class CheckpointTriggers {
     /** The current attempt of {@code execution} processed all its input (see {@link JobMaster#onInputEnded}). */
     void inputEnded(Execution execution) {
         inputEnded.add(StreamingCheckpoints.task(execution));
+        if (checkpoints != null) {
+            startMarkAtLastEnd = checkpoints.startMark();
+        }
         maybeTriggerFinal();
     }
 
@@ -122,7 +133,11 @@ final class CheckpointTriggers {
      * source ended its input (a checkpoint lets them finish, which ends the input downstream), or
      * every running task did (a checkpoint lets the sinks commit and the job finish). Once per
      * such set of tasks; a final checkpoint that fails (say, a task finished while it was planned)
-     * is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not only at the next interval.
+     * is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not only at the next interval. A
+     * checkpoint in progress that started after the last of these tasks reported its end (a
+     * periodic one) reaches each of them after its end, so it is the final checkpoint: its outcome
+     * is awaited instead of triggering another beside it (which the concurrency limit would not
+     * hold back).
      */
     private void maybeTriggerFinal() {
         boolean anyRunning = false;
@@ -156,11 +171,17 @@ final class CheckpointTriggers {
             finalTriggeredFor = ended;
             return;
         }
-        LOG.info("Job {}: {}: triggering a final checkpoint", jobId, why);
+        Optional<CompletableFuture<CompletedCheckpoint>> started =
+                checkpoints.pendingCheckpointStartedAfter(startMarkAtLastEnd);
+        if (started.isPresent()) {
+            LOG.info("Job {}: {}: the checkpoint in progress, started after that, is the final one", jobId, why);
+        } else {
+            LOG.info("Job {}: {}: triggering a final checkpoint", jobId, why);
+        }
         finalInFlight = true;
         finalTriggeredFor = ended;
         long restarts = this.restarts;
-        checkpoints.triggerCheckpoint().whenComplete((completed, error) -> {
+        started.orElseGet(checkpoints::triggerCheckpoint).whenComplete((completed, error) -> {
             if (restarts != this.restarts || shutDown) {
                 return; // the job restarted meanwhile (its input starts over), or it ended
             }
@@ -190,6 +211,7 @@ final class CheckpointTriggers {
             checkpoints.abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restarts: " + cause);
         }
         inputEnded.clear();
+        startMarkAtLastEnd = Long.MAX_VALUE;
         finalInFlight = false;
         retryScheduled = false;
         finalTriggeredFor = null;

@@ -375,6 +375,25 @@ public final class JobMaster {
         return taskRates;
     }
 
+    /**
+     * Whether {@code attempt} is its subtask's current attempt on {@code tmId}, deployed and not
+     * asked to stop (DEPLOYING or RUNNING there), or FINISHED there: the TaskManager frees the
+     * slot before it reports the finish, yet a heartbeat it built before may arrive after the
+     * report. Any other attempt of this job that a TaskManager runs, it runs unknown to this job
+     * master (see {@code Dispatcher#onTasksRunning}).
+     */
+    public boolean runsOn(AttemptId attempt, String tmId) {
+        mainThread.assertRunningInMainThread();
+        Execution[] subtasks = executions.executions(attempt.getVertex());
+        if (subtasks == null || attempt.getSubtask() < 0 || attempt.getSubtask() >= subtasks.length) {
+            return false;
+        }
+        Execution execution = subtasks[attempt.getSubtask()];
+        return execution.attempt() == attempt.getAttempt() && tmId.equals(execution.tmId())
+                && (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING
+                        || execution.state() == ExecutionState.FINISHED);
+    }
+
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
     public void onTaskManagerLost(String tmId) {
         mainThread.assertRunningInMainThread();

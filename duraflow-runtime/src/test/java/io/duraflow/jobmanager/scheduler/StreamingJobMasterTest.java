@@ -587,6 +587,50 @@ class StreamingJobMasterTest {
     }
 
     /**
+     * StreamingCheckpointsIT.taskManagerKilledDuringTheFinalCheckpoint found two final checkpoints
+     * in progress at once: the retry of a final checkpoint that failed (a source finished before it
+     * took its part) came 2 ms after a periodic checkpoint that started after every task had ended
+     * its input, and triggered another one beside it (a trigger by hand ignores the concurrency
+     * limit). The periodic one reaches every task after its end: it is the final checkpoint.
+     */
+    @Test
+    void aCheckpointStartedAfterEveryTaskEndedItsInputIsTheFinalOneAndNoOtherIsTriggeredBesideIt() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        cluster.live(SOURCE).forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        ackAll(cluster, 1);
+        List<Deployment> sources = cluster.live(SOURCE);
+        List<Deployment> sums = cluster.live(1);
+        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        assertThat(triggered(cluster, 2)).as("the final checkpoint, still naming the sources")
+                .containsExactlyInAnyOrderElementsOf(sources);
+
+        // The sources finish late: checkpoint 2 fails and its retry is due 50 ms after the next
+        // periodic trigger (one interval after checkpoint 2's trigger).
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS - CheckpointTriggers.FINAL_RETRY_DELAY_MS + 50);
+        sources.forEach(cluster::finish);
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS - 50);
+        assertThat(triggered(cluster, 3)).as("the periodic checkpoint").containsExactlyInAnyOrderElementsOf(sums);
+        cluster.scheduler.advance(50);
+        assertThat(cluster.gateways.triggers()).as("triggers after the periodic checkpoint's")
+                .allMatch(t -> t.request().getCheckpointId() <= 3);
+        assertThat(cluster.job.checkpointHistory()).as("checkpoints in progress")
+                .filteredOn(stats -> stats.status() == CheckpointStats.Status.IN_PROGRESS)
+                .extracting(CheckpointStats::checkpointId).containsExactly(3L);
+
+        for (Deployment d : sums) {
+            cluster.job.acknowledgeCheckpoint(task(d), 3, stateOf(cluster.graph, d, 3), CheckpointMetrics.NONE);
+        }
+        cluster.scheduler.runDue();
+        sums.forEach(cluster::finish);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId).containsExactly(1L, 2L,
+                3L);
+    }
+
+    /**
      * Found while reading CheckpointTriggers after StreamingCheckpointsIT logged "the final
      * checkpoint did not complete (COORDINATOR_SHUTDOWN); trying again in 200 ms" for a job that
      * had ended: a job cancelled (or suspended) during its final checkpoint kept trying it again
