@@ -335,7 +335,7 @@ public final class Dispatcher {
                                 .asRuntimeException();
                     }
                     resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
-                            request.getHeldPartitionsList());
+                            request.getHeldPartitionsList(), request.getRegistrationId());
                 });
     }
 

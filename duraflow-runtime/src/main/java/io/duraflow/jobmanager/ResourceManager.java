@@ -49,6 +49,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         final String tmId;
         final String address;
         final int slots;
+        /** The TaskManager's id of this registration; empty: unknown (every registration is new). */
+        final String registrationId;
         int usedSlots;
         long lastHeartbeatMs;
         long heapUsed;
@@ -56,8 +58,9 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         long networkBytesInUse;
         long networkBytesTotal;
 
-        Registered(String tmId, String address, int slots, long now) {
+        Registered(String tmId, String address, int slots, String registrationId, long now) {
             this.tmId = tmId;
+            this.registrationId = registrationId;
             this.address = address;
             this.slots = slots;
             this.lastHeartbeatMs = now;
@@ -171,7 +174,27 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
      * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for an address that is not host:port
      */
     public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held) {
+        register(tmId, address, slots, held, "");
+    }
+
+    /**
+     * Registers a TaskManager like {@link #register(String, String, int, List)}. A registration
+     * that repeats the one in place (same non-empty {@code registrationId}, address and slots)
+     * changes nothing: the TaskManager's call timed out before the answer came, and it is still
+     * the TaskManager registered, running what was deployed to it since. Anything else replaces
+     * the registration in place as a lost TaskManager.
+     */
+    public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held,
+            String registrationId) {
         parseAddress(tmId, address);
+        Registered current = taskManagers.get(tmId);
+        if (current != null && !registrationId.isEmpty() && registrationId.equals(current.registrationId)
+                && address.equals(current.address) && slots == current.slots) {
+            LOG.info("TaskManager {} at {} registered again in the same registration {} (its first answer came"
+                    + " too late for it): already registered, nothing changes", tmId, address, registrationId);
+            current.lastHeartbeatMs = clock.getAsLong();
+            return;
+        }
         Registered previous = taskManagers.remove(tmId);
         if (previous != null) {
             probes.forget(tmId);
@@ -180,7 +203,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
             notifyLost(tmId);
         }
-        taskManagers.put(tmId, new Registered(tmId, address, slots, clock.getAsLong()));
+        taskManagers.put(tmId, new Registered(tmId, address, slots, registrationId, clock.getAsLong()));
         transport.connect(tmId, address);
         for (io.duraflow.rpc.proto.HeldPartition partition : held) {
             heldPartitions.put(partition.getPartitionId(), new Held(tmId, partition.getJobId()));

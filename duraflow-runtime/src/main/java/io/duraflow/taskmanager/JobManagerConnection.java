@@ -14,6 +14,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,8 @@ final class JobManagerConnection {
     private long lostJobManagerAtMs = Long.MIN_VALUE / 2;
     /** A registration waits for the slots of cancelled tasks to be freed. */
     private boolean registerWhenSlotsFree;
+    /** Sent with every attempt of one registration (see RegisterTaskManagerRequest.registration_id). */
+    private String registrationId = UUID.randomUUID().toString();
     /** The last refusal logged, so that a refused TaskManager logs it once, not every heartbeat. */
     private String lastRefusal = "";
     private boolean closed;
@@ -204,20 +207,33 @@ final class JobManagerConnection {
         registerWhenSlotsFree = false;
         registration = Registration.REGISTERING;
         RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
-                .setAddress(address).setSlots(slots);
+                .setAddress(address).setSlots(slots).setRegistrationId(registrationId);
         owner.describeHeld(request);
-        JobManagerClient target = client;
-        LeaderInfo expected = leader;
-        int kept = request.getHeldPartitionsCount();
-        target.register(request.build()).whenComplete((response, error) -> mailbox.execute(
-                () -> registrationAnswered(target, expected, kept, response, error)));
+        sendRegistration(client, leader, request.build());
     }
 
-    private void registrationAnswered(JobManagerClient target, LeaderInfo expected, int kept,
+    private void sendRegistration(JobManagerClient target, LeaderInfo expected, RegisterTaskManagerRequest request) {
+        target.register(request).whenComplete((response, error) -> mailbox.execute(
+                () -> registrationAnswered(target, expected, request, response, error)));
+    }
+
+    private void registrationAnswered(JobManagerClient target, LeaderInfo expected, RegisterTaskManagerRequest request,
             RegisterTaskManagerResponse response, Throwable error) {
         mailbox.assertRunningInMailbox();
         if (target != client || registration != Registration.REGISTERING) {
             return;  // an answer from a leader this TaskManager no longer follows
+        }
+        int kept = request.getHeldPartitionsCount();
+        if (error instanceof StatusRuntimeException status
+                && status.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
+            // The JobManager may have registered us and be deploying here already (requests of its
+            // session wait for this answer): ask again in the same registration, which it answers
+            // without taking us for a new TaskManager. A new registration would make it drop this
+            // one as lost, with what it deployed here, while the deployments run here regardless.
+            LOG.info("Registration at JobManager {} timed out; asking again in the same registration {}",
+                    expected.address(), registrationId);
+            sendRegistration(target, expected, request);
+            return;
         }
         if (error != null) {
             unregistered();
@@ -271,6 +287,7 @@ final class JobManagerConnection {
 
     private void unregistered() {
         registration = Registration.UNREGISTERED;
+        registrationId = UUID.randomUUID().toString();
         sessionId = "";
         runWaitingRequests();
     }

@@ -39,6 +39,28 @@ class ResourceManagerTest {
     }
 
     @Test
+    void aRegistrationRepeatedInTheSameRegistrationChangesNothingWhileANewOneReplacesIt() {
+        List<String> lost = new ArrayList<>();
+        resourceManager.addLossListener(lost::add);
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(held("a", "a-v0-s0-a0-e0")), "r1");
+
+        // The TaskManager's call timed out before the answer: it asks again in the same registration.
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(held("a", "a-v0-s0-a0-e0")), "r1");
+        assertThat(lost).isEmpty();
+        assertThat(resourceManager.heldPartitions("a")).isEqualTo(Map.of("a-v0-s0-a0-e0", "tm-1"));
+
+        // It gave the JobManager up (its tasks cancelled) and registers anew.
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(), "r2");
+        assertThat(lost).containsExactly("tm-1");
+        assertThat(resourceManager.heldPartitions("a")).isEmpty();
+
+        // Without an id (an older TaskManager) every registration is a new one.
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(), "");
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(), "");
+        assertThat(lost).containsExactly("tm-1", "tm-1", "tm-1");
+    }
+
+    @Test
     void aTaskManagerThatIsLostOrRegistersAgainTakesItsPartitionsAlong() {
         List<String> lost = new ArrayList<>();
         resourceManager.addLossListener(lost::add);

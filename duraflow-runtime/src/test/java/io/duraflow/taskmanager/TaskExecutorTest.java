@@ -189,6 +189,50 @@ class TaskExecutorTest {
     }
 
     @Test
+    void aRegistrationThatTimesOutIsAskedAgainInTheSameRegistrationWhileDeploymentsOfItsSessionWait() {
+        // Seen in HighAvailabilityIT and BatchRecoveryIT under load: the call timed out after the
+        // JobManager had registered this TaskManager and deployed here; registering anew made it
+        // drop the first registration as a lost TaskManager (failing those tasks, forgetting
+        // finished output) while the deployments ran here regardless.
+        leaders.listener.accept(FIRST);
+        mailbox.runDue();
+        String registrationId = FakeJobManager.last(jobManagers.registrations).request().getRegistrationId();
+        Answer early = deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        FakeJobManager.last(jobManagers.registrations).answer()
+                .completeExceptionally(Status.DEADLINE_EXCEEDED.asRuntimeException());
+        mailbox.runDue();
+
+        assertThat(jobManagers.registrations).hasSize(2);
+        assertThat(FakeJobManager.last(jobManagers.registrations).request().getRegistrationId())
+                .isNotEmpty().isEqualTo(registrationId);
+        assertThat(early.answered()).as("the deployment still waits for the answer").isFalse();
+
+        answerRegistration(FIRST);
+
+        assertThat(early.ok).isTrue();
+        assertThat(startedTaskThreads).hasSize(1);
+    }
+
+    @Test
+    void aTaskManagerThatGaveItsJobManagerUpRegistersInANewRegistration() {
+        register(FIRST);
+        String first = FakeJobManager.last(jobManagers.registrations).request().getRegistrationId();
+
+        for (long waited = 0; waited <= HEARTBEAT_TIMEOUT_MS; waited += HEARTBEAT_MS) {
+            mailbox.advance(HEARTBEAT_MS);
+            FakeJobManager.last(jobManagers.heartbeats).answer()
+                    .completeExceptionally(Status.UNAVAILABLE.asRuntimeException());
+            mailbox.runDue();
+        }
+
+        assertThat(jobManagers.registrations).hasSize(2);
+        assertThat(FakeJobManager.last(jobManagers.registrations).request().getRegistrationId())
+                .isNotEmpty().isNotEqualTo(first);
+    }
+
+    @Test
     void refusesRequestsOfAnotherSession() {
         register(FIRST);
 
