@@ -341,10 +341,12 @@ public final class CheckpointFileCensus implements AutoCloseable {
                             : String.format(java.util.Locale.ROOT, "| on disk %,d B (with the next checkpoint's"
                                     + " files %,d B), live %,d B (retained %s): %.2f; highest until the next completion"
                                     + " %.2f (%.2f with the next checkpoint's files) over %d scans; files on disk %d,"
-                                    + " referenced %d", s.diskBytesAtCompletion(), s.diskBytesAllAtCompletion(),
+                                    + " referenced %d%s", s.diskBytesAtCompletion(), s.diskBytesAllAtCompletion(),
                                     s.liveBytesAtCompletion(), s.retainedAtCompletion(), s.amplificationAtCompletion(),
                                     s.highestAmplification(), s.highestAmplificationAll(), s.samples(),
-                                    s.diskFilesAtCompletion(), s.liveFilesAtCompletion())));
+                                    s.diskFilesAtCompletion(), s.liveFilesAtCompletion(), s.missingFiles() == 0 ? ""
+                                            : "; MISSING " + s.missingFiles() + " referenced file(s), e.g. "
+                                            + space.missingExamples().get(c.checkpointId()))));
         }
         return lines;
     }

@@ -27,6 +27,12 @@ import java.util.TreeMap;
  * one; {@link SpaceAtCheckpoint} gives, per checkpoint, the sample at its completion (the first scan
  * that saw its {@code _metadata}; the previous checkpoint is usually still on disk then and counts
  * as retained) and the highest ratio of its samples, without and with the next checkpoint's files.
+ *
+ * <p>Also a check: a file a checkpoint refers to that is not on disk in the scan that first saw its
+ * {@code _metadata} (the newest checkpoint then: nothing may have deleted it) counts as missing.
+ * Later scans are not checked: a checkpoint that completed and was subsumed between two scans (a
+ * bounded job's last ones, less than 50 ms apart) leaves the census believing an older one is the
+ * latest while it is being deleted.
  */
 public final class CheckpointSpace {
     /** Reads of one {@code _metadata} that may fail (it is being written) before it counts as unreadable. */
@@ -59,30 +65,36 @@ public final class CheckpointSpace {
     public record SpaceAtCheckpoint(long checkpointId, long diskBytesAtCompletion, long diskBytesAllAtCompletion,
             long liveBytesAtCompletion, int diskFilesAtCompletion, int liveFilesAtCompletion,
             List<Long> retainedAtCompletion, double highestAmplification, double highestAmplificationAll,
-            int samples) {
+            int samples, int missingFiles) {
         public double amplificationAtCompletion() {
             return liveBytesAtCompletion == 0 ? Double.NaN : (double) diskBytesAtCompletion / liveBytesAtCompletion;
         }
     }
 
-    /** Medians and maxima of {@link SpaceAtCheckpoint}; NaN without samples. */
+    /**
+     * Medians and maxima of {@link SpaceAtCheckpoint}; NaN without samples. {@code
+     * checkpointsMissingFiles}: checkpoints a file of which was missing while they were the latest.
+     */
     public record SpaceSummary(int checkpoints, double medianAmplification, double maxAmplification,
             double maxHighestAmplification, double maxHighestAmplificationAll, long medianDiskBytes,
-            long maxDiskBytes, long medianLiveBytes, int unreadableMetadata) {
-        static final SpaceSummary NONE = new SpaceSummary(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0);
+            long maxDiskBytes, long medianLiveBytes, int unreadableMetadata, int checkpointsMissingFiles) {
+        static final SpaceSummary NONE = new SpaceSummary(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0,
+                0);
     }
 
     /** A file in one scan: its size now and its modification time when first seen. */
     record Present(long sizeBytes, long firstModifiedMillis) {}
 
     private record Sample(long latestId, List<Long> retained, long diskBytes, long diskBytesAll, int diskFiles,
-            long liveBytes, int liveFiles) {}
+            long liveBytes, int liveFiles, int missingFiles) {}
 
     private final MetadataReader reader;
     private final Map<Long, References> referencesById = new HashMap<>();
     private final Map<String, Integer> failedReads = new HashMap<>();
     private final Map<String, String> unreadable = new LinkedHashMap<>();
     private final List<Sample> samples = new ArrayList<>();
+    /** A missing file per checkpoint, for the report. */
+    private final Map<Long, String> missingExample = new TreeMap<>();
 
     CheckpointSpace(MetadataReader reader) {
         this.reader = reader;
@@ -139,8 +151,16 @@ public final class CheckpointSpace {
                 }
             }
         }
+        Set<String> missing = new HashSet<>();
+        boolean firstOfLatest = samples.isEmpty() || samples.get(samples.size() - 1).latestId() != latest;
+        for (Segment segment : firstOfLatest ? referencesById.get(latest).segments() : Set.<Segment>of()) {
+            if (!present.containsKey(segment.file())) {
+                missing.add(segment.file());
+                missingExample.putIfAbsent(latest, segment.file());
+            }
+        }
         samples.add(new Sample(latest, List.copyOf(metadataPresent.keySet()), disk, diskAll, diskFiles, liveBytes,
-                liveFiles.size()));
+                liveFiles.size(), missing.size()));
     }
 
     /**
@@ -179,7 +199,8 @@ public final class CheckpointSpace {
                 }
             }
             space.add(new SpaceAtCheckpoint(id, first.diskBytes(), first.diskBytesAll(), first.liveBytes(),
-                    first.diskFiles(), first.liveFiles(), first.retained(), highest, highestAll, list.size()));
+                    first.diskFiles(), first.liveFiles(), first.retained(), highest, highestAll, list.size(),
+                    first.missingFiles()));
         });
         return space;
     }
@@ -192,7 +213,9 @@ public final class CheckpointSpace {
         List<Long> live = new ArrayList<>();
         double maxHighest = 0;
         double maxHighestAll = 0;
+        int missing = 0;
         for (SpaceAtCheckpoint s : space) {
+            missing += s.missingFiles() > 0 ? 1 : 0;
             ratios.add(s.amplificationAtCompletion());
             disk.add(s.diskBytesAtCompletion());
             live.add(s.liveBytesAtCompletion());
@@ -200,12 +223,17 @@ public final class CheckpointSpace {
             maxHighestAll = Math.max(maxHighestAll, s.highestAmplificationAll());
         }
         if (ratios.isEmpty()) {
-            return new SpaceSummary(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, unreadable.size());
+            return new SpaceSummary(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, unreadable.size(), 0);
         }
         Collections.sort(ratios);
         return new SpaceSummary(space.size(), ratios.get(ratios.size() / 2), ratios.get(ratios.size() - 1), maxHighest,
                 maxHighestAll, CheckpointFileCensus.median(disk), Collections.max(disk),
-                CheckpointFileCensus.median(live), unreadable.size());
+                CheckpointFileCensus.median(live), unreadable.size(), missing);
+    }
+
+    /** By checkpoint, one file it refers to that was missing while it was the latest. */
+    Map<Long, String> missingExamples() {
+        return Map.copyOf(missingExample);
     }
 
     /** The {@code _metadata} files the reader could not read, with the last error. */

@@ -35,8 +35,8 @@ import org.apache.hadoop.metrics2.lib.MutableCounterLong;
  * state.backend.type: rocksdb}, {@code state.backend.incremental: true}, {@code
  * state.storage.inline-threshold: 0}; Flink: {@code state.backend.type: rocksdb}, {@code
  * execution.checkpointing.incremental: true}, {@code execution.checkpointing.data-inline-threshold:
- * 0}), {@code bench.fm-records} records (3 M: about 20 s of Duraflow's job on this 2-core machine
- * under other load),
+ * 0}), each run about {@code bench.fm-seconds} (20) long: its record count comes from the records/s
+ * of the engine's run before ({@link RunLength}; {@code bench.fm-records} > 0 fixes it instead),
  * once per file-merging mode and round ({@link FileMergingRun#mergingConfig}): <b>off</b>,
  * <b>within</b> checkpoints, <b>across</b> checkpoints. Each run writes to a checkpoint directory
  * of its own, scanned every 50 ms by a {@link CheckpointFileCensus}, the same way for both
@@ -66,15 +66,16 @@ import org.apache.hadoop.metrics2.lib.MutableCounterLong;
  *
  * <p>Flink runs first in a JVM of its own ({@code FlinkFileMergingRuns}; class path without
  * rocksdbjni and the HDFS server jar), then Duraflow on a local cluster of 1 JobManager and 1
- * TaskManager (class path without Flink). Each engine first runs half the records with merging
- * off ({@code bench.fm-warmup-records}), not reported, to warm up. Targets (issue 12): within checkpoints at most 5 files per
+ * TaskManager (class path without Flink). Each engine first runs a warm-up with merging off, not
+ * reported ({@code bench.fm-warmup-records}, 4 M, Flink {@code bench.fm-flink-warmup-records}, 1 M),
+ * which also sizes the first measured run. Targets (issue 12): within checkpoints at most 5 files per
  * checkpoint; across at most 2, with bytes on disk at most 2.0x the live bytes at every completed
  * checkpoint; checkpoint duration (median) no worse than without merging; throughput cost under 3 %.
  * A result that is not exact fails the command.
  *
  * <pre>
  *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package \
- *       -Dbench.main=io.duraflow.bench.FileMergingBenchmark [-Dbench.fm-records=3000000] \
+ *       -Dbench.main=io.duraflow.bench.FileMergingBenchmark [-Dbench.fm-seconds=20] [-Dbench.fm-records=0] \
  *       [-Dbench.fm-rounds=3] [-Dbench.fm-hdfs-rounds=1] [-Dbench.fm-modes=off,within,across] \
  *       [-Dbench.fm-parts=local,hdfs] [-Dbench.fm-engines=flink,duraflow] [-Dbench.verbose=true]
  * </pre>
@@ -88,20 +89,22 @@ public final class FileMergingBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        long records = Long.getLong("bench.fm-records", 3_000_000L);
+        double seconds = Double.parseDouble(System.getProperty("bench.fm-seconds", "20"));
+        long fixedRecords = Long.getLong("bench.fm-records", 0);
         long keys = Long.getLong("bench.fm-keys", 100_000L);
         int rounds = Integer.getInteger("bench.fm-rounds", 3);
         int hdfsRounds = Integer.getInteger("bench.fm-hdfs-rounds", 1);
         List<String> modes = List.of(System.getProperty("bench.fm-modes", "off,within,across").split(","));
         Set<String> parts = Set.of(System.getProperty("bench.fm-parts", "local,hdfs").split(","));
         Set<String> engines = Set.of(System.getProperty("bench.fm-engines", "flink,duraflow").split(","));
-        long warmupSetting = Long.getLong("bench.fm-warmup-records", -1);
-        long warmup = warmupSetting < 0 ? records / 2 : warmupSetting;
-        System.out.printf(Locale.ROOT, "File merging benchmark (issue 12): keyed sum, %,d records, %,d keys, parallelism"
-                        + " %d on one TaskManager, RocksDB incremental, checkpoints every 1 s, nothing inlined; modes %s,"
-                        + " %d round(s) (HDFS: %d), warm-up %,d records; parts %s; %d cores; uptime: %s%n", records, keys,
-                PARALLELISM, modes, rounds, hdfsRounds, warmup, parts, Runtime.getRuntime().availableProcessors(),
-                uptime());
+        long warmup = Long.getLong("bench.fm-warmup-records", 4_000_000L);
+        long flinkWarmup = Long.getLong("bench.fm-flink-warmup-records", 1_000_000L);
+        System.out.printf(Locale.ROOT, "File merging benchmark (issue 12): keyed sum, %s, %,d keys, parallelism %d on"
+                        + " one TaskManager, RocksDB incremental, checkpoints every 1 s, nothing inlined; modes %s, %d"
+                        + " round(s) (HDFS: %d), warm-up %,d records (Flink %,d); parts %s; %d cores; uptime: %s%n",
+                fixedRecords > 0 ? String.format(Locale.ROOT, "%,d records per run", fixedRecords)
+                        : String.format(Locale.ROOT, "runs of about %.0f s", seconds), keys, PARALLELISM, modes, rounds,
+                hdfsRounds, warmup, flinkWarmup, parts, Runtime.getRuntime().availableProcessors(), uptime());
         Path workDir = Files.createTempDirectory("file-merging-bench-");
         List<FileMergingRun> runs = new ArrayList<>();
         List<String> wrong = new ArrayList<>();
@@ -110,12 +113,13 @@ public final class FileMergingBenchmark {
                 if (ClassLoader.getSystemResource(FLINK_MAIN.replace('.', '/') + ".class") == null) {
                     System.out.println("flink: not measured (build with -Pflink to compare with Apache Flink 2.3.0)");
                 } else {
-                    runs.addAll(runFlink(records, keys, modes, rounds, warmup, workDir.resolve("flink")));
+                    runs.addAll(runFlink(seconds, fixedRecords, keys, modes, rounds, flinkWarmup,
+                            workDir.resolve("flink")));
                     System.out.printf("uptime after Flink's runs: %s%n", uptime());
                 }
             }
             if (engines.contains(DURAFLOW)) {
-                runs.addAll(runDuraflow(records, keys, modes, rounds, hdfsRounds, warmup, parts,
+                runs.addAll(runDuraflow(seconds, fixedRecords, keys, modes, rounds, hdfsRounds, warmup, parts,
                         workDir.resolve(DURAFLOW)));
                 System.out.printf("uptime after Duraflow's runs: %s%n", uptime());
             }
@@ -136,8 +140,8 @@ public final class FileMergingBenchmark {
 
     // ------------------------------------------------------------------ Duraflow
 
-    private static List<FileMergingRun> runDuraflow(long records, long keys, List<String> modes, int rounds,
-            int hdfsRounds, long warmup, Set<String> parts, Path workDir) throws Exception {
+    private static List<FileMergingRun> runDuraflow(double seconds, long fixedRecords, long keys, List<String> modes,
+            int rounds, int hdfsRounds, long warmup, Set<String> parts, Path workDir) throws Exception {
         Files.createDirectories(workDir);
         List<FileMergingRun> runs = new ArrayList<>();
         MiniDFSCluster hdfs = null;
@@ -158,18 +162,22 @@ public final class FileMergingBenchmark {
                     new java.util.TreeMap<>(StateBackendBenchmark.DURAFLOW_ROCKSDB));
             try (DuraflowStreamingRuns cluster = DuraflowStreamingRuns.start(PARALLELISM,
                     StateBackendBenchmark.DURAFLOW_ROCKSDB, 1, Map.of("taskmanager.slots", Integer.toString(2 * PARALLELISM)))) {
+                double warmupRate = 100_000;
                 if (warmup > 0) {
                     Map<String, String> config = new LinkedHashMap<>(FileMergingRun.mergingConfig("off"));
                     config.put("execution.checkpointing.dir", workDir.resolve("warmup").toString());
                     DuraflowStreamingRuns.Run run = cluster.run(warmup, keys, false, config);
+                    warmupRate = run.recordsPerSecond();
                     System.out.printf(Locale.ROOT, "duraflow warm-up: %,d records, %,.0f records/s, %s (not reported)%n",
                             warmup, run.recordsPerSecond(), run.exact() ? "exact" : "NOT EXACT");
                 }
+                RunLength local = new RunLength(seconds, fixedRecords, warmupRate);
                 if (parts.contains("local")) {
                     for (int round = 1; round <= rounds; round++) {
                         for (String mode : modesOfRound(modes, round)) {
-                            FileMergingRun run = localRun(cluster, records, keys, mode, round,
+                            FileMergingRun run = localRun(cluster, local.next(), keys, mode, round,
                                     workDir.resolve(mode + "-" + round));
+                            local.observed(run.recordsPerSecond());
                             run.lines().forEach(System.out::println);
                             runs.add(run);
                         }
@@ -179,9 +187,12 @@ public final class FileMergingBenchmark {
                     spaceControlLines(cluster.workDir()).forEach(System.out::println);
                 }
                 if (hdfs != null) {
+                    // Sized from the local runs (or the warm-up); HDFS runs are slower, so longer.
+                    RunLength onHdfs = new RunLength(seconds, fixedRecords, local.next() / seconds);
                     for (int round = 1; round <= hdfsRounds; round++) {
                         for (String mode : modesOfRound(modes, round)) {
-                            FileMergingRun run = hdfsRun(cluster, hdfs, records, keys, mode, round);
+                            FileMergingRun run = hdfsRun(cluster, hdfs, onHdfs.next(), keys, mode, round);
+                            onHdfs.observed(run.recordsPerSecond());
                             run.lines().forEach(System.out::println);
                             runs.add(run);
                         }
@@ -319,8 +330,8 @@ public final class FileMergingBenchmark {
 
     // ------------------------------------------------------------------ Flink
 
-    private static List<FileMergingRun> runFlink(long records, long keys, List<String> modes, int rounds, long warmup,
-            Path dir) throws Exception {
+    private static List<FileMergingRun> runFlink(double seconds, long fixedRecords, long keys, List<String> modes,
+            int rounds, long warmup, Path dir) throws Exception {
         Files.createDirectories(dir);
         Path out = dir.resolve("figures.properties");
         List<String> classPath = new ArrayList<>();
@@ -332,7 +343,7 @@ public final class FileMergingBenchmark {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx2g", "-Dlogback.configurationFile=bench-logback.xml",
                 "-Dbench.verbose=" + Boolean.getBoolean("bench.verbose"), "-cp", String.join(File.pathSeparator,
-                        classPath), FLINK_MAIN, Long.toString(records), Long.toString(keys), Integer.toString(PARALLELISM),
+                        classPath), FLINK_MAIN, seconds + "s/" + fixedRecords, Long.toString(keys), Integer.toString(PARALLELISM),
                 dir.toString(), out.toString(), String.join(",", modes), Integer.toString(rounds), Long.toString(warmup)));
         System.out.printf("flink 2.3.0: MiniCluster with 1 TaskManager, %d slots, in a JVM of its own (class path"
                 + " without rocksdbjni)%n", PARALLELISM);

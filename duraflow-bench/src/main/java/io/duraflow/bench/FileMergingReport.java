@@ -27,7 +27,7 @@ final class FileMergingReport {
             int medianFiles, int maxFiles, int medianChk, int medianShared, int medianTaskOwned, double medianSpace,
             double maxSpace, double maxHighestSpace, double maxHighestSpaceAll, long durationMedian, long durationMax, double recordsPerSecond,
             double cpuNanosPerRecord, double createFileOpsMean, double createFileOpsMax, double filesCreatedMean,
-            double filesCreatedMax, boolean exact, String composition) {}
+            double filesCreatedMax, boolean exact, String composition, int checkpointsMissingFiles) {}
 
     static Row aggregate(List<FileMergingRun> runs) {
         FileMergingRun first = runs.get(0);
@@ -51,7 +51,9 @@ final class FileMergingReport {
         double createMax = Double.NaN;
         double filesCreatedMean = 0;
         double filesCreatedMax = Double.NaN;
+        int missing = 0;
         for (FileMergingRun run : runs) {
+            missing += run.space().checkpointsMissingFiles();
             checkpoints += run.files().checkpoints();
             totalFiles += run.files().totalFiles();
             maxFiles = Math.max(maxFiles, run.files().maxFiles());
@@ -82,7 +84,7 @@ final class FileMergingReport {
                 maxFiles, (int) CheckpointFileCensus.median(chk), (int) CheckpointFileCensus.median(shared),
                 (int) CheckpointFileCensus.median(taskOwned), medianOf(spaces), maxSpace, maxHighest, maxHighestAll,
                 CheckpointFileCensus.median(durations), durationMax, medianOf(rates), medianOf(cpu), createMean,
-                createMax, filesCreatedMean, filesCreatedMax, exact, runs.get(runs.size() - 1).composition());
+                createMax, filesCreatedMean, filesCreatedMax, exact, runs.get(runs.size() - 1).composition(), missing);
     }
 
     static void print(List<FileMergingRun> runs, List<String> modes, PrintStream out) {
@@ -107,20 +109,28 @@ final class FileMergingReport {
         out.println("| engine, merging | files per checkpoint: mean / median / max | median's files: chk-<n>/ +"
                 + " shared/ + taskowned/ | bytes on disk / live at completed checkpoints: median / max (highest"
                 + " between completions; with the next checkpoint's uploads) | checkpoint duration median / max |"
-                + " records/s (vs off) | exact |");
-        out.println("|---|---|---|---|---|---|---|");
+                + " records/s (vs off) | CPU per record | exact |");
+        out.println("|---|---|---|---|---|---|---|---|");
         for (Row row : rows.values()) {
             if (!row.fileSystem().equals("local")) {
                 continue;
             }
             Row off = rows.get("local|" + row.engine() + "|off");
             out.printf(Locale.ROOT, "| %s, %s | %.1f / %d / %d | %d + %d + %d | %.2f / %.2f (%.2f; %.2f) | %,d / %,d ms |"
-                            + " %,.0f%s | %s |%n", row.engine(), row.mode(), row.meanFiles(), row.medianFiles(),
+                            + " %,.0f%s | %s | %s |%n", row.engine(), row.mode(), row.meanFiles(), row.medianFiles(),
                     row.maxFiles(), row.medianChk(), row.medianShared(), row.medianTaskOwned(), row.medianSpace(),
                     row.maxSpace(), row.maxHighestSpace(), row.maxHighestSpaceAll(), row.durationMedian(), row.durationMax(),
                     row.recordsPerSecond(), off == null || off == row ? ""
                             : String.format(Locale.ROOT, " (%+.1f %%)", 100 * (row.recordsPerSecond()
-                            / off.recordsPerSecond() - 1)), row.exact() ? "exact" : "NOT EXACT");
+                            / off.recordsPerSecond() - 1)), Double.isNaN(row.cpuNanosPerRecord()) ? "-"
+                            : String.format(Locale.ROOT, "%,.0f ns", row.cpuNanosPerRecord()),
+                    row.exact() ? "exact" : "NOT EXACT");
+        }
+        for (Row row : rows.values()) {
+            if (row.checkpointsMissingFiles() > 0) {
+                out.printf("  %s %s, %s: a file the latest checkpoint refers to was missing at %d checkpoint(s)%n",
+                        row.engine(), row.fileSystem(), row.mode(), row.checkpointsMissingFiles());
+            }
         }
         out.println("What the files of the median checkpoint are (by directory, run of the last round):");
         for (Row row : rows.values()) {

@@ -69,7 +69,9 @@ public record FileMergingRun(String engine, String mode, String fileSystem, int 
                     prefix, space.checkpoints(), space.medianAmplification(), space.maxAmplification(),
                     space.maxHighestAmplification(), space.maxHighestAmplificationAll(), space.medianDiskBytes() / 1e6,
                     space.maxDiskBytes() / 1e6, space.medianLiveBytes() / 1e6,
-                    space.unreadableMetadata() == 0 ? "" : ", " + space.unreadableMetadata() + " _metadata unreadable"));
+                    (space.unreadableMetadata() == 0 ? "" : ", " + space.unreadableMetadata() + " _metadata unreadable")
+                            + (space.checkpointsMissingFiles() == 0 ? ""
+                            : ", MISSING referenced files at " + space.checkpointsMissingFiles() + " checkpoint(s)")));
         }
         if (!nameNode.isEmpty()) {
             lines.add(String.format(Locale.ROOT, "%s NameNode per checkpoint: files created (CreateFileOps) mean %.1f,"
@@ -117,6 +119,7 @@ public record FileMergingRun(String engine, String mode, String fileSystem, int 
         into.put(prefix + "space.max.disk", Long.toString(space.maxDiskBytes()));
         into.put(prefix + "space.median.live", Long.toString(space.medianLiveBytes()));
         into.put(prefix + "space.unreadable", Integer.toString(space.unreadableMetadata()));
+        into.put(prefix + "space.missing", Integer.toString(space.checkpointsMissingFiles()));
         into.put(prefix + "composition", composition);
         nameNode.forEach((name, value) -> into.put(prefix + "namenode." + name, Double.toString(value)));
         into.put(prefix + "exact", Boolean.toString(exact));
@@ -146,7 +149,8 @@ public record FileMergingRun(String engine, String mode, String fileSystem, int 
                         d(p, prefix + "space.max"), d(p, prefix + "space.max.highest"),
                         d(p, prefix + "space.max.highest.all"),
                         l(p, prefix + "space.median.disk"), l(p, prefix + "space.max.disk"),
-                        l(p, prefix + "space.median.live"), i(p, prefix + "space.unreadable")),
+                        l(p, prefix + "space.median.live"), i(p, prefix + "space.unreadable"),
+                        i(p, prefix + "space.missing")),
                 p.getProperty(prefix + "composition", ""), nameNode, Boolean.parseBoolean(p.getProperty(prefix + "exact")),
                 p.getProperty(prefix + "problems", ""));
     }

@@ -135,6 +135,19 @@ class CheckpointFileCensusTest {
     }
 
     @Test
+    void aFileTheLatestCheckpointRefersToThatIsNotOnDiskIsMissing() throws Exception {
+        file("job/chk-1/_metadata", 10, T);
+        file("job/shared/there", 100, T - 5);
+        CheckpointFileCensus census = CheckpointFileCensus.start(CheckpointTree.local(root),
+                metadata -> new CheckpointSpace.References(java.util.Set.of(
+                        new CheckpointSpace.Segment("job/shared/there", 0, 100),
+                        new CheckpointSpace.Segment("job/shared/gone", 0, 50)), 1), java.util.Map.of());
+        census.close();
+        assertThat(census.space()).extracting(CheckpointSpace.SpaceAtCheckpoint::missingFiles).containsExactly(1);
+        assertThat(census.spaceSummary().checkpointsMissingFiles()).isEqualTo(1);
+    }
+
+    @Test
     void checkpointsTakenWhileTasksFinishedAreLeftOutOfTheSummary() throws Exception {
         file("job/chk-1/_metadata", 10, T);
         file("job/chk-2/_metadata", 10, T + 1_000);

@@ -21,6 +21,7 @@ import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filemerging.EmptySegmentFileStateHandle;
 import org.apache.flink.runtime.state.filemerging.SegmentFileStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
@@ -32,7 +33,8 @@ import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
  * (file, start, size), a {@link FileStateHandle} (a file of its own) is (file, 0, size), through
  * the keyed handles (incremental RocksDB: shared and private files and the meta file; full:
  * key-group file) and operator state (its delegate). State inlined in the metadata ({@link
- * ByteStreamStateHandle}) refers to no file; anything else (e.g. an unresolved placeholder) is
+ * ByteStreamStateHandle}) and empty state ({@link EmptySegmentFileStateHandle}, path {@code empty})
+ * refer to no file; anything else (e.g. an unresolved placeholder) is
  * counted in {@link #unresolvedHandles()}. Subtask states counted: not finished, with state.
  */
 final class FlinkCheckpointReferences implements CheckpointSpace.MetadataReader {
@@ -99,8 +101,8 @@ final class FlinkCheckpointReferences implements CheckpointSpace.MetadataReader 
   }
 
   private void stream(StreamStateHandle handle, Set<CheckpointSpace.Segment> into) {
-    if (handle == null || handle instanceof ByteStreamStateHandle) {
-      return;
+    if (handle == null || handle instanceof ByteStreamStateHandle || handle instanceof EmptySegmentFileStateHandle) {
+      return; // inline, or empty state (Flink's placeholder segment, path "empty", no file)
     }
     if (handle instanceof SegmentFileStateHandle segment) {
       into.add(new CheckpointSpace.Segment(relative(segment.getFilePath()), segment.getStartPos(),

@@ -4,6 +4,7 @@ import io.duraflow.bench.CheckpointFileCensus;
 import io.duraflow.bench.CheckpointSpace;
 import io.duraflow.bench.CheckpointTree;
 import io.duraflow.bench.FileMergingRun;
+import io.duraflow.bench.RunLength;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,10 +23,12 @@ import java.util.Properties;
  * and round ({@link FileMergingRun#mergingConfig}: {@code execution.checkpointing.file-merging.enabled},
  * {@code .across-checkpoint-boundary}), each run into a checkpoint directory of its own scanned by
  * a {@link CheckpointFileCensus} with {@link FlinkCheckpointReferences}. A first run with merging
- * off and {@code WARMUP_RECORDS} records warms the JVM up and is not reported.
+ * off and {@code WARMUP_RECORDS} records warms the JVM up and is not reported. {@code LENGTH} is
+ * {@code <seconds>s/<records>}: with records 0 each run is sized to take about that many seconds
+ * ({@link RunLength}), else it has that many records.
  *
  * <pre>
- *   FlinkFileMergingRuns RECORDS KEYS PARALLELISM WORK_DIR OUT_FILE MODES ROUNDS WARMUP_RECORDS
+ *   FlinkFileMergingRuns LENGTH KEYS PARALLELISM WORK_DIR OUT_FILE MODES ROUNDS WARMUP_RECORDS
  * </pre>
  *
  * Writes every run's figures under {@code run.<n>.} ({@link FileMergingRun#put}) and {@code runs}.
@@ -37,11 +40,13 @@ public final class FlinkFileMergingRuns {
 
   public static void main(String[] args) throws Exception {
     if (args.length != 8) {
-      System.err.println("usage: FlinkFileMergingRuns RECORDS KEYS PARALLELISM WORK_DIR OUT_FILE MODES ROUNDS"
+      System.err.println("usage: FlinkFileMergingRuns LENGTH KEYS PARALLELISM WORK_DIR OUT_FILE MODES ROUNDS"
           + " WARMUP_RECORDS");
       System.exit(2);
     }
-    long records = Long.parseLong(args[0]);
+    String[] length = args[0].split("s/");
+    double seconds = Double.parseDouble(length[0]);
+    long fixedRecords = Long.parseLong(length[1]);
     long keys = Long.parseLong(args[1]);
     int parallelism = Integer.parseInt(args[2]);
     Path workDir = Path.of(args[3]);
@@ -50,16 +55,21 @@ public final class FlinkFileMergingRuns {
     int rounds = Integer.parseInt(args[6]);
     long warmupRecords = Long.parseLong(args[7]);
     Map<String, String> figures = new LinkedHashMap<>();
+    double warmupRate = 50_000;
     if (warmupRecords > 0) {
       FlinkStreamingKeyedSum.Result warmup = FlinkStreamingKeyedSum.run(warmupRecords, keys, parallelism, false,
           state(workDir, "off"), workDir.resolve("warmup"));
+      warmupRate = warmup.recordsPerSecond();
       System.out.printf("%s warm-up: %,d records, %,.0f records/s, %s (not reported)%n", ENGINE, warmupRecords,
           warmup.recordsPerSecond(), warmup.exact() ? "exact" : "NOT EXACT");
     }
+    RunLength runLength = new RunLength(seconds, fixedRecords, warmupRate);
     int run = 0;
     for (int round = 1; round <= rounds; round++) {
       for (String mode : io.duraflow.bench.FileMergingBenchmark.modesOfRound(modes, round)) {
-        FileMergingRun result = run(records, keys, parallelism, workDir.resolve(mode + "-" + round), mode, round);
+        FileMergingRun result = run(runLength.next(), keys, parallelism, workDir.resolve(mode + "-" + round), mode,
+            round);
+        runLength.observed(result.recordsPerSecond());
         result.lines().forEach(System.out::println);
         result.put("run." + (++run) + ".", figures);
       }
