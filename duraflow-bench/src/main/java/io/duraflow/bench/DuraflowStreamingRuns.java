@@ -172,7 +172,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         Path workDir = Files.createTempDirectory("duraflow-streaming-bench-");
         LocalCluster cluster = new LocalCluster(workDir, clusterConfig, line -> {});
         try {
-            String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
+            String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(Long.getLong("bench.cluster-start-seconds", 180)));
             return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism, stateConfig);
         } catch (Exception e) {
             cluster.stop();
