@@ -149,7 +149,8 @@ public final class CheckpointFileCensus implements AutoCloseable {
             Seen now = before == null ? new Seen(size, modified, size)
                     : new Seen(before.firstSize(), before.firstModifiedMillis(), size);
             seen.put(relative, now);
-            present.put(relative, new CheckpointSpace.Present(size, now.firstModifiedMillis()));
+            present.put(relative, new CheckpointSpace.Present(size, now.firstModifiedMillis(), modified,
+                    before == null ? -1 : before.lastSize()));
         });
         TreeMap<Long, String> metadataPresent = new TreeMap<>();
         for (String relative : present.keySet()) {
@@ -341,10 +342,12 @@ public final class CheckpointFileCensus implements AutoCloseable {
                             : String.format(java.util.Locale.ROOT, "| on disk %,d B (with the next checkpoint's"
                                     + " files %,d B), live %,d B (retained %s): %.2f; highest until the next completion"
                                     + " %.2f (%.2f with the next checkpoint's files) over %d scans; files on disk %d,"
-                                    + " referenced %d%s", s.diskBytesAtCompletion(), s.diskBytesAllAtCompletion(),
+                                    + " referenced %d; after the last referenced segment of each file %,d B%s",
+                                    s.diskBytesAtCompletion(), s.diskBytesAllAtCompletion(),
                                     s.liveBytesAtCompletion(), s.retainedAtCompletion(), s.amplificationAtCompletion(),
                                     s.highestAmplification(), s.highestAmplificationAll(), s.samples(),
-                                    s.diskFilesAtCompletion(), s.liveFilesAtCompletion(), s.missingFiles() == 0 ? ""
+                                    s.diskFilesAtCompletion(), s.liveFilesAtCompletion(), s.tailBytesAtCompletion(),
+                                    s.missingFiles() == 0 ? ""
                                             : "; MISSING " + s.missingFiles() + " referenced file(s), e.g. "
                                             + space.missingExamples().get(c.checkpointId()))));
         }

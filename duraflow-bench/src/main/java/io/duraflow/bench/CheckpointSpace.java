@@ -22,9 +22,12 @@ import java.util.TreeMap;
  * still being written). Bytes on disk: every file under the root except the next checkpoint's
  * uploads in flight (files under a {@code chk-<m>/} above the latest complete checkpoint, and other
  * files first seen with a modification time after its {@code _metadata}'s): no retained checkpoint
- * refers to them yet, and they are no space amplification; a merged file that the next checkpoint
- * appends to counts whole. A scan is a sample of the checkpoint that is then the latest complete
- * one; {@link SpaceAtCheckpoint} gives, per checkpoint, the sample at its completion (the first scan
+ * refers to them yet, and they are no space amplification; a merged file modified after the
+ * {@code _metadata} (the next checkpoint appends to it) counts with its size at the scan before, or
+ * up to the last segment a retained checkpoint refers to in it if that is further ({@link
+ * #sizeAtCompletion}; under load the scan at completion may come late enough for the next
+ * checkpoint to have appended, e.g. 1 MB in one run). A scan is a sample of the checkpoint that
+ * is then the latest complete one; {@link SpaceAtCheckpoint} gives, per checkpoint, the sample at its completion (the first scan
  * that saw its {@code _metadata}; the previous checkpoint is usually still on disk then and counts
  * as retained) and the highest ratio of its samples, without and with the next checkpoint's files.
  *
@@ -65,7 +68,7 @@ public final class CheckpointSpace {
     public record SpaceAtCheckpoint(long checkpointId, long diskBytesAtCompletion, long diskBytesAllAtCompletion,
             long liveBytesAtCompletion, int diskFilesAtCompletion, int liveFilesAtCompletion,
             List<Long> retainedAtCompletion, double highestAmplification, double highestAmplificationAll,
-            int samples, int missingFiles) {
+            int samples, int missingFiles, long tailBytesAtCompletion) {
         public double amplificationAtCompletion() {
             return liveBytesAtCompletion == 0 ? Double.NaN : (double) diskBytesAtCompletion / liveBytesAtCompletion;
         }
@@ -82,11 +85,22 @@ public final class CheckpointSpace {
                 0);
     }
 
-    /** A file in one scan: its size now and its modification time when first seen. */
-    record Present(long sizeBytes, long firstModifiedMillis) {}
+    /**
+     * A file in one scan: its size now, its modification time when first seen and now, and its
+     * size at the scan before (-1: not seen then).
+     */
+    record Present(long sizeBytes, long firstModifiedMillis, long modifiedMillis, long previousSizeBytes) {
+        Present(long sizeBytes, long firstModifiedMillis) {
+            this(sizeBytes, firstModifiedMillis, firstModifiedMillis, -1);
+        }
+    }
 
+    /**
+     * {@code tailBytes}: in the files a retained checkpoint refers to, the bytes after the last
+     * segment it refers to (dead, or appended since for the next checkpoint: a scan cannot tell).
+     */
     private record Sample(long latestId, List<Long> retained, long diskBytes, long diskBytesAll, int diskFiles,
-            long liveBytes, int liveFiles, int missingFiles) {}
+            long liveBytes, int liveFiles, int missingFiles, long tailBytes) {}
 
     private final MetadataReader reader;
     private final Map<Long, References> referencesById = new HashMap<>();
@@ -126,18 +140,6 @@ public final class CheckpointSpace {
         }
         long latest = metadataPresent.lastKey();
         long completedAt = present.get(metadataPresent.get(latest)).firstModifiedMillis();
-        long disk = 0;
-        long diskAll = 0;
-        int diskFiles = 0;
-        for (Map.Entry<String, Present> file : present.entrySet()) {
-            diskAll += file.getValue().sizeBytes();
-            Long id = CheckpointFileCensus.checkpointOf(file.getKey());
-            boolean next = id != null ? id > latest : file.getValue().firstModifiedMillis() > completedAt;
-            if (!next) {
-                disk += file.getValue().sizeBytes();
-                diskFiles++;
-            }
-        }
         Set<Segment> live = new HashSet<>();
         Set<String> liveFiles = new HashSet<>();
         long liveBytes = 0;
@@ -151,6 +153,30 @@ public final class CheckpointSpace {
                 }
             }
         }
+        Map<String, Long> referencedEnd = new HashMap<>();
+        for (Segment segment : live) {
+            referencedEnd.merge(segment.file(), segment.offset() + segment.length(), Math::max);
+        }
+        long tail = 0;
+        for (Map.Entry<String, Long> end : referencedEnd.entrySet()) {
+            Present file = present.get(end.getKey());
+            if (file != null) {
+                tail += Math.max(0, file.sizeBytes() - end.getValue());
+            }
+        }
+        long disk = 0;
+        long diskAll = 0;
+        int diskFiles = 0;
+        for (Map.Entry<String, Present> file : present.entrySet()) {
+            Present seen = file.getValue();
+            diskAll += seen.sizeBytes();
+            Long id = CheckpointFileCensus.checkpointOf(file.getKey());
+            boolean next = id != null ? id > latest : seen.firstModifiedMillis() > completedAt;
+            if (!next) {
+                disk += sizeAtCompletion(seen, completedAt, referencedEnd.get(file.getKey()));
+                diskFiles++;
+            }
+        }
         Set<String> missing = new HashSet<>();
         boolean firstOfLatest = samples.isEmpty() || samples.get(samples.size() - 1).latestId() != latest;
         for (Segment segment : firstOfLatest ? referencesById.get(latest).segments() : Set.<Segment>of()) {
@@ -160,7 +186,22 @@ public final class CheckpointSpace {
             }
         }
         samples.add(new Sample(latest, List.copyOf(metadataPresent.keySet()), disk, diskAll, diskFiles, liveBytes,
-                liveFiles.size(), missing.size()));
+                liveFiles.size(), missing.size(), tail));
+    }
+
+    /**
+     * A file's bytes when the latest checkpoint completed ({@code completedAtMillis}, its {@code
+     * _metadata}'s modification time): its size now, unless it was modified after that (a merged
+     * file the next checkpoint appends to, merging across checkpoints): then its size at the scan
+     * before (which ran before the {@code _metadata} was there), or the end of the last segment a
+     * retained checkpoint refers to in it if that is further.
+     */
+    static long sizeAtCompletion(Present file, long completedAtMillis, Long referencedEnd) {
+        if (file.modifiedMillis() <= completedAtMillis || file.previousSizeBytes() < 0) {
+            return file.sizeBytes();
+        }
+        long before = Math.max(file.previousSizeBytes(), referencedEnd == null ? 0 : referencedEnd);
+        return Math.min(file.sizeBytes(), before);
     }
 
     /**
@@ -200,7 +241,7 @@ public final class CheckpointSpace {
             }
             space.add(new SpaceAtCheckpoint(id, first.diskBytes(), first.diskBytesAll(), first.liveBytes(),
                     first.diskFiles(), first.liveFiles(), first.retained(), highest, highestAll, list.size(),
-                    first.missingFiles()));
+                    first.missingFiles(), first.tailBytes()));
         });
         return space;
     }

@@ -194,4 +194,19 @@ class CheckpointFileCensusTest {
         Files.setLastModifiedTime(file, FileTime.fromMillis(modifiedMillis));
         return file;
     }
+
+    @Test
+    void aMergedFileAppendedToAfterTheMetadataCountsWithItsSizeAtCompletion() {
+        long completedAt = 1_000;
+        CheckpointSpace.Present untouched = new CheckpointSpace.Present(5_000, 500, 900, 5_000);
+        CheckpointSpace.Present appended = new CheckpointSpace.Present(9_000, 500, 1_050, 5_000);
+        CheckpointSpace.Present appendedAfterALateSegment = new CheckpointSpace.Present(9_000, 500, 1_050, 5_000);
+        CheckpointSpace.Present firstSeenNow = new CheckpointSpace.Present(9_000, 1_050, 1_050, -1);
+
+        assertThat(CheckpointSpace.sizeAtCompletion(untouched, completedAt, 4_000L)).isEqualTo(5_000);
+        assertThat(CheckpointSpace.sizeAtCompletion(appended, completedAt, 4_000L)).isEqualTo(5_000);
+        assertThat(CheckpointSpace.sizeAtCompletion(appendedAfterALateSegment, completedAt, 6_000L))
+                .as("a segment the checkpoint refers to ends after the scan before").isEqualTo(6_000);
+        assertThat(CheckpointSpace.sizeAtCompletion(firstSeenNow, completedAt, null)).isEqualTo(9_000);
+    }
 }
