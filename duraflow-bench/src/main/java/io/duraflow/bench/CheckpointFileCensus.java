@@ -1,18 +1,18 @@
 package io.duraflow.bench;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,9 +20,11 @@ import java.util.regex.Pattern;
  * Counts the files a job's checkpoints create, engine-neutral, by scanning the checkpoint
  * directory while the job runs: Duraflow and Flink lay it out alike ({@code <dir>/<job
  * id>/chk-<n>/} for what only checkpoint n uses, with its {@code _metadata}; {@code shared/} for
- * incremental SST files several checkpoints use; {@code taskowned/}). Files are deleted once no
- * retained checkpoint needs them, often within a second, so a thread scans every {@link #SCAN}
- * and remembers every regular file it ever saw with its last size and modification time.
+ * incremental SST files several checkpoints use; {@code taskowned/}; with file merging, the
+ * merged files one level further down, {@code shared/<subtask>/} and {@code taskowned/<owner>/}).
+ * Files are deleted once no retained checkpoint needs them, often within a second, so a thread
+ * scans the whole tree every {@link #SCAN} and remembers every regular file it ever saw: its size
+ * and modification time when first seen (about when it was created), and its last size.
  *
  * <p>Which checkpoint created a file (rules, applied by {@link #perCheckpoint}):
  *
@@ -30,47 +32,91 @@ import java.util.regex.Pattern;
  *   <li>A file under {@code chk-<n>/} belongs to checkpoint n.
  *   <li>Checkpoint n is complete when its {@code chk-<n>/_metadata} was seen; its completion time
  *       is that file's modification time. Only complete checkpoints are reported.
- *   <li>Any other file (under {@code shared/}, {@code taskowned/}) belongs to the first complete
- *       checkpoint whose completion time is at or after the file's modification time: with at most
- *       one checkpoint in flight (both engines' default), a checkpoint's uploads end before its
- *       {@code _metadata} is written, and the next one's begin after that. File times come from
- *       the kernel's coarse clock (a few ms), so an upload of checkpoint n+1 in the same few ms as
- *       n's {@code _metadata} would count for n; the scans cannot tell them apart.
+ *   <li>Any other file (under {@code shared/}, {@code taskowned/}, at any depth) belongs to the
+ *       first complete checkpoint whose completion time is at or after the file's modification
+ *       time <em>when first seen</em>: with at most one checkpoint in flight (both engines'
+ *       default), a checkpoint's uploads end before its {@code _metadata} is written, and the next
+ *       one's begin after that. A merged file that later checkpoints append to (merging across
+ *       checkpoints) therefore counts once, for the checkpoint that created it. File times come
+ *       from the kernel's coarse clock (a few ms), so a file of checkpoint n+1 created in the same
+ *       few ms as n's {@code _metadata} would count for n; the scans cannot tell them apart.
  * </ol>
  *
  * <p>A file that lived for less than one scan interval is missed; checkpoint files live at least
  * until the next checkpoint completes (about a second here), so none is.
+ *
+ * <p><b>Space</b> (with a {@link CheckpointSpace.MetadataReader}): bytes on disk against live bytes
+ * at every scan, see {@link CheckpointSpace}.
+ *
+ * <p><b>Counters</b> (optional, e.g. an HDFS NameNode's {@code CreateFileOps}): read at every
+ * scan; a checkpoint's figure is the counter at the first scan that saw its {@code _metadata}
+ * minus the counter at the previous complete checkpoint's (for the first, at the first scan).
  */
 public final class CheckpointFileCensus implements AutoCloseable {
     static final Duration SCAN = Duration.ofMillis(50);
     private static final Pattern CHECKPOINT_DIR = Pattern.compile("chk-(\\d+)");
+    private static final Pattern ID_LIKE = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}");
     private static final String METADATA = "_metadata";
 
-    /** What a checkpoint created: files and their bytes, the part of them in {@code shared/}. */
-    public record Created(long checkpointId, int files, long bytes, int sharedFiles, long sharedBytes) {}
+    /**
+     * What a checkpoint created: files and their bytes (last size seen), and of them those under
+     * {@code shared/}, under {@code taskowned/} and under {@code chk-<n>/} ({@code _metadata}
+     * included); {@code byDirectory}: files per directory, relative to the job's directory, with
+     * {@code chk-<n>} written as such and a UUID-like directory name as {@code <id>}.
+     */
+    public record Created(long checkpointId, int files, long bytes, int sharedFiles, long sharedBytes,
+            int taskOwnedFiles, int checkpointDirFiles, Map<String, Integer> byDirectory, boolean allTasksRunning) {
+        public Created(long checkpointId, int files, long bytes, int sharedFiles, long sharedBytes) {
+            this(checkpointId, files, bytes, sharedFiles, sharedBytes, 0, files - sharedFiles, Map.of(), true);
+        }
+    }
 
-    /** The median and largest over the complete checkpoints; all zero without any. */
+    /**
+     * The mean, median and largest over the complete checkpoints taken while every task ran
+     * ({@link #allTasksRunning}); {@code finalCheckpoints} were left out (taken while tasks
+     * finished), {@code meanFilesAll} counts them too. All zero without any.
+     */
     public record Summary(int checkpoints, int medianFiles, int maxFiles, long medianBytes, long maxBytes,
-            int medianSharedFiles, int totalFiles) {}
+            int medianSharedFiles, int totalFiles, int medianTaskOwnedFiles, int medianCheckpointDirFiles,
+            double meanFiles, int finalCheckpoints, double meanFilesAll) {}
 
-    private record Seen(long size, long modifiedMillis) {}
+    private record Seen(long firstSize, long firstModifiedMillis, long lastSize) {}
 
-    private final Path root;
-    private final Map<Path, Seen> seen = new HashMap<>(); // only the scan thread, then close()
+    private final CheckpointTree tree;
+    /** Null without a metadata reader. */
+    private final CheckpointSpace space;
+    private final Map<String, LongSupplier> counters;
+    // Only the scan thread touches these (and the space) until close() joined it.
+    private final Map<String, Seen> seen = new HashMap<>();
+    private final Map<String, Long> countersAtStart = new HashMap<>();
+    private final Map<Long, Map<String, Long>> countersAtCompletion = new TreeMap<>();
     private final Thread scanner;
     private volatile boolean running = true;
     private volatile IOException failure;
     private volatile long scans;
 
-    private CheckpointFileCensus(Path root) {
-        this.root = root;
+    private CheckpointFileCensus(CheckpointTree tree, CheckpointSpace.MetadataReader reader,
+            Map<String, LongSupplier> counters) {
+        this.tree = tree;
+        this.space = reader == null ? null : new CheckpointSpace(reader);
+        this.counters = new LinkedHashMap<>(counters);
         this.scanner = new Thread(this::scanLoop, "checkpoint-file-census");
         this.scanner.setDaemon(true);
     }
 
-    /** Starts scanning {@code root} (it need not exist yet) every {@link #SCAN}. */
+    /** Starts scanning the local directory {@code root} (it need not exist yet) every {@link #SCAN}. */
     public static CheckpointFileCensus start(Path root) {
-        CheckpointFileCensus census = new CheckpointFileCensus(root);
+        return start(CheckpointTree.local(root), null, Map.of());
+    }
+
+    /**
+     * Starts scanning {@code tree} every {@link #SCAN}; {@code reader} (may be null: no space
+     * figures) reads each checkpoint's {@code _metadata}; {@code counters} are read at every scan.
+     */
+    public static CheckpointFileCensus start(CheckpointTree tree, CheckpointSpace.MetadataReader reader,
+            Map<String, LongSupplier> counters) {
+        CheckpointFileCensus census = new CheckpointFileCensus(tree, reader, counters);
         census.scanner.start();
         return census;
     }
@@ -91,23 +137,32 @@ public final class CheckpointFileCensus implements AutoCloseable {
     }
 
     private void scanOnce() throws IOException {
-        if (!Files.isDirectory(root)) {
-            return;
+        Map<String, LongSupplier> readCounters = counters;
+        Map<String, Long> counterValues = new LinkedHashMap<>();
+        readCounters.forEach((name, counter) -> counterValues.put(name, counter.getAsLong()));
+        if (countersAtStart.isEmpty()) {
+            countersAtStart.putAll(counterValues);
         }
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                if (attributes.isRegularFile()) {
-                    seen.put(root.relativize(file), new Seen(attributes.size(), attributes.lastModifiedTime().toMillis()));
-                }
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) {
-                return FileVisitResult.CONTINUE; // deleted between listing and reading: seen before or too short-lived
-            }
+        Map<String, CheckpointSpace.Present> present = new HashMap<>();
+        tree.walk((relative, size, modified) -> {
+            Seen before = seen.get(relative);
+            Seen now = before == null ? new Seen(size, modified, size)
+                    : new Seen(before.firstSize(), before.firstModifiedMillis(), size);
+            seen.put(relative, now);
+            present.put(relative, new CheckpointSpace.Present(size, now.firstModifiedMillis(), modified,
+                    before == null ? -1 : before.lastSize()));
         });
+        TreeMap<Long, String> metadataPresent = new TreeMap<>();
+        for (String relative : present.keySet()) {
+            Long id = checkpointOf(relative);
+            if (id != null && fileName(relative).equals(METADATA)) {
+                metadataPresent.put(id, relative);
+                countersAtCompletion.putIfAbsent(id, counterValues);
+            }
+        }
+        if (space != null) {
+            space.sample(present, metadataPresent);
+        }
     }
 
     /** How many scans the scan thread completed so far. */
@@ -118,11 +173,15 @@ public final class CheckpointFileCensus implements AutoCloseable {
     /** Stops scanning after one last scan; the figures are then final. */
     @Override
     public void close() throws IOException, InterruptedException {
+        if (!running) {
+            return;
+        }
+        // Not interrupted: an HDFS listing would fail with the interrupt. The scan thread sees the
+        // flag within one scan and one interval.
         running = false;
-        scanner.interrupt();
         scanner.join();
         if (failure != null) {
-            throw new IOException("scanning checkpoint directory " + root + " failed", failure);
+            throw new IOException("scanning checkpoint directory failed", failure);
         }
         scanOnce();
     }
@@ -130,57 +189,169 @@ public final class CheckpointFileCensus implements AutoCloseable {
     /** Files and bytes each complete checkpoint created, by checkpoint id (the rules of the class). */
     public List<Created> perCheckpoint() {
         TreeMap<Long, Long> completedAt = new TreeMap<>();
-        for (Map.Entry<Path, Seen> file : seen.entrySet()) {
+        for (Map.Entry<String, Seen> file : seen.entrySet()) {
             Long id = checkpointOf(file.getKey());
-            if (id != null && file.getKey().getFileName().toString().equals(METADATA)) {
-                completedAt.put(id, file.getValue().modifiedMillis());
+            if (id != null && fileName(file.getKey()).equals(METADATA)) {
+                completedAt.put(id, file.getValue().firstModifiedMillis());
             }
         }
-        Map<Long, long[]> counts = new TreeMap<>(); // files, bytes, shared files, shared bytes
+        Map<Long, long[]> counts = new TreeMap<>(); // files, bytes, shared files, shared bytes, task-owned, chk-<n>
+        Map<Long, Map<String, Integer>> byDirectory = new TreeMap<>();
         for (Long id : completedAt.keySet()) {
-            counts.put(id, new long[4]);
+            counts.put(id, new long[6]);
+            byDirectory.put(id, new TreeMap<>());
         }
-        for (Map.Entry<Path, Seen> file : seen.entrySet()) {
-            Long id = checkpointOf(file.getKey());
-            boolean shared = false;
+        for (Map.Entry<String, Seen> file : seen.entrySet()) {
+            String relative = file.getKey();
+            Long id = checkpointOf(relative);
+            boolean inCheckpointDir = id != null;
             if (id == null) {
-                id = firstCompletedAtOrAfter(completedAt, file.getValue().modifiedMillis());
-                shared = isShared(file.getKey());
+                id = firstCompletedAtOrAfter(completedAt, file.getValue().firstModifiedMillis());
             }
             long[] count = id == null ? null : counts.get(id);
             if (count == null) {
                 continue; // an aborted checkpoint's, or written after the last complete one
             }
+            long size = file.getValue().lastSize();
             count[0]++;
-            count[1] += file.getValue().size();
-            if (shared) {
+            count[1] += size;
+            if (inCheckpointDir) {
+                count[5]++;
+            } else if (hasPart(relative, "shared")) {
                 count[2]++;
-                count[3] += file.getValue().size();
+                count[3] += size;
+            } else if (hasPart(relative, "taskowned")) {
+                count[4]++;
             }
+            byDirectory.get(id).merge(directoryKey(relative), 1, Integer::sum);
         }
         List<Created> created = new ArrayList<>();
-        counts.forEach((id, c) -> created.add(new Created(id, (int) c[0], c[1], (int) c[2], c[3])));
+        counts.forEach((id, c) -> created.add(new Created(id, (int) c[0], c[1], (int) c[2], c[3], (int) c[4],
+                (int) c[5], Map.copyOf(byDirectory.get(id)), space == null || space.allTasksRunning(id))));
         return created;
     }
 
-    /** Medians and maxima over {@link #perCheckpoint()}. */
+    /** Medians and maxima over {@link #perCheckpoint()} (see {@link Summary}). */
     public Summary summary() {
-        List<Created> created = perCheckpoint();
+        List<Created> all = perCheckpoint();
+        List<Created> created = all.stream().filter(Created::allTasksRunning).toList();
         if (created.isEmpty()) {
-            return new Summary(0, 0, 0, 0, 0, 0, 0);
+            return new Summary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, all.size(), 0);
         }
         List<Long> files = new ArrayList<>();
         List<Long> bytes = new ArrayList<>();
         List<Long> sharedFiles = new ArrayList<>();
+        List<Long> taskOwnedFiles = new ArrayList<>();
+        List<Long> checkpointDirFiles = new ArrayList<>();
         int total = 0;
         for (Created c : created) {
             files.add((long) c.files());
             bytes.add(c.bytes());
             sharedFiles.add((long) c.sharedFiles());
+            taskOwnedFiles.add((long) c.taskOwnedFiles());
+            checkpointDirFiles.add((long) c.checkpointDirFiles());
             total += c.files();
         }
+        int totalAll = all.stream().mapToInt(Created::files).sum();
         return new Summary(created.size(), (int) median(files), (int) (long) Collections.max(files), median(bytes),
-                Collections.max(bytes), (int) median(sharedFiles), total);
+                Collections.max(bytes), (int) median(sharedFiles), total, (int) median(taskOwnedFiles),
+                (int) median(checkpointDirFiles), (double) total / created.size(), all.size() - created.size(),
+                (double) totalAll / all.size());
+    }
+
+    /**
+     * Space per complete checkpoint taken while every task ran ({@link CheckpointSpace}); empty
+     * without a metadata reader.
+     */
+    public List<CheckpointSpace.SpaceAtCheckpoint> space() {
+        return space == null ? List.of() : space.perCheckpoint(checkpointsWhileAllTasksRan());
+    }
+
+    /** Medians and maxima over {@link #space()}. */
+    public CheckpointSpace.SpaceSummary spaceSummary() {
+        return space == null ? CheckpointSpace.SpaceSummary.NONE : space.summary(checkpointsWhileAllTasksRan());
+    }
+
+    /** The {@code _metadata} files the reader could not read, with the last error. */
+    public Map<String, String> unreadableMetadata() {
+        return space == null ? Map.of() : space.unreadable();
+    }
+
+    private Set<Long> checkpointsWhileAllTasksRan() {
+        Set<Long> ids = new HashSet<>();
+        for (Created c : perCheckpoint()) {
+            if (c.allTasksRunning()) {
+                ids.add(c.checkpointId());
+            }
+        }
+        return ids;
+    }
+
+    /** Per complete checkpoint, each counter's increase since the previous one (see the class comment). */
+    public Map<Long, Map<String, Long>> counterDeltas() {
+        Map<Long, Map<String, Long>> deltas = new TreeMap<>();
+        Set<Long> complete = new HashSet<>();
+        for (Created c : perCheckpoint()) {
+            complete.add(c.checkpointId());
+        }
+        Map<String, Long> previous = countersAtStart;
+        for (Map.Entry<Long, Map<String, Long>> at : countersAtCompletion.entrySet()) {
+            if (!complete.contains(at.getKey())) {
+                continue;
+            }
+            Map<String, Long> delta = new LinkedHashMap<>();
+            for (Map.Entry<String, Long> counter : at.getValue().entrySet()) {
+                delta.put(counter.getKey(), counter.getValue() - previous.getOrDefault(counter.getKey(), 0L));
+            }
+            deltas.put(at.getKey(), delta);
+            previous = at.getValue();
+        }
+        return deltas;
+    }
+
+    /**
+     * The files of the checkpoint with the median file count, by directory: what "files per
+     * checkpoint" consists of, e.g. {@code chk-<n>: 1, shared/subtask-0-4-v2: 1, taskowned/<id>: 1}.
+     */
+    public String describeMedianCheckpoint() {
+        List<Created> created = new ArrayList<>(perCheckpoint().stream().filter(Created::allTasksRunning).toList());
+        if (created.isEmpty()) {
+            return "no complete checkpoint";
+        }
+        created.sort(java.util.Comparator.comparingInt(Created::files).thenComparingLong(Created::checkpointId));
+        Created median = created.get(created.size() / 2);
+        StringBuilder text = new StringBuilder("checkpoint " + median.checkpointId() + ", " + median.files()
+                + " files:");
+        new TreeMap<>(median.byDirectory()).forEach((directory, count) -> text.append(' ').append(directory)
+                .append('=').append(count));
+        return text.toString();
+    }
+
+    /** One line per complete checkpoint: files created by place, whether every task ran, space at it. */
+    public List<String> perCheckpointLines() {
+        Map<Long, CheckpointSpace.SpaceAtCheckpoint> spaceById = new HashMap<>();
+        for (CheckpointSpace.SpaceAtCheckpoint s : space()) {
+            spaceById.put(s.checkpointId(), s);
+        }
+        List<String> lines = new ArrayList<>();
+        for (Created c : perCheckpoint()) {
+            CheckpointSpace.SpaceAtCheckpoint s = spaceById.get(c.checkpointId());
+            lines.add(String.format(java.util.Locale.ROOT, "chk %d: %d files (chk-<n>/ %d, shared/ %d, taskowned/ %d)%s"
+                            + " %s", c.checkpointId(), c.files(), c.checkpointDirFiles(), c.sharedFiles(),
+                    c.taskOwnedFiles(), c.allTasksRunning() ? "" : " [tasks finished]", s == null ? ""
+                            : String.format(java.util.Locale.ROOT, "| on disk %,d B (with the next checkpoint's"
+                                    + " files %,d B), live %,d B (retained %s): %.2f; highest until the next completion"
+                                    + " %.2f (%.2f with the next checkpoint's files) over %d scans; files on disk %d,"
+                                    + " referenced %d; after the last referenced segment of each file %,d B%s",
+                                    s.diskBytesAtCompletion(), s.diskBytesAllAtCompletion(),
+                                    s.liveBytesAtCompletion(), s.retainedAtCompletion(), s.amplificationAtCompletion(),
+                                    s.highestAmplification(), s.highestAmplificationAll(), s.samples(),
+                                    s.diskFilesAtCompletion(), s.liveFilesAtCompletion(), s.tailBytesAtCompletion(),
+                                    s.missingFiles() == 0 ? ""
+                                            : "; MISSING " + s.missingFiles() + " referenced file(s), e.g. "
+                                            + space.missingExamples().get(c.checkpointId()))));
+        }
+        return lines;
     }
 
     private static Long firstCompletedAtOrAfter(TreeMap<Long, Long> completedAt, long modifiedMillis) {
@@ -192,9 +363,9 @@ public final class CheckpointFileCensus implements AutoCloseable {
         return null;
     }
 
-    private static Long checkpointOf(Path relative) {
-        for (Path part : relative) {
-            Matcher m = CHECKPOINT_DIR.matcher(part.toString());
+    static Long checkpointOf(String relative) {
+        for (String part : relative.split("/")) {
+            Matcher m = CHECKPOINT_DIR.matcher(part);
             if (m.matches()) {
                 return Long.parseLong(m.group(1));
             }
@@ -202,13 +373,42 @@ public final class CheckpointFileCensus implements AutoCloseable {
         return null;
     }
 
-    private static boolean isShared(Path relative) {
-        for (Path part : relative) {
-            if (part.toString().equals("shared")) {
+    private static boolean hasPart(String relative, String name) {
+        for (String part : relative.split("/")) {
+            if (part.equals(name)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static String fileName(String relative) {
+        return relative.substring(relative.lastIndexOf('/') + 1);
+    }
+
+    /**
+     * The directory of a file below the job's directory (the first level under the root, when the
+     * root holds job directories; kept when the first level is already {@code chk-<n>}, {@code
+     * shared} or {@code taskowned}), with {@code chk-<n>} and UUID-like names generalised.
+     */
+    static String directoryKey(String relative) {
+        String[] parts = relative.split("/");
+        int start = parts.length > 1 && !isLayoutName(parts[0]) ? 1 : 0;
+        StringBuilder key = new StringBuilder();
+        for (int i = start; i < parts.length - 1; i++) {
+            String part = parts[i];
+            if (CHECKPOINT_DIR.matcher(part).matches()) {
+                part = "chk-<n>";
+            } else {
+                part = ID_LIKE.matcher(part).replaceAll("<id>");
+            }
+            key.append(key.length() == 0 ? "" : "/").append(part);
+        }
+        return key.length() == 0 ? "." : key.toString();
+    }
+
+    private static boolean isLayoutName(String part) {
+        return part.equals("shared") || part.equals("taskowned") || CHECKPOINT_DIR.matcher(part).matches();
     }
 
     static long median(List<Long> values) {

@@ -140,23 +140,39 @@ final class DuraflowStreamingRuns implements AutoCloseable {
      * state.backend.type: rocksdb}, ...).
      */
     static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig) throws Exception {
-        return start(parallelism, stateConfig, 2);
+        return start(parallelism, stateConfig, 2, Map.of());
     }
 
     private static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig, int taskManagers)
             throws Exception {
+        return start(parallelism, stateConfig, taskManagers, Map.of());
+    }
+
+    /**
+     * Starts a cluster of 1 JobManager and {@code taskManagers} TaskManagers with {@code
+     * clusterConfig} (e.g. {@code taskmanager.slots}), otherwise like {@link #start(int, Map)}.
+     * The cluster's processes get this JVM's class path without Flink's jars, Flink's RocksDB and
+     * the in-process HDFS's server jar ({@code hadoop-client-minicluster}).
+     */
+    static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig, int taskManagers,
+            Map<String, String> clusterConfig) throws Exception {
         StringBuilder lean = new StringBuilder();
         for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
             // Flink's jars, and Flink's RocksDB (frocksdbjni, com/ververica), never on a Duraflow class path.
-            if (!entry.contains("/org/apache/flink/") && !entry.contains("/flink/") && !entry.contains("/com/ververica/")) {
+            if (!entry.contains("/org/apache/flink/") && !entry.contains("/flink/") && !entry.contains("/com/ververica/")
+                    && !entry.contains("hadoop-client-minicluster")) {
                 lean.append(lean.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
             }
         }
+        String extra = System.getProperty("bench.duraflow-extra-classpath", "");
+        if (!extra.isEmpty()) {
+            lean.append(java.io.File.pathSeparator).append(extra);
+        }
         System.setProperty("duraflow.classpath", lean.toString());
         Path workDir = Files.createTempDirectory("duraflow-streaming-bench-");
-        LocalCluster cluster = new LocalCluster(workDir, Map.of(), line -> {});
+        LocalCluster cluster = new LocalCluster(workDir, clusterConfig, line -> {});
         try {
-            String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(60));
+            String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(Long.getLong("bench.cluster-start-seconds", 180)));
             return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism, stateConfig);
         } catch (Exception e) {
             cluster.stop();
@@ -165,7 +181,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
     }
 
     /** The job's configuration: streaming, a checkpoint every second, heap state, restarts at once. */
-    private Map<String, String> jobConfig() {
+    private Map<String, String> jobConfig(Map<String, String> extraConfig) {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("execution.runtime-mode", "streaming");
         config.put("execution.checkpointing.interval", "1s");
@@ -175,11 +191,20 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         config.put("restart-strategy.fixed-delay.attempts", "3");
         config.put("restart-strategy.fixed-delay.delay", "0s");
         config.putAll(stateConfig);
+        config.putAll(extraConfig);
         return config;
     }
 
     /** Runs the bounded keyed sum, with attempt 0 throwing at index records / 2 when {@code failHalfway}. */
     Run run(long records, long keys, boolean failHalfway) throws Exception {
+        return run(records, keys, failHalfway, Map.of());
+    }
+
+    /**
+     * Runs the bounded keyed sum like {@link #run(long, long, boolean)} with {@code extraConfig} on
+     * top of the job's configuration (e.g. file merging, another {@code execution.checkpointing.dir}).
+     */
+    Run run(long records, long keys, boolean failHalfway, Map<String, String> extraConfig) throws Exception {
         Map<String, String> params = new LinkedHashMap<>();
         params.put("records", Long.toString(records));
         params.put("keys", Long.toString(keys));
@@ -190,7 +215,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         Map<String, List<String>> logsBefore = taskManagerLogs();
         long cpuBefore = taskManagerCpuNanos();
         client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(StreamingKeyedSum.class.getName())
-                .putAllParams(params).putAllConfig(jobConfig()).setParallelism(parallelism).build());
+                .putAllParams(params).putAllConfig(jobConfig(extraConfig)).setParallelism(parallelism).build());
         Map<Long, CheckpointSummary> checkpoints = new TreeMap<>();
         JobStatus status;
         while (true) {
@@ -257,7 +282,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         String jobId = "streaming-bench-" + (++jobs);
         client.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(StreamingKeyedSum.class.getName())
                 .putAllParams(Map.of("records", "0", "keys", Long.toString(keys), "rate", Long.toString(rate)))
-                .putAllConfig(jobConfig()).setParallelism(parallelism).build());
+                .putAllConfig(jobConfig(Map.of())).setParallelism(parallelism).build());
         List<String> lines = new ArrayList<>();
         long start = System.nanoTime();
         long end = start + duration.toNanos();
