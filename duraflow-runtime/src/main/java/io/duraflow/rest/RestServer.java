@@ -93,7 +93,7 @@ public final class RestServer implements AutoCloseable {
         String token = config.get(RestOptions.AUTH_TOKEN);
         HttpServer server;
         try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 64);
+            server = bind(host, port, !config.contains(RestOptions.PORT));
         } catch (BindException e) {
             throw new RpcServers.BindFailedException("port " + port + " on " + host + " is already in use; stop what"
                     + " uses it or choose another port with -D" + RestOptions.PORT.key() + "=<port>", e);
@@ -114,6 +114,25 @@ public final class RestServer implements AutoCloseable {
         server.start();
         LOG.info("REST API and web UI at {}/{}", rest.url, token == null ? "" : " (bearer token required)");
         return rest;
+    }
+
+    /**
+     * Binds {@code port}; when that is only the default (8081, not set by anyone) and taken, e.g. by
+     * a standby or another cluster on the same machine, a free port instead: the URL that clients
+     * need is published with the leader's address and logged, so nobody has to guess it.
+     */
+    private static HttpServer bind(String host, int port, boolean portIsDefault) throws IOException {
+        try {
+            return HttpServer.create(new InetSocketAddress(host, port), 64);
+        } catch (BindException e) {
+            if (!portIsDefault || port == 0) {
+                throw e;
+            }
+            HttpServer server = HttpServer.create(new InetSocketAddress(host, 0), 64);
+            LOG.warn("The default REST port {} on {} is in use; the REST API and web UI listen on port {} instead"
+                    + " (set {} to choose)", port, host, server.getAddress().getPort(), RestOptions.PORT.key());
+            return server;
+        }
     }
 
     /** {@code http://host:port}, as the leader advertises it. */
