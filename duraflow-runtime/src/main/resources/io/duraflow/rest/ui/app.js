@@ -234,7 +234,7 @@
     const soft = list.filter(x => x.failureReason === "SNAPSHOT_UNAVAILABLE_SOFT").length;
     const hard = list.filter(x => x.failureReason === "SNAPSHOT_UNAVAILABLE_HARD").length;
     const done = list.filter(x => x.status === "COMPLETED");
-    chartData = [done.map(x => x.checkpointId), done.map(x => x.durationMs), done.map(x => x.stateSizeBytes / 1048576),
+    chartData = [done.map(x => x.checkpointId), done.map(x => x.durationMs), done.map(x => x.stateSizeBytes / 1024),
       done.map(x => x.filesUploaded)];
     return `<div class="cards">
         <div class="stat"><b>${c.completed}</b>completed</div><div class="stat"><b>${c.failed}</b>failed</div>
@@ -261,12 +261,12 @@
     const container = document.getElementById("chart");
     if (!container || !chartData || typeof uPlot === "undefined") return;
     const opts = { width: Math.max(400, container.clientWidth - 16), height: 240,
-      scales: { x: { time: false }, ms: {}, mb: {}, files: {} },
+      scales: { x: { time: false }, ms: {}, kib: {}, files: {} },
       axes: [{ label: "checkpoint" }, { scale: "ms", label: "duration (ms)" },
-        { scale: "mb", side: 1, label: "full size (MiB)", grid: { show: false } },
+        { scale: "kib", side: 1, label: "full size (KiB)", grid: { show: false } },
         { scale: "files", side: 1, label: "files", grid: { show: false } }],
       series: [{ label: "checkpoint" }, { label: "duration ms", scale: "ms", stroke: "#1f6feb", width: 2 },
-        { label: "full size MiB", scale: "mb", stroke: "#1a7f37", width: 2 },
+        { label: "full size KiB", scale: "kib", stroke: "#1a7f37", width: 2 },
         { label: "files uploaded", scale: "files", stroke: "#bc4c00", width: 2 }] };
     ui.chart = new uPlot(opts, chartData, container);
   }
