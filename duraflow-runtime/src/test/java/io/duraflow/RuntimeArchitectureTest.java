@@ -91,4 +91,14 @@ class RuntimeArchitectureTest {
                         + " tools; they must not pull in either process")
                 .check(RUNTIME);
     }
+
+    @Test
+    void theRestApiReachesTheJobManagerOnlyThroughItsGateway() {
+        noClasses().that().resideInAPackage("io.duraflow.rest..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.duraflow.jobmanager..",
+                        "io.duraflow.taskmanager..", "io.duraflow.ha..")
+                .because("the REST API answers from the DispatcherGateway service the command line calls"
+                        + " (RestBackend), so both show the same facts from the same query code")
+                .check(RUNTIME);
+    }
 }

@@ -128,6 +128,9 @@ public final class LocalCluster {
                     int slots = overview.getTaskManagersList().stream().mapToInt(t -> t.getSlots()).sum();
                     out.line(taskManagers + " TaskManagers registered with " + slots + " slots at the leader "
                             + client.address() + " (logs: " + workDir.resolve("log") + ")");
+                    if (!overview.getRestUrl().isEmpty()) {
+                        out.line("Web UI and REST API at " + overview.getRestUrl() + "/");
+                    }
                     return client.address();
                 }
                 if (System.nanoTime() > deadline) {

@@ -25,7 +25,8 @@ public final class ConfigRegistry {
     public static final List<Class<?>> CORE_HOLDERS = List.of(
             ClusterOptions.class, JobManagerOptions.class, TaskManagerOptions.class, ExecutionOptions.class,
             HighAvailabilityOptions.class, CleanupOptions.class, JobRecoveryOptions.class,
-            CheckpointingOptions.class, FileMergingOptions.class, StateOptions.class, NetworkOptions.class);
+            CheckpointingOptions.class, FileMergingOptions.class, StateOptions.class, NetworkOptions.class,
+            RestOptions.class);
 
     private static final ConfigRegistry GLOBAL = of(CORE_HOLDERS.toArray(new Class<?>[0]));
 

@@ -5,7 +5,15 @@ public interface LeaderElection extends AutoCloseable {
     void start(LeaderContender contender) throws Exception;
 
     /** Publishes the leader's address so TaskManagers and clients find it. */
-    void publish(String sessionId, String address) throws Exception;
+    default void publish(String sessionId, String address) throws Exception {
+        publish(sessionId, address, "");
+    }
+
+    /**
+     * Publishes the leader's address and where it serves its REST API ({@code http://host:port},
+     * "" if it serves none), so TaskManagers, clients and standbys find it.
+     */
+    void publish(String sessionId, String address, String restUrl) throws Exception;
 
     /**
      * Checks with the coordination service (not a cached flag) that {@code sessionId} still

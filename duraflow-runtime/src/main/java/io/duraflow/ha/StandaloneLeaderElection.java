@@ -28,7 +28,7 @@ final class StandaloneLeaderElection implements LeaderElection {
     }
 
     @Override
-    public void publish(String sessionId, String address) {}
+    public void publish(String sessionId, String address, String restUrl) {}
 
     @Override
     public boolean stillLeads(String sessionId) {

@@ -82,9 +82,10 @@ final class ZooKeeperLeaderElection implements LeaderElection {
      * that leader's session ends (it may live on after it gave up or while it shuts down).
      */
     @Override
-    public synchronized void publish(String sessionId, String address) throws Exception {
-        byte[] info = ("{\"address\":\"" + address + "\",\"sessionId\":\"" + sessionId + "\"}")
-                .getBytes(StandardCharsets.UTF_8);
+    public synchronized void publish(String sessionId, String address, String restUrl) throws Exception {
+        // restUrl is a later addition: readers that do not know it ignore it.
+        byte[] info = ("{\"address\":\"" + address + "\",\"sessionId\":\"" + sessionId + "\",\"restUrl\":\""
+                + restUrl + "\"}").getBytes(StandardCharsets.UTF_8);
         for (int attempt = 1; ; attempt++) {
             if (!stillLeads(sessionId)) {
                 throw new IllegalStateException("session " + sessionId + " does not lead any more; not publishing");

@@ -60,7 +60,8 @@ final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         if (data != null && data.getData() != null) {
             try {
                 JsonNode node = JSON.readTree(data.getData());
-                leader = new LeaderInfo(node.get("address").asText(), node.get("sessionId").asText());
+                leader = new LeaderInfo(node.get("address").asText(), node.get("sessionId").asText(),
+                        node.path("restUrl").asText(""));
             } catch (Exception e) {
                 LOG.warn("Unreadable leader information in ZooKeeper: {}", e.toString());
             }

@@ -201,6 +201,13 @@ public final class Dispatcher {
         return queries.checkpoints(jobId);
     }
 
+    /** The TaskManagers with the finished partitions of running jobs on each (see {@link JobQueries#withPartitions}). */
+    public List<io.duraflow.rpc.proto.TaskManagerInfo> withPartitions(
+            List<io.duraflow.rpc.proto.TaskManagerInfo> taskManagers) {
+        mainThread.assertRunningInMainThread();
+        return queries.withPartitions(taskManagers);
+    }
+
     public int runningJobs() {
         mainThread.assertRunningInMainThread();
         return queries.runningJobs();

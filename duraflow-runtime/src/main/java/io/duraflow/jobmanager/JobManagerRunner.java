@@ -47,6 +47,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private final long heartbeatIntervalMs;
     private final long heartbeatTimeoutMs;
     private final Server server;
+    private final JobManagerRest rest;
     private final String address;
     private final String participantId = "jm-" + UUID.randomUUID().toString().substring(0, 8);
     /** The current leadership, or null while standing by. Main thread only. */
@@ -77,10 +78,19 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         this.heartbeatIntervalMs = config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis();
         this.heartbeatTimeoutMs = config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis();
         String host = config.get(JobManagerOptions.RPC_ADDRESS);
+        JobManagerServices.ClientFacing clientFacing = new JobManagerServices.ClientFacing(this);
         try {
             this.server = RpcServers.start(host, config.get(JobManagerOptions.RPC_PORT), JobManagerOptions.RPC_PORT.key(),
-                    new JobManagerServices.TaskManagerFacing(this), new JobManagerServices.ClientFacing(this));
+                    new JobManagerServices.TaskManagerFacing(this), clientFacing);
         } catch (RuntimeException e) {
+            mainThread.close();
+            io.shutdownNow();
+            throw e;
+        }
+        try {
+            this.rest = JobManagerRest.start(clientFacing, config);
+        } catch (RuntimeException e) {
+            server.shutdownNow();
             mainThread.close();
             io.shutdownNow();
             throw e;
@@ -96,6 +106,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         });
         this.ha = HighAvailabilityServices.create(config);
         this.election = ha.createLeaderElection(participantId);
+        rest.followLeader(ha);
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
@@ -138,10 +149,16 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         }, heartbeatIntervalMs);
         Leadership current = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
         leadership = current;
+        rest.takingOver();
         LOG.info("JobManager {} leads (session {})", participantId, sessionId);
         // Published only once the stored jobs are back, so nobody asks this leader about a job
         // it does not know yet.
-        dispatcher.recover().thenRunAsync(() -> current.ready = true, mainThread).whenCompleteAsync((ignored, error) -> {
+        dispatcher.recover().thenRunAsync(() -> {
+            current.ready = true;
+            if (leadership == current) {
+                rest.leading();
+            }
+        }, mainThread).whenCompleteAsync((ignored, error) -> {
             if (error != null) {
                 // One line, no stack trace: this repeats with backoff for as long as the store is down.
                 LOG.error("Recovering jobs failed ({}); giving up leadership", Dispatcher.describe(error));
@@ -150,7 +167,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             }
             mainThread.execute(() -> failedLeaderships = 0);
             try {
-                election.publish(sessionId, address);
+                election.publish(sessionId, address, rest.url());
             } catch (Exception e) {
                 LOG.error("Cannot publish the leader address; giving up leadership", e);
                 giveUpLeadership(sessionId);
@@ -166,6 +183,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             return;
         }
         leadership = null;
+        rest.standingBy();
         old.heartbeatCheck.cancel();
         old.dispatcher.close();
         old.resourceManager.close();
@@ -243,6 +261,11 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         return server.getPort();
     }
 
+    /** Where this JobManager serves its REST API and web UI ({@code http://host:port}), "" if it serves none. */
+    public String restUrl() {
+        return rest.url();
+    }
+
     MainThread mainThread() {
         return mainThread;
     }
@@ -267,6 +290,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             LOG.warn("Leaving the election failed", e);
         }
         server.shutdownNow();
+        rest.close();
         try {
             server.awaitTermination(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -249,8 +249,9 @@ final class JobManagerServices {
         public void getClusterOverview(Empty request, StreamObserver<ClusterOverview> response) {
             answer(runner.mainThread(), response, () -> ClusterOverview.newBuilder()
                     .setJmSessionId(runner.sessionId())
-                    .addAllTaskManagers(runner.resourceManager().describe())
-                    .setRunningJobs(runner.dispatcher().runningJobs()).build());
+                    .addAllTaskManagers(runner.dispatcher().withPartitions(runner.resourceManager().describe()))
+                    .setRunningJobs(runner.dispatcher().runningJobs())
+                    .setRestUrl(runner.restUrl()).setAddress(runner.address()).build());
         }
     }
 }

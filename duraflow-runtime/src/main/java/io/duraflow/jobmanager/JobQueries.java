@@ -4,13 +4,23 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventFormatter;
 import io.duraflow.jobmanager.events.JobEventReader;
+import io.duraflow.jobmanager.scheduler.Execution;
+import io.duraflow.jobmanager.scheduler.ExecutionState;
 import io.duraflow.jobmanager.scheduler.JobMaster;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.SubpartitionSizes;
+import io.duraflow.rpc.proto.TaskManagerInfo;
+import java.util.HashMap;
+import java.util.Map;
 import io.duraflow.checkpoint.CheckpointCoordinator;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.jobstore.JobIds;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobEventLogStatus;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.rpc.proto.ExecutionAttempt;
+import io.duraflow.rpc.proto.JobEventEntry;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
@@ -134,6 +144,37 @@ final class JobQueries {
         return statuses;
     }
 
+    /**
+     * The TaskManagers, each with the finished result partitions of running jobs that this leader
+     * knows are there (batch exchanges; kept ones of a job taken over included) and their bytes.
+     */
+    List<TaskManagerInfo> withPartitions(List<TaskManagerInfo> taskManagers) {
+        Map<String, long[]> held = new HashMap<>();
+        for (JobMaster job : registry.jobs()) {
+            for (JobVertex vertex : job.graph().vertices()) {
+                Execution[] subtasks = job.executions(vertex.id());
+                for (Execution execution : subtasks == null ? new Execution[0] : subtasks) {
+                    if (execution.state() != ExecutionState.FINISHED || execution.tmId() == null) {
+                        continue;
+                    }
+                    for (SubpartitionSizes partition : execution.outputs()) {
+                        long[] sum = held.computeIfAbsent(execution.tmId(), id -> new long[2]);
+                        sum[0]++;
+                        for (long bytes : partition.getBytesList()) {
+                            sum[1] += bytes;
+                        }
+                    }
+                }
+            }
+        }
+        List<TaskManagerInfo> described = new ArrayList<>(taskManagers.size());
+        for (TaskManagerInfo tm : taskManagers) {
+            long[] sum = held.getOrDefault(tm.getTmId(), new long[2]);
+            described.add(tm.toBuilder().setPartitions((int) sum[0]).setPartitionBytes(sum[1]).build());
+        }
+        return described;
+    }
+
     int runningJobs() {
         int running = 0;
         for (JobMaster job : registry.jobs()) {
@@ -160,6 +201,7 @@ final class JobQueries {
                 var events = JobEvents.newBuilder().addAllWarnings(read.warnings());
                 for (var event : read.events()) {
                     events.addLines(JobEventFormatter.format(event));
+                    events.addEntries(entry(event));
                 }
                 return events.build();
             } catch (IOException e) {
@@ -167,6 +209,30 @@ final class JobQueries {
                         .asRuntimeException());
             }
         }, services.io());
+    }
+
+    /** One event as data: its kind, its line without the time, the executions it names. */
+    static JobEventEntry entry(JobEvent event) {
+        JobEventEntry.Builder entry = JobEventEntry.newBuilder().setTimestampMs(event.getTimestampMs())
+                .setKind(event.getEventCase().name()).setText(JobEventFormatter.describe(event));
+        switch (event.getEventCase()) {
+            case EXECUTION_FINISHED -> {
+                var finished = event.getExecutionFinished();
+                entry.addExecutions(ExecutionAttempt.newBuilder().setVertex(finished.getVertex())
+                        .setSubtask(finished.getSubtask()).setAttempt(finished.getAttempt())
+                        .setTmId(finished.getTmId()));
+            }
+            case EXECUTIONS_RESET -> {
+                entry.setReason(event.getExecutionsReset().getReason());
+                for (var ref : event.getExecutionsReset().getExecutionsList()) {
+                    entry.addExecutions(ExecutionAttempt.newBuilder().setVertex(ref.getVertex())
+                            .setSubtask(ref.getSubtask()).setAttempt(ref.getNewAttempt()));
+                }
+            }
+            case RUN_STARTED -> entry.setReason(event.getRunStarted().getReason());
+            default -> { }
+        }
+        return entry.build();
     }
 
     /**

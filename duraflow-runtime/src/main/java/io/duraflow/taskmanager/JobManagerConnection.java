@@ -251,7 +251,7 @@ final class JobManagerConnection {
             // kept partitions for it. So follow the session the JobManager named.
             LOG.info("JobManager at {} answered with session {} while {} was announced; it leads again, following"
                     + " the new session", expected.address(), response.getJmSessionId(), expected.sessionId());
-            leader = new LeaderInfo(expected.address(), response.getJmSessionId());
+            leader = expected.withSession(response.getJmSessionId());
         }
         registration = Registration.REGISTERED;
         sessionId = response.getJmSessionId();

@@ -53,7 +53,7 @@ public final class JobEventFormatter {
     }
 
     /** The event without its time. */
-    static String describe(JobEvent event) {
+    public static String describe(JobEvent event) {
         return switch (event.getEventCase()) {
             case VERTEX_INITIALIZED -> vertexInitialized(event.getVertexInitialized());
             case EXECUTION_FINISHED -> executionFinished(event.getExecutionFinished());

@@ -26,6 +26,18 @@ public final class Execution {
     private long recordsIn;
     private long recordsOut;
     private int attemptsStarted;
+    /** What a take-over from an earlier leader made of this subtask; never changes after. */
+    private Recovery recovery = Recovery.NONE;
+
+    /** What a new leader made of a subtask when it took its job over (batch job recovery). */
+    public enum Recovery {
+        /** No take-over, or the subtask had never run under an earlier leader. */
+        NONE,
+        /** Finished under an earlier leader with its output still there: not run again. */
+        KEPT,
+        /** Ran or started under an earlier leader and runs again, with a higher attempt number. */
+        RUN_AGAIN
+    }
     /** The attempt {@link #eventSequence} counts for, and the last sequence number it gave. */
     private int eventSequenceAttempt = -1;
     private long eventSequence;
@@ -81,6 +93,7 @@ public final class Execution {
         tmId = onTmId;
         tmAddress = onTmAddress;
         state = ExecutionState.FINISHED;
+        recovery = Recovery.KEPT;
         finished(outputSizes, results, in, out);
     }
 
@@ -90,6 +103,7 @@ public final class Execution {
             throw new IllegalStateException("execution " + this + " is " + state + "; cannot renumber it");
         }
         attempt = nextAttempt;
+        recovery = nextAttempt > 0 ? Recovery.RUN_AGAIN : Recovery.NONE;
     }
 
     void assign(String tmId, String tmAddress) {
@@ -168,6 +182,15 @@ public final class Execution {
 
     public long recordsOut() {
         return recordsOut;
+    }
+
+    public Recovery recovery() {
+        return recovery;
+    }
+
+    /** The finished attempt's output, one entry per outgoing edge; empty unless FINISHED. */
+    public java.util.Collection<SubpartitionSizes> outputs() {
+        return java.util.Collections.unmodifiableCollection(outputs.values());
     }
 
     public int attemptsStarted() {

@@ -86,6 +86,8 @@ public final class JobMaster {
     private String failure = "";
     private JobEventLog eventLog = JobEventLog.NONE;
     private int restoredTasks;
+    /** When this job master took the job over from an earlier leader ({@link #restore}); 0 if it did not. */
+    private long takenOverAtMs;
     /** Every state-changing entry asserts it runs here (the Dispatcher's main thread). */
     private final MainThreadExecutor mainThread;
 
@@ -225,7 +227,12 @@ public final class JobMaster {
     public int restore(RecoveryPlan plan) throws Exception {
         mainThread.assertRunningInMainThread();
         restoredTasks = RecoveryRestore.apply(plan, executions, coordinators, eventLog);
+        takenOverAtMs = clock.getAsLong();
         return restoredTasks;
+    }
+
+    long takenOverAtMs() {
+        return takenOverAtMs;
     }
 
     /** Executions taken over from an earlier leader without running again. */

@@ -1,0 +1,210 @@
+package io.duraflow.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.examples.WordCount;
+import io.duraflow.jobmanager.JobManagerRunner;
+import io.duraflow.taskmanager.TaskManagerRunner;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The web UI in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver},
+ * driven by Selenium) against a JobManager and a TaskManager in this JVM running a streaming job:
+ * the jobs overview, the job's graph with live states and rates, the subtask table with attempt
+ * numbers, the checkpoint history with its chart, the TaskManagers, the job result store, and a
+ * cancel from the UI. Screenshots go to {@code target/ui-screenshots/} (the job page also to
+ * {@code docs/ui-job.png} with {@code -Dui.screenshot.docs=true}). Skipped, saying why, only when
+ * the browser or its driver is not installed.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WebUiBrowserTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final String STREAMING = "ui-streaming";
+    private static final String BATCH = "ui-batch";
+    private static final Path SCREENSHOTS = Path.of("target", "ui-screenshots");
+
+    private static Path dir;
+    private static JobManagerRunner jobManager;
+    private static TaskManagerRunner taskManager;
+    private static ChromeDriver browser;
+    private static Http http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        String chromium = System.getProperty("chromium.binary", "/usr/bin/chromium");
+        String driver = System.getProperty("chromium.driver", "/usr/bin/chromedriver");
+        Assumptions.assumeTrue(new File(chromium).canExecute() && new File(driver).canExecute(),
+                "browser tests skipped: no chromium at " + chromium + " or no chromedriver at " + driver
+                        + " (install Debian's chromium and chromium-driver; .ci/run does)");
+        dir = Files.createTempDirectory("web-ui-test");
+        Configuration config = Configuration.fromMap(Map.of("cluster.work-dir", dir.resolve("work").toString(),
+                "jobmanager.rpc.port", "0", "rest.port", "0", "heartbeat.interval", "200ms",
+                "taskmanager.slots", "8", "taskmanager.data-dir", dir.resolve("tm").toString(),
+                "execution.checkpointing.dir", dir.resolve("chk").toString()));
+        jobManager = JobManagerRunner.start(config);
+        taskManager = TaskManagerRunner.start(config, "127.0.0.1:" + jobManager.port(), 60_000);
+        http = new Http(jobManager.restUrl());
+        await().atMost(TIMEOUT).until(() -> http.get("/v1/taskmanagers").json().path("taskManagers").size() == 1);
+        assertThat(http.post("/v1/jobs", "{\"jobId\": \"" + BATCH + "\", \"jobClass\": \"" + WordCount.class.getName()
+                + "\", \"params\": {\"words\": \"1000\"}}").status()).isEqualTo(202);
+        assertThat(http.post("/v1/jobs", RestApiTest.streamingJob(STREAMING)).status()).isEqualTo(202);
+        await().atMost(TIMEOUT).until(() -> http.get("/v1/jobs/" + BATCH).json().path("state").asText()
+                .equals("JOB_FINISHED"));
+
+        ChromeOptions options = new ChromeOptions().setBinary(chromium)
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                        "--window-size=1400,1000", "--user-data-dir=" + dir.resolve("chromium"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(driver))
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        Files.createDirectories(SCREENSHOTS);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (taskManager != null) {
+            taskManager.close();
+        }
+        if (jobManager != null) {
+            jobManager.close();
+        }
+    }
+
+    /** Elements matching {@code css} now; the views are drawn anew every second, so never keep one. */
+    private static List<WebElement> find(String css) {
+        return browser.findElements(By.cssSelector(css));
+    }
+
+    private static String text(String css) {
+        return await().atMost(TIMEOUT).ignoreExceptions().until(() -> find(css).get(0).getText(), t -> true);
+    }
+
+    private static void click(String css) {
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> {
+            find(css).get(0).click();
+            return true;
+        });
+    }
+
+    private static Path screenshot(String name) throws IOException {
+        Path file = SCREENSHOTS.resolve(name + ".png");
+        Files.write(file, browser.getScreenshotAs(OutputType.BYTES));
+        return file;
+    }
+
+    @Test
+    @Order(1)
+    void theJobsOverviewListsTheRunningJobAndTheFinishedOne() throws IOException {
+        browser.get(jobManager.restUrl() + "/");
+
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("tr[data-job-id='" + STREAMING + "'] .state")
+                .get(0).getText().equals("RUNNING"));
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("tr[data-job-id='" + BATCH + "'] .state")
+                .get(0).getText().equals("FINISHED"));
+        assertThat(text("#stat-running")).isEqualTo("1");
+        screenshot("jobs");
+    }
+
+    @Test
+    @Order(2)
+    void theJobsGraphShowsItsVerticesWithLiveStatesAndRates() throws IOException {
+        browser.get(jobManager.restUrl() + "/");
+        click("tr[data-job-id='" + STREAMING + "'] a");
+
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("#dag g.dag-node").size() >= 2
+                && find("#dag g.dag-node").stream().allMatch(n -> "RUNNING".equals(n.getAttribute("data-state"))));
+        assertThat(find("#dag path.dag-edge")).isNotEmpty();
+        // Rates come with the heartbeats after the tasks run: the graph's second line turns into "... in/s".
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("#dag g.dag-node").get(0).getText()
+                .contains("out/s") && !find("#dag g.dag-node").get(0).getText().contains(" 0.0 out/s"));
+        assertThat(text("#job-state")).isEqualTo("RUNNING");
+        assertThat(browser.getCurrentUrl()).endsWith("#/jobs/" + STREAMING);
+        Path shot = screenshot("job-graph");
+        if (Boolean.getBoolean("ui.screenshot.docs")) {
+            Path docs = Path.of(System.getProperty("ui.screenshot.docs.dir", "../docs"));
+            Files.createDirectories(docs);
+            Files.copy(shot, docs.resolve("ui-job.png"), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    @Test
+    @Order(3)
+    void theSubtaskTableShowsAttemptNumbersAndTaskManagers() throws IOException {
+        browser.get(jobManager.restUrl() + "/#/jobs/" + STREAMING + "/subtasks");
+
+        // Checked in one go per poll: a row found in one drawing is gone in the next.
+        await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> {
+            List<WebElement> rows = find("#subtasks tr[data-subtask]");
+            assertThat(rows).hasSizeGreaterThanOrEqualTo(4);
+            for (WebElement row : rows) {
+                assertThat(row.getAttribute("data-attempt")).isEqualTo("0");
+                assertThat(row.getText()).contains("#0").contains("RUNNING").contains(taskManager.taskManagerId());
+            }
+        });
+        screenshot("job-subtasks");
+    }
+
+    @Test
+    @Order(4)
+    void theCheckpointHistoryHasAChartAndRows() throws IOException {
+        browser.get(jobManager.restUrl() + "/#/jobs/" + STREAMING + "/checkpoints");
+
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("#checkpoints tr[data-checkpoint-id]").size() >= 2
+                && find("#chart canvas").size() == 1);
+        assertThat(text("#checkpoints")).contains("COMPLETED");
+        screenshot("job-checkpoints");
+    }
+
+    @Test
+    @Order(5)
+    void theTaskManagersAndTheJobResultStoreHaveTheirPages() throws IOException {
+        browser.get(jobManager.restUrl() + "/#/taskmanagers");
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("tr[data-tm-id='" + taskManager.taskManagerId()
+                + "']").size() == 1);
+        screenshot("taskmanagers");
+
+        browser.get(jobManager.restUrl() + "/#/results");
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("tr[data-job-id='" + BATCH + "'] .state").get(0)
+                .getText().equals("FINISHED"));
+        screenshot("results");
+    }
+
+    @Test
+    @Order(6)
+    void aJobCancelledFromTheUiEndsCanceled() throws IOException {
+        browser.get(jobManager.restUrl() + "/#/jobs/" + STREAMING);
+        click("#cancel-job");
+        click("#cancel-confirm");
+
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> "CANCELED".equals(find("#job-state").get(0)
+                .getAttribute("data-state")));
+        assertThat(http.get("/v1/jobs/" + STREAMING).json().path("state").asText()).isEqualTo("JOB_CANCELED");
+        assertThat(find("#cancel-job")).isEmpty();
+        screenshot("job-canceled");
+    }
+}
