@@ -5,9 +5,10 @@ import java.util.regex.Pattern;
 
 /**
  * Options of the Prometheus endpoint every JobManager and TaskManager can serve. Off unless a
- * port is given: several JobManagers and TaskManagers of one machine (a local cluster, tests) must
- * never fight over a fixed port, so {@code duraflow local start} turns it on with port 0 (any
- * free port) and each process logs and writes down the port it bound.
+ * port is given: several JobManagers and TaskManagers of one machine (a local cluster, tests)
+ * would fight over any fixed default port, and an endpoint nobody asked for is a port open for
+ * nothing. A range ({@code 9249-9260}) gives each process of one machine the first free port of it,
+ * and each process logs the address it bound (and writes it to a file_sd target file if asked).
  */
 public final class MetricOptions {
     /** A port, or a range {@code FROM-TO} of ports. */
@@ -24,9 +25,10 @@ public final class MetricOptions {
                             + " (any free port)"))
             .description("Port of the process's Prometheus endpoint (http://address:port/metrics): 'off' (the"
                     + " default: no endpoint), a port, a range FROM-TO of which the first free port is taken (several"
-                    + " processes on one machine), or 0 for any free port. A given port that is in use is an error."
-                    + " The port bound is logged at start-up; 'duraflow local start' uses 0 unless this is given"
-                    + " with -D, and 'duraflow local status' shows each process's endpoint.");
+                    + " processes on one machine), or 0 for any free port. A single port that is in use is an error and"
+                    + " the process exits. The address bound is logged at start-up ('Prometheus metrics of this"
+                    + " jobmanager at http://...'); for a local cluster, give 'duraflow local start' a range such as"
+                    + " 9249-9260 with -D.");
 
     public static final ConfigOption<String> PROMETHEUS_ADDRESS = ConfigOption.key("metrics.prometheus.address")
             .stringType()
@@ -41,9 +43,8 @@ public final class MetricOptions {
                     .noDefaultValue()
                     .validator(ConfigValidator.nonBlank())
                     .description("A file the process writes its endpoint to once it listens, as a Prometheus"
-                            + " file_sd target list (JSON); 'duraflow local start' gives each process one under"
-                            + " <work-dir>/metrics/, so Prometheus finds every process of a local cluster through"
-                            + " file_sd_configs with files: ['<work-dir>/metrics/*.json'].");
+                            + " file_sd target list (JSON, with a label duraflow_role), so Prometheus finds an"
+                            + " endpoint whose port was chosen at start-up through file_sd_configs.");
 
     private MetricOptions() {
     }

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *   duraflow_taskmanager_*     {taskmanager}                 slots, registration, network memory
  *   duraflow_task_*            {taskmanager, job_id, job_name, vertex_id, vertex, subtask}
  *                                                            records, busy / backpressured / idle time, attempt
- *   duraflow_file_merging_*    {taskmanager, job_id}         merged checkpoint files: files, physical vs live bytes
+ *   duraflow_file_merging_*    {taskmanager, job_id}         merged checkpoint files: files, physical vs live
+ *                                                            bytes, space amplification
  * </pre>
  */
 final class TaskManagerMetrics implements MultiCollector {
@@ -132,12 +133,18 @@ final class TaskManagerMetrics implements MultiCollector {
                 + " checkpoint files", Unit.BYTES, FILES);
         Families.Gauge live = families.gauge("duraflow_file_merging_live_bytes", "Bytes of their segments that a"
                 + " retained checkpoint still uses", Unit.BYTES, FILES);
+        Families.Gauge amplification = families.gauge("duraflow_file_merging_space_amplification_ratio", "Physical"
+                + " bytes of the merged checkpoint files per live byte (1: no waste); left out while nothing is"
+                + " live", Unit.RATIO, FILES);
         for (Map.Entry<String, FileMergingSnapshotManager.SpaceUsage> job : mergedFiles.entrySet()) {
             FileMergingSnapshotManager.SpaceUsage usage = job.getValue();
             files.set(usage.files(), tm, job.getKey());
             open.set(usage.openFiles(), tm, job.getKey());
             physical.set(usage.physicalBytes(), tm, job.getKey());
             live.set(usage.liveBytes(), tm, job.getKey());
+            if (usage.liveBytes() > 0) {
+                amplification.set(usage.amplification(), tm, job.getKey());
+            }
         }
         return families.build();
     }
