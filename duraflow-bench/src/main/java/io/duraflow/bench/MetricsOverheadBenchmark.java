@@ -29,8 +29,9 @@ import java.util.regex.Pattern;
 
 /**
  * What the Prometheus endpoints cost a streaming job (issue 13: under 1 % throughput). Two local
- * clusters of one JobManager and one TaskManager with 2 slots run side by side: one with {@code
- * metrics.prometheus.port=0} (an endpoint on every process), one without. The bounded keyed sum
+ * clusters of one JobManager and one TaskManager with 4 slots (2 vertices x parallelism 2) run
+ * side by side: one with {@code metrics.prometheus.port=0} (an endpoint on every process), one
+ * without. The bounded keyed sum
  * ({@link StreamingKeyedSum}, parallelism 2, a checkpoint every second, heap state) runs once on
  * each as a warm-up, then in pairs, on-off, off-on, on-off, ..., so that a drift of the machine
  * favours neither side. While a job runs on the cluster with metrics, a scraper in this JVM reads
@@ -80,7 +81,7 @@ public final class MetricsOverheadBenchmark {
         }
         String loadBefore = StateBackendBenchmark.loadAverage();
         System.out.printf(Locale.ROOT, "Metrics overhead: StreamingKeyedSum %,d records, %,d keys, parallelism %d,"
-                + " checkpoints every 1 s; 2 clusters (1 JobManager, 1 TaskManager x 2 slots), metrics on / off;"
+                + " checkpoints every 1 s; 2 clusters (1 JobManager, 1 TaskManager x 4 slots), metrics on / off;"
                 + " scrape every %,d ms; %d cores; load average %s; 1 warm-up run each, then %d pairs%n", records,
                 KEYS, PARALLELISM, scrapeIntervalMs, Runtime.getRuntime().availableProcessors(), loadBefore, pairs);
         MetricsOverheadBenchmark bench = new MetricsOverheadBenchmark(records, scrapeIntervalMs);
@@ -121,7 +122,7 @@ public final class MetricsOverheadBenchmark {
 
     private static Cluster start(Path workDir, boolean metrics) throws Exception {
         Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("taskmanager.slots", "2");
+        settings.put("taskmanager.slots", "4");
         if (metrics) {
             settings.put("metrics.prometheus.port", "0");
         }
