@@ -54,6 +54,7 @@ public final class MetricsOverheadBenchmark {
     private static final long KEYS = 10_000;
     private static final long POLL_MS = 50;
     private static final double TARGET_OVERHEAD_PERCENT = 1.0;
+    private static final int COST_SCRAPES = 200;
     private static final Pattern ENDPOINT = Pattern.compile("Prometheus metrics of this \\w+ at (http://\\S+)");
 
     /** One run: whether the cluster had metrics, the job's time and what the scraper did meanwhile. */
@@ -69,7 +70,11 @@ public final class MetricsOverheadBenchmark {
     }
 
     /** A running local cluster, its client and, with metrics, its endpoints. */
-    record Cluster(LocalCluster cluster, ClusterClient client, Path checkpoints, List<String> endpoints) {}
+    record Cluster(LocalCluster cluster, ClusterClient client, Path workDir, List<String> endpoints) {
+        Path checkpoints() {
+            return workDir.resolve("checkpoints");
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         long records = Long.getLong("bench.streaming-records", 20_000_000L);
@@ -95,6 +100,7 @@ public final class MetricsOverheadBenchmark {
             System.out.println("endpoints of the cluster with metrics: " + on.endpoints());
             print("warm-up", bench.run(on));
             print("warm-up", bench.run(off));
+            scrapeCost(on);
             for (int pair = 1; pair <= pairs; pair++) {
                 boolean onFirst = pair % 2 == 1;
                 Run first = bench.run(onFirst ? on : off);
@@ -131,11 +137,52 @@ public final class MetricsOverheadBenchmark {
             String address = cluster.start(1, 1, 0, Duration.ofSeconds(120));
             List<String> endpoints = metrics ? List.of(endpoint(workDir, "jobmanager"), endpoint(workDir,
                     "taskmanager-1")) : List.of();
-            return new Cluster(cluster, new ClusterClient(address), workDir.resolve("checkpoints"), endpoints);
+            return new Cluster(cluster, new ClusterClient(address), workDir, endpoints);
         } catch (Exception e) {
             cluster.stop();
             throw e;
         }
+    }
+
+    /**
+     * The CPU one scrape costs each process of the idle cluster with metrics: {@link #COST_SCRAPES}
+     * scrapes back to back, the process's CPU time over them minus its CPU time over as long a
+     * time without scrapes (heartbeats and the like). Independent of the machine's load, unlike
+     * the throughput pairs; printed with what it makes of a scrape every 15 s (Prometheus' default)
+     * and every second, in percent of one core.
+     */
+    private static void scrapeCost(Cluster cluster) throws Exception {
+        Path pids = cluster.workDir().resolve("pids");
+        String[] processes = {"jobmanager", "taskmanager-1"};
+        for (int i = 0; i < processes.length; i++) {
+            String url = cluster.endpoints().get(i);
+            ProcessHandle process = ProcessHandle.of(Long.parseLong(Files.readString(pids.resolve(processes[i]
+                    + ".pid")).trim())).orElseThrow(() -> new IllegalStateException("process gone"));
+            for (int warm = 0; warm < COST_SCRAPES / 10; warm++) {
+                PrometheusText.scrape(url);
+            }
+            long cpuBefore = cpuNanos(process);
+            long start = System.nanoTime();
+            long bytes = 0;
+            for (int n = 0; n < COST_SCRAPES; n++) {
+                bytes += PrometheusText.scrape(url).length();
+            }
+            long elapsed = System.nanoTime() - start;
+            long scraping = cpuNanos(process) - cpuBefore;
+            long idleBefore = cpuNanos(process);
+            Thread.sleep(Math.max(1, elapsed / 1_000_000));
+            long idle = cpuNanos(process) - idleBefore;
+            double perScrapeMs = Math.max(0, scraping - idle) / 1e6 / COST_SCRAPES;
+            System.out.printf(Locale.ROOT, "scrape cost, %s: %.2f ms CPU per scrape (%,d back to back, %,d bytes"
+                    + " each; idle CPU over as long subtracted) = %.3f %% of one core at a scrape every 15 s,"
+                    + " %.2f %% at one every second%n", processes[i], perScrapeMs, COST_SCRAPES, bytes / COST_SCRAPES,
+                    perScrapeMs / 15_000 * 100, perScrapeMs / 1_000 * 100);
+        }
+    }
+
+    private static long cpuNanos(ProcessHandle process) {
+        return process.info().totalCpuDuration().orElseThrow(() -> new IllegalStateException("no CPU time of "
+                + process.pid())).toNanos();
     }
 
     /** The endpoint the process logged; the cluster started, so it logged it (or it is off). */

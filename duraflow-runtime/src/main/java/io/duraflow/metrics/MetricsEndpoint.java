@@ -4,7 +4,6 @@ import io.duraflow.config.Configuration;
 import io.duraflow.config.MetricOptions;
 import io.duraflow.rpc.RpcServers;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -21,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A process's Prometheus endpoint, {@code http://address:port/metrics}: the process's own
- * collector (read at scrape time, nothing counted on the way) and the JVM's metrics, served by the
+ * collector (read at scrape time, nothing counted on the way) and the JVM's metrics ({@link
+ * JvmFamilies}: none that stops the JVM at a safepoint), served by the
  * Prometheus client's HTTP server on one daemon thread, so scrapes are answered one at a time and
  * never on a thread the process works on.
  *
@@ -54,7 +54,7 @@ public final class MetricsEndpoint implements AutoCloseable {
         String host = config.get(MetricOptions.PROMETHEUS_ADDRESS);
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(collector);
-        JvmMetrics.builder().register(registry);
+        JvmFamilies.register(registry);
         MetricsEndpoint endpoint = new MetricsEndpoint(bind(host, ports, registry, role), host);
         LOG.info("Prometheus metrics of this {} at {}", role, endpoint.url());
         String targetsFile = config.get(MetricOptions.PROMETHEUS_TARGETS_FILE);

@@ -2,9 +2,12 @@ package io.duraflow.state.filemerging;
 
 import io.duraflow.fs.FileSystem;
 import io.duraflow.state.CheckpointDirectories;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 
 /**
@@ -103,11 +106,11 @@ public final class FileMergingManagers {
      * has a task here); for the metrics. Each manager is asked under its own lock, not under this one.
      */
     public Map<String, FileMergingSnapshotManager.SpaceUsage> spaceUsageByJob() {
-        java.util.List<Entry> open;
+        List<Entry> open;
         synchronized (this) {
-            open = new java.util.ArrayList<>(managers.values());
+            open = new ArrayList<>(managers.values());
         }
-        Map<String, FileMergingSnapshotManager.SpaceUsage> byJob = new java.util.TreeMap<>();
+        Map<String, FileMergingSnapshotManager.SpaceUsage> byJob = new TreeMap<>();
         for (Entry entry : open) {
             FileMergingSnapshotManager.SpaceUsage usage = entry.manager.spaceUsage();
             byJob.merge(entry.jobId, usage, (a, b) -> new FileMergingSnapshotManager.SpaceUsage(
