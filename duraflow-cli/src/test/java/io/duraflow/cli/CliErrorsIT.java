@@ -128,6 +128,18 @@ class CliErrorsIT {
     }
 
     @Test
+    void metricsPortInUse() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+
+            Cli.Result result = duraflow("jobmanager", "-D", "jobmanager.rpc.port=0", "-D",
+                    "metrics.prometheus.port=" + port);
+
+            assertOneLineError(result, "metrics.prometheus.port: port " + port, "already in use", "9249-9260");
+        }
+    }
+
+    @Test
     void unreachableJobManager() throws Exception {
         String address = unreachable();
 

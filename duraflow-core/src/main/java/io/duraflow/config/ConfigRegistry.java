@@ -23,7 +23,7 @@ import java.util.TreeMap;
 public final class ConfigRegistry {
     /** The holder classes of {@code duraflow-core}; the one place that lists them. */
     public static final List<Class<?>> CORE_HOLDERS = List.of(
-            ClusterOptions.class, JobManagerOptions.class, TaskManagerOptions.class, ExecutionOptions.class,
+            ClusterOptions.class, JobManagerOptions.class, TaskManagerOptions.class, MetricOptions.class, ExecutionOptions.class,
             HighAvailabilityOptions.class, CleanupOptions.class, JobRecoveryOptions.class,
             CheckpointingOptions.class, FileMergingOptions.class, StateOptions.class, NetworkOptions.class,
             RestOptions.class);

@@ -633,6 +633,12 @@ public final class CheckpointCoordinator {
                 Optional.ofNullable(restoredFrom), history());
     }
 
+    /** What the coordinator counted so far, for the metrics endpoint. */
+    public CheckpointTotals totals() {
+        mainThread.assertRunningInMainThread();
+        return history.totals(pending.size());
+    }
+
     /** The id of the savepoint in progress, if one is. */
     public Optional<Long> savepointInProgress() {
         mainThread.assertRunningInMainThread();

@@ -4,7 +4,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The last ended checkpoints of a job as {@code duraflow checkpoints ID} shows them, on the
@@ -18,14 +20,28 @@ final class CheckpointHistory {
     /** Every checkpoint that ended so far, also those the bounded history dropped. */
     private long completed;
     private long failed;
+    /** Every failure so far by reason, for the metrics endpoint. */
+    private final Map<CheckpointFailureReason, Long> failedByReason = new EnumMap<>(CheckpointFailureReason.class);
+    /** Completed checkpoints (not savepoints) by duration, per {@link CheckpointTotals#DURATION_BOUNDS_SECONDS}. */
+    private final long[] durationCounts = new long[CheckpointTotals.DURATION_BOUNDS_SECONDS.length];
+    private double durationSumSeconds;
+    private CheckpointStats latestCompleted;
 
     /** Checkpoint {@code checkpoint} ended at {@code endMs}, completed or failed with {@code failure}. */
     void record(PendingCheckpoint checkpoint, CheckpointStats.Status status, CheckpointFailure failure, long endMs) {
-        ended.addLast(stats(checkpoint, status, endMs, failure));
+        CheckpointStats stats = stats(checkpoint, status, endMs, failure);
+        ended.addLast(stats);
         if (status == CheckpointStats.Status.COMPLETED) {
             completed++;
+            if (checkpoint.kind == CheckpointKind.CHECKPOINT) {
+                countDuration((endMs - checkpoint.timestampMs) / 1000.0);
+                latestCompleted = stats;
+            }
         } else {
             failed++;
+            if (failure != null) {
+                failedByReason.merge(failure.reason(), 1L, Long::sum);
+            }
         }
         while (ended.size() > SIZE) {
             ended.removeFirst();
@@ -46,6 +62,22 @@ final class CheckpointHistory {
         return new CheckpointStats(checkpoint.checkpointId, checkpoint.kind, status, checkpoint.timestampMs, endMs,
                 checkpoint.stateSize(), checkpoint.checkpointedSize(), checkpoint.files().size(),
                 checkpoint.uploadedFiles(), checkpoint.reusedFiles(), checkpoint.directory, failure);
+    }
+
+    private void countDuration(double seconds) {
+        double[] bounds = CheckpointTotals.DURATION_BOUNDS_SECONDS;
+        int bucket = 0;
+        while (seconds > bounds[bucket]) {
+            bucket++;
+        }
+        durationCounts[bucket]++;
+        durationSumSeconds += seconds;
+    }
+
+    /** The counts so far, with {@code inProgress} checkpoints in progress now. */
+    CheckpointTotals totals(int inProgress) {
+        return new CheckpointTotals(completed, failedByReason, CheckpointTotals.DURATION_BOUNDS_SECONDS,
+                durationCounts, durationSumSeconds, latestCompleted, inProgress);
     }
 
     long completed() {

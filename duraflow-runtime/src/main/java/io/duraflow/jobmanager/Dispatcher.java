@@ -486,6 +486,18 @@ public final class Dispatcher {
         registry.resultStored(entry, thisRun ? last : null);
     }
 
+    // ------------------------------------------------------------------ metrics
+
+    /** What this leadership remembers of its jobs; main thread only (see {@link JobManagerMetrics}). */
+    JobRegistry registry() {
+        return registry;
+    }
+
+    /** Whether this leader took the job over from an earlier one. */
+    boolean recovered(String jobId) {
+        return recovery.recovered(jobId);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     static String stateName(JobState state) {

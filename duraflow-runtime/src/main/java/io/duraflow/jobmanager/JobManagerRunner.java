@@ -8,6 +8,7 @@ import io.duraflow.ha.HighAvailabilityServices;
 import io.duraflow.ha.LeaderContender;
 import io.duraflow.ha.LeaderElection;
 import io.duraflow.jobstore.CleanupRetryPolicy;
+import io.duraflow.metrics.MetricsEndpoint;
 import io.duraflow.rpc.RpcServers;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Server;
@@ -54,6 +55,11 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private Leadership leadership;
     /** When clean results older than their TTL were last looked for. Main thread only. */
     private long lastExpiryMs;
+    /** The Prometheus endpoint, or null (metrics.prometheus.port off). */
+    private final MetricsEndpoint metrics;
+    /** Leaderships granted since this JobManager started, and when the current one began (metrics). Main thread only. */
+    private long leaderships;
+    private long leaderSinceMs;
 
     /** What exists while this JobManager leads. */
     private static final class Leadership {
@@ -107,9 +113,37 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         this.ha = HighAvailabilityServices.create(config);
         this.election = ha.createLeaderElection(participantId);
         rest.followLeader(ha);
+        this.metrics = startMetrics(config);
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
+    }
+
+    /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */
+    private MetricsEndpoint startMetrics(Configuration config) {
+        try {
+            return MetricsEndpoint.start(config, "jobmanager", new JobManagerMetrics(mainThread, this::metricsSnapshot,
+                    ha.jobResultStore(), System::currentTimeMillis));
+        } catch (RuntimeException e) {
+            server.shutdownNow();
+            mainThread.close();
+            io.shutdownNow();
+            userCode.shutdownNow();
+            ha.close();
+            throw e;
+        }
+    }
+
+    /** Main thread: what a metrics scrape reads (see {@link JobManagerMetrics}). */
+    private JobManagerMetrics.Snapshot metricsSnapshot() {
+        Leadership current = leadership;
+        return JobManagerMetrics.snapshot(System.currentTimeMillis(), current == null ? null : current.dispatcher,
+                current == null ? null : current.resourceManager, leaderships, leaderSinceMs);
+    }
+
+    /** The Prometheus endpoint's port, or -1 when it is off. */
+    public int metricsPort() {
+        return metrics == null ? -1 : metrics.port();
     }
 
     public static JobManagerRunner start(Configuration config) throws Exception {
@@ -150,6 +184,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         Leadership current = new Leadership(sessionId, resourceManager, dispatcher, heartbeatCheck);
         leadership = current;
         rest.takingOver();
+        leaderships++;
+        leaderSinceMs = System.currentTimeMillis();
         LOG.info("JobManager {} leads (session {})", participantId, sessionId);
         // Published only once the stored jobs are back, so nobody asks this leader about a job
         // it does not know yet.
@@ -307,6 +343,9 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             LOG.warn("Standing by while closing failed: {}", e.toString());
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         mainThread.close();
         io.shutdownNow();

@@ -45,6 +45,9 @@ final class JobRegistry {
     private final long maxWholeResultBytes;
     private final int maxSummaries;
     private long wholeResultBytes;
+    /** Results made durable under this leadership, by outcome (for the metrics). */
+    private final Map<io.duraflow.jobstore.JobOutcome, Long> resultsStored =
+            new java.util.EnumMap<>(io.duraflow.jobstore.JobOutcome.class);
 
     /**
      * A result kept whole, with the last status its job master reported when that is this run's
@@ -121,12 +124,18 @@ final class JobRegistry {
 
     /** The job's result is durable: the job master goes, the result stays (see the class comment). */
     void resultStored(JobResultEntry entry, JobStatus finalStatus) {
+        resultsStored.merge(entry.state(), 1L, Long::sum);
         jobs.remove(entry.jobId());
         submissions.remove(entry.jobId());
         forget(entry.jobId());
         wholeResults.put(entry.jobId(), new Whole(entry, finalStatus));
         wholeResultBytes += collectedBytes(entry);
         trim();
+    }
+
+    /** Results made durable under this leadership so far, by outcome. */
+    Map<io.duraflow.jobstore.JobOutcome, Long> resultsStored() {
+        return Map.copyOf(resultsStored);
     }
 
     /** A result read from the store or left by an earlier leader, remembered as a summary. */

@@ -69,6 +69,8 @@ final class StoredJobRecovery {
     private MainThreadExecutor.Cancellable recoveryCheck;
     /** Set once this leader is published: from then on recovered jobs may plan. */
     private boolean started;
+    /** The jobs this leader took over from stored job graphs (for the metrics' recovery figures). */
+    private final java.util.Set<String> recovered = new java.util.HashSet<>();
 
     StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
             ResourceManager resourceManager, MainThreadExecutor mainThread, LongSupplier clock,
@@ -227,6 +229,7 @@ final class StoredJobRecovery {
         JobFactory.Created created = factory.create(built);
         JobMaster job = created.job();
         registry.add(job, created.writer(), submitted);
+        recovered.add(submitted.jobId());
         return factory.prepare(job, built)
                 .handle((ignored, error) -> {
                     if (closed.getAsBoolean()) {
@@ -295,6 +298,11 @@ final class StoredJobRecovery {
     }
 
     // ------------------------------------------------------------------ phase two
+
+    /** Whether this leader took the job over from an earlier one (its stored job graph). */
+    boolean recovered(String jobId) {
+        return recovered.contains(jobId);
+    }
 
     void startRecoveredJobs() {
         started = true;

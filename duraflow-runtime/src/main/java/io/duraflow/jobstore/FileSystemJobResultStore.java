@@ -235,6 +235,20 @@ public final class FileSystemJobResultStore implements JobResultStore {
     }
 
     @Override
+    public EntryCounts countEntries() throws IOException {
+        java.util.Set<String> dirty = new java.util.HashSet<>();
+        java.util.Set<String> clean = new java.util.HashSet<>();
+        for (String name : StoreFiles.fileNames(fileSystem, directory)) {
+            Matcher m = FILE_NAME.matcher(name);
+            if (m.matches()) {
+                (m.group(2).equals(CLEAN_SUFFIX) ? clean : dirty).add(m.group(1));
+            }
+        }
+        dirty.removeAll(clean);
+        return new EntryCounts(dirty.size(), clean.size());
+    }
+
+    @Override
     public List<String> expireCleanResults() throws IOException {
         if (cleanTtl == null) {
             return List.of();

@@ -97,6 +97,12 @@ public final class InMemoryJobResultStore implements JobResultStore {
     }
 
     @Override
+    public synchronized EntryCounts countEntries() {
+        long clean = entries.values().stream().filter(Stored::clean).count();
+        return new EntryCounts(entries.size() - clean, clean);
+    }
+
+    @Override
     public synchronized List<String> expireCleanResults() {
         if (cleanTtl == null) {
             return List.of();

@@ -71,6 +71,16 @@ public interface JobResultStore {
     List<JobResultEntry> getDirtyResults() throws IOException;
 
     /**
+     * How many entries are dirty and how many clean now, from the entries' names alone (no entry is
+     * read): what the metrics show. An entry marked clean whose dirty file is still there counts
+     * as clean.
+     */
+    EntryCounts countEntries() throws IOException;
+
+    /** Entries of the store by where their cleanup stands. */
+    record EntryCounts(long dirty, long clean) {}
+
+    /**
      * Deletes the clean entries of jobs that ended longer ago than the store's time-to-live,
      * measured with the store's clock against {@link JobResultEntry#endedAtMs()}. Does nothing if
      * the store has no time-to-live.

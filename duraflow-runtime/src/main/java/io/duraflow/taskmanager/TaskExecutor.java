@@ -104,6 +104,9 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final JobPlanCache plans;
     private final FinalReports finalReports;
     private final TaskReporter reporter;
+    /** Registrations with a leader, and JobManagers lost, since start (metrics). */
+    private long registrations;
+    private long jobManagersLost;
 
     public TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory) throws Exception {
         this(config, leaderRetrieval, dataDirectory, EXIT_ON_FATAL_ERROR);
@@ -221,6 +224,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
         @Override
         public int registered(String sessionId) {
+            registrations++;
             partitions.takenOver();
             // The answer acknowledges the earlier finishes the registration carried; the other final
             // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
@@ -242,6 +246,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
         @Override
         public void jobManagerLost(String reason) {
+            jobManagersLost++;
             TaskExecutor.this.jobManagerLost(reason);
         }
     }
@@ -456,6 +461,14 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     @Override
     public StreamEnvironment streaming() {
         return streaming;
+    }
+
+    /** Any thread: what a metrics scrape reads of the slots and the registration, copied in the mailbox. */
+    CompletableFuture<TaskManagerMetrics.Snapshot> metricsSnapshot() {
+        CompletableFuture<TaskManagerMetrics.Snapshot> snapshot = new CompletableFuture<>();
+        mailbox.execute(() -> snapshot.complete(new TaskManagerMetrics.Snapshot(tmId, slots.capacity(), slots.used(),
+                connection.isRegistered(), registrations, jobManagersLost, slots.metricsViews())));
+        return snapshot;
     }
 
     /** Runs {@code question} in the mailbox and waits for the answer; not from the mailbox itself. */

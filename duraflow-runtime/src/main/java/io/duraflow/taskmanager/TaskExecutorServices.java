@@ -59,6 +59,11 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
                         public io.duraflow.rpc.proto.TaskMetricsSample sampleMetrics() {
                             return task.sampleMetrics();
                         }
+
+                        @Override
+                        public io.duraflow.taskmanager.task.TaskMetricsView metricsView() {
+                            return task.metricsView();
+                        }
                     };
                 });
     }
@@ -96,6 +101,11 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
 
         /** The TaskManager's heartbeat: the running streaming task's last counter sample, or null. */
         default io.duraflow.rpc.proto.TaskMetricsSample sampleMetrics() {
+            return null;
+        }
+
+        /** A metrics scrape: the running streaming task's last sample and names, or null; asks the task nothing. */
+        default io.duraflow.taskmanager.task.TaskMetricsView metricsView() {
             return null;
         }
     }

@@ -3,6 +3,7 @@ package io.duraflow.taskmanager;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.TaskManagerOptions;
 import io.duraflow.ha.HighAvailabilityServices;
+import io.duraflow.metrics.MetricsEndpoint;
 import io.duraflow.rpc.RpcServers;
 import io.grpc.Server;
 import java.nio.file.Path;
@@ -19,10 +20,13 @@ public final class TaskManagerRunner implements AutoCloseable {
     private final InstanceDirectory dataDirectory;
 
     private final HighAvailabilityServices ha;
+    /** The Prometheus endpoint, or null (metrics.prometheus.port off). */
+    private final MetricsEndpoint metrics;
 
     private TaskManagerRunner(TaskExecutor executor, Server server, InstanceDirectory dataDirectory,
-            HighAvailabilityServices ha) {
+            HighAvailabilityServices ha, MetricsEndpoint metrics) {
         this.ha = ha;
+        this.metrics = metrics;
         this.executor = executor;
         this.server = server;
         this.dataDirectory = dataDirectory;
@@ -68,7 +72,18 @@ public final class TaskManagerRunner implements AutoCloseable {
             throw e;
         }
         String address = host + ":" + server.getPort();
-        TaskManagerRunner runner = new TaskManagerRunner(executor, server, dataDirectory, ha);
+        MetricsEndpoint metrics;
+        try {
+            metrics = MetricsEndpoint.start(config, "taskmanager", new TaskManagerMetrics(executor::metricsSnapshot,
+                    executor.network(), executor.streaming().fileMerging()));
+        } catch (RuntimeException e) {
+            executor.close();
+            server.shutdownNow();
+            ha.close();
+            dataDirectory.close();
+            throw e;
+        }
+        TaskManagerRunner runner = new TaskManagerRunner(executor, server, dataDirectory, ha, metrics);
         try {
             executor.start(address, registrationTimeoutMs);
         } catch (Exception e) {
@@ -88,6 +103,11 @@ public final class TaskManagerRunner implements AutoCloseable {
         return server.getPort();
     }
 
+    /** The Prometheus endpoint's port, or -1 when it is off. */
+    public int metricsPort() {
+        return metrics == null ? -1 : metrics.port();
+    }
+
     public void awaitTermination() throws InterruptedException {
         server.awaitTermination();
     }
@@ -100,6 +120,9 @@ public final class TaskManagerRunner implements AutoCloseable {
             server.awaitTermination(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         ha.close();
         dataDirectory.close();

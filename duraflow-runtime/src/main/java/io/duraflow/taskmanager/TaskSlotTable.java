@@ -92,6 +92,24 @@ final class TaskSlotTable {
         }
     }
 
+    /** Slots taken. */
+    int used() {
+        return byAttempt.size();
+    }
+
+    /** The running streaming tasks' last counter samples, for a metrics scrape. */
+    java.util.List<io.duraflow.taskmanager.task.TaskMetricsView> metricsViews() {
+        mailbox.assertRunningInMailbox();
+        java.util.List<io.duraflow.taskmanager.task.TaskMetricsView> views = new java.util.ArrayList<>();
+        for (Slot slot : byAttempt.values()) {
+            var view = slot.task == null ? null : slot.task.metricsView();
+            if (view != null) {
+                views.add(view);
+            }
+        }
+        return views;
+    }
+
     /**
      * Adds every slot's task to a heartbeat: RUNNING (with a streaming task's last counter sample),
      * or no state yet while its plan is built.

@@ -40,6 +40,18 @@ abstract class JobResultStoreContractTest {
     }
 
     @Test
+    void countsDirtyAndCleanEntries() throws Exception {
+        JobResultStore store = createStore();
+        assertThat(store.countEntries()).isEqualTo(new JobResultStore.EntryCounts(0, 0));
+        store.createDirtyResult(TestEntries.finished("j1"));
+        store.createDirtyResult(TestEntries.finished("j2"));
+        store.createDirtyResult(TestEntries.finished("j3"));
+        store.markResultAsClean("j2");
+
+        assertThat(store.countEntries()).isEqualTo(new JobResultStore.EntryCounts(2, 1));
+    }
+
+    @Test
     void dirtyResultAfterCleanIsRejected() throws Exception {
         JobResultStore store = createStore();
         store.createDirtyResult(TestEntries.finished("j1"));

@@ -95,6 +95,8 @@ public final class JobEventWriter implements AutoCloseable {
     private final AtomicReference<IOException> disabledCause = new AtomicReference<>();
     private final AtomicLong droppedEvents = new AtomicLong();
     private final AtomicLong writtenEvents = new AtomicLong();
+    /** Bytes written and synced to the log's files (headers included). */
+    private final AtomicLong writtenBytes = new AtomicLong();
 
     /**
      * A writer with its own writer thread.
@@ -279,6 +281,11 @@ public final class JobEventWriter implements AutoCloseable {
         return writtenEvents.get();
     }
 
+    /** Bytes written and synced so far, file headers included; any thread. */
+    public long writtenBytes() {
+        return writtenBytes.get();
+    }
+
     /** The file this writer writes to, or null before its first batch. */
     public FsPath file() {
         return file;
@@ -327,6 +334,7 @@ public final class JobEventWriter implements AutoCloseable {
         }
         out.write(records.array(), records.arrayOffset() + records.position(), records.remaining());
         out.sync();
+        writtenBytes.addAndGet(records.remaining());
     }
 
     /**

@@ -88,6 +88,10 @@ public final class JobMaster {
     private int restoredTasks;
     /** When this job master took the job over from an earlier leader ({@link #restore}); 0 if it did not. */
     private long takenOverAtMs;
+    /** Tasks with earlier attempts that a batch recovery runs again (see {@link JobMetrics#tasksToRunAgain}). */
+    private int rerunTasks;
+    /** When the first task of this JobMaster was reported running; 0 before. */
+    private long firstTaskRunningAtMs;
     /** Every state-changing entry asserts it runs here (the Dispatcher's main thread). */
     private final MainThreadExecutor mainThread;
 
@@ -228,6 +232,7 @@ public final class JobMaster {
         mainThread.assertRunningInMainThread();
         restoredTasks = RecoveryRestore.apply(plan, executions, coordinators, eventLog);
         takenOverAtMs = clock.getAsLong();
+        rerunTasks = plan.nextAttempts().size();
         return restoredTasks;
     }
 
@@ -365,6 +370,9 @@ public final class JobMaster {
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
         mainThread.assertRunningInMainThread();
+        if (firstTaskRunningAtMs == 0 && update.getState() == io.duraflow.rpc.proto.TaskState.RUNNING) {
+            firstTaskRunningAtMs = clock.getAsLong();
+        }
         guarded("handling a task state update", () -> taskEvents.onTaskStateUpdate(update));
     }
 
@@ -547,6 +555,23 @@ public final class JobMaster {
 
     public JobStatus status() {
         return JobStatusView.of(this, executions);
+    }
+
+    /**
+     * What the metrics endpoint reads of this job. {@code recovered}: a leader took the job over
+     * from an earlier one, so its tasks to run again count.
+     */
+    public JobMetrics metrics(boolean recovered) {
+        mainThread.assertRunningInMainThread();
+        JobStatus status = status();
+        int runAgain = 0;
+        if (recovered) {
+            runAgain = streaming ? status.getVerticesList().stream().mapToInt(v -> v.getParallelism()).sum()
+                    : rerunTasks;
+        }
+        CheckpointCoordinator coordinator = checkpointTriggers.coordinator();
+        return new JobMetrics(status, streaming, runAgain, firstTaskRunningAtMs,
+                coordinator == null ? null : coordinator.totals());
     }
 
     /** Collected results of finished sinks, by subtask order. */

@@ -2,9 +2,12 @@ package io.duraflow.state.filemerging;
 
 import io.duraflow.fs.FileSystem;
 import io.duraflow.state.CheckpointDirectories;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 
 /**
@@ -21,10 +24,12 @@ public final class FileMergingManagers {
     private final Map<String, Integer> created = new HashMap<>();
 
     private static final class Entry {
+        final String jobId;
         final FileMergingSnapshotManager manager;
         int leases;
 
-        Entry(FileMergingSnapshotManager manager) {
+        Entry(String jobId, FileMergingSnapshotManager manager) {
+            this.jobId = jobId;
             this.manager = manager;
         }
     }
@@ -87,13 +92,32 @@ public final class FileMergingManagers {
         Entry entry = managers.get(key);
         if (entry == null) {
             int instance = created.merge(key, 1, Integer::sum);
-            entry = new Entry(new FileMergingSnapshotManager(jobId, taskManagerId,
+            entry = new Entry(jobId, new FileMergingSnapshotManager(jobId, taskManagerId,
                     instance == 1 ? runId : runId + "-" + instance, fileSystem, directories, settings, deleter));
             managers.put(key, entry);
         }
         entry.leases++;
         entry.manager.register(subtask);
         return new Lease(key, entry.manager, subtask);
+    }
+
+    /**
+     * The files of every open manager here, summed per job (a job has one manager per run that
+     * has a task here); for the metrics. Each manager is asked under its own lock, not under this one.
+     */
+    public Map<String, FileMergingSnapshotManager.SpaceUsage> spaceUsageByJob() {
+        List<Entry> open;
+        synchronized (this) {
+            open = new ArrayList<>(managers.values());
+        }
+        Map<String, FileMergingSnapshotManager.SpaceUsage> byJob = new TreeMap<>();
+        for (Entry entry : open) {
+            FileMergingSnapshotManager.SpaceUsage usage = entry.manager.spaceUsage();
+            byJob.merge(entry.jobId, usage, (a, b) -> new FileMergingSnapshotManager.SpaceUsage(
+                    a.physicalBytes() + b.physicalBytes(), a.liveBytes() + b.liveBytes(), a.files() + b.files(),
+                    a.openFiles() + b.openFiles()));
+        }
+        return byJob;
     }
 
     /** Runs whose manager is open here. */

@@ -134,6 +134,21 @@ public final class Task implements Runnable {
         return times.latest();
     }
 
+    /**
+     * Any thread (a metrics scrape): the counters a running streaming task last sampled for its
+     * heartbeat, with what names it; null for a batch task or before its first sample. Asks the
+     * task for nothing, so a scrape adds no work to the task thread.
+     */
+    public TaskMetricsView metricsView() {
+        if (stream == null) {
+            return null;
+        }
+        TaskTimes times = mailbox.times();
+        io.duraflow.rpc.proto.TaskMetricsSample latest = times.latest();
+        return latest == null ? null : new TaskMetricsView(attempt, graph.jobName(), vertex.name(),
+                times.startedAtNanos(), latest);
+    }
+
     /** Any thread: the JobManager starts a checkpoint at this task (streaming only). */
     public void triggerCheckpoint(TriggerCheckpointRequest request) {
         if (stream == null) {

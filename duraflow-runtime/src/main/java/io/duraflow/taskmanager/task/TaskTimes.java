@@ -14,6 +14,8 @@ import java.util.function.LongSupplier;
  */
 final class TaskTimes {
     private final LongSupplier nanoClock;
+    /** When the task's loop was created; busy time is what the time since leaves after the waits. */
+    private final long startedAtNanos;
     private long idleNanos;
     private long backpressuredNanos;
     /** The last snapshot {@link #sample} published; null before the first. */
@@ -21,6 +23,12 @@ final class TaskTimes {
 
     TaskTimes(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
+        this.startedAtNanos = nanoClock.getAsLong();
+    }
+
+    /** Any thread: when the task's loop was created, on the task's clock. */
+    long startedAtNanos() {
+        return startedAtNanos;
     }
 
     long nanoTime() {
