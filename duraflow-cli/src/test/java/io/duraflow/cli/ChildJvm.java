@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Starts {@code java -cp <test classpath> io.duraflow.cli.Duraflow <args>} as a child process:
  * the same classes the test JVM runs, without depending on {@code target/lib} or {@code bin/}
- * (its class directories packed into jars, with a class-data archive: {@link ChildJvmClassPath}).
+ * (its class directories packed into jars, with a class-data archive: {@link ChildJvmClassPath}),
+ * except the in-process HDFS's server jar ({@code hadoop-client-minicluster}).
  */
 final class ChildJvm {
     /** Client commands: C1 only, for a quick start. */
@@ -57,7 +58,11 @@ final class ChildJvm {
             throw new IllegalStateException("the test classpath has no io.duraflow.cli.Duraflow (neither target/classes"
                     + " nor the duraflow-cli jar), child processes could not start: " + classpath);
         }
-        return classpath;
+        // The in-process HDFS (FileMergingHdfsIT) runs in the test JVM only: its server jar stays
+        // off the children's class path, so they reach it with the client jars bin/duraflow ships.
+        return Arrays.stream(classpath.split(File.pathSeparator))
+                .filter(entry -> !Path.of(entry).getFileName().toString().startsWith("hadoop-client-minicluster"))
+                .collect(java.util.stream.Collectors.joining(File.pathSeparator));
     }
 
     static List<String> command(List<String> jvmOptions, List<String> args) {

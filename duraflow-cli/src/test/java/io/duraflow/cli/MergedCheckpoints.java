@@ -8,6 +8,8 @@ import io.duraflow.checkpoint.CheckpointVerifier;
 import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.checkpoint.StateFileRegistry;
 import io.duraflow.examples.StreamingKeyedSum;
+import io.duraflow.fs.FileSystem;
+import io.duraflow.fs.FileSystems;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import java.io.IOException;
@@ -55,10 +57,16 @@ final class MergedCheckpoints {
      * and {@code retain-on-cancellation} or the default retention.
      */
     static Map<String, String> config(Path checkpoints, String interval, Merging merging, boolean retain) {
+        return config(FsPath.of(checkpoints), interval, merging, retain);
+    }
+
+    /** {@link #config(Path, String, Merging, boolean)} with checkpoints on any file system ({@code hdfs://...}). */
+    static Map<String, String> config(FsPath checkpoints, String interval, Merging merging, boolean retain) {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("execution.runtime-mode", "streaming");
         config.put("execution.checkpointing.interval", interval);
-        config.put("execution.checkpointing.dir", checkpoints.toString());
+        config.put("execution.checkpointing.dir", checkpoints.isLocal() ? checkpoints.toLocalPath().toString()
+                : checkpoints.toString());
         config.put("state.backend.type", "rocksdb");
         config.put("state.backend.incremental", "true");
         config.put("state.storage.inline-threshold", "0");
@@ -96,7 +104,12 @@ final class MergedCheckpoints {
 
     /** {@link CheckpointVerifier} on the job's checkpoint directory now. */
     static CheckpointVerifier.Report verify(Path jobDirectory) throws IOException {
-        return CheckpointVerifier.verify(LocalFileSystem.INSTANCE, FsPath.of(jobDirectory));
+        return verify(FsPath.of(jobDirectory));
+    }
+
+    /** {@link CheckpointVerifier} on the job's checkpoint directory, on the file system its scheme names, now. */
+    static CheckpointVerifier.Report verify(FsPath jobDirectory) throws IOException {
+        return CheckpointVerifier.verify(FileSystems.get(jobDirectory), jobDirectory);
     }
 
     /**
@@ -106,6 +119,11 @@ final class MergedCheckpoints {
      * away; a missing or corrupt file never comes back, and fails at once.
      */
     static CheckpointVerifier.Report awaitClean(Path jobDirectory) {
+        return awaitClean(FsPath.of(jobDirectory));
+    }
+
+    /** {@link #awaitClean(Path)} on any file system ({@code hdfs://...}). */
+    static CheckpointVerifier.Report awaitClean(FsPath jobDirectory) {
         AtomicReference<CheckpointVerifier.Report> last = new AtomicReference<>();
         try {
             return await("checkpoints verify " + jobDirectory + " finds nothing wrong").atMost(CLEAN_TIMEOUT)
@@ -209,6 +227,37 @@ final class MergedCheckpoints {
             return files.filter(Files::isRegularFile).map(f -> directory.relativize(f).toString()).sorted().toList();
         } catch (IOException | UncheckedIOException e) {
             return List.of("(changing while listed: " + e + ")");
+        }
+    }
+
+    /** Every file below {@code directory} on its file system, relative to it, sorted; none if it does not exist. */
+    static List<String> relativeFiles(FsPath directory) {
+        if (directory.isLocal()) {
+            return relativeFiles(directory.toLocalPath());
+        }
+        try {
+            return filesWithSizes(directory).keySet().stream().toList();
+        } catch (IOException | UncheckedIOException e) {
+            return List.of("(cannot list: " + e + ")");
+        }
+    }
+
+    /** Relative path -> size of every file below {@code directory} on its file system (none if it does not exist). */
+    static Map<String, Long> filesWithSizes(FsPath directory) throws IOException {
+        Map<String, Long> sizes = new TreeMap<>();
+        addFiles(FileSystems.get(directory), directory, "", sizes);
+        return sizes;
+    }
+
+    private static void addFiles(FileSystem fileSystem, FsPath directory, String prefix, Map<String, Long> sizes)
+            throws IOException {
+        for (io.duraflow.fs.FileStatus status : fileSystem.listIfExists(directory)) {
+            String name = prefix + status.path().name();
+            if (status.isDirectory()) {
+                addFiles(fileSystem, status.path(), name + "/", sizes);
+            } else {
+                sizes.put(name, status.lengthBytes());
+            }
         }
     }
 

@@ -63,11 +63,12 @@ public final class CheckpointServices {
     /**
      * @param haFileSystem the file system of the HA storage
      * @param jobHaDirectory the job's directory there ({@code HighAvailabilityServices.jobDirectory(jobId)})
+     * @param checkpointFileSystem the file system of {@code execution.checkpointing.dir} ({@link #fileSystem})
      * @param stillLeads asks with a round trip whether this JobManager still leads
      */
     public static CompletedCheckpointStore completedCheckpointStore(Configuration config, FileSystem haFileSystem,
-            FsPath jobHaDirectory, String jobId, BooleanSupplier stillLeads) {
-        return new FileSystemCompletedCheckpointStore(haFileSystem,
+            FsPath jobHaDirectory, FileSystem checkpointFileSystem, String jobId, BooleanSupplier stillLeads) {
+        return new FileSystemCompletedCheckpointStore(haFileSystem, checkpointFileSystem,
                 FileSystemCompletedCheckpointStore.pointerDirectory(jobHaDirectory), jobId,
                 config.get(CheckpointingOptions.NUM_RETAINED), stillLeads);
     }

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The completed-checkpoint store in the high-availability storage: one small pointer file per
  * retained checkpoint, naming its metadata, in the job's HA directory (which job cleanup deletes;
- * the checkpoint data itself lives under {@code execution.checkpointing.dir}):
+ * the checkpoint data itself lives under {@code execution.checkpointing.dir}, which may be on
+ * another file system: HA storage on local disk or NFS, checkpoints on {@code hdfs://}, so the
+ * store reads the pointers with one file system and the metadata they name with the other):
  *
  * <pre>
  *   &lt;ha job dir&gt;/checkpoints/
@@ -48,7 +50,10 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
             "DFCP", 1);
     private static final Pattern POINTER_NAME = Pattern.compile("checkpoint-([0-9]{19})");
 
+    /** The HA storage's: the pointers. */
     private final FileSystem fileSystem;
+    /** {@code execution.checkpointing.dir}'s: the metadata the pointers name. */
+    private final FileSystem metadataFileSystem;
     private final FsPath directory;
     private final String jobId;
     private final int numRetained;
@@ -57,12 +62,16 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
     private final List<String> warnings = new ArrayList<>();
 
     /**
+     * @param fileSystem the file system of the HA storage, where the pointers are
+     * @param metadataFileSystem the file system of {@code execution.checkpointing.dir}, where the
+     *     checkpoints' {@code _metadata} files are
      * @param directory the pointers' directory, see {@link #pointerDirectory}
      * @param stillLeads asks, with a round trip, whether this JobManager still leads
      */
-    public FileSystemCompletedCheckpointStore(FileSystem fileSystem, FsPath directory, String jobId, int numRetained,
-            BooleanSupplier stillLeads) {
+    public FileSystemCompletedCheckpointStore(FileSystem fileSystem, FileSystem metadataFileSystem, FsPath directory,
+            String jobId, int numRetained, BooleanSupplier stillLeads) {
         this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
+        this.metadataFileSystem = Objects.requireNonNull(metadataFileSystem, "metadataFileSystem");
         this.directory = Objects.requireNonNull(directory, "directory");
         this.jobId = Objects.requireNonNull(jobId, "jobId");
         if (numRetained < 1) {
@@ -127,7 +136,7 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
         } catch (IllegalArgumentException e) {
             throw POINTER_FRAMING.corrupt(pointer, e.getMessage());
         }
-        return CheckpointMetadataFormat.read(fileSystem, metadata, jobId, checkpointId);
+        return CheckpointMetadataFormat.read(metadataFileSystem, metadata, jobId, checkpointId);
     }
 
     @Override

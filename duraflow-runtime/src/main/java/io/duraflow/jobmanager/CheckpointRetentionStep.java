@@ -102,7 +102,7 @@ final class CheckpointRetentionStep {
         if (!fileSystem.exists(directories.jobDirectory())) {
             return;
         }
-        FileSystemCompletedCheckpointStore store = new FileSystemCompletedCheckpointStore(haFileSystem,
+        FileSystemCompletedCheckpointStore store = new FileSystemCompletedCheckpointStore(haFileSystem, fileSystem,
                 FileSystemCompletedCheckpointStore.pointerDirectory(jobHaDirectory), jobId, 1, () -> true);
         List<CompletedCheckpoint> retained = store.recover();
         if (!store.recoveryWarnings().isEmpty()) {

@@ -15,6 +15,7 @@ import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.JobManagerOptions;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RuntimeMode;
+import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.scheduler.RecordingJobEventLog;
@@ -257,10 +258,11 @@ final class JobFactory {
     /** What the job's checkpoint coordinator works with; the configuration was checked in {@link #build}. */
     JobMaster.CheckpointSetup checkpointSetup(String jobId, Configuration config) {
         CheckpointDirectories directories = CheckpointServices.directories(config, jobId);
+        FileSystem fileSystem = CheckpointServices.fileSystem(directories);
         return new JobMaster.CheckpointSetup(CheckpointCoordinatorConfig.fromConfiguration(config), directories,
-                CheckpointServices.fileSystem(directories), new SequentialExecutor(io),
-                checkpointIdCounters.apply(jobId), CheckpointServices.completedCheckpointStore(config,
-                        jobDirectories.fileSystem(), jobDirectories.jobDirectory(jobId), jobId, stillLeads));
+                fileSystem, new SequentialExecutor(io), checkpointIdCounters.apply(jobId),
+                CheckpointServices.completedCheckpointStore(config, jobDirectories.fileSystem(),
+                        jobDirectories.jobDirectory(jobId), fileSystem, jobId, stillLeads));
     }
 
     /** A new job master and its event log writer, or null. */

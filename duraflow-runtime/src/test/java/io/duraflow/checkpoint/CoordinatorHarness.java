@@ -69,7 +69,7 @@ final class CoordinatorHarness {
         this.directories = CheckpointDirectories.of(FsPath.of(root.resolve("checkpoints")), JOB);
         this.pointerDirectory = FileSystemCompletedCheckpointStore.pointerDirectory(
                 FsPath.of(root.resolve("ha/jobs/" + JOB)));
-        this.store = new FileSystemCompletedCheckpointStore(fs, pointerDirectory, JOB, config.numRetained(),
+        this.store = new FileSystemCompletedCheckpointStore(fs, fs, pointerDirectory, JOB, config.numRetained(),
                 leading::get);
         this.coordinator = new CheckpointCoordinator(JOB, config, directories, new CheckpointCoordinator.Services(fs,
                 main, io, main::now, counter, store, tasks, coordinators, jobFailures::add));

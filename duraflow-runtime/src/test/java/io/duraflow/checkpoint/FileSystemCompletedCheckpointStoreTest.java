@@ -8,6 +8,8 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
 import io.duraflow.state.CheckpointDirectories;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,7 +29,7 @@ class FileSystemCompletedCheckpointStoreTest {
     }
 
     private FileSystemCompletedCheckpointStore store(int retained) {
-        return new FileSystemCompletedCheckpointStore(fs, pointers(), JOB, retained, leading::get);
+        return new FileSystemCompletedCheckpointStore(fs, fs, pointers(), JOB, retained, leading::get);
     }
 
     private CompletedCheckpoint written(long id) throws Exception {
@@ -52,6 +54,45 @@ class FileSystemCompletedCheckpointStoreTest {
         assertThat(afterRestart.recover()).extracting(CompletedCheckpoint::checkpointId).containsExactly(2L, 3L);
         assertThat(afterRestart.latest().orElseThrow()).isEqualTo(first.latest().orElseThrow());
         assertThat(afterRestart.recoveryWarnings()).isEmpty();
+    }
+
+    /**
+     * HA storage on one file system, checkpoints on another (local HA directory, {@code hdfs://}
+     * checkpoints): the pointers are read with the first, the metadata they name with the second.
+     * Before, the store read both with the HA storage's, and a JobManager could restore no
+     * checkpoint on HDFS ("the local file system cannot open hdfs://...", FileMergingHdfsIT).
+     */
+    @Test
+    void thePointersAreReadWithTheHaFileSystemAndTheMetadataWithTheCheckpoints() throws Exception {
+        FileSystem ha = reaching(tmp.resolve("ha"));
+        FileSystem checkpoints = reaching(tmp.resolve("checkpoints"));
+        FileSystemCompletedCheckpointStore first = new FileSystemCompletedCheckpointStore(ha, checkpoints, pointers(),
+                JOB, 2, leading::get);
+        first.add(written(1));
+        first.add(written(2));
+
+        FileSystemCompletedCheckpointStore afterRestart = new FileSystemCompletedCheckpointStore(ha, checkpoints,
+                pointers(), JOB, 2, leading::get);
+
+        assertThat(afterRestart.recover()).extracting(CompletedCheckpoint::checkpointId).containsExactly(1L, 2L);
+        assertThat(afterRestart.recoveryWarnings()).isEmpty();
+    }
+
+    /** The local file system, refusing every path outside {@code root}: a file system of its own, as far as a caller can tell. */
+    private static FileSystem reaching(Path root) {
+        return (FileSystem) Proxy.newProxyInstance(FileSystem.class.getClassLoader(), new Class<?>[] {FileSystem.class},
+                (proxy, method, args) -> {
+                    for (Object arg : args == null ? new Object[0] : args) {
+                        if (arg instanceof FsPath path && !path.toLocalPath().startsWith(root)) {
+                            throw new IllegalArgumentException("the file system of " + root + " cannot reach " + path);
+                        }
+                    }
+                    try {
+                        return method.invoke(LocalFileSystem.INSTANCE, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Test

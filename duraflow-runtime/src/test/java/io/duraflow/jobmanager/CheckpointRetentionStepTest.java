@@ -76,7 +76,7 @@ class CheckpointRetentionStepTest {
     }
 
     private FileSystemCompletedCheckpointStore store(int numRetained) {
-        return new FileSystemCompletedCheckpointStore(fs,
+        return new FileSystemCompletedCheckpointStore(fs, fs,
                 FileSystemCompletedCheckpointStore.pointerDirectory(haJobDirectory()), JOB, numRetained, () -> true);
     }
 

@@ -136,7 +136,7 @@ final class FakeCluster {
         job.enableCheckpoints(new JobMaster.CheckpointSetup(config,
                 io.duraflow.state.CheckpointDirectories.of(io.duraflow.fs.FsPath.of(root.resolve("checkpoints")), JOB_ID),
                 fs, Runnable::run, new io.duraflow.checkpoint.StandaloneCheckpointIdCounter(),
-                new io.duraflow.checkpoint.FileSystemCompletedCheckpointStore(fs, pointers, JOB_ID, 1, () -> true)));
+                new io.duraflow.checkpoint.FileSystemCompletedCheckpointStore(fs, fs, pointers, JOB_ID, 1, () -> true)));
     }
 
     /** Starts a streaming job (past the refusal of streaming jobs that submissions still have). */
