@@ -36,8 +36,8 @@ import java.util.stream.Stream;
 
 /**
  * Duraflow's side of {@link StreamingBenchmark}: {@link StreamingKeyedSum} on a {@link
- * LocalCluster} of 1 JobManager and 1 TaskManager with 2 slots ({@link StreamingBenchmark}; {@code
- * -Dbench.streaming-taskmanagers=2} for 2, {@link StateBackendBenchmark} always 2), a separate
+ * LocalCluster} of 1 JobManager and 1 TaskManager with 4 slots ({@link StreamingBenchmark}; {@code
+ * -Dbench.streaming-taskmanagers=2} for 2 of 2 slots each, {@link StateBackendBenchmark} always 2), a separate
  * process each with the default JVM options of a local cluster, parallelism 2, {@code execution.runtime-mode: streaming},
  * checkpoints every 1 s, heap state, fixed-delay restarts with 0 s delay. All runs share one
  * cluster (as Flink's runs share one JVM, so both are JIT-warm after the first run).
@@ -127,11 +127,13 @@ final class DuraflowStreamingRuns implements AutoCloseable {
     }
 
     /**
-     * Starts the cluster: 1 JobManager and {@code taskManagers} TaskManagers of 2 slots each,
-     * Duraflow's class path only (no Flink jars).
+     * Starts the cluster: 1 JobManager and {@code taskManagers} TaskManagers with the slots the
+     * job's 2 x {@code parallelism} tasks need between them (Duraflow shares no slots), Duraflow's
+     * class path only (no Flink jars).
      */
     static DuraflowStreamingRuns start(int parallelism, int taskManagers) throws Exception {
-        return start(parallelism, Map.of(), taskManagers);
+        int slots = Math.max(2, (2 * parallelism + taskManagers - 1) / taskManagers);
+        return start(parallelism, Map.of(), taskManagers, Map.of("taskmanager.slots", Integer.toString(slots)));
     }
 
     /**
@@ -141,11 +143,6 @@ final class DuraflowStreamingRuns implements AutoCloseable {
      */
     static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig) throws Exception {
         return start(parallelism, stateConfig, 2, Map.of());
-    }
-
-    private static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig, int taskManagers)
-            throws Exception {
-        return start(parallelism, stateConfig, taskManagers, Map.of());
     }
 
     /**

@@ -46,7 +46,7 @@ public final class StreamingBenchmark {
             throw new IllegalArgumentException("bench.streaming-taskmanagers must be 1 or 2, not " + taskManagers);
         }
         System.out.printf("Streaming keyed-sum benchmark: %,d records, %,d keys, parallelism %d, checkpoints every"
-                        + " 1 s, heap state, Duraflow on %d TaskManager process(es) with 2 slots each, %d cores,"
+                        + " 1 s, heap state, Duraflow on %d TaskManager process(es), %d cores,"
                         + " load average %s%n", records, keys, PARALLELISM, taskManagers,
                 Runtime.getRuntime().availableProcessors(), loadAverage());
         boolean exact = true;
