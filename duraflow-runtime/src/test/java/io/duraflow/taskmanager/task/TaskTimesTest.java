@@ -61,7 +61,9 @@ class TaskTimesTest {
         assertThat(sample.getIdleNanos()).isEqualTo(5 * MS);
         assertThat(sample.getRecordsIn()).isEqualTo(7);
         assertThat(sample.getRecordsOut()).isEqualTo(3);
-        assertThat(sample.getSampledAtNanos()).isEqualTo(35 * MS);
+        // The constructor's read (the task's start, for busy time since) comes first.
+        assertThat(times.startedAtNanos()).isEqualTo(5 * MS);
+        assertThat(sample.getSampledAtNanos()).isEqualTo(40 * MS);
         assertThat(times.latest()).isSameAs(sample);
     }
 
