@@ -4,6 +4,7 @@ import io.duraflow.util.MainThreadExecutor;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,33 +35,58 @@ public final class MainThread implements MainThreadExecutor, AutoCloseable {
         });
     }
 
+    /**
+     * Enqueues an action. Once the JobManager closed, late callbacks (an RPC answer, a timer of
+     * a component that is going away) are dropped: nothing is left to act on their state.
+     */
     @Override
     public void execute(Runnable action) {
-        executor.execute(guarded(action));
+        try {
+            executor.execute(guarded(action));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("The JobManager main thread is closed; dropped an action");
+        }
     }
 
     @Override
     public Cancellable schedule(Runnable action, long delayMs) {
-        ScheduledFuture<?> future = executor.schedule(guarded(action), delayMs, TimeUnit.MILLISECONDS);
-        return () -> future.cancel(false);
+        try {
+            ScheduledFuture<?> future = executor.schedule(guarded(action), delayMs, TimeUnit.MILLISECONDS);
+            return () -> future.cancel(false);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("The JobManager main thread is closed; dropped a timer");
+            return () -> { };
+        }
     }
 
     public Cancellable scheduleAtFixedRate(Runnable action, long periodMs) {
-        ScheduledFuture<?> future = executor.scheduleWithFixedDelay(guarded(action), periodMs, periodMs,
-                TimeUnit.MILLISECONDS);
-        return () -> future.cancel(false);
+        try {
+            ScheduledFuture<?> future = executor.scheduleWithFixedDelay(guarded(action), periodMs, periodMs,
+                    TimeUnit.MILLISECONDS);
+            return () -> future.cancel(false);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("The JobManager main thread is closed; dropped a periodic action");
+            return () -> { };
+        }
     }
 
-    /** Runs a call on the main thread and completes the future with its result. */
+    /**
+     * Runs a call on the main thread and completes the future with its result; after the
+     * JobManager closed, the future fails with an {@link IllegalStateException} that says so.
+     */
     public <T> CompletableFuture<T> call(Callable<T> call) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        executor.execute(() -> {
-            try {
-                result.complete(call.call());
-            } catch (Throwable t) {
-                result.completeExceptionally(t);
-            }
-        });
+        try {
+            executor.execute(() -> {
+                try {
+                    result.complete(call.call());
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new IllegalStateException("the JobManager is shutting down"));
+        }
         return result;
     }
 

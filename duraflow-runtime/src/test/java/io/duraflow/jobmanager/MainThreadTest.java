@@ -19,4 +19,17 @@ class MainThreadTest {
             assertThat(seen.get()).hasMessage("broken invariant");
         }
     }
+
+    @Test
+    void lateCallbacksAfterCloseAreDroppedAndCallsFailWithAClearError() {
+        MainThread main = new MainThread();
+        main.close();
+        // An RPC answer that arrives after the JobManager closed must not throw into gRPC's thread.
+        main.execute(() -> { });
+        main.schedule(() -> { }, 10).cancel();
+        main.scheduleAtFixedRate(() -> { }, 10).cancel();
+        assertThat(main.call(() -> 1)).failsWithin(java.time.Duration.ofSeconds(5))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withMessageContaining("the JobManager is shutting down");
+    }
 }

@@ -274,12 +274,15 @@
   // The recovery timeline: the job's event log (what batch job recovery replays), with the moment a
   // new leader took the job over, what it kept and what ran again.
   async function recovery(jobId, job) {
-    let events;
+    // An ended job's event log is deleted with its other data; what the leader made of the
+    // take-over is still part of the job, so the failover and the subtask grid stay visible.
+    let events, gone = "";
     try {
       events = await api("GET", "/jobs/" + encodeURIComponent(jobId) + "/events");
     } catch (e) {
-      if (e.status === 404) return `<p class="muted">${esc(e.message)}</p>`;
-      throw e;
+      if (e.status !== 404) throw e;
+      events = { entries: [], warnings: [] };
+      gone = e.message;
     }
     const names = new Map(job.vertices.map(v => [v.id, v.name]));
     const kept = [], again = [];
@@ -303,7 +306,7 @@
       v.tasks.map((t, i) => `<span class="cell ${esc(t.recovery)}" title="subtask ${i} attempt #${t.attempt} ${esc(t.state)} ${esc(t.recovery)}"></span>`).join("") +
       `</div></div>`).join("");
     return `<p>${failover ? `A new leader took this job over at ${time(failover)}.` : "No JobManager failover while this job ran."}
-      ${events.entries.length} events recorded${events.warnings.length ? "; " + esc(events.warnings.join("; ")) : ""}.</p>
+      ${gone ? esc(gone) : `${events.entries.length} events recorded${events.warnings.length ? "; " + esc(events.warnings.join("; ")) : ""}`}.</p>
       ${failover ? `<div class="legend"><span>${badge("KEPT")} finished before the failover, not run again</span>
         <span>${badge("RUN_AGAIN")} ran again with a higher attempt</span></div>${grid}` : ""}
       <h2>Events</h2><ul class="timeline" id="timeline">${items.join("")}</ul>`;
