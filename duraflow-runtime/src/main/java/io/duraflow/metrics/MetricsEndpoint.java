@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * free port; 0 takes any free port; a single port that is in use is an error that names the option.
  */
 public final class MetricsEndpoint implements AutoCloseable {
+    static {
+        io.duraflow.util.JdkHttpServers.configure();
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(MetricsEndpoint.class);
 
     private final HTTPServer server;

@@ -56,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * (field only for a bad request). gRPC statuses map to HTTP ones in {@link HttpStatuses}.
  */
 public final class RestServer implements AutoCloseable {
+    static {
+        io.duraflow.util.JdkHttpServers.configure();
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(RestServer.class);
     private static final int MAX_BODY_BYTES = 1 << 20;
 
