@@ -53,19 +53,18 @@ public final class TaskManagerOptions {
     /**
      * How long a TaskManager that lost its leader JobManager keeps the tasks it runs, so that a new
      * leader can adopt them instead of running them again (issue 14; see {@code AdoptionPlanner} in
-     * duraflow-runtime). Counted from the loss; when it passes before the TaskManager registered with
-     * a new leader, the tasks are cancelled as if the option were 0.
+     * duraflow-runtime). Counted from the loss; tasks no new leader adopted by then are cancelled.
+     * Batch tasks only for now: streaming tasks stop at the loss, as with 0.
      */
     public static final ConfigOption<java.time.Duration> LEADER_LOSS_TIMEOUT =
             ConfigOption.key("taskmanager.leader-loss.timeout")
                     .durationType()
                     .defaultValue(java.time.Duration.ofSeconds(60))
                     .validator(ConfigValidator.nonNegativeDuration())
-                    .description("How long a task manager that lost its leader job manager keeps running its tasks"
-                            + " (output that needs a job manager waits, with backpressure) so that a new leader can"
-                            + " adopt them instead of running them again; after it the tasks are cancelled, and 0"
-                            + " cancels them at once (no adoption). Not acted on yet: task managers cancel at once,"
-                            + " as with 0, until adoption is wired in.");
+                    .description("How long a task manager that lost its leader job manager keeps running its batch"
+                            + " tasks (a split request waits for the new leader) so that a new leader can adopt them"
+                            + " instead of running them again; after it the tasks not adopted are cancelled, and 0"
+                            + " cancels them at once (no adoption). Streaming tasks are cancelled at once for now.");
 
     private TaskManagerOptions() {
     }

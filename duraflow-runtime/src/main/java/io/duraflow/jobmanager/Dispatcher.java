@@ -342,7 +342,7 @@ public final class Dispatcher {
                                 .asRuntimeException();
                     }
                     resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
-                            request.getHeldPartitionsList(), request.getRegistrationId());
+                            request.getHeldPartitionsList(), request.getRegistrationId(), request.getHeldTasksList());
                 });
     }
 
@@ -363,6 +363,9 @@ public final class Dispatcher {
             JobMaster job = registry.job(attempt.getJobId());
             if (job != null && job.runsOn(attempt, tmId)) {
                 continue;
+            }
+            if (recovery.isPending(attempt.getJobId())) {
+                continue;  // kept across the leader change: the job's recovery adopts or cancels it
             }
             if (strayTasksTold.size() > 10_000) {
                 strayTasksTold.clear();

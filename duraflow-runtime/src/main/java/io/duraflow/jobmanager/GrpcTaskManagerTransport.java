@@ -165,6 +165,17 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
+    public void adopt(String tmId, java.util.List<AttemptId> attempts, Consumer<Throwable> onFailure) {
+        Connection connection = connections.get(tmId);
+        if (connection == null) {
+            onFailure.accept(new IllegalStateException("no connection to TaskManager " + tmId));
+            return;
+        }
+        stub(connection).adoptTasks(io.duraflow.rpc.proto.AdoptTasksRequest.newBuilder().setJmSessionId(sessionId)
+                .addAllAttempts(attempts).build(), callback(onFailure));
+    }
+
+    @Override
     public void cancel(String tmId, AttemptId attempt) {
         Connection connection = connections.get(tmId);
         if (connection != null) {

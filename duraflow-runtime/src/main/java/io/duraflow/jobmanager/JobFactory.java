@@ -8,6 +8,7 @@ import io.duraflow.checkpoint.InitialRestore;
 import io.duraflow.checkpoint.SavepointPaths;
 import io.duraflow.jobmanager.scheduler.CheckpointRestore;
 import io.duraflow.jobstore.RestoreSettings;
+import io.duraflow.config.TaskManagerOptions;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
@@ -234,6 +235,8 @@ final class JobFactory {
                 built.graph(),
                 settings(built.config(), parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
                 terminated, job.submittedAtMs());
+        master.keepTasksForNextLeader(clusterConfig.get(TaskManagerOptions.LEADER_LOSS_TIMEOUT)
+                .toMillis() > 0);
         JobEventWriter writer = null;
         boolean streaming = built.graph().mode() == RuntimeMode.STREAMING;
         if (streaming && CheckpointingOptions.isEnabled(built.config())) {

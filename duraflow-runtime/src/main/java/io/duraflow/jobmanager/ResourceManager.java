@@ -80,6 +80,12 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     /** Where a partition kept through a JobManager failover is, and whose it is. */
     private record Held(String tmId, String jobId) {}
 
+    /**
+     * By TaskManager: tasks it kept running across the leader change and reported when it
+     * registered (issue 14), until the job's recovery adopts or cancels them. Each holds a slot.
+     */
+    private final Map<String, List<io.duraflow.rpc.proto.HeldTask>> heldTasks = new LinkedHashMap<>();
+
     /** By partition id: partitions kept through a JobManager failover. */
     private final Map<String, Held> heldPartitions = new LinkedHashMap<>();
 
@@ -186,6 +192,16 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
      */
     public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held,
             String registrationId) {
+        register(tmId, address, slots, held, registrationId, List.of());
+    }
+
+    /**
+     * Registers a TaskManager like {@link #register(String, String, int, List, String)}, with the
+     * tasks it kept running across a leader change: each holds one of its slots until the job's
+     * recovery adopts it ({@link #adopt}) or cancels it ({@link #cancelHeld}).
+     */
+    public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held,
+            String registrationId, List<io.duraflow.rpc.proto.HeldTask> keptTasks) {
         parseAddress(tmId, address);
         Registered current = taskManagers.get(tmId);
         if (current != null && !registrationId.isEmpty() && registrationId.equals(current.registrationId)
@@ -201,15 +217,21 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
             dropDeployRetries(tmId);
             transport.disconnect(tmId);
             heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
+            heldTasks.remove(tmId);
             notifyLost(tmId);
         }
-        taskManagers.put(tmId, new Registered(tmId, address, slots, registrationId, clock.getAsLong()));
+        Registered registered = new Registered(tmId, address, slots, registrationId, clock.getAsLong());
+        registered.usedSlots = Math.min(slots, keptTasks.size());
+        taskManagers.put(tmId, registered);
+        if (!keptTasks.isEmpty()) {
+            heldTasks.put(tmId, new ArrayList<>(keptTasks));
+        }
         transport.connect(tmId, address);
         for (io.duraflow.rpc.proto.HeldPartition partition : held) {
             heldPartitions.put(partition.getPartitionId(), new Held(tmId, partition.getJobId()));
         }
-        LOG.info("TaskManager {} at {} registered with {} slots and {} kept partitions ({} TaskManagers)", tmId,
-                address, slots, held.size(), taskManagers.size());
+        LOG.info("TaskManager {} at {} registered with {} slots, {} kept partitions and {} kept running tasks ({}"
+                + " TaskManagers)", tmId, address, slots, held.size(), keptTasks.size(), taskManagers.size());
         registrationListeners.forEach(listener -> listener.accept(tmId, held));
         slotListeners.forEach(Runnable::run);
     }
@@ -326,8 +348,70 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         LOG.warn("TaskManager {} is lost: {}", tmId, why);
         dropDeployRetries(tmId);
         heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
+        heldTasks.remove(tmId);
         transport.disconnect(tmId);
         notifyLost(tmId);
+    }
+
+    // ------------------------------------------------------------------ tasks kept across a leader change
+
+    /** Tasks of {@code jobId} that registered TaskManagers kept running and no recovery decided on yet. */
+    public List<io.duraflow.jobmanager.recovery.ReportedTask> reportedTasks(String jobId) {
+        List<io.duraflow.jobmanager.recovery.ReportedTask> reports = new ArrayList<>();
+        heldTasks.forEach((tmId, tasks) -> {
+            for (io.duraflow.rpc.proto.HeldTask task : tasks) {
+                if (task.getAttempt().getJobId().equals(jobId)) {
+                    reports.add(io.duraflow.jobmanager.recovery.ReportedTasks.fromProto(tmId, task, false));
+                }
+            }
+        });
+        return reports;
+    }
+
+    /** The kept tasks of one TaskManager not decided on yet (their attempts). */
+    public List<AttemptId> heldTasksOn(String tmId) {
+        List<AttemptId> attempts = new ArrayList<>();
+        for (io.duraflow.rpc.proto.HeldTask task : heldTasks.getOrDefault(tmId, List.of())) {
+            attempts.add(task.getAttempt());
+        }
+        return attempts;
+    }
+
+    /**
+     * This leader adopted kept tasks: they keep their slots, and the TaskManager learns that they
+     * belong to this session now. {@code onFailure} is told on the main thread if it could not be told.
+     */
+    public void adopt(String tmId, List<AttemptId> attempts, Consumer<Throwable> onFailure) {
+        forgetHeld(tmId, attempts);
+        transport.adopt(tmId, attempts, error -> mainThread.execute(() -> onFailure.accept(error)));
+    }
+
+    /** A kept task is not adopted (it runs again, or is stale): cancelled there, its slot free here. */
+    public void cancelHeld(String tmId, AttemptId attempt) {
+        if (forgetHeld(tmId, List.of(attempt)) > 0) {
+            transport.cancel(tmId, attempt);
+            free(tmId);
+        }
+    }
+
+    private int forgetHeld(String tmId, List<AttemptId> attempts) {
+        List<io.duraflow.rpc.proto.HeldTask> tasks = heldTasks.get(tmId);
+        if (tasks == null) {
+            return 0;
+        }
+        int before = tasks.size();
+        tasks.removeIf(task -> attempts.contains(task.getAttempt()));
+        int removed = before - tasks.size();
+        if (tasks.isEmpty()) {
+            heldTasks.remove(tmId);
+        }
+        return removed;
+    }
+
+    /** host:port of a registered TaskManager, or null. */
+    public String address(String tmId) {
+        Registered tm = taskManagers.get(tmId);
+        return tm == null ? null : tm.address;
     }
 
     private void notifyLost(String tmId) {

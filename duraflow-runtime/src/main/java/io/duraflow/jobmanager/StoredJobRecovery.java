@@ -8,6 +8,12 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.jobmanager.recovery.AdoptionPlan;
+import io.duraflow.jobmanager.recovery.AdoptionPlanner;
+import io.duraflow.jobmanager.recovery.ReportedTask;
+import io.duraflow.jobmanager.scheduler.Execution;
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.jobmanager.recovery.RecoveryPlanner;
 import io.duraflow.jobmanager.recovery.WantedPartitions;
@@ -106,6 +112,8 @@ final class StoredJobRecovery {
         long deadlineMs = Long.MAX_VALUE;
         /** The partitions worth waiting for; computed once, again only when an earlier finish adds an event. */
         Set<String> wanted;
+        /** TaskManagers the log says run tasks of the job's current attempts: worth waiting for, to adopt them. */
+        Set<String> running;
 
         /** Earlier finishes appended to the job's writer whose flush has not completed yet. */
         final List<JobEvent> unconfirmed = new ArrayList<>();
@@ -325,22 +333,20 @@ final class StoredJobRecovery {
             try {
                 if (recovery.wanted == null) {
                     recovery.wanted = WantedPartitions.of(job.graph(), recovery.events);
+                    recovery.running = AdoptionPlanner.taskManagersRunning(job.graph(), recovery.events);
                 }
-                if (!held.keySet().containsAll(recovery.wanted) && now < recovery.deadlineMs) {
+                boolean allThere = held.keySet().containsAll(recovery.wanted)
+                        && resourceManager.taskManagers().containsAll(recovery.running);
+                if (!allThere && now < recovery.deadlineMs) {
                     continue;
                 }
                 pending.remove(entry.getKey());
-                RecoveryPlan plan = RecoveryPlanner.plan(job.graph(), recovery.events, held);
-                int restored = job.restore(plan);
-                plan.notes().forEach(note -> LOG.info("Job {}: {}", job.jobId(), note));
-                releaseUnused(job.jobId(), plan, held);
-                LOG.info("Job {} recovered: {} tasks kept their finished output, {} run again", job.jobId(), restored,
-                        plan.nextAttempts().size());
-                job.start();
+                recoverWithAdoption(job, recovery, held);
             } catch (Exception e) {
                 pending.remove(entry.getKey());
                 LOG.error("Recovering job {} failed ({}); it runs again from the start", job.jobId(), e.toString());
                 releaseAllHeld(job.jobId());
+                cancelKeptTasks(job.jobId());
                 restartFresh(recovery, e);
             }
         }
@@ -350,6 +356,70 @@ final class StoredJobRecovery {
                 checkPendingRecoveries();
             }, 100);
         }
+    }
+
+    /**
+     * Batch job recovery with adoption (issue 14): finished tasks whose output is still there stay
+     * finished, tasks TaskManagers kept running are adopted where {@link AdoptionPlanner} proves it
+     * correct, the rest run again; kept tasks that are not adopted are cancelled.
+     */
+    private void recoverWithAdoption(JobMaster job, PendingRecovery recovery, Map<String, String> held)
+            throws Exception {
+        String jobId = job.jobId();
+        List<ReportedTask> reports = resourceManager.reportedTasks(jobId);
+        AdoptionPlan adoption = AdoptionPlanner.planBatch(job.graph(), recovery.events, held, reports, Set.of());
+        RecoveryPlan plan = adoption.recovery();
+        int restored = job.restore(plan);
+        plan.notes().forEach(note -> LOG.info("Job {}: {}", jobId, note));
+        List<Execution> adopted = job.adopt(adoption, resourceManager::address);
+        if (!reports.isEmpty()) {
+            // One line per subtask: at INFO for small jobs, where it explains each decision.
+            boolean detail = adoption.notes().size() <= 64;
+            LOG.info("Job {}: {}", jobId, adoption.notes().get(0));
+            for (String note : adoption.notes().subList(1, adoption.notes().size())) {
+                if (detail) {
+                    LOG.info("Job {}: {}", jobId, note);
+                } else {
+                    LOG.debug("Job {}: {}", jobId, note);
+                }
+            }
+        }
+        Set<String> adoptedNames = new HashSet<>();
+        Map<String, List<AttemptId>> adoptedByTm = new java.util.LinkedHashMap<>();
+        for (Execution execution : adopted) {
+            adoptedNames.add(execution.tmId() + "/" + Rpc.describe(execution.attemptId()));
+            adoptedByTm.computeIfAbsent(execution.tmId(), tm -> new ArrayList<>()).add(execution.attemptId());
+        }
+        for (ReportedTask report : reports) {
+            AttemptId attempt = attemptOf(jobId, report);
+            if (!adoptedNames.contains(report.tmId() + "/" + Rpc.describe(attempt))) {
+                resourceManager.cancelHeld(report.tmId(), attempt);
+            }
+        }
+        adoptedByTm.forEach((tmId, attempts) -> resourceManager.adopt(tmId, attempts,
+                error -> job.adoptionFailed(attempts, "TaskManager " + tmId + " could not be told that it was adopted: "
+                        + Rpc.message(error))));
+        releaseUnused(jobId, plan, held);
+        LOG.info("Job {} recovered: {} tasks kept their finished output, {} adopted running, {} run again", jobId,
+                restored, adopted.size(), plan.nextAttempts().size());
+        job.start();
+    }
+
+    private static AttemptId attemptOf(String jobId, ReportedTask report) {
+        return AttemptId.newBuilder().setJobId(jobId).setVertex(report.key().vertex())
+                .setSubtask(report.key().subtask()).setAttempt(report.attempt()).build();
+    }
+
+    /** Kept running tasks of a job that is not recovered with them: cancelled. */
+    private void cancelKeptTasks(String jobId) {
+        for (ReportedTask report : resourceManager.reportedTasks(jobId)) {
+            resourceManager.cancelHeld(report.tmId(), attemptOf(jobId, report));
+        }
+    }
+
+    /** Whether the job waits for its TaskManagers before it resumes (its kept tasks are not strays then). */
+    boolean isPending(String jobId) {
+        return pending.containsKey(jobId);
     }
 
     /** Replaces a job whose recovery failed by a fresh one that starts from the beginning. */
@@ -382,6 +452,7 @@ final class StoredJobRecovery {
             return false;
         }
         releaseAllHeld(jobId);
+        cancelKeptTasks(jobId);
         return true;
     }
 
@@ -461,6 +532,13 @@ final class StoredJobRecovery {
 
     /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */
     void taskManagerRegistered(String tmId, List<HeldPartition> held) {
+        for (AttemptId attempt : resourceManager.heldTasksOn(tmId)) {
+            if (!pending.containsKey(attempt.getJobId())) {
+                LOG.info("TaskManager {} kept {} running, which no recovering job here can adopt; cancelling it", tmId,
+                        Rpc.describe(attempt));
+                resourceManager.cancelHeld(tmId, attempt);
+            }
+        }
         Set<String> releaseJobs = new HashSet<>();
         for (HeldPartition partition : held) {
             if (!pending.containsKey(partition.getJobId())) {

@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.rpc.proto.AttemptId;
+
 import io.duraflow.jobmanager.scheduler.TaskManagerGateways;
 
 /**
@@ -16,6 +18,14 @@ import io.duraflow.jobmanager.scheduler.TaskManagerGateways;
 public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable {
     /** A TaskManager registered at {@code address} (host:port); calls to it may follow. */
     void connect(String tmId, String address);
+
+    /**
+     * Tells the TaskManager that this leader adopted tasks it kept running across the leader
+     * change (issue 14); {@code onFailure} is told (any thread) if the call failed.
+     */
+    default void adopt(String tmId, java.util.List<AttemptId> attempts, java.util.function.Consumer<Throwable> onFailure) {
+        onFailure.accept(new UnsupportedOperationException("this transport cannot adopt tasks"));
+    }
 
     /** The TaskManager is gone, or registers again: drops its connection. */
     void disconnect(String tmId);

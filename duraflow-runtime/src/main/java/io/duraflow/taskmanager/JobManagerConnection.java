@@ -34,7 +34,10 @@ final class JobManagerConnection {
 
     /** What the connection needs from the executor, and tells it; all called in the mailbox. */
     interface Owner {
-        /** Whether tasks hold slots; after a loss, registration waits until they are freed. */
+        /**
+         * Whether tasks being cancelled hold slots; after a loss, registration waits until they are
+         * freed. Tasks kept for the next leader do not count: the registration reports them.
+         */
         boolean slotsInUse();
 
         /** Adds the kept partitions and the unacknowledged finishes of earlier leaders to a registration. */

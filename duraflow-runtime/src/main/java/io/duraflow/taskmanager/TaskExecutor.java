@@ -104,6 +104,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final JobPlanCache plans;
     private final FinalReports finalReports;
     private final TaskReporter reporter;
+    /** Tasks kept running across a leader change until a new leader adopts them (issue 14). */
+    private final KeptTasks kept;
+    /** {@code taskmanager.leader-loss.timeout}: 0 cancels the tasks when the leader is lost. */
+    private final long leaderLossTimeoutMs;
     /** Registrations with a leader, and JobManagers lost, since start (metrics). */
     private long registrations;
     private long jobManagersLost;
@@ -142,6 +146,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         this.plans = new JobPlanCache(mailbox, services.planBuilds(), services.planBuilder(),
                 config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis());
         this.finalReports = new FinalReports(mailbox);
+        this.kept = new KeptTasks(mailbox);
+        this.leaderLossTimeoutMs = config.get(TaskManagerOptions.LEADER_LOSS_TIMEOUT).toMillis();
         this.leaderRetrieval = leaderRetrieval;
         this.connection = new JobManagerConnection(tmId, slots.capacity(),
                 config.get(ClusterOptions.HEARTBEAT_INTERVAL).toMillis(),
@@ -191,19 +197,54 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     /**
-     * The JobManager is gone. Its running tasks stop. With batch job recovery the finished
-     * partitions stay for {@code taskmanager.partition-retention.timeout}: the next leader is told
-     * about them when this TaskManager registers, and takes them over; otherwise they go now.
+     * The JobManager is gone. With {@code taskmanager.leader-loss.timeout} above 0, running batch
+     * tasks go on for at most that long so that a new leader can adopt them ({@link KeptTasks});
+     * streaming tasks, slots whose plan is still being built, and everything when the timeout is 0
+     * stop. With batch job recovery the finished partitions stay for {@code
+     * taskmanager.partition-retention.timeout}: the next leader is told about them when this
+     * TaskManager registers, and takes them over; otherwise they go now.
      */
     private void jobManagerLost(String reason) {
         mailbox.assertRunningInMailbox();
-        slots.cancelAll(true);  // a slot whose plan was still being built goes: it never ran
+        int keptNow = 0;
+        if (leaderLossTimeoutMs > 0) {
+            for (TaskSlotTable.Slot slot : slots.all()) {
+                if (slot.task != null && slot.deployment.getRunId().isEmpty()) {
+                    kept.keep(slot);
+                    keptNow++;
+                } else if (slot.task != null) {
+                    slot.task.cancel();
+                } else {
+                    slots.free(slot.deployment.getAttempt());  // its plan was still being built: it never ran
+                }
+            }
+            if (keptNow > 0) {
+                kept.startDeadline(leaderLossTimeoutMs, this::leaderLossTimedOut);
+            }
+        } else {
+            slots.cancelAll(true);  // a slot whose plan was still being built goes: it never ran
+        }
         plans.clear();
+        String tasks = keptNow > 0 ? "keeping " + keptNow + " running batch tasks for up to " + leaderLossTimeoutMs
+                + " ms for a new leader to adopt" : "cancelled the tasks";
         if (partitions.keepForNextLeader(connection::isRegistered)) {
-            LOG.warn("Lost the JobManager ({}): cancelled the tasks, keeping {} finished partitions for {} ms", reason,
+            LOG.warn("Lost the JobManager ({}): {}, keeping {} finished partitions for {} ms", reason, tasks,
                     partitions.size(), partitions.retentionTimeoutMs());
         } else {
-            LOG.warn("Lost the JobManager ({}): cancelled the tasks, released all partitions", reason);
+            LOG.warn("Lost the JobManager ({}): {}, released all finished partitions", reason, tasks);
+        }
+    }
+
+    /** No leader adopted these kept tasks within {@code taskmanager.leader-loss.timeout}: they stop. */
+    private void leaderLossTimedOut(List<AttemptId> attempts) {
+        mailbox.assertRunningInMailbox();
+        LOG.warn("No JobManager adopted {} kept tasks within {} ms; cancelling them", attempts.size(),
+                leaderLossTimeoutMs);
+        for (AttemptId attempt : attempts) {
+            TaskSlotTable.Slot slot = slots.get(attempt);
+            if (slot != null && slot.task != null) {
+                slot.task.cancel();
+            }
         }
     }
 
@@ -211,12 +252,23 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private final class Owner implements JobManagerConnection.Owner {
         @Override
         public boolean slotsInUse() {
-            return !slots.isEmpty();
+            // Kept tasks hold their slots on purpose: the registration reports them (held_tasks).
+            return slots.used() > kept.heldCount();
         }
 
         @Override
         public void describeHeld(RegisterTaskManagerRequest.Builder registration) {
             partitions.describeHeld(registration);
+            for (KeptTasks.Kept task : kept.undecided()) {
+                var held = HeldTasks.fromDeployment(task.slot().deployment).addAllSplits(task.slot().splitsReceived);
+                if (task.report() == null) {
+                    held.setState(TaskState.RUNNING);
+                } else {
+                    held.setState(task.report().getState()).setRecordsIn(task.report().getRecordsIn())
+                            .setRecordsOut(task.report().getRecordsOut());
+                }
+                registration.addHeldTasks(held);
+            }
             // Finishes an earlier leader may not have logged go to the new one, which can take them
             // instead of running those tasks again (a sink whose finish was lost would write twice).
             registration.addAllEarlierFinishedReports(finalReports.finished());
@@ -264,6 +316,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     void deliver(OperatorEventToTask event, Reply reply) {
         mailbox.execute(() -> connection.inSession(event.getJmSessionId(), reply, () -> onDeliver(event, reply)));
+    }
+
+    void adopt(String requestSession, List<AttemptId> attempts, Reply reply) {
+        mailbox.execute(() -> connection.inSession(requestSession, reply, () -> onAdopt(requestSession, attempts, reply)));
     }
 
     void triggerCheckpoint(TriggerCheckpointRequest request, Reply reply) {
@@ -335,7 +391,32 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
     }
 
+    /**
+     * The new leader adopted kept tasks: they belong to its session now (their deployments and
+     * every later report say so), and a final report parked meanwhile goes out.
+     */
+    private void onAdopt(String session, List<AttemptId> attempts, Reply reply) {
+        int running = 0;
+        for (AttemptId attempt : attempts) {
+            TaskSlotTable.Slot slot = slots.get(attempt);
+            if (slot != null) {
+                slot.deployment = slot.deployment.toBuilder().setJmSessionId(session).build();
+                slot.sequenceBase = slot.lastSequence;  // the new leader numbers its events from 1
+                running++;
+            }
+            TaskStateUpdate parked = kept.adopt(attempt, session);
+            if (parked != null) {
+                reporter.ended(parked);
+            } else if (slot == null) {
+                LOG.warn("A new leader adopted {}, which no longer runs here", key(attempt));
+            }
+        }
+        LOG.info("The leader of session {} adopted {} tasks ({} still running)", session, attempts.size(), running);
+        reply.ok();
+    }
+
     private void onCancel(AttemptId attempt, Reply reply) {
+        kept.forget(attempt);
         TaskSlotTable.Slot slot = slots.get(attempt);
         if (slot != null && slot.task != null) {
             slot.task.cancel();
@@ -349,7 +430,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private void onDeliver(OperatorEventToTask event, Reply reply) {
         TaskSlotTable.Slot slot = slots.get(event.getAttempt());
         if (slot != null && slot.task != null) {
-            slot.task.deliver(event.getSequence(), event.getEvent());
+            if (event.getEvent().hasAddSplits()) {
+                slot.splitsReceived.addAll(event.getEvent().getAddSplits().getSplitsList());
+            }
+            long sequence = event.getSequence() == 0 ? 0 : slot.sequenceBase + event.getSequence();
+            slot.lastSequence = Math.max(slot.lastSequence, sequence);
+            slot.task.deliver(sequence, event.getEvent());
         } else {
             LOG.debug("Dropping an operator event for {}: the task is not running", Rpc.describe(event.getAttempt()));
         }
@@ -370,7 +456,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private void taskEnded(TaskStateUpdate report) {
         mailbox.assertRunningInMailbox();
         freeSlot(report.getAttempt());
-        reporter.ended(report);
+        TaskStateUpdate stamped = kept.stamp(report);
+        if (kept.ended(stamped)) {
+            LOG.info("Kept task {} ended {} before a new leader decided on it; its report waits for that",
+                    key(report.getAttempt()), report.getState());
+            return;
+        }
+        reporter.ended(stamped);
     }
 
     // ------------------------------------------------------------ partitions served to peers (gRPC threads)
@@ -411,20 +503,50 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         mailbox.execute(() -> freeSlot(attempt));
     }
 
-    /** Sends through the mailbox (which knows the JobManager) and waits for the answer, on the task thread. */
+    /**
+     * Sends through the mailbox (which knows the JobManager) and waits for the answer, on the task
+     * thread. While the task is kept across a leader change (no leader yet, or one that has not
+     * adopted it: it refuses the old session), the event is sent again until it goes through, for
+     * at most {@code taskmanager.leader-loss.timeout}: a split request waits for the new leader.
+     */
     @Override
     public void sendOperatorEvent(OperatorEventFromTask event) {
+        long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaderLossTimeoutMs);
+        long backoffMs = 50;
+        while (true) {
+            Throwable failure = sendOperatorEventOnce(event);
+            if (failure == null) {
+                return;
+            }
+            boolean waitForLeader = leaderLossTimeoutMs > 0 && System.nanoTime() < waitUntil
+                    && isLeaderGap(failure) && keptOrLeaderless(event.getAttempt());
+            if (!waitForLeader) {
+                throw new IllegalStateException("cannot send an operator event to the JobManager: "
+                        + Rpc.message(failure), failure);
+            }
+            try {
+                Thread.sleep(backoffMs);  // a backoff between tries, not a wait for a condition
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while sending an operator event to the JobManager", e);
+            }
+            backoffMs = Math.min(1_000, backoffMs * 2);
+        }
+    }
+
+    /** One try: null if the JobManager took the event, else why not. */
+    private Throwable sendOperatorEventOnce(OperatorEventFromTask event) {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         mailbox.execute(() -> {
             TaskSlotTable.Slot slot = slots.get(event.getAttempt());
             JobManagerClient client = connection.client();
             if (client == null || slot == null) {
-                sent.completeExceptionally(new IllegalStateException(client == null ? "no JobManager is known"
-                        : "the task is no longer in a slot"));
+                sent.completeExceptionally(client == null ? new NoLeaderException()
+                        : new IllegalStateException("the task is no longer in a slot"));
                 return;
             }
-            // The session that deployed the task, not the current one: a task of an earlier
-            // leadership must not pass for one of the new leader's.
+            // The session that owns the task (deployed it, or adopted it), not the current one: a
+            // task of an earlier leadership must not pass for one of the new leader's.
             client.sendOperatorEvent(event.toBuilder().setJmSessionId(slot.deployment.getJmSessionId()).build())
                     .whenComplete((ack, error) -> {
                         if (error == null) {
@@ -436,13 +558,44 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         });
         try {
             sent.get(15, TimeUnit.SECONDS);
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while sending an operator event to the JobManager", e);
-        } catch (ExecutionException | TimeoutException e) {
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new IllegalStateException("cannot send an operator event to the JobManager: " + Rpc.message(cause),
-                    cause);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (TimeoutException e) {
+            return e;
+        }
+    }
+
+    /** No JobManager is known to this TaskManager (it lost its leader and has no new one yet). */
+    private static final class NoLeaderException extends IllegalStateException {
+        NoLeaderException() {
+            super("no JobManager is known");
+        }
+    }
+
+    /** Failures a leader change explains: no leader, an unreachable one, or one refusing the old session. */
+    private static boolean isLeaderGap(Throwable failure) {
+        if (failure instanceof NoLeaderException || failure instanceof TimeoutException) {
+            return true;
+        }
+        Status.Code code = Status.fromThrowable(failure).getCode();
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.PERMISSION_DENIED
+                || code == Status.Code.DEADLINE_EXCEEDED;
+    }
+
+    /**
+     * Task thread: whether the attempt may wait for a leader: it still has its slot (it was not
+     * cancelled). Asked after a failure a leader change explains; a killed leader's calls fail
+     * before this TaskManager notices the loss, so a kept task is not yet known to be kept then.
+     */
+    private boolean keptOrLeaderless(AttemptId attempt) {
+        try {
+            return askMailbox(() -> slots.get(attempt) != null);
+        } catch (Exception e) {
+            return false;
         }
     }
 
@@ -453,7 +606,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             if (TaskReporter.isFinal(update.getState())) {
                 taskEnded(update);
             } else {
-                reporter.report(update);
+                reporter.report(kept.stamp(update));
             }
         });
     }

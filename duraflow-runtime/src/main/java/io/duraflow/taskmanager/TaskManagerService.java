@@ -67,6 +67,11 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
         executor.notifyCheckpoint(request, reply(response));
     }
 
+    @Override
+    public void adoptTasks(io.duraflow.rpc.proto.AdoptTasksRequest request, StreamObserver<Ack> response) {
+        executor.adopt(request.getJmSessionId(), request.getAttemptsList(), reply(response));
+    }
+
     /**
      * Answered here, not in the mailbox: the JobManager asks whether this process is there at all
      * (it suspects it died), and a busy mailbox must not make a live TaskManager look dead.

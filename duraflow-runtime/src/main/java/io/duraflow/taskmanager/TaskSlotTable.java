@@ -22,8 +22,18 @@ final class TaskSlotTable {
 
     /** A slot's task: waiting for its job's plan ({@code task == null}), then running. */
     static final class Slot {
-        final TaskDeployment deployment;
+        /** As deployed; re-stamped with the adopting session when a new leader adopts the task. */
+        TaskDeployment deployment;
         TaskExecutorServices.RunningTask task;
+        /** A source reader's splits, as its enumerator sent them, in order (a kept task reports them). */
+        final java.util.List<com.google.protobuf.ByteString> splitsReceived = new java.util.ArrayList<>();
+        /**
+         * Operator events are numbered per attempt by the leader that sends them, from 1: a leader
+         * that adopts the task numbers from 1 again, so its numbers are shifted by what the task
+         * received before ({@code sequenceBase}); {@code lastSequence} is the highest delivered.
+         */
+        long sequenceBase;
+        long lastSequence;
 
         Slot(TaskDeployment deployment) {
             this.deployment = deployment;
@@ -90,6 +100,12 @@ final class TaskSlotTable {
                 it.remove();
             }
         }
+    }
+
+    /** Every taken slot, in the order taken. */
+    java.util.List<Slot> all() {
+        mailbox.assertRunningInMailbox();
+        return java.util.List.copyOf(byAttempt.values());
     }
 
     /** Slots taken. */

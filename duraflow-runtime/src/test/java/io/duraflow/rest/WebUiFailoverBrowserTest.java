@@ -110,10 +110,14 @@ class WebUiFailoverBrowserTest {
                 .until(() -> browser.findElement(By.id("view")).getText().contains("no event log for job"));
     }
 
-    /** The failover entry with at least the 2 finished sources kept and the unfinished ones run again. */
+    /**
+     * The failover entry with at least the 2 finished sources kept, the sources that ran at the
+     * failover adopted (the TaskManager kept them running), and the others run.
+     */
     private void showsTheFailover() {
         await().atMost(TIMEOUT).ignoreExceptions().until(() -> browser.findElements(By.id("failover")).size() == 1
                 && Integer.parseInt(browser.findElement(By.id("kept-count")).getText()) >= 2
+                && Integer.parseInt(browser.findElement(By.id("adopted-count")).getText()) >= 1
                 && Integer.parseInt(browser.findElement(By.id("again-count")).getText()) >= 1);
     }
 

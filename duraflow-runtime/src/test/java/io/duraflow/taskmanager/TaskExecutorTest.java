@@ -75,6 +75,7 @@ class TaskExecutorTest {
         boolean started;
         boolean cancelled;
         final List<OperatorEvent> events = new ArrayList<>();
+        final List<Long> sequences = new ArrayList<>();
         final List<io.duraflow.rpc.proto.TriggerCheckpointRequest> triggers = new ArrayList<>();
         final List<io.duraflow.rpc.proto.CheckpointNotification> notifications = new ArrayList<>();
 
@@ -101,6 +102,7 @@ class TaskExecutorTest {
         @Override
         public void deliver(long sequence, OperatorEvent event) {
             events.add(event);
+            sequences.add(sequence);
         }
     }
 
@@ -142,9 +144,15 @@ class TaskExecutorTest {
         }
     }
 
+    /** Tests with this tag run with {@code taskmanager.leader-loss.timeout} at 60 s, the others at 0 (cancel at a loss). */
+    private static final String KEEPS_TASKS = "keeps-tasks";
+    private static final long LEADER_LOSS_TIMEOUT_MS = 60_000;
+
     @BeforeEach
-    void create() throws Exception {
+    void create(org.junit.jupiter.api.TestInfo test) throws Exception {
         Configuration config = new Configuration().set(TaskManagerOptions.SLOTS, 2)
+                .set(TaskManagerOptions.LEADER_LOSS_TIMEOUT,
+                        Duration.ofMillis(test.getTags().contains(KEEPS_TASKS) ? LEADER_LOSS_TIMEOUT_MS : 0))
                 .set(ClusterOptions.HEARTBEAT_INTERVAL, Duration.ofMillis(HEARTBEAT_MS))
                 .set(ClusterOptions.HEARTBEAT_TIMEOUT, Duration.ofMillis(HEARTBEAT_TIMEOUT_MS));
         TaskExecutorServices services = new TaskExecutorServices(mailbox, jobManagers, startedTaskThreads::add,
@@ -429,6 +437,99 @@ class TaskExecutorTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Tag(KEEPS_TASKS)
+    void aKeptTaskRunsOnIsReportedAtTheRegistrationAndOnceAdoptedReportsInTheNewSession() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        executor.deliver(io.duraflow.rpc.proto.OperatorEventToTask.newBuilder().setJmSessionId(FIRST.sessionId())
+                .setAttempt(attempt(0, 0)).setSequence(1).setEvent(io.duraflow.rpc.proto.OperatorEvent.newBuilder()
+                        .setAddSplits(io.duraflow.rpc.proto.AddSplits.newBuilder()
+                                .addSplits(com.google.protobuf.ByteString.copyFromUtf8("split-0")))).build(), new Answer());
+        mailbox.runDue();
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+
+        assertThat(tasks.get("0#0").cancelled).as("kept for the next leader").isFalse();
+        assertThat(FakeJobManager.last(jobManagers.registrations).request().getHeldTasksList())
+                .as("registered at once, with the kept task").singleElement().satisfies(held -> {
+                    assertThat(held.getAttempt()).isEqualTo(attempt(0, 0));
+                    assertThat(held.getState()).isEqualTo(TaskState.RUNNING);
+                    assertThat(held.getDeployedBySession()).isEqualTo(FIRST.sessionId());
+                    assertThat(held.getSplitsList()).extracting(com.google.protobuf.ByteString::toStringUtf8)
+                            .containsExactly("split-0");
+                });
+        answerRegistration(SECOND);
+
+        Answer adopted = new Answer();
+        executor.adopt(SECOND.sessionId(), List.of(attempt(0, 0)), adopted);
+        mailbox.runDue();
+        assertThat(adopted.ok).isTrue();
+        // The new leader numbers its events to the task from 1 again: they follow the old leader's.
+        executor.deliver(io.duraflow.rpc.proto.OperatorEventToTask.newBuilder().setJmSessionId(SECOND.sessionId())
+                .setAttempt(attempt(0, 0)).setSequence(1).setEvent(io.duraflow.rpc.proto.OperatorEvent.newBuilder()
+                        .setNoMoreSplits(io.duraflow.rpc.proto.NoMoreSplits.getDefaultInstance())).build(), new Answer());
+        mailbox.runDue();
+        assertThat(tasks.get("0#0").sequences).containsExactly(1L, 2L);
+        endTask(FIRST.sessionId(), attempt(0, 0), TaskState.FINISHED);
+
+        assertThat(reportsOf(TaskState.FINISHED)).singleElement()
+                .satisfies(report -> assertThat(report.getJmSessionId()).isEqualTo(SECOND.sessionId()));
+        mailbox.advance(LEADER_LOSS_TIMEOUT_MS);
+        assertThat(tasks.get("0#0").cancelled).as("no timeout for an adopted task").isFalse();
+    }
+
+    @Test
+    @org.junit.jupiter.api.Tag(KEEPS_TASKS)
+    void aKeptTaskThatEndsBeforeAnyLeaderDecidedIsReportedFinishedAndItsReportWaitsForTheAdoption() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        loseTheJobManagerByMissedHeartbeats();
+        endTask(FIRST.sessionId(), attempt(0, 0), TaskState.FINISHED);
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+        var registration = FakeJobManager.last(jobManagers.registrations).request();
+        assertThat(registration.getEarlierFinishedReportsList()).as("not an earlier finish: a kept task").isEmpty();
+        assertThat(registration.getHeldTasksList()).singleElement().satisfies(held -> {
+            assertThat(held.getState()).isEqualTo(TaskState.FINISHED);
+            assertThat(held.getRecordsOut()).isEqualTo(42);
+        });
+        answerRegistration(SECOND);
+        assertThat(reportsOf(TaskState.FINISHED)).as("waits for the leader's decision").isEmpty();
+
+        executor.adopt(SECOND.sessionId(), List.of(attempt(0, 0)), new Answer());
+        mailbox.runDue();
+
+        assertThat(reportsOf(TaskState.FINISHED)).singleElement()
+                .satisfies(report -> assertThat(report.getJmSessionId()).isEqualTo(SECOND.sessionId()));
+    }
+
+    @Test
+    @org.junit.jupiter.api.Tag(KEEPS_TASKS)
+    void keptTasksNoLeaderAdoptedAreCancelledAfterTheLeaderLossTimeoutAndOnesItCancelsReportNothing() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        deploy(FIRST, 1, 0);
+        mailbox.runDue();
+        loseTheJobManagerByMissedHeartbeats();
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+        answerRegistration(SECOND);
+
+        executor.cancel(SECOND.sessionId(), attempt(1, 0), new Answer());
+        mailbox.runDue();
+        assertThat(tasks.get("1#0").cancelled).as("the new leader runs it again elsewhere").isTrue();
+        endTask(FIRST.sessionId(), attempt(1, 0), TaskState.CANCELED);
+        assertThat(reportsOf(TaskState.CANCELED)).isEmpty();
+
+        mailbox.advance(LEADER_LOSS_TIMEOUT_MS);
+        assertThat(tasks.get("0#0").cancelled).as("not adopted within the timeout").isTrue();
+    }
+
+    @Test
     void aNewLeadershipOfTheSameJobManagerIsFollowedBeforeItsAnnouncementArrives() {
         // Issue 8: ZooKeeper was down, the JobManager lost leadership and won it again in a new
         // session; this TaskManager registered again (the JobManager no longer knew it) before
@@ -685,6 +786,15 @@ class TaskExecutorTest {
         answerHeartbeat(JobManagerHeartbeat.newBuilder().setRegistered(false).build());
         assertThat(jobManagers.registrations).hasSize(registrations + 1);
         return registrations;
+    }
+
+    private void loseTheJobManagerByMissedHeartbeats() {
+        for (long waited = 0; waited <= HEARTBEAT_TIMEOUT_MS; waited += HEARTBEAT_MS) {
+            mailbox.advance(HEARTBEAT_MS);
+            FakeJobManager.last(jobManagers.heartbeats).answer()
+                    .completeExceptionally(Status.UNAVAILABLE.asRuntimeException());
+            mailbox.runDue();
+        }
     }
 
     private void register(LeaderInfo leader) {

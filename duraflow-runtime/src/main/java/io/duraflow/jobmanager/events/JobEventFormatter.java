@@ -58,6 +58,8 @@ public final class JobEventFormatter {
             case VERTEX_INITIALIZED -> vertexInitialized(event.getVertexInitialized());
             case EXECUTION_FINISHED -> executionFinished(event.getExecutionFinished());
             case EXECUTIONS_RESET -> executionsReset(event.getExecutionsReset());
+            case EXECUTIONS_DEPLOYED -> "deployed to " + oneLine(event.getExecutionsDeployed().getTmId()) + ": "
+                    + executions(event.getExecutionsDeployed().getExecutionsList());
             case SPLITS_ASSIGNED -> splitsAssigned(event.getSplitsAssigned());
             case SPLITS_RETURNED -> splitsReturned(event.getSplitsReturned());
             case COORDINATOR_STATE -> coordinatorState(event.getCoordinatorState());
@@ -99,14 +101,17 @@ public final class JobEventFormatter {
     }
 
     private static String executionsReset(ExecutionsReset e) {
-        List<ExecutionRef> refs = e.getExecutionsList();
+        String reason = e.getReason().isEmpty() ? "" : " (" + oneLine(e.getReason()) + ")";
+        return "executions reset: " + executions(e.getExecutionsList()) + reason;
+    }
+
+    private static String executions(List<ExecutionRef> refs) {
         String shown = refs.stream().limit(MAX_EXECUTIONS_SHOWN)
                 .map(r -> execution(r.getVertex(), r.getSubtask(), r.getNewAttempt()))
                 .collect(Collectors.joining(", "));
         String more = refs.size() > MAX_EXECUTIONS_SHOWN
                 ? " and " + number(refs.size() - MAX_EXECUTIONS_SHOWN) + " more" : "";
-        String reason = e.getReason().isEmpty() ? "" : " (" + oneLine(e.getReason()) + ")";
-        return "executions reset: " + (refs.isEmpty() ? "none" : shown + more) + reason;
+        return refs.isEmpty() ? "none" : shown + more;
     }
 
     private static String splitsAssigned(SplitsAssigned e) {

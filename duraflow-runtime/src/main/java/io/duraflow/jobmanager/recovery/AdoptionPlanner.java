@@ -54,8 +54,10 @@ import java.util.Set;
  *       reported besides the logged one, the old leader reset the logged one: it runs again too.
  *       A task of a vertex whose parallelism the log does not know gets no decision (the vertex
  *       is scheduled as usual) and is cancelled.
- *   <li><b>Adopted</b> iff that report comes from a live TaskManager, is RUNNING, its vertex's
- *       layout is in the log (or it is a source), and:
+ *   <li><b>Adopted</b> iff that report comes from a live TaskManager, is RUNNING or FINISHED (it
+ *       ended while no leader had decided on it; the TaskManager sends its final report, with its
+ *       output, once adopted, and that output is not released as unused), its vertex's layout is
+ *       in the log (or it is a source), and:
  *       <ul>
  *         <li>for every input edge, it reads exactly the partitions that the restored executions
  *             of the producer vertex recorded for that edge, on the TaskManagers the log names,
@@ -127,6 +129,17 @@ public final class AdoptionPlanner {
         JobEventReplay replayed = JobEventReplay.replay(graph, events);
         RecoveryPlan recovery = RecoveryPlanner.plan(replayed, availablePartitions);
         return new BatchAdoption(replayed, recovery, List.copyOf(reports), Set.copyOf(lostTaskManagers)).decide();
+    }
+
+    /**
+     * The TaskManagers that, as the event log tells it, run the current attempt of some subtask
+     * that has not finished: a new leader waits for them to register (and report what they kept)
+     * before it plans, up to its wait for the previous TaskManagers.
+     *
+     * @throws IllegalStateException if the event log does not fit the graph
+     */
+    public static Set<String> taskManagersRunning(JobGraph graph, List<JobEvent> events) {
+        return JobEventReplay.replay(graph, events).taskManagersRunningTasks();
     }
 
     /**

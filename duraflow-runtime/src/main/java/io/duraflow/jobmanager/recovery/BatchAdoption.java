@@ -69,7 +69,8 @@ final class BatchAdoption {
                 : AdoptionPlan.outcomeOf(decisions);
         List<String> notes = AdoptionPlan.notes(outcome, contradiction, decisions, cancel, reports.subtasks());
         return new AdoptionPlan(outcome, contradiction == null ? "" : contradiction, decisions, cancel,
-                reports.highestAttempts(logged), adjusted(nextAttempts, adoptedSplits), adoptedSplits, 0, Set.of(),
+                reports.highestAttempts(logged), adjusted(nextAttempts, adoptedSplits,
+                        decisions.values().stream().filter(d -> d instanceof TaskDecision.Adopt).toList()), adoptedSplits, 0, Set.of(),
                 notes);
     }
 
@@ -122,10 +123,9 @@ final class BatchAdoption {
         if (reports.isLost(current)) {
             return "its TaskManager " + current.tmId() + " is lost";
         }
-        if (current.state() != ReportedTask.State.RUNNING) {
+        if (current.state() != ReportedTask.State.RUNNING && current.state() != ReportedTask.State.FINISHED) {
             return "#" + current.attempt() + " on " + current.tmId() + " ended " + current.state()
-                    + " while no leader was up" + (current.state() == ReportedTask.State.FINISHED
-                            ? " and its finish is not in the log" : "");
+                    + " while no leader decided on it";
         }
         JobVertex vertex = graph.vertex(key.vertex());
         ReportedTask.BatchProgress progress = (ReportedTask.BatchProgress) current.progress();
@@ -205,7 +205,7 @@ final class BatchAdoption {
 
     /** The recovery plan with adoption applied (see {@link AdoptionPlan#recovery()}). */
     private RecoveryPlan adjusted(Map<ExecutionKey, Integer> nextAttempts,
-            Map<Integer, Map<Integer, List<byte[]>>> adoptedSplits) {
+            Map<Integer, Map<Integer, List<byte[]>>> adoptedSplits, java.util.Collection<TaskDecision> decisionsAdopted) {
         Map<Integer, Map<Integer, List<byte[]>>> toReturn = new TreeMap<>();
         recovery.splitsToReturn().forEach((node, perSubtask) -> {
             Map<Integer, List<byte[]>> kept = new TreeMap<>(perSubtask);
@@ -214,7 +214,21 @@ final class BatchAdoption {
                 toReturn.put(node, kept);
             }
         });
+        // An adopted task that finished while no leader decided on it wrote its output before this
+        // TaskManager registered, so that output is among the kept partitions: it stays.
+        Set<String> adoptedOutputs = new TreeSet<>();
+        for (TaskDecision decision : decisionsAdopted) {
+            TaskDecision.Adopt adopt = (TaskDecision.Adopt) decision;
+            ReportedTask report = reports.attempt(adopt.key(), adopt.attempt());
+            if (report != null) {
+                for (ReportedTask.OutputPartition output : ((ReportedTask.BatchProgress) report.progress()).outputs()) {
+                    adoptedOutputs.add(output.partitionId());
+                }
+            }
+        }
+        Set<String> release = new java.util.LinkedHashSet<>(recovery.partitionsToRelease());
+        release.removeAll(adoptedOutputs);
         return new RecoveryPlan(recovery.vertices(), recovery.restored(), nextAttempts, recovery.enumeratorStates(),
-                toReturn, recovery.partitionsToRelease(), recovery.notes(), recovery.restoredSplits());
+                toReturn, release, recovery.notes(), recovery.restoredSplits());
     }
 }

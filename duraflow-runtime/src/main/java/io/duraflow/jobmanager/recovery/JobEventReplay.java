@@ -55,6 +55,8 @@ final class JobEventReplay {
     private final Map<ExecutionKey, Held> held = new HashMap<>();
     /** Splits held per source subtask, as of its node's last CoordinatorState. */
     private final Map<ExecutionKey, List<byte[]>> committed = new HashMap<>();
+    /** Per subtask, the TaskManager its last logged deployment went to, and that attempt. */
+    private final Map<ExecutionKey, Map.Entry<Integer, String>> deployedTo = new HashMap<>();
     /** Source subtasks with split events after their node's last CoordinatorState. */
     private final Set<ExecutionKey> uncommitted = new HashSet<>();
     private final List<String> replayNotes = new ArrayList<>();
@@ -104,6 +106,7 @@ final class JobEventReplay {
             case VERTEX_INITIALIZED -> vertexInitialized(index, event.getVertexInitialized());
             case EXECUTION_FINISHED -> executionFinished(index, event.getExecutionFinished());
             case EXECUTIONS_RESET -> executionsReset(index, event.getExecutionsReset());
+            case EXECUTIONS_DEPLOYED -> executionsDeployed(index, event.getExecutionsDeployed());
             case SPLITS_ASSIGNED -> splitsAssigned(index, event.getSplitsAssigned());
             case SPLITS_RETURNED -> splitsReturned(index, event.getSplitsReturned());
             case COORDINATOR_STATE -> coordinatorState(index, event.getCoordinatorState());
@@ -204,6 +207,30 @@ final class JobEventReplay {
                 }
             }
         }
+    }
+
+    private void executionsDeployed(int index, io.duraflow.jobmanager.events.proto.ExecutionsDeployed event) {
+        for (ExecutionRef ref : event.getExecutionsList()) {
+            ExecutionKey key = checkKey(index, "ExecutionsDeployed", ref.getVertex(), ref.getSubtask());
+            int attempt = ref.getNewAttempt();
+            checkAttempt(index, "ExecutionsDeployed", key, attempt);
+            seen(key, attempt);
+            deployedTo.put(key, Map.entry(attempt, event.getTmId()));
+        }
+    }
+
+    /**
+     * TaskManagers that the log says run a subtask's current attempt: deployed there, not reset
+     * since, not finished. A new leader waits for them to register, to adopt what runs there.
+     */
+    Set<String> taskManagersRunningTasks() {
+        Set<String> running = new TreeSet<>();
+        deployedTo.forEach((key, deployment) -> {
+            if (deployment.getKey().equals(highestAttempt.get(key)) && !finished.containsKey(key)) {
+                running.add(deployment.getValue());
+            }
+        });
+        return running;
     }
 
     private void splitsAssigned(int index, SplitsAssigned event) {

@@ -104,6 +104,7 @@ final class CoordinatorHolder {
                 eventLog.get().splitsAssigned(nodeId, subtask, executions.executions(vertexId)[subtask].attempt(),
                         splits);
                 splitsMovedSinceState.add(nodeId);
+                logStateAfterAssignment(nodeId);
             }
 
             @Override
@@ -221,6 +222,37 @@ final class CoordinatorHolder {
         SourceCoordinator source = source(graph.vertex(vertexId).head().id());
         if (source != null) {
             source.reportAssignments();
+        }
+    }
+
+    /**
+     * Largest enumerator state logged after each assignment. Such a state makes the splits a
+     * running reader holds part of the logged enumerator state, which is what lets a new leader
+     * adopt that reader (issue 14); a larger state is logged only at finishes, so that a log does
+     * not grow with the square of a big source's split count.
+     */
+    static final int MAX_STATE_AFTER_ASSIGNMENT_BYTES = 64 * 1024;
+
+    /** Source nodes whose state was once too large to log after every assignment. */
+    private final java.util.Set<Integer> stateTooLargeAfterAssignment = new java.util.HashSet<>();
+
+    private void logStateAfterAssignment(int nodeId) {
+        JobEventLog log = eventLog.get();
+        if (log == JobEventLog.NONE || stateTooLargeAfterAssignment.contains(nodeId)
+                || !(coordinators.get(nodeId) instanceof SourceCoordinator source) || !source.supportsBatchSnapshot()) {
+            return;
+        }
+        try {
+            byte[] state = source.snapshot(-1);
+            if (state.length > MAX_STATE_AFTER_ASSIGNMENT_BYTES) {
+                stateTooLargeAfterAssignment.add(nodeId);
+                return;
+            }
+            log.coordinatorState(nodeId, state);
+            splitsMovedSinceState.remove(nodeId);
+        } catch (Exception e) {
+            LOG.debug("Job {}: cannot snapshot the split enumerator of node {} after an assignment: {}", jobId, nodeId,
+                    e.toString());
         }
     }
 

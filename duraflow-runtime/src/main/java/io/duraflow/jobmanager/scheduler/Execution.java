@@ -36,7 +36,9 @@ public final class Execution {
         /** Finished under an earlier leader with its output still there: not run again. */
         KEPT,
         /** Ran or started under an earlier leader and runs again, with a higher attempt number. */
-        RUN_AGAIN
+        RUN_AGAIN,
+        /** Was running under an earlier leader and went on running: this leader adopted it (issue 14). */
+        ADOPTED
     }
     /** The attempt {@link #eventSequence} counts for, and the last sequence number it gave. */
     private int eventSequenceAttempt = -1;
@@ -95,6 +97,22 @@ public final class Execution {
         state = ExecutionState.FINISHED;
         recovery = Recovery.KEPT;
         finished(outputSizes, results, in, out);
+    }
+
+    /**
+     * Adoption: this subtask's attempt {@code runningAttempt} kept running on {@code onTmId}
+     * through the leader change; it is RUNNING there without a deployment.
+     */
+    void adoptRunning(int runningAttempt, String onTmId, String onTmAddress) {
+        if (state != ExecutionState.CREATED) {
+            throw new IllegalStateException("execution " + this + " is " + state + "; only a new one can be adopted");
+        }
+        LOG.info("{} adopted as running attempt {} on {}", this, runningAttempt, onTmId);
+        attempt = runningAttempt;
+        tmId = onTmId;
+        tmAddress = onTmAddress;
+        state = ExecutionState.RUNNING;
+        recovery = Recovery.ADOPTED;
     }
 
     /** Recovery: the subtask runs again with this attempt number (above every earlier one). */

@@ -17,6 +17,9 @@ public interface JobEventLog {
     /** These executions were replaced by new attempts (their numbers are the new ones). */
     void executionsReset(List<Execution> executions, String reason);
 
+    /** The executions' current attempts were deployed to TaskManager {@code tmId}. */
+    default void executionsDeployed(String tmId, List<Execution> executions) {}
+
     /** The source coordinator of {@code nodeId} gave splits to a subtask's attempt. */
     void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits);
 

@@ -23,6 +23,7 @@ import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -85,6 +86,9 @@ public final class JobMaster {
     private long endedAtMs;
     private String failure = "";
     private JobEventLog eventLog = JobEventLog.NONE;
+    private int adoptedTasks;
+    /** Whether TaskManagers keep batch tasks when the leader goes ({@code taskmanager.leader-loss.timeout} > 0). */
+    private boolean keepTasksForNextLeader;
     private int restoredTasks;
     /** When this job master took the job over from an earlier leader ({@link #restore}); 0 if it did not. */
     private long takenOverAtMs;
@@ -117,7 +121,7 @@ public final class JobMaster {
         SchedulingStrategy strategy = streaming ? new PipelinedScheduling(executions)
                 : new BlockingAdaptiveScheduling(executions, settings, () -> eventLog);
         this.scheduling = new SchedulingDriver(strategy, taskManagers, scheduler, clock, this::schedule,
-                this::deploymentFailed);
+                this::deploymentFailed, () -> eventLog);
         this.checkpointView = new StreamingCheckpoints(sessionId, executions, gateways, coordinators,
                 () -> state == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL);
         this.checkpointTriggers = new CheckpointTriggers(executions, scheduler);
@@ -236,6 +240,67 @@ public final class JobMaster {
         return restoredTasks;
     }
 
+    /**
+     * A leader change that costs no running work (issue 14): after {@link #restore} with the
+     * adoption plan's recovery plan, the adopted subtasks are RUNNING where they kept running,
+     * and the splits their readers hold count as theirs.
+     *
+     * @param tmAddress host:port of a registered TaskManager
+     * @return the adopted executions
+     */
+    public List<Execution> adopt(io.duraflow.jobmanager.recovery.AdoptionPlan plan,
+            java.util.function.Function<String, String> tmAddress) {
+        mainThread.assertRunningInMainThread();
+        List<Execution> adopted = new ArrayList<>();
+        for (var decision : plan.adopted()) {
+            Execution execution = executions.executions(decision.key().vertex())[decision.key().subtask()];
+            execution.adoptRunning(decision.attempt(), decision.tmId(), tmAddress.apply(decision.tmId()));
+            adopted.add(execution);
+        }
+        plan.adoptedSplits().forEach((node, perSubtask) -> {
+            SourceCoordinator source = coordinators.source(node);
+            if (source != null) {
+                perSubtask.forEach(source::markAssigned);
+            }
+        });
+        Map<String, List<Execution>> byTaskManager = new java.util.LinkedHashMap<>();
+        adopted.forEach(e -> byTaskManager.computeIfAbsent(e.tmId(), tm -> new ArrayList<>()).add(e));
+        byTaskManager.forEach(eventLog::executionsDeployed);
+        adoptedTasks = adopted.size();
+        return adopted;
+    }
+
+    /**
+     * The TaskManager of adopted attempts could not be told: they fail here (and run again as
+     * failures do); the TaskManager cancels them when its leader-loss timeout passes.
+     */
+    public void adoptionFailed(List<AttemptId> attempts, String reason) {
+        mainThread.assertRunningInMainThread();
+        for (AttemptId attempt : attempts) {
+            Execution[] subtasks = executions.executions(attempt.getVertex());
+            Execution execution = subtasks == null ? null : subtasks[attempt.getSubtask()];
+            if (execution != null && execution.attempt() == attempt.getAttempt()
+                    && execution.state() == ExecutionState.RUNNING) {
+                onTaskStateUpdate(TaskStateUpdate.newBuilder().setTmId(execution.tmId())
+                        .setAttempt(attempt).setState(io.duraflow.rpc.proto.TaskState.FAILED).setFailure(reason)
+                        .build());
+            }
+        }
+    }
+
+    /**
+     * Whether a suspension leaves the running batch tasks to the TaskManagers (which keep them for
+     * the next leader) instead of cancelling them.
+     */
+    public void keepTasksForNextLeader(boolean keep) {
+        this.keepTasksForNextLeader = keep;
+    }
+
+    /** Executions adopted running from an earlier leader. */
+    public int adoptedTasks() {
+        return adoptedTasks;
+    }
+
     long takenOverAtMs() {
         return takenOverAtMs;
     }
@@ -288,7 +353,13 @@ public final class JobMaster {
         if (state.isDeadEnd()) {
             return;
         }
-        stopActiveExecutions("this JobManager no longer leads");
+        if (!streaming && keepTasksForNextLeader) {
+            // The TaskManagers keep them for the next leader to adopt (taskmanager.leader-loss.timeout).
+            scheduling.cancelWakeUp();
+            taskManagers.forgetAll(executions.active(), "this JobManager no longer leads");
+        } else {
+            stopActiveExecutions("this JobManager no longer leads");
+        }
         checkpointTriggers.shutdown();
         coordinators.closeAll();
         moveTo(JobMasterState.SUSPENDED, "this JobManager no longer leads");

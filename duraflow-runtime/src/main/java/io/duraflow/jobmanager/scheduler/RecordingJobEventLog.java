@@ -105,6 +105,17 @@ public final class RecordingJobEventLog implements JobEventLog {
     }
 
     @Override
+    public void executionsDeployed(String tmId, List<Execution> executions) {
+        io.duraflow.jobmanager.events.proto.ExecutionsDeployed.Builder deployed =
+                io.duraflow.jobmanager.events.proto.ExecutionsDeployed.newBuilder().setTmId(tmId);
+        for (Execution execution : executions) {
+            deployed.addExecutions(ExecutionRef.newBuilder().setVertex(execution.vertex())
+                    .setSubtask(execution.subtask()).setNewAttempt(execution.attempt()));
+        }
+        sink.accept(event().setExecutionsDeployed(deployed).build());
+    }
+
+    @Override
     public void splitsAssigned(int nodeId, int subtask, int attempt, List<byte[]> splits) {
         SplitsAssigned.Builder assigned = SplitsAssigned.newBuilder().setNodeId(nodeId).setSubtask(subtask)
                 .setAttempt(attempt);
@@ -130,5 +141,8 @@ public final class RecordingJobEventLog implements JobEventLog {
             coordinator.setState(ByteString.copyFrom(state));
         }
         sink.accept(event().setCoordinatorState(coordinator).build());
+        // A state logged after an assignment is what lets a new leader adopt the reader that got
+        // the splits (issue 14): write it now rather than at the next interval.
+        flush.run();
     }
 }

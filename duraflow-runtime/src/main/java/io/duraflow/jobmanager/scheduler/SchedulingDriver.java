@@ -31,26 +31,38 @@ final class SchedulingDriver {
     private final LongSupplier clock;
     private final Runnable wakeUpAction;
     private final DeploymentFailed deploymentFailed;
+    private final java.util.function.Supplier<JobEventLog> eventLog;
     private MainThreadExecutor.Cancellable wakeUp;
 
     /** @param wakeUpAction what runs when a restart delay ends: scheduling again, through the JobMaster */
     SchedulingDriver(SchedulingStrategy strategy, TaskManagerActions taskManagers, MainThreadExecutor scheduler,
-            LongSupplier clock, Runnable wakeUpAction, DeploymentFailed deploymentFailed) {
+            LongSupplier clock, Runnable wakeUpAction, DeploymentFailed deploymentFailed,
+            java.util.function.Supplier<JobEventLog> eventLog) {
         this.strategy = strategy;
         this.taskManagers = taskManagers;
         this.scheduler = scheduler;
         this.clock = clock;
         this.wakeUpAction = wakeUpAction;
         this.deploymentFailed = deploymentFailed;
+        this.eventLog = eventLog;
     }
 
-    /** Deploys every execution the strategy says may run, as long as there are free slots. */
+    /**
+     * Deploys every execution the strategy says may run, as long as there are free slots, and
+     * logs where each went (one event per TaskManager): a new leader waits for those TaskManagers
+     * to adopt what still runs there.
+     */
     void schedule() {
         long now = clock.getAsLong();
+        java.util.Map<String, java.util.List<Execution>> deployed = new java.util.LinkedHashMap<>();
         long nextWakeUp = strategy.schedule(now, new SchedulingStrategy.Deployer() {
             @Override
             public boolean deploy(Execution execution) {
-                return deployIntoFreeSlot(execution);
+                if (!deployIntoFreeSlot(execution)) {
+                    return false;
+                }
+                deployed.computeIfAbsent(execution.tmId(), tm -> new java.util.ArrayList<>()).add(execution);
+                return true;
             }
 
             @Override
@@ -58,6 +70,7 @@ final class SchedulingDriver {
                 return taskManagers.freeSlots();
             }
         });
+        deployed.forEach((tmId, executions) -> eventLog.get().executionsDeployed(tmId, executions));
         if (nextWakeUp != SchedulingStrategy.OUT_OF_SLOTS && nextWakeUp != SchedulingStrategy.NOTHING_WAITING) {
             cancelWakeUp();
             wakeUp = scheduler.schedule(wakeUpAction, Math.max(1, nextWakeUp - now));

@@ -64,6 +64,17 @@ final class TaskManagerActions {
     }
 
     /**
+     * Marks every active execution stopped here and frees its slot, without a word to its
+     * TaskManager, which keeps the task for the next leader (this one no longer leads).
+     */
+    void forgetAll(List<Execution> active, String reason) {
+        for (Execution execution : active) {
+            slots.free(execution.tmId());
+            execution.transition(ExecutionState.CANCELED, reason);
+        }
+    }
+
+    /**
      * Cancels every active execution and frees its slot at once, without waiting for the
      * TaskManager (the job ends or leaves this leader). A failing cancel is only logged: the
      * TaskManager drops the task when the job's partitions are released or its JobManager changes.

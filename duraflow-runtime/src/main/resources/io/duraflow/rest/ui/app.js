@@ -285,9 +285,10 @@
       gone = e.message;
     }
     const names = new Map(job.vertices.map(v => [v.id, v.name]));
-    const kept = [], again = [];
+    const kept = [], adopted = [], again = [];
     for (const v of job.vertices) v.tasks.forEach((t, i) => {
       if (t.recovery === "KEPT") kept.push(`v${v.id}/${i}#${t.attempt}`);
+      if (t.recovery === "ADOPTED") adopted.push(`v${v.id}/${i}#${t.attempt}`);
       if (t.recovery === "RUN_AGAIN") again.push(`v${v.id}/${i}#${t.attempt}`);
     });
     const failover = Number(job.takenOverAtMs) || 0;
@@ -295,7 +296,8 @@
     let marked = false;
     const failoverItem = () => `<li class="failover" id="failover"><time>${time(failover)}</time><b>JobManager failover:</b>
       this leader took the job over, kept <b id="kept-count">${kept.length}</b> finished tasks
-      (${esc(kept.join(", ")) || "none"}) and runs <b id="again-count">${again.length}</b> again
+      (${esc(kept.join(", ")) || "none"}), adopted <b id="adopted-count">${adopted.length}</b> running tasks
+      (${esc(adopted.join(", ")) || "none"}) and runs <b id="again-count">${again.length}</b> again
       (${esc(again.join(", ")) || "none"}).</li>`;
     for (const e of events.entries) {
       if (failover && !marked && Number(e.timestampMs) > failover) { items.push(failoverItem()); marked = true; }
@@ -308,6 +310,7 @@
     return `<p>${failover ? `A new leader took this job over at ${time(failover)}.` : "No JobManager failover while this job ran."}
       ${gone ? esc(gone) : `${events.entries.length} events recorded${events.warnings.length ? "; " + esc(events.warnings.join("; ")) : ""}`}.</p>
       ${failover ? `<div class="legend"><span>${badge("KEPT")} finished before the failover, not run again</span>
+        <span>${badge("ADOPTED")} kept running through the failover, not run again</span>
         <span>${badge("RUN_AGAIN")} ran again with a higher attempt</span></div>${grid}` : ""}
       <h2>Events</h2><ul class="timeline" id="timeline">${items.join("")}</ul>`;
   }

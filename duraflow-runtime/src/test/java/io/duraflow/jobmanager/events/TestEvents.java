@@ -82,8 +82,16 @@ final class TestEvents {
 
     /** One event of every type, in a plausible order. */
     static List<JobEvent> everyType() {
-        return List.of(vertexInitialized(), splitsAssigned(), executionFinished(), executionsReset(),
-                splitsReturned(), coordinatorState(), runStarted());
+        return List.of(vertexInitialized(), executionsDeployed(), splitsAssigned(), executionFinished(),
+                executionsReset(), splitsReturned(), coordinatorState(), runStarted());
+    }
+
+    static JobEvent executionsDeployed() {
+        return JobEvent.newBuilder().setTimestampMs(T0 + 500)
+                .setExecutionsDeployed(io.duraflow.jobmanager.events.proto.ExecutionsDeployed.newBuilder()
+                        .setTmId("tm-1").addExecutions(io.duraflow.jobmanager.events.proto.ExecutionRef.newBuilder()
+                                .setVertex(0).setSubtask(1).setNewAttempt(0)))
+                .build();
     }
 
     static JobEvent runStarted() {

@@ -201,7 +201,21 @@ class AdoptionPlannerTest {
 
             AdoptionPlan plan = batchPlan(sourcesFinishedConsumersDeployed(), sourcePartitionsKept(), List.of(failed));
 
-            assertThat(restart(plan, 1, 0).reason()).isEqualTo("#0 on tm-a ended FAILED while no leader was up");
+            assertThat(restart(plan, 1, 0).reason()).isEqualTo("#0 on tm-a ended FAILED while no leader decided on it");
+            assertThat(plan.toCancel()).isEmpty();
+        }
+
+        @Test
+        void aReaderThatFinishedWhileNoLeaderDecidedIsAdoptedAndItsKeptOutputStays() {
+            ReportedTask done = batch("tm-b", 0, 1, 0, ReportedTask.State.FINISHED, List.of(),
+                    List.of(new ReportedTask.OutputPartition(0, pid(0, 1, 0, 0))), List.of(utf8("split-1")));
+
+            AdoptionPlan plan = batchPlan(oneSourceRunning(), Map.of(pid(0, 0, 0, 0), "tm-a", pid(0, 1, 0, 0), "tm-b"),
+                    List.of(done));
+
+            assertThat(plan.decision(0, 1)).isEqualTo(new TaskDecision.Adopt(key(0, 1), 0, "tm-b"));
+            assertThat(plan.recovery().partitionsToRelease()).as("its output, reported with the registration")
+                    .doesNotContain(pid(0, 1, 0, 0));
             assertThat(plan.toCancel()).isEmpty();
         }
 

@@ -274,11 +274,30 @@ class JobMasterRecoveryTest {
     }
 
     @Test
-    void theEnumeratorStateIsLoggedOncePerSourceFinishNotOncePerSplit() {
+    void aSmallEnumeratorStateIsLoggedAfterEveryAssignmentSoThatRunningReadersCanBeAdopted() {
         FakeCluster first = firstLeader(TestJobs.wordCount(40));
         first.readInTurnsAndFinish(SOURCE);
 
         assertThat(events).filteredOn(JobEvent::hasSplitsAssigned).hasSize(40);
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i).hasSplitsAssigned()) {
+                assertThat(events.get(i + 1).hasCoordinatorState()).as("event %d follows an assignment", i + 1)
+                        .isTrue();
+            }
+        }
+
+        first.live(REDUCE).forEach(first::running);
+        FakeCluster second = nextLeader(TestJobs.wordCount(40), first.finishedPartitions());
+        assertThat(second.deploymentsOf(SOURCE)).as("both finished sources are kept").isEmpty();
+    }
+
+    @Test
+    void aLargeEnumeratorStateIsLoggedOncePerSourceFinishNotOncePerSplit() {
+        JobGraph graph = TestJobs.threeStages(new io.duraflow.api.connectors.SequenceSource(0, 1_000_000, 10_000));
+        FakeCluster first = firstLeader(graph);
+        first.readInTurnsAndFinish(SOURCE);
+
+        assertThat(events).filteredOn(JobEvent::hasSplitsAssigned).hasSize(10_000);
         // The state holds every split left: logged at each split it would make the log quadratic.
         assertThat(events).filteredOn(JobEvent::hasCoordinatorState).hasSize(1);
         int state = indexOf(JobEvent::hasCoordinatorState);
@@ -287,7 +306,7 @@ class JobMasterRecoveryTest {
                 .noneMatch(JobEvent::hasSplitsAssigned);
 
         first.live(REDUCE).forEach(first::running);
-        FakeCluster second = nextLeader(TestJobs.wordCount(40), first.finishedPartitions());
+        FakeCluster second = nextLeader(graph, first.finishedPartitions());
         assertThat(second.deploymentsOf(SOURCE)).as("both finished sources are kept").isEmpty();
     }
 
