@@ -212,6 +212,8 @@ final class JobManagerConnection {
         RegisterTaskManagerRequest.Builder request = RegisterTaskManagerRequest.newBuilder().setTmId(tmId)
                 .setAddress(address).setSlots(slots).setRegistrationId(registrationId);
         owner.describeHeld(request);
+        LOG.info("Registering at JobManager {} with {} kept partitions and {} kept tasks", leader.address(),
+                request.getHeldPartitionsCount(), request.getHeldTasksCount());
         sendRegistration(client, leader, request.build());
     }
 
@@ -281,7 +283,7 @@ final class JobManagerConnection {
             firstRegistration.completeExceptionally(new IllegalStateException(refusal));
             return;
         }
-        LOG.debug("Registration failed: {}", Rpc.message(error));
+        LOG.info("Registration at JobManager {} failed ({}); trying again", expected.address(), Rpc.message(error));
         if (!firstRegistration.isDone()) {
             // Starting up: try again soon rather than at the next heartbeat.
             mailbox.schedule(this::register, Math.min(100, heartbeatIntervalMs));
