@@ -137,6 +137,47 @@ class LeaderChangeAdoptionIT {
                 started.size(), started.keySet().stream().filter(t -> where.get(t).equals(lostTm)).count(), lostTm);
     }
 
+    /**
+     * The leader freezes (SIGSTOP) while sources run, long enough for its ZooKeeper session to
+     * expire: the standby leads and adopts the running tasks. When the old leader thaws (SIGCONT)
+     * its calls carry a session the TaskManagers no longer follow and are refused; it stands by. No
+     * started task runs again and the result is exact.
+     */
+    @Test
+    void aFrozenLeaderThatThawsAfterTheAdoptionDisturbsNothing(TestInfo test) throws Exception {
+        cluster = startCluster(Map.of());
+        String jobId = "thawed";
+        submit(jobId);
+        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 2
+                && running(s, StagedJob.SOURCE) == 2, "2 sources finished, 2 running");
+        Map<TaskKey, Integer> started = startedTasks(before);
+        awaitSplitsLogged(jobId, started.keySet());
+
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
+        LeaderInfo session = cluster.leaderInfo();
+        cluster.startJobManager(null);
+        cluster.pause(first);
+        HaCluster.JobManager next;
+        try {
+            next = cluster.awaitNewLeader(first, session, HaCluster.FAILOVER_TIMEOUT);
+            cluster.awaitLog(next, "Job " + jobId + " recovered", HaCluster.FAILOVER_TIMEOUT);
+        } finally {
+            cluster.resume(first);
+        }
+        cluster.awaitLog(first, "stands by", Duration.ofSeconds(30));
+
+        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+        assertExactResult(result);
+        Map<TaskKey, Integer> attempts = finalAttempts(result.getStatus());
+        started.forEach((task, attempt) -> assertThat(attempts.get(task))
+                .as("attempt of %s, running or finished when the leader froze as #%d", task, attempt)
+                .isEqualTo(attempt));
+        assertThat(cluster.logText(next.name)).containsPattern("Job " + jobId
+                + " recovered: \\d+ tasks kept their finished output, [1-9]\\d* adopted running");
+        System.out.printf("%s: %d tasks had started when the leader froze; none ran again%n",
+                test.getDisplayName(), started.size());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**
