@@ -5,6 +5,9 @@ import static io.duraflow.cli.StagedJobRuns.JOB_TIMEOUT;
 import static io.duraflow.cli.StagedJobRuns.PARALLELISM;
 import static io.duraflow.cli.StagedJobRuns.PARAMS;
 import static io.duraflow.cli.StagedJobRuns.assertExactResult;
+import static io.duraflow.cli.StagedJobRuns.awaitStatus;
+import static io.duraflow.cli.StagedJobRuns.finished;
+import static io.duraflow.cli.StagedJobRuns.running;
 import static io.duraflow.cli.StagedJobRuns.awaitFinishesLogged;
 import static io.duraflow.cli.StagedJobRuns.finalAttempts;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,7 +16,6 @@ import static org.awaitility.Awaitility.await;
 import io.duraflow.cli.TaskRuns.TaskKey;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.rpc.proto.JobResult;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
@@ -22,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -120,7 +121,7 @@ class BatchRecoveryIT {
                 s -> finished(s, StagedJob.SOURCE) >= 4,
                 s -> finished(s, StagedJob.AGGREGATION) >= 2);
         for (int i = 0; i < points.size(); i++) {
-            JobStatus before = awaitStatus(jobId, when.get(i), points.get(i));
+            JobStatus before = awaitStatus(cluster, jobId, when.get(i), points.get(i));
             Map<TaskKey, Finished> finished = finishedTasks(before);
             awaitFinishesLogged(cluster, jobId, attempts(finished));
             kept.putAll(finished);
@@ -209,31 +210,17 @@ class BatchRecoveryIT {
 
     // ------------------------------------------------------------------ helpers
 
-    /** ZooKeeper (shared), 2 JobManagers (the first leads), 2 TaskManagers with one slot each. */
     private HaCluster startCluster(Map<String, String> overrides) throws Exception {
-        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
-        Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));
-        config.putAll(overrides);
-        return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        return StagedJobRuns.startCluster(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, overrides);
     }
 
     /** Submits the job and waits until half of its sources finished and the log has their finishes. */
     private Map<TaskKey, Finished> submitAndAwaitHalfTheSources(String jobId) {
         cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
-        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
+        JobStatus before = awaitStatus(cluster, jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
         Map<TaskKey, Finished> finished = finishedTasks(before);
         awaitFinishesLogged(cluster, jobId, attempts(finished));
         return finished;
-    }
-
-    private JobStatus awaitStatus(String jobId, Predicate<JobStatus> condition, String what) {
-        return await(what).atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
-                .ignoreException(CliException.class)
-                .until(() -> cluster.status(jobId), status -> {
-                    assertThat(status.getState()).as("the job must not end before: %s", what)
-                            .isEqualTo(JobState.JOB_RUNNING);
-                    return condition.test(status);
-                });
     }
 
     private static Map<TaskKey, Finished> finishedTasks(JobStatus status) {
@@ -272,13 +259,6 @@ class BatchRecoveryIT {
         assertThat(rerun).as("finished tasks on the lost TaskManager").isNotEmpty();
     }
 
-    private static int finished(JobStatus status, int vertex) {
-        return status.getVertices(vertex).getFinished();
-    }
-
-    private static int running(JobStatus status, int vertex) {
-        return status.getVertices(vertex).getRunning();
-    }
 
     /** The job's partitions are gone from these TaskManagers (released or deleted with the job). */
     private void assertNoPartitionsLeft(String jobId, List<Integer> taskManagers) {

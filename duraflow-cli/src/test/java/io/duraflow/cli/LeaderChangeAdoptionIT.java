@@ -5,6 +5,9 @@ import static io.duraflow.cli.StagedJobRuns.JOB_TIMEOUT;
 import static io.duraflow.cli.StagedJobRuns.PARALLELISM;
 import static io.duraflow.cli.StagedJobRuns.PARAMS;
 import static io.duraflow.cli.StagedJobRuns.assertExactResult;
+import static io.duraflow.cli.StagedJobRuns.awaitStatus;
+import static io.duraflow.cli.StagedJobRuns.finished;
+import static io.duraflow.cli.StagedJobRuns.running;
 import static io.duraflow.cli.StagedJobRuns.finalAttempts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -12,7 +15,6 @@ import static org.awaitility.Awaitility.await;
 import io.duraflow.cli.TaskRuns.TaskKey;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.rpc.proto.JobResult;
-import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
@@ -22,7 +24,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,11 +78,8 @@ class LeaderChangeAdoptionIT {
     void theLeaderKilledWhileSourcesRunCostsNoRunningTask(TestInfo test) throws Exception {
         cluster = startCluster(Map.of());
         String jobId = "adopted";
-        submit(jobId);
-        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 2
-                && running(s, StagedJob.SOURCE) == 2, "2 sources finished, 2 running");
+        JobStatus before = submitAndAwaitTwoSourcesRunning(jobId);
         Map<TaskKey, Integer> started = startedTasks(before);
-        awaitSplitsLogged(jobId, started.keySet());
 
         HaCluster.JobManager leader = cluster.leader().orElseThrow();
         LeaderInfo session = cluster.leaderInfo();
@@ -106,11 +104,8 @@ class LeaderChangeAdoptionIT {
     void aTaskManagerKilledWhileNoLeaderIsUpCostsOnlyItsTasks(TestInfo test) throws Exception {
         cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "3s"));
         String jobId = "tm-lost-meanwhile";
-        submit(jobId);
-        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 2
-                && running(s, StagedJob.SOURCE) == 2, "2 sources finished, 2 running");
+        JobStatus before = submitAndAwaitTwoSourcesRunning(jobId);
         Map<TaskKey, Integer> started = startedTasks(before);
-        awaitSplitsLogged(jobId, started.keySet());
         Map<TaskKey, String> where = taskManagers(before);
         String lostTm = where.get(firstRunning(before));
         int lost = cluster.taskManagerIndex(lostTm);
@@ -147,11 +142,8 @@ class LeaderChangeAdoptionIT {
     void aFrozenLeaderThatThawsAfterTheAdoptionDisturbsNothing(TestInfo test) throws Exception {
         cluster = startCluster(Map.of());
         String jobId = "thawed";
-        submit(jobId);
-        JobStatus before = awaitStatus(jobId, s -> finished(s, StagedJob.SOURCE) >= 2
-                && running(s, StagedJob.SOURCE) == 2, "2 sources finished, 2 running");
+        JobStatus before = submitAndAwaitTwoSourcesRunning(jobId);
         Map<TaskKey, Integer> started = startedTasks(before);
-        awaitSplitsLogged(jobId, started.keySet());
 
         HaCluster.JobManager first = cluster.leader().orElseThrow();
         LeaderInfo session = cluster.leaderInfo();
@@ -205,28 +197,22 @@ class LeaderChangeAdoptionIT {
                 });
     }
 
-    /** ZooKeeper (shared), 2 JobManagers (the first leads), 2 TaskManagers with one slot each. */
     private HaCluster startCluster(Map<String, String> overrides) throws Exception {
-        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
-        Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));
-        config.putAll(overrides);
-        return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        return StagedJobRuns.startCluster(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, overrides);
     }
 
-    private void submit(String jobId) {
+    /**
+     * Submits the job with slow sources and waits until 2 sources finished and 2 run, and the log
+     * holds the running ones' splits.
+     */
+    private JobStatus submitAndAwaitTwoSourcesRunning(String jobId) {
         Map<String, String> params = new HashMap<>(PARAMS);
         params.putAll(SLOW_SOURCES);
         cluster.submit(jobId, JOB, params, PARALLELISM);
-    }
-
-    private JobStatus awaitStatus(String jobId, Predicate<JobStatus> condition, String what) {
-        return await(what).atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
-                .ignoreException(CliException.class)
-                .until(() -> cluster.status(jobId), status -> {
-                    assertThat(status.getState()).as("the job must not end before: %s", what)
-                            .isEqualTo(JobState.JOB_RUNNING);
-                    return condition.test(status);
-                });
+        JobStatus before = awaitStatus(cluster, jobId, s -> finished(s, StagedJob.SOURCE) >= 2
+                && running(s, StagedJob.SOURCE) == 2, "2 sources finished, 2 running");
+        awaitSplitsLogged(jobId, startedTasks(before).keySet());
+        return before;
     }
 
     /** Deployed to a TaskManager: DEPLOYING (a batch task is confirmed running only as it ends) or RUNNING. */
@@ -275,11 +261,4 @@ class LeaderChangeAdoptionIT {
         }
     }
 
-    private static int finished(JobStatus status, int vertex) {
-        return status.getVertices(vertex).getFinished();
-    }
-
-    private static int running(JobStatus status, int vertex) {
-        return status.getVertices(vertex).getRunning();
-    }
 }

@@ -85,4 +85,36 @@ final class StagedJobRuns {
                     return logged.equals(finished.keySet());
                 });
     }
+
+    /**
+     * ZooKeeper (shared, must be up), 2 JobManagers (the first leads), 2 TaskManagers with one slot
+     * each, so that every stage runs in waves.
+     */
+    static HaCluster startCluster(Path dir, HaCluster.ZooKeeper zooKeeper, Map<String, String> overrides)
+            throws Exception {
+        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
+        Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));
+        config.putAll(overrides);
+        return HaCluster.start(dir, zooKeeper, 2, 2, config, null);
+    }
+
+    /** Waits for a status of the running job that meets {@code condition}; the job must not end before. */
+    static JobStatus awaitStatus(HaCluster cluster, String jobId, java.util.function.Predicate<JobStatus> condition,
+            String what) {
+        return await(what).atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
+                .ignoreException(CliException.class)
+                .until(() -> cluster.status(jobId), status -> {
+                    assertThat(status.getState()).as("the job must not end before: %s", what)
+                            .isEqualTo(JobState.JOB_RUNNING);
+                    return condition.test(status);
+                });
+    }
+
+    static int finished(JobStatus status, int vertex) {
+        return status.getVertices(vertex).getFinished();
+    }
+
+    static int running(JobStatus status, int vertex) {
+        return status.getVertices(vertex).getRunning();
+    }
 }
