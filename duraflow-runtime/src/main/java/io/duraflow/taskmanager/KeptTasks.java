@@ -66,10 +66,6 @@ final class KeptTasks {
         return held.size();
     }
 
-    int size() {
-        return held.size() + parked.size();
-    }
-
     /**
      * Starts the leader-loss timeout unless it runs already: when it passes, {@code expired}
      * gets every attempt still held (the caller cancels them) and parked reports are dropped.
@@ -142,18 +138,6 @@ final class KeptTasks {
             adopted.remove(key);
         }
         return report.toBuilder().setJmSessionId(session).build();
-    }
-
-    /** The session that owns the attempt now: the adopting one, or {@code deployedBy}. */
-    String sessionOf(AttemptId attempt, String deployedBy) {
-        return adopted.getOrDefault(Rpc.describe(attempt), deployedBy);
-    }
-
-    /** Parked reports and held attempts, for a log line. */
-    List<String> describe() {
-        List<String> names = new ArrayList<>(held.keySet());
-        parked.keySet().forEach(key -> names.add(key + " (ended)"));
-        return names;
     }
 
     private void stopDeadlineIfIdle() {

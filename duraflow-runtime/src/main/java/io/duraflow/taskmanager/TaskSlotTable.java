@@ -58,10 +58,6 @@ final class TaskSlotTable {
         return byAttempt.size() >= capacity;
     }
 
-    boolean isEmpty() {
-        return byAttempt.isEmpty();
-    }
-
     /** The attempt's slot, or null if it holds none. */
     Slot get(AttemptId attempt) {
         return byAttempt.get(Rpc.describe(attempt));
