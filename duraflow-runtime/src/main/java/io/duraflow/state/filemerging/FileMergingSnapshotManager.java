@@ -68,7 +68,11 @@ import org.slf4j.LoggerFactory;
  *       most dead bytes are closed and made not reusable until the bytes they would free (with the
  *       dead bytes of files picked before, which are still waiting for their segments to die) bring
  *       the total under the limit: their live incremental segments are uploaded again by the next
- *       checkpoint, their private ones die with it, and then the files go (rule 2).</li>
+ *       checkpoint, their private ones die with it, and then the files go (rule 2). Ahead of that,
+ *       across checkpoints: a checkpoint about to append to a subtask's open file that it would
+ *       leave above the limit (most of the file holds what the checkpoint no longer refers to, as
+ *       after a compaction) takes a new file, so the old one can go once those bytes die, without
+ *       writing anything again.</li>
  * </ol>
  *
  * <p>Threads: task threads (stream factories, notifications, restores), snapshot and upload threads
@@ -103,6 +107,8 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     /** Checkpoints known aborted (pruned below the lowest retained id). */
     private final TreeSet<Long> abortedCheckpoints = new TreeSet<>();
     private long lowestRetained;
+    /** The newest checkpoint a completion notification named (rule 6's look ahead judges only what such checkpoints wrote). */
+    private long latestCompleted = -1;
     private boolean closed;
 
     public FileMergingSnapshotManager(String jobId, String taskManagerId, String runId, FileSystem fileSystem,
@@ -191,6 +197,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         List<PhysicalFile> toClose = new ArrayList<>();
         List<PhysicalFile> toDelete = new ArrayList<>();
         synchronized (this) {
+            latestCompleted = Math.max(latestCompleted, checkpointId);
             retirePoolsUpTo(checkpointId, toClose);
             if (lowestRetainedId > lowestRetained) {
                 lowestRetained = lowestRetainedId;
@@ -343,6 +350,54 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 settings.maxSpaceAmplification(), picked);
     }
 
+    /**
+     * Rule 6, ahead of the completion: whether {@code subtask}'s checkpoint {@code checkpointId},
+     * about to write its first segment into the open across-checkpoint file {@code file}, should
+     * take a new file instead. The checkpoint decided what it reuses before it writes (a RocksDB
+     * snapshot asks for every reuse, then uploads), so the bytes it will not refer to are known:
+     * after a compaction most of the file is such bytes, and appending the compaction's output would
+     * tie that output to them, so neither could go without rewriting the other. Closes the file when
+     * the file alone, and the subtask's files together, would be above the limit once the
+     * checkpoint's predecessors are subsumed (only segments of completed checkpoints that it does not
+     * refer to count as going); more data only lowers the ratio, so a file within the
+     * limit stays. A closed file whose segments all die with the checkpoint's completion is deleted
+     * then (rule 2).
+     */
+    private boolean wouldBeWasteful(PhysicalFile file, SubtaskKey subtask, long checkpointId) {
+        if (!settings.controlsSpace() || file.pool == null || !file.pool.shared || file.pool.checkpointId >= 0
+                || checkpointId <= file.lastTakenFor) {
+            return false;
+        }
+        long fileUsed = 0;
+        long used = 0;
+        long physical = 0;
+        for (PhysicalFile known : files.values()) {
+            long usedHere = 0;
+            for (Segment segment : known.segments.values()) {
+                // A segment of a checkpoint still in flight may yet be retained: counted as used.
+                boolean stays = segment.lastUsed >= checkpointId || segment.lastUsed > latestCompleted;
+                if (segment.live && stays && segment.subtask.equals(subtask)) {
+                    usedHere += segment.length;
+                }
+            }
+            if (known == file) {
+                fileUsed = usedHere;
+                physical += known.size;
+            } else if (usedHere > 0) {
+                physical += known.size;
+            }
+            used += usedHere;
+        }
+        double limit = settings.maxSpaceAmplification();
+        long fileSegmentBytes = file.size - MergedFileFormat.HEADER_BYTES;
+        if (fileSegmentBytes <= limit * fileUsed || physical <= limit * used) {
+            return false;
+        }
+        LOG.debug("Job {}: checkpoint {} of {} refers to {} of the {} bytes of {}: a new file takes its segments", jobId,
+                checkpointId, subtask, fileUsed, file.size, file.path);
+        return true;
+    }
+
     // ------------------------------------------------------------------ writing (MergingStreams)
 
     /** Rule 3: whether checkpoint {@code checkpointId} may refer to {@code handle} again; if so its watermark moves up. */
@@ -371,7 +426,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         String name = poolCheckpoint < 0 ? base : base + " @" + poolCheckpoint;
         FilePool pool = pools.get(name);
         if (pool == null) {
-            pool = new FilePool(name, poolCheckpoint, 1);
+            pool = new FilePool(name, poolCheckpoint, 1, scope == CheckpointedStateScope.SHARED);
             if (poolCheckpoint < 0 || !abortedCheckpoints.contains(poolCheckpoint) && poolCheckpoint >= lowestRetained) {
                 pools.put(name, pool);
             } else {
@@ -391,12 +446,19 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
      * Takes a file of {@code pool} for one writer ({@link FilePool}'s rules); a new one is created
      * (header written) outside the lock. Blocks while the pool's rules say to wait.
      */
-    PhysicalFile take(FilePool pool, FsPath directory, boolean stream) throws IOException {
+    PhysicalFile take(FilePool pool, FsPath directory, SubtaskKey subtask, long checkpointId, boolean stream)
+            throws IOException {
         PhysicalFile file;
+        List<PhysicalFile> toClose = new ArrayList<>();
         synchronized (this) {
             while (true) {
                 checkOpen();
                 PhysicalFile candidate = stream ? pool.forStream() : pool.forAppend();
+                if (candidate != null && candidate != FilePool.NEEDS_WAIT && wouldBeWasteful(candidate, subtask, checkpointId)) {
+                    candidate.closing = true;
+                    detachForClose(candidate, toClose);
+                    continue;
+                }
                 if (candidate != null && candidate != FilePool.NEEDS_WAIT) {
                     file = candidate;
                     break;
@@ -419,7 +481,9 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
             }
             file.busy = true;
             file.streaming = stream;
+            file.lastTakenFor = Math.max(file.lastTakenFor, checkpointId);
         }
+        closeAndDelete(toClose, List.of());
         if (file.out == null) {
             try {
                 FsOutputStream out = fileSystem.create(file.path, WriteMode.EXCLUSIVE);

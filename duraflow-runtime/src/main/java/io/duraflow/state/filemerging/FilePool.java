@@ -17,6 +17,8 @@ import java.util.List;
  *   <li>When there is none: a non-blocking pool opens a new file; a blocking one opens a new file
  *       only below its {@link #capacity}, else waits for a file to be given back.</li>
  *   <li>A file given back that reached the maximum size, or whose pool retired, is closed.</li>
+ *   <li>Across checkpoints, a subtask's open file that the checkpoint about to write to it would
+ *       leave wasteful is closed first, and a new one taken (the manager's rule 6).</li>
  * </ol>
  */
 final class FilePool {
@@ -30,11 +32,14 @@ final class FilePool {
     boolean retired;
     /** The most files a blocking pool keeps open at once. */
     int capacity;
+    /** Takes a subtask's incremental ({@code SHARED}) state, which later checkpoints refer to again. */
+    final boolean shared;
 
-    FilePool(String name, long checkpointId, int capacity) {
+    FilePool(String name, long checkpointId, int capacity, boolean shared) {
         this.name = name;
         this.checkpointId = checkpointId;
         this.capacity = capacity;
+        this.shared = shared;
     }
 
     /** Rule 1: a file for an append, or null (then {@link #appendersOnly()} says whether to wait). */

@@ -99,7 +99,7 @@ final class MergingStreams implements CheckpointStreamFactory {
         /** From here on the stream holds a file and writes to it; what it collected goes first. */
         private void writeThrough() throws IOException {
             FilePool pool = manager.pool(subtask, scope, checkpointId);
-            file = manager.take(pool, manager.directoryFor(subtask, scope), true);
+            file = manager.take(pool, manager.directoryFor(subtask, scope), subtask, checkpointId, true);
             state = State.WRITING_THROUGH;
             segmentOffset = file.size;
             writeToFile(buffer, 0, buffered);
@@ -144,7 +144,7 @@ final class MergingStreams implements CheckpointStreamFactory {
         /** Holds a file for one write of the collected bytes and their trailer, and one sync. */
         private StreamStateHandle append() throws IOException {
             FilePool pool = manager.pool(subtask, scope, checkpointId);
-            file = manager.take(pool, manager.directoryFor(subtask, scope), false);
+            file = manager.take(pool, manager.directoryFor(subtask, scope), subtask, checkpointId, false);
             segmentOffset = file.size;
             try {
                 file.out.write(buffer, 0, buffered);

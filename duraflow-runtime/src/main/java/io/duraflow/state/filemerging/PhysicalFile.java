@@ -38,6 +38,8 @@ final class PhysicalFile {
     /** Its live segments may be referred to by later checkpoints; false once space control picked it. */
     boolean reusable = true;
     boolean deleted;
+    /** The newest checkpoint a writer took this file for (-1: none yet): rule 6's look ahead runs once per checkpoint. */
+    long lastTakenFor = -1;
 
     PhysicalFile(FsPath path, FilePool pool, boolean owned) {
         this.path = path;

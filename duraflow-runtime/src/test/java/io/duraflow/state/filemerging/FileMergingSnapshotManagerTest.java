@@ -192,15 +192,17 @@ class FileMergingSnapshotManagerTest {
     }
 
     @Test
-    void rule1AcrossCheckpointsALateSegmentIsDeadAtOnceButItsOpenFileStays() throws IOException {
+    void rule1AcrossCheckpointsALateSegmentIsDeadAtOnceAndItsOpenFileGoesWhenTheNextCheckpointWrites()
+            throws IOException {
         start("run1", across());
         manager.checkpointAborted(5);
         StreamStateHandle late = shared(5, 5);
 
         assertThat(liveBytes()).isZero();
-        assertThat(exists(late)).isTrue();
+        assertThat(exists(late)).as("open: it may take the next checkpoint's segments").isTrue();
         StreamStateHandle next = shared(6, 6);
-        assertThat(fileOf(next)).isEqualTo(fileOf(late));
+        assertThat(fileOf(next)).as("rule 6: the open file holds nothing live").isNotEqualTo(fileOf(late));
+        assertThat(exists(late)).isFalse();
         assertThat(liveBytes()).isEqualTo(SEGMENT);
     }
 
@@ -457,23 +459,92 @@ class FileMergingSnapshotManagerTest {
         start("run1", across());
         List<StreamStateHandle> first = shared(1, 4, 1);
         complete(1, 1);
-        assertThat(reuse(2, first.get(0))).isTrue();
+        reuseAll(2, first);
         StreamStateHandle second = shared(2, 5);
         assertThat(fileOf(second)).isEqualTo(fileOf(first.get(0)));
+        complete(2, 2);
+        // Checkpoint 3 writes nothing here and refers to two of the file's five segments.
+        reuseAll(3, List.of(first.get(0), second));
 
-        complete(2, 2); // 5088 bytes for 2000 live
+        complete(3, 3); // 5088 bytes for 2000 live
 
         assertThat(manager.spaceUsage().openFiles()).isZero();
-        assertThat(reuse(3, first.get(0))).isFalse();
-        assertThat(reuse(3, second)).isFalse();
-        StreamStateHandle rewritten = shared(3, 1);
-        StreamStateHandle rewrittenSecond = shared(3, 5);
+        assertThat(reuse(4, first.get(0))).isFalse();
+        assertThat(reuse(4, second)).isFalse();
+        StreamStateHandle rewritten = shared(4, 1);
+        StreamStateHandle rewrittenSecond = shared(4, 5);
         assertThat(fileOf(rewritten)).isNotEqualTo(fileOf(second));
-        complete(3, 3);
+        complete(4, 4);
         assertThat(exists(second)).isFalse();
         assertThat(manager.spaceUsage()).isEqualTo(new FileMergingSnapshotManager.SpaceUsage(
                 HEADER + 2 * (SEGMENT + TRAILER), 2 * SEGMENT, 1, 1));
         fixture.assertReadsBack(rewrittenSecond, bytes(SEGMENT, 5));
+    }
+
+    /**
+     * After a compaction a checkpoint refers to little of the open file: its new segments go to a
+     * new file, and the old one goes at the completion, so space stays within the limit without
+     * writing any live segment again.
+     */
+    @Test
+    void rule6ACheckpointThatWouldLeaveItsOpenFileWastefulTakesANewOne() throws IOException {
+        start("run1", across());
+        List<StreamStateHandle> first = shared(1, 4, 1);
+        complete(1, 1);
+        reuseAll(2, first.subList(0, 2)); // 2000 of 4064 segment bytes: above 2.0
+
+        StreamStateHandle compacted = shared(2, 5);
+
+        assertThat(fileOf(compacted)).isNotEqualTo(fileOf(first.get(0)));
+        assertThat(manager.spaceUsage().openFiles()).isEqualTo(1);
+        complete(2, 2);
+        assertThat(manager.spaceUsage().amplification()).isLessThanOrEqualTo(2.0);
+        reuseAll(3, List.of(first.get(0), first.get(1), compacted));
+        StreamStateHandle third = shared(3, 6);
+        assertThat(fileOf(third)).isEqualTo(fileOf(compacted));
+        complete(3, 3);
+        reuseAll(4, List.of(compacted, third));
+        shared(4, 7);
+        complete(4, 4);
+
+        assertThat(exists(first.get(0))).as("no checkpoint refers to the old file any more").isFalse();
+        assertThat(manager.spaceUsage().amplification()).isLessThanOrEqualTo(2.0);
+        fixture.assertReadsBack(compacted, bytes(SEGMENT, 5));
+    }
+
+    /** A checkpoint that keeps referring to most of its open file appends to it: merging across checkpoints stays. */
+    @Test
+    void rule6ACheckpointThatKeepsMostOfItsOpenFileAppendsToIt() throws IOException {
+        start("run1", across());
+        List<StreamStateHandle> first = shared(1, 4, 1);
+        complete(1, 1);
+        reuseAll(2, first.subList(0, 3)); // 3000 of 4064 segment bytes: within 2.0
+
+        StreamStateHandle second = shared(2, 5);
+
+        assertThat(fileOf(second)).isEqualTo(fileOf(first.get(0)));
+        StreamStateHandle more = shared(2, 6);
+        assertThat(fileOf(more)).as("decided once per checkpoint").isEqualTo(fileOf(second));
+    }
+
+    /**
+     * A wasteful open file stays when the subtask's files together are within the limit: a new file
+     * would not lower the bytes on disk, only add a file.
+     */
+    @Test
+    void rule6AnOpenFileStaysWhenTheSubtasksFilesAreWithinTheLimit() throws IOException {
+        start("run1", settings(true, 6 * (SEGMENT + TRAILER) + HEADER, false, 2.0));
+        List<StreamStateHandle> big = shared(1, 6, 1); // fills the first file, which closes
+        StreamStateHandle open = shared(1, 7);
+        StreamStateHandle dying = shared(1, 8);
+        complete(1, 1);
+        assertThat(fileOf(open)).isNotEqualTo(fileOf(big.get(0)));
+        reuseAll(2, big);
+
+        StreamStateHandle second = shared(2, 9);
+
+        assertThat(fileOf(second)).isEqualTo(fileOf(open));
+        assertThat(exists(dying)).isTrue();
     }
 
     @Test

@@ -166,6 +166,7 @@ class MergingStreamsTest {
         StreamStateHandle first = write(manager, subtask, 1, SHARED, bytes(1000, 1));
         manager.acknowledging(subtask, 1);
         manager.checkpointCompleted(1, 1);
+        assertThat(manager.streamFactory(subtask, 2).tryReuse(first)).isTrue();
         StreamStateHandle second = write(manager, subtask, 2, SHARED, bytes(1000, 2));
         StreamStateHandle third = write(manager, subtask, 3, SHARED, bytes(1000, 3));
         assertThat(manager.spaceUsage().openFiles()).as("the full file is closed").isZero();

@@ -33,7 +33,7 @@ class SnapshotFutureTest {
 
     /**
      * Merging across checkpoints, checkpoint 2's SST segment goes into the physical file that holds
-     * retained checkpoint 1's segment; its snapshot is cancelled while it uploads. The result's
+     * retained checkpoint 1's segment (which checkpoint 2 refers to again); its snapshot is cancelled while it uploads. The result's
      * discard must leave the file (checkpoint 1 still refers to it); the segment dies with the
      * abort, and the file goes once no checkpoint needs it. (A discard that deleted the handle's
      * file took checkpoint 1's segment with it.)
@@ -51,6 +51,7 @@ class SnapshotFutureTest {
         manager.checkpointCompleted(1, 1);
 
         CheckpointStreamFactory second = manager.streamFactory(subtask, 2);
+        assertThat(second.tryReuse(retained)).as("checkpoint 2 still refers to 000007.sst").isTrue();
         AtomicReference<StreamStateHandle> uploaded = new AtomicReference<>();
         SnapshotFuture future = cancelledWhileRunning(() -> {
             uploaded.set(write(second, "000009.sst of checkpoint 2"));
