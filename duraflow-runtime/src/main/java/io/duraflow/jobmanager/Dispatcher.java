@@ -155,6 +155,7 @@ public final class Dispatcher {
     public void close() {
         mainThread.assertRunningInMainThread();
         closed = true;
+        queries.close();
         for (JobMaster job : registry.jobs()) {
             job.suspend();
         }
@@ -180,6 +181,11 @@ public final class Dispatcher {
     public CompletableFuture<JobStatus> status(String jobId) {
         mainThread.assertRunningInMainThread();
         return queries.status(jobId);
+    }
+
+    /** Any thread: a running job's status without the main thread, or null (then ask {@link #status}). */
+    public JobStatus publishedStatus(String jobId) {
+        return queries.publishedStatus(jobId);
     }
 
     public CompletableFuture<JobResult> result(String jobId) {

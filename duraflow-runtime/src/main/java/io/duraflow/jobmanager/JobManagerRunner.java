@@ -53,6 +53,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private final String participantId = "jm-" + UUID.randomUUID().toString().substring(0, 8);
     /** The current leadership, or null while standing by. Main thread only. */
     private Leadership leadership;
+    /** The dispatcher of the current leadership once it is ready, for queries off the main thread; else null. */
+    private volatile Dispatcher readyDispatcher;
     /** When clean results older than their TTL were last looked for. Main thread only. */
     private long lastExpiryMs;
     /** The Prometheus endpoint, or null (metrics.prometheus.port off). */
@@ -192,6 +194,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         dispatcher.recover().thenRunAsync(() -> {
             current.ready = true;
             if (leadership == current) {
+                readyDispatcher = current.dispatcher;
                 rest.leading();
             }
         }, mainThread).whenCompleteAsync((ignored, error) -> {
@@ -219,6 +222,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             return;
         }
         leadership = null;
+        readyDispatcher = null;
         rest.standingBy();
         old.heartbeatCheck.cancel();
         old.dispatcher.close();
@@ -287,6 +291,12 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
 
     Dispatcher dispatcher() {
         return leading().dispatcher;
+    }
+
+    /** Any thread: a running job's status as the leader last published it, or null (ask the main thread). */
+    io.duraflow.rpc.proto.JobStatus publishedStatus(String jobId) {
+        Dispatcher dispatcher = readyDispatcher;
+        return dispatcher == null ? null : dispatcher.publishedStatus(jobId);
     }
 
     public String address() {

@@ -207,6 +207,14 @@ final class JobManagerServices {
 
         @Override
         public void getJobStatus(JobIdRequest request, StreamObserver<JobStatus> response) {
+            // A running job's status as the main thread last built it, while still current
+            // (PublishedStatuses): no wait behind the reports of the job's tasks.
+            JobStatus published = runner.publishedStatus(request.getJobId());
+            if (published != null) {
+                response.onNext(published);
+                response.onCompleted();
+                return;
+            }
             answerAsync(runner.mainThread(), response, () -> runner.dispatcher().status(request.getJobId()));
         }
 

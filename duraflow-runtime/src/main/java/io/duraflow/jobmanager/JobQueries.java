@@ -46,6 +46,8 @@ final class JobQueries {
     private final JobFactory factory;
     private final MainThreadExecutor mainThread;
     private final LongSupplier clock;
+    /** Running jobs' statuses for queries that need not wait for the main thread. */
+    private final PublishedStatuses published;
 
     JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
             LongSupplier clock) {
@@ -53,6 +55,7 @@ final class JobQueries {
         this.clock = clock;
         this.registry = registry;
         this.factory = factory;
+        this.published = new PublishedStatuses(System::nanoTime, jobId -> mainThread.execute(() -> status(jobId)));
         this.mainThread = mainThread;
     }
 
@@ -60,13 +63,34 @@ final class JobQueries {
         requireValid(jobId);
         JobMaster job = registry.job(jobId);
         if (job != null) {
-            return CompletableFuture.completedFuture(runningStatus(job));
+            long changes = job.statusChanges().getAsLong();
+            JobStatus status = runningStatus(job);
+            if (job.isTerminal()) {
+                published.forget(jobId);
+            } else {
+                published.publish(jobId, status, changes, job.statusChanges());
+            }
+            return CompletableFuture.completedFuture(status);
         }
+        published.forget(jobId);
         JobStatus last = registry.finalStatus(jobId);
         if (last != null) {
             return CompletableFuture.completedFuture(last);
         }
         return knownResult(jobId, false).thenApply(JobResults::toStatus);
+    }
+
+    /**
+     * Any thread: the status of a running job as {@link #status} last built it, if it is still
+     * current ({@link PublishedStatuses}'s rules), else null (ask {@link #status} on the main thread).
+     */
+    JobStatus publishedStatus(String jobId) {
+        return published.current(jobId);
+    }
+
+    /** The leader stops: no published status is served any more. */
+    void close() {
+        published.close();
     }
 
     CompletableFuture<JobResult> result(String jobId) {

@@ -360,7 +360,24 @@ public final class RestServer implements AutoCloseable {
         }
     }
 
+    /** The last message serialized and its JSON: a published job status is asked for again and again. */
+    private record Serialized(Message message, byte[] json) {}
+
+    private volatile Serialized lastSerialized;
+
     private byte[] serialize(Object body) throws IOException {
+        Serialized last = lastSerialized;
+        if (last != null && last.message() == body) {
+            return last.json();  // the very same message (not just an equal one): its JSON is the same
+        }
+        byte[] json = serializeNew(body);
+        if (body instanceof Message message) {
+            lastSerialized = new Serialized(message, json);
+        }
+        return json;
+    }
+
+    private byte[] serializeNew(Object body) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
         try (JsonGenerator generator = json.getFactory().createGenerator(out)) {
             if (body instanceof Message message) {

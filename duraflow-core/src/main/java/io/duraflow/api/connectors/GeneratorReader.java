@@ -21,6 +21,8 @@ import java.util.function.LongSupplier;
  */
 final class GeneratorReader<T> implements SourceReader<T, StrideSplit> {
     static final int RECORDS_PER_POLL = 4096;
+    /** A rate-limited reader waits for at least this fraction of a second's records at a time. */
+    static final long MAX_WAKEUPS_PER_SECOND = 50;
 
     private final LongFunction<T> generator;
     private final long recordsPerSecond;
@@ -94,9 +96,19 @@ final class GeneratorReader<T> implements SourceReader<T, StrideSplit> {
         if (splits.isEmpty() || recordsPerSecond == DataGeneratorSource.UNLIMITED) {
             return WAIT_FOR_SPLITS;
         }
-        long missing = 1 - allowedNow();
-        long waitNanos = Math.max(0, (long) (missing * 1e9 / recordsPerSecond));
-        return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS));
+        return CompletableFuture.runAsync(() -> {},
+                CompletableFuture.delayedExecutor(nanosUntilAvailable(), TimeUnit.NANOSECONDS));
+    }
+
+    /**
+     * How long until the rate allows a batch: records due over {@code 1 / MAX_WAKEUPS_PER_SECOND}
+     * of a second (at least one), so a slow reader wakes at most that often instead of once per
+     * record (100 readers at 200 records/s each had woken 20,000 times a second).
+     */
+    long nanosUntilAvailable() {
+        long batch = Math.max(1, recordsPerSecond / MAX_WAKEUPS_PER_SECOND);
+        long missing = batch - allowedNow();
+        return Math.max(0, (long) (missing * 1e9 / recordsPerSecond));
     }
 
     @Override

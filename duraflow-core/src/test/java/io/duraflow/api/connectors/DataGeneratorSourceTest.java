@@ -114,6 +114,23 @@ class DataGeneratorSourceTest {
     }
 
     @Test
+    void aSlowReaderWaitsForABatchInsteadOfWakingForEveryRecord() throws Exception {
+        long[] now = {0};
+        GeneratorReader<Long> reader = new GeneratorReader<>(i -> i, 200, () -> now[0]);
+        reader.addSplits(List.of(new StrideSplit(0, 0, 1, Long.MAX_VALUE)));
+        List<Long> out = new ArrayList<>();
+        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.MORE_AVAILABLE); // the start's slack
+        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+
+        // 200 records/s: one is due every 5 ms, but the reader waits for 4 (20 ms, 50 wake-ups a second).
+        assertThat(reader.nanosUntilAvailable()).isEqualTo(20_000_000L);
+        now[0] = 20_000_000L;
+        assertThat(reader.nanosUntilAvailable()).isZero();
+        reader.pollNext(out::add);
+        assertThat(out).hasSize(204);
+    }
+
+    @Test
     void anEndlessSplitNearTheEndOfTheLongRangeEndsInsteadOfOverflowing() throws Exception {
         GeneratorReader<Long> reader = new GeneratorReader<>(i -> i, 0, () -> 0L);
         reader.addSplits(List.of(new StrideSplit(Long.MAX_VALUE - 10, Long.MAX_VALUE - 10, 4, Long.MAX_VALUE)));

@@ -44,10 +44,18 @@ public final class Execution {
     private int eventSequenceAttempt = -1;
     private long eventSequence;
 
+    /** Told of every change of state, attempt or TaskManager (the status a query shows changed). */
+    private final Runnable changed;
+
     Execution(String jobId, int vertex, int subtask) {
+        this(jobId, vertex, subtask, () -> {});
+    }
+
+    Execution(String jobId, int vertex, int subtask, Runnable changed) {
         this.jobId = jobId;
         this.vertex = vertex;
         this.subtask = subtask;
+        this.changed = changed;
     }
 
     /** The one place where the state changes: checks the move against {@link ExecutionState}. */
@@ -61,6 +69,7 @@ public final class Execution {
             attemptsStarted++;
         }
         state = target;
+        changed.run();
     }
 
     /** Replaces the attempt with a new one in CREATED that may start at {@code notBeforeMs}. */
@@ -72,6 +81,7 @@ public final class Execution {
         LOG.info("{} ({}) will run again as attempt {}: {}", this, state, attempt + 1, reason);
         attempt++;
         state = ExecutionState.CREATED;
+        changed.run();
         tmId = null;
         tmAddress = null;
         outputs.clear();
@@ -96,6 +106,7 @@ public final class Execution {
         tmAddress = onTmAddress;
         state = ExecutionState.FINISHED;
         recovery = Recovery.KEPT;
+        changed.run();
         finished(outputSizes, results, in, out);
     }
 
@@ -113,6 +124,7 @@ public final class Execution {
         tmAddress = onTmAddress;
         state = ExecutionState.RUNNING;
         recovery = Recovery.ADOPTED;
+        changed.run();
     }
 
     /** Recovery: the subtask runs again with this attempt number (above every earlier one). */
@@ -122,6 +134,7 @@ public final class Execution {
         }
         attempt = nextAttempt;
         recovery = nextAttempt > 0 ? Recovery.RUN_AGAIN : Recovery.NONE;
+        changed.run();
     }
 
     void assign(String tmId, String tmAddress) {

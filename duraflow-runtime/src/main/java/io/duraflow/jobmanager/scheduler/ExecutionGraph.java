@@ -29,6 +29,13 @@ public final class ExecutionGraph {
     /** Per vertex: task i reads subpartitions [ranges[i], ranges[i+1]); null until decided. */
     private final List<int[]> ranges = new ArrayList<>();
     private final Map<String, Execution> producerOfPartition = new HashMap<>();
+    /**
+     * Counts changes of what a job's status shows besides its rates and counters: execution
+     * states, attempts and places, and the job's own state ({@link #changed}). Written on the main
+     * thread, read by any (a status published for readers off the main thread is current while
+     * the count is what it was when the status was built).
+     */
+    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
 
     public ExecutionGraph(String jobId, JobGraph graph) {
         this.jobId = jobId;
@@ -54,9 +61,20 @@ public final class ExecutionGraph {
     void initializeVertex(int vertexId, int parallelism) {
         Execution[] subtasks = new Execution[parallelism];
         for (int i = 0; i < parallelism; i++) {
-            subtasks[i] = new Execution(jobId, vertexId, i);
+            subtasks[i] = new Execution(jobId, vertexId, i, this::changed);
         }
         executions.set(vertexId, subtasks);
+        changed();
+    }
+
+    /** Something a job's status shows changed (an execution, or the job's state). */
+    void changed() {
+        changes.incrementAndGet();
+    }
+
+    /** The changes so far; any thread. */
+    public java.util.function.LongSupplier changeCount() {
+        return changes::get;
     }
 
     /** The subtasks of a vertex, or null while its parallelism is not decided. */

@@ -383,6 +383,15 @@ public final class JobMaster {
 
     private void moveTo(JobMasterState target, String reason) {
         state = state.transitionTo(target, jobId, reason);
+        executions.changed();
+    }
+
+    /**
+     * Counts the changes of what {@link #status()} shows besides rates and counters; any thread
+     * may read it (see {@code PublishedStatuses}).
+     */
+    public java.util.function.LongSupplier statusChanges() {
+        return executions.changeCount();
     }
 
     /**
