@@ -119,6 +119,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
+        RpcWarmUp.start(address, io);
     }
 
     /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */

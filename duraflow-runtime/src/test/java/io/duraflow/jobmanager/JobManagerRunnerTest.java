@@ -28,6 +28,25 @@ class JobManagerRunnerTest {
         assertThat(runner.isLeading()).isFalse();
     }
 
+    /** The warm-up's calls change nothing on a leader, and a warm-up that cannot connect only logs. */
+    @Test
+    void theRpcWarmUpChangesNothingAndNeverFails() throws Exception {
+        Configuration config = Configuration.fromMap(Map.of("cluster.work-dir", dir.toString(),
+                "jobmanager.rpc.port", "0"));
+        JobManagerRunner runner = JobManagerRunner.start(config);
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> runner.mainThread().call(runner::isLeading).get());
+
+            RpcWarmUp.run(runner.address());
+            RpcWarmUp.run("127.0.0.1:1");
+
+            assertThat(runner.mainThread().call(() -> runner.resourceManager().taskManagers()).get()).isEmpty();
+            assertThat(runner.mainThread().call(() -> runner.dispatcher().list()).get()).isEmpty();
+        } finally {
+            runner.close();
+        }
+    }
+
     @Test
     void aTakeOverThatKeepsFailingBacksOffUpToThirtySeconds() {
         assertThat(JobManagerRunner.rejoinDelayMs(1)).isZero();
