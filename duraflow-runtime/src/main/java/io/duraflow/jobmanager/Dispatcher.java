@@ -493,6 +493,7 @@ public final class Dispatcher {
         boolean thisRun = last != null && last.getEndedAtMs() == entry.endedAtMs() && job.isTerminal()
                 && JobResults.outcome(last.getState()) == entry.state();
         registry.resultStored(entry, thisRun ? last : null);
+        queries.forget(entry.jobId());
     }
 
     // ------------------------------------------------------------------ metrics

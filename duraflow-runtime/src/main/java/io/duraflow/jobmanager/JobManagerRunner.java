@@ -10,6 +10,7 @@ import io.duraflow.ha.LeaderElection;
 import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.metrics.MetricsEndpoint;
 import io.duraflow.rpc.RpcServers;
+import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.util.MainThreadExecutor;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -17,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +55,16 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private final String participantId = "jm-" + UUID.randomUUID().toString().substring(0, 8);
     /** The current leadership, or null while standing by. Main thread only. */
     private Leadership leadership;
-    /** The dispatcher of the current leadership once it is ready, for queries off the main thread; else null. */
-    private volatile Dispatcher readyDispatcher;
+    /**
+     * The dispatcher of the current leadership once it is ready, for queries off the main thread
+     * ({@link #publishedStatus}); else null. Valid only while {@link #leadershipChanges} is still
+     * the count it was granted at: a revocation counts at once, on the election's thread, before
+     * the main thread gets to stand by.
+     */
+    private volatile ReadyDispatcher readyDispatcher;
+    private final AtomicLong leadershipChanges = new AtomicLong();
+
+    private record ReadyDispatcher(Dispatcher dispatcher, long grantedAt) {}
     /** When clean results older than their TTL were last looked for. Main thread only. */
     private long lastExpiryMs;
     /** The Prometheus endpoint, or null (metrics.prometheus.port off). */
@@ -119,7 +129,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
-        RpcWarmUp.start(address, io);
+        RpcWarmUp.start(address);
     }
 
     /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */
@@ -155,15 +165,17 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
 
     @Override
     public void grantLeadership(String sessionId) {
-        mainThread.execute(() -> becomeLeader(sessionId));
+        long grantedAt = leadershipChanges.incrementAndGet();
+        mainThread.execute(() -> becomeLeader(sessionId, grantedAt));
     }
 
     @Override
     public void revokeLeadership() {
+        leadershipChanges.incrementAndGet();
         mainThread.execute(this::standBy);
     }
 
-    private void becomeLeader(String sessionId) {
+    private void becomeLeader(String sessionId, long grantedAt) {
         if (leadership != null) {
             standBy();
         }
@@ -195,7 +207,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         dispatcher.recover().thenRunAsync(() -> {
             current.ready = true;
             if (leadership == current) {
-                readyDispatcher = current.dispatcher;
+                readyDispatcher = new ReadyDispatcher(current.dispatcher, grantedAt);
                 rest.leading();
             }
         }, mainThread).whenCompleteAsync((ignored, error) -> {
@@ -295,9 +307,12 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     }
 
     /** Any thread: a running job's status as the leader last published it, or null (ask the main thread). */
-    io.duraflow.rpc.proto.JobStatus publishedStatus(String jobId) {
-        Dispatcher dispatcher = readyDispatcher;
-        return dispatcher == null ? null : dispatcher.publishedStatus(jobId);
+    JobStatus publishedStatus(String jobId) {
+        ReadyDispatcher ready = readyDispatcher;
+        if (ready == null || ready.grantedAt() != leadershipChanges.get()) {
+            return null;  // not leading, or the leadership was revoked and the main thread has yet to stand by
+        }
+        return ready.dispatcher().publishedStatus(jobId);
     }
 
     public String address() {

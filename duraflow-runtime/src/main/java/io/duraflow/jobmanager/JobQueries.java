@@ -55,7 +55,7 @@ final class JobQueries {
         this.clock = clock;
         this.registry = registry;
         this.factory = factory;
-        this.published = new PublishedStatuses(System::nanoTime, jobId -> mainThread.execute(() -> status(jobId)));
+        this.published = new PublishedStatuses(System::nanoTime, jobId -> mainThread.execute(() -> refresh(jobId)));
         this.mainThread = mainThread;
     }
 
@@ -63,13 +63,8 @@ final class JobQueries {
         requireValid(jobId);
         JobMaster job = registry.job(jobId);
         if (job != null) {
-            long changes = job.statusChanges().getAsLong();
             JobStatus status = runningStatus(job);
-            if (job.isTerminal()) {
-                published.forget(jobId);
-            } else {
-                published.publish(jobId, status, changes, job.statusChanges());
-            }
+            publishOrForget(jobId, job, status);
             return CompletableFuture.completedFuture(status);
         }
         published.forget(jobId);
@@ -78,6 +73,30 @@ final class JobQueries {
             return CompletableFuture.completedFuture(last);
         }
         return knownResult(jobId, false).thenApply(JobResults::toStatus);
+    }
+
+    /** Main thread: a query found the published status of a job aging (no result store read here). */
+    private void refresh(String jobId) {
+        JobMaster job = registry.job(jobId);
+        if (job == null) {
+            published.forget(jobId);
+        } else {
+            publishOrForget(jobId, job, runningStatus(job));
+        }
+    }
+
+    private void publishOrForget(String jobId, JobMaster job, JobStatus status) {
+        if (job.isTerminal()) {
+            published.forget(jobId);
+        } else {
+            // Main thread: nothing changes between building the status and reading the count.
+            published.publish(jobId, status, job.statusChangeCounter().getAsLong(), job.statusChangeCounter());
+        }
+    }
+
+    /** Main thread: the job's result is durable; it is no longer served from a published status. */
+    void forget(String jobId) {
+        published.forget(jobId);
     }
 
     /**

@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  *       its own last action or the last transition.</li>
  *   <li>Rates and counters may be up to {@link #MAX_AGE_NANOS} old: a status older than {@link
  *       #REFRESH_AFTER_NANOS} is still served, and the main thread is asked (once at a time) to
- *       build a new one; one older than {@link #MAX_AGE_NANOS} is not served.</li>
+ *       build a new one; one older than {@link #MAX_AGE_NANOS} is not served. The event log's
+ *       figures (events written and dropped, why it stopped) count as such figures.</li>
  *   <li>Only a leader that is ready publishes; it forgets every status when it stops leading
  *       ({@link #close}), after which nothing is served.</li>
  * </ol>

@@ -6,7 +6,6 @@ import io.duraflow.rpc.proto.Empty;
 import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,9 +25,11 @@ final class RpcWarmUp {
 
     private RpcWarmUp() {}
 
-    /** Runs the warm-up on {@code executor} against this JobManager at {@code address}. */
-    static void start(String address, Executor executor) {
-        executor.execute(() -> run(address));
+    /** Runs the warm-up on a daemon thread of its own (not the JobManager's I/O pool, which recovery needs). */
+    static void start(String address) {
+        Thread thread = new Thread(() -> run(address), "rpc-warm-up");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     static void run(String address) {

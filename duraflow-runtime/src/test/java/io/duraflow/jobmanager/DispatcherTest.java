@@ -127,6 +127,26 @@ class DispatcherTest {
                 .hasMessageContaining("already ended as CANCELED");
     }
 
+    /** A running job's status is published for queries off the main thread; a cancel takes it back at once. */
+    @Test
+    void aPublishedStatusIsServedWhileCurrentAndNotAfterTheJobIsCancelled() throws Exception {
+        Dispatcher dispatcher = dispatcher("s1", CleanupRetryPolicy.none());
+        await(dispatcher.submit(wordCount("job-1")));
+        assertThat(dispatcher.publishedStatus("job-1")).as("never asked for").isNull();
+
+        JobState running = state(dispatcher, "job-1");
+
+        assertThat(dispatcher.publishedStatus("job-1")).isNotNull()
+                .extracting(JobStatus::getState).isEqualTo(running);
+        dispatcher.cancel("job-1");
+        assertThat(dispatcher.publishedStatus("job-1")).as("the cancel changed the job's state").isNull();
+        main.runDue();
+        assertThat(state(dispatcher, "job-1")).isEqualTo(JobState.JOB_CANCELED);
+        assertThat(dispatcher.publishedStatus("job-1")).as("an ended job is never published").isNull();
+        dispatcher.close();
+        assertThat(dispatcher.publishedStatus("job-1")).isNull();
+    }
+
     @Test
     void cleanupIsRetriedWithBackoffUntilItSucceeds() throws Exception {
         jobGraphs.failures = 3;

@@ -16,8 +16,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Rate: by time {@code t} since the reader started it has emitted at most {@code rate * t}
  * records (plus one batch of slack at the start); when ahead it says NOTHING_AVAILABLE and
- * {@link #isAvailable()} completes when the next record is due, so the task thread never sleeps
- * and checkpoints are not delayed by the limit.
+ * {@link #isAvailable()} completes when the next batch is due (records of a fiftieth of a second,
+ * at least one), so the task thread never sleeps, wakes at most 50 times a second, and
+ * checkpoints are not delayed by the limit.
  */
 final class GeneratorReader<T> implements SourceReader<T, StrideSplit> {
     static final int RECORDS_PER_POLL = 4096;

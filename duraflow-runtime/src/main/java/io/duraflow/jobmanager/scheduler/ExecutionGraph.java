@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The runtime side of a job graph: the executions of every vertex once its parallelism is
@@ -35,7 +37,7 @@ public final class ExecutionGraph {
      * thread, read by any (a status published for readers off the main thread is current while
      * the count is what it was when the status was built).
      */
-    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong changes = new AtomicLong();
 
     public ExecutionGraph(String jobId, JobGraph graph) {
         this.jobId = jobId;
@@ -73,7 +75,7 @@ public final class ExecutionGraph {
     }
 
     /** The changes so far; any thread. */
-    public java.util.function.LongSupplier changeCount() {
+    public LongSupplier changeCount() {
         return changes::get;
     }
 

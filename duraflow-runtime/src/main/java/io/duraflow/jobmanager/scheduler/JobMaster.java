@@ -390,7 +390,7 @@ public final class JobMaster {
      * Counts the changes of what {@link #status()} shows besides rates and counters; any thread
      * may read it (see {@code PublishedStatuses}).
      */
-    public java.util.function.LongSupplier statusChanges() {
+    public LongSupplier statusChangeCounter() {
         return executions.changeCount();
     }
 

@@ -359,7 +359,9 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
      * tie that output to them, so neither could go without rewriting the other. Closes the file when
      * the file alone, and the subtask's files together, would be above the limit once the
      * checkpoint's predecessors are subsumed (only segments of completed checkpoints that it does not
-     * refer to count as going); more data only lowers the ratio, so a file within the
+     * refer to count as going: exact with one retained checkpoint, the default; with more
+     * retained, such segments live a few completions longer, so a file may be closed earlier than
+     * needed, costing a file, never a byte); more data only lowers the ratio, so a file within the
      * limit stays. A closed file whose segments all die with the checkpoint's completion is deleted
      * then (rule 2).
      */
