@@ -12,7 +12,8 @@ import java.util.List;
  * <ol>
  *   <li>An append (a stream small enough to be collected in memory) takes an open file no large
  *       stream holds, preferring one no one holds; if every such file is held by another append it
- *       waits for it (an append holds a file for one write and one sync) rather than open a file.</li>
+ *       waits for it (an append holds a file for one write and one sync) rather than open a file;
+ *       a file an append is still creating counts as held by it.</li>
  *   <li>A large stream takes an open file no one holds.</li>
  *   <li>When there is none: a non-blocking pool opens a new file; a blocking one opens a new file
  *       only below its {@link #capacity}, else waits for a file to be given back.</li>
@@ -42,11 +43,22 @@ final class FilePool {
         this.shared = shared;
     }
 
-    /** Rule 1: a file for an append, or null (then {@link #appendersOnly()} says whether to wait). */
+    /**
+     * Rule 1: a file for an append; {@link #NEEDS_WAIT} when every usable file is held by another
+     * append (or is being created for one: its header is written outside the manager's lock, and
+     * an append that opened a file of its own meanwhile would leave two files where one does);
+     * null when there is none.
+     */
     PhysicalFile forAppend() {
         PhysicalFile appendedTo = null;
         for (PhysicalFile file : files) {
-            if (!file.isOpen() || file.streaming) {
+            if (file.closing || file.streaming) {
+                continue;
+            }
+            if (file.out == null) {
+                if (file.busy) {
+                    appendedTo = file; // being created by an append
+                }
                 continue;
             }
             if (!file.busy) {
