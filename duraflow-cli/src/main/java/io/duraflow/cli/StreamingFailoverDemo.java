@@ -26,7 +26,10 @@ import java.util.function.Predicate;
  * checkpoint every second and the exactly-once file sink; once a third of the records are read
  * it SIGKILLs the TaskManager that runs most of the job's tasks, once two thirds are read the
  * leader JobManager, and reports checkpoints, recovery times and replayed records, then checks
- * the committed output against an independent computation ({@link ExactOutput}).
+ * the committed output against an independent computation ({@link ExactOutput}). Through the
+ * leader's crash the TaskManagers keep the tasks running and the new leader adopts them (issue
+ * 14): nothing is restored or replayed; with {@code -D taskmanager.leader-loss.timeout=0} the
+ * job restarts from its latest checkpoint instead, as it does after the TaskManager's crash.
  *
  * <p>How the figures are measured (printed with them): checkpoints from their {@code _metadata}
  * files, read while the job runs ({@link CheckpointWatch}), and from the JobManagers' logs; the
@@ -167,9 +170,10 @@ final class StreamingFailoverDemo {
      * @param throughput records per ms the sources read between the last two checkpoints before the kill
      * @param newLeaderMs after the kill; -1 for a TaskManager crash
      * @param readingStoppedAtMs when the crashed run's sources stopped reading (epoch ms)
+     * @param adopted            whether the new leader adopted every running task (nothing restored)
      */
     record Crash(long killedAtMs, CheckpointWatch.Seen lastBefore, double throughput, long newLeaderMs,
-            long runningAgainAtMs, long readingStoppedAtMs) {
+            long runningAgainAtMs, long readingStoppedAtMs, boolean adopted) {
     }
 
     private Crash killTaskManager(LocalCluster cluster, Run job) throws Exception {
@@ -185,7 +189,7 @@ final class StreamingFailoverDemo {
                 progress.last.sourceRecordsRead());
         long runningAgain = job.awaitRunningAgain(attempts, true);
         out.printf("   every task running again %,d ms after the kill%n", runningAgain - killedAt);
-        return new Crash(killedAt, progress.last, progress.throughput, -1, runningAgain, killedAt);
+        return new Crash(killedAt, progress.last, progress.throughput, -1, runningAgain, killedAt, false);
     }
 
     private Crash killLeader(LocalCluster cluster, Run job, LeaderRetrieval retrieval) throws Exception {
@@ -205,12 +209,20 @@ final class StreamingFailoverDemo {
         }
         long newLeader = System.currentTimeMillis() - killedAt;
         out.printf("   new leader %s after %,d ms%n", next.address(), newLeader);
-        // The new leader numbers the attempts of the job it restores from 0 again: any task it runs is new.
+        // The new leader adopts the tasks the TaskManagers kept (issue 14), or restarts them from the
+        // latest checkpoint (adoption off, or not provable): either way every task runs under it.
         long runningAgain = job.awaitRunningAgain(attempts, false);
+        JobStatus after = job.poll();
+        int adopted = TaskRuns.adopted(after);
+        if (adopted == attempts.size() && TaskRuns.attempts(after).equals(attempts)) {
+            out.printf("   the new leader adopted all %d running tasks %,d ms after the kill: none restarted, no"
+                    + " record read again%n", adopted, runningAgain - killedAt);
+            return new Crash(killedAt, progress.last, progress.throughput, newLeader, runningAgain, killedAt, true);
+        }
         out.printf("   every task running again %,d ms after the kill%n", runningAgain - killedAt);
         // Without a JobManager the tasks go on reading until their TaskManager gives them up.
         long stopped = LocalTaskManagers.lastGaveUpJobManager(cluster, killedAt).orElse(killedAt);
-        return new Crash(killedAt, progress.last, progress.throughput, newLeader, runningAgain, stopped);
+        return new Crash(killedAt, progress.last, progress.throughput, newLeader, runningAgain, stopped, false);
     }
 
     private void report(CheckpointWatch watch, List<Crash> crashes, long records, long keys, String output,
@@ -223,20 +235,29 @@ final class StreamingFailoverDemo {
         out.println("   (trigger and completion times, the sources' position in their split state).");
         out.printf("   %-52s %20s %20s%n", "", "TaskManager crash", "JobManager crash");
         long replayedTotal = 0;
-        String[][] cells = new String[7][crashes.size()];
+        String[][] cells = new String[8][crashes.size()];
         for (int i = 0; i < crashes.size(); i++) {
             Crash crash = crashes.get(i);
             Optional<CheckpointWatch.Seen> after = watch.firstTriggeredAfter(crash.killedAtMs);
+            cells[0][i] = Integer.toString(watch.completedBy(crash.killedAtMs).size());
+            cells[1][i] = crash.newLeaderMs < 0 ? "-" : String.format("%,d ms", crash.newLeaderMs);
+            cells[3][i] = after.map(c -> String.format("%,d ms (chk %d)", c.completedMs() - crash.killedAtMs, c.id()))
+                    .orElse("none");
+            cells[7][i] = after.map(c -> String.format("%,d ms", c.completedMs() - crash.lastBefore.completedMs()))
+                    .orElse("-");
+            if (crash.adopted) {
+                cells[2][i] = String.format("%,d ms (adopted)", crash.runningAgainAtMs - crash.killedAtMs);
+                cells[4][i] = "none: tasks adopted";
+                cells[5][i] = "-";
+                cells[6][i] = "0";
+                continue;
+            }
             long restoredId = after.isEmpty() ? crash.lastBefore.id()
                     : restored.headSet(after.get().id()).stream().reduce((a, b) -> b).orElse(crash.lastBefore.id());
             CheckpointWatch.Seen from = watch.seen().getOrDefault(restoredId, crash.lastBefore);
             long replayed = replayed(crash.lastBefore, crash.throughput, crash.readingStoppedAtMs, from, records);
             replayedTotal += replayed;
-            cells[0][i] = Integer.toString(watch.completedBy(crash.killedAtMs).size());
-            cells[1][i] = crash.newLeaderMs < 0 ? "-" : String.format("%,d ms", crash.newLeaderMs);
             cells[2][i] = String.format("%,d ms", crash.runningAgainAtMs - crash.killedAtMs);
-            cells[3][i] = after.map(c -> String.format("%,d ms (chk %d)", c.completedMs() - crash.killedAtMs, c.id()))
-                    .orElse("none");
             cells[4][i] = String.format("chk %d: %,d", from.id(), from.sourceRecordsRead());
             cells[5][i] = String.format("%,d ms", crash.readingStoppedAtMs - from.triggeredMs());
             cells[6][i] = String.format("~%,d", replayed);
@@ -247,7 +268,8 @@ final class StreamingFailoverDemo {
             "time to the first checkpoint after the crash",
             "restored from checkpoint, sources at (records)",
             "sources read from that checkpoint until they stopped",
-            "records replayed (read again after the restore)"};
+            "records replayed (read again after the restore)",
+            "pause in committed output (checkpoint to checkpoint)"};
         for (int row = 0; row < labels.length; row++) {
             StringBuilder line = new StringBuilder(String.format("   %-52s", labels[row] + ":"));
             for (String cell : cells[row]) {
@@ -265,7 +287,11 @@ final class StreamingFailoverDemo {
                 + " with the");
         out.println("   sources' throughput between the last two checkpoints before the crash. They stopped at the kill"
                 + " of the");
-        out.println("   TaskManager, and when the TaskManagers gave up the killed JobManager (their logs).");
+        out.println("   TaskManager, and when the TaskManagers gave up the killed JobManager (their logs). Adopted tasks"
+                + " never stop:");
+        out.println("   nothing is read again. Pause in committed output: from the last checkpoint completed before the"
+                + " crash to");
+        out.println("   the first one after it (the exactly-once sink makes output visible at each checkpoint).");
         out.println();
         if (problems.isEmpty()) {
             out.printf("   exactly-once check of %s: PASS (%,d keys, each once, with the count and sum of a plain loop"

@@ -117,4 +117,17 @@ final class TaskRuns {
         }
         return running;
     }
+
+    /** Subtasks a new leader adopted running from an earlier one (status recovery ADOPTED). */
+    static int adopted(JobStatus status) {
+        int adopted = 0;
+        for (VertexStatus vertex : status.getVerticesList()) {
+            for (TaskStatus task : vertex.getTasksList()) {
+                if (task.getRecovery().equals("ADOPTED")) {
+                    adopted++;
+                }
+            }
+        }
+        return adopted;
+    }
 }

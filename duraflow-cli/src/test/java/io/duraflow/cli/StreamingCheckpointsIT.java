@@ -196,14 +196,18 @@ class StreamingCheckpointsIT {
 
     /**
      * (2) The leader JobManager dies while checkpoint n is in progress (ZooKeeper HA, two
-     * JobManagers). The new leader restores the latest checkpoint in the completed store at the
-     * kill; its checkpoint ids continue above every id the old leader used; the directory the
-     * old leader left for checkpoint n is deleted; the job finishes with exactly-once output.
+     * JobManagers), with adoption off ({@code taskmanager.leader-loss.timeout: 0}: the TaskManagers
+     * cancel their tasks; {@link StreamingLeaderChangeIT} has it on). The new leader restores the
+     * latest checkpoint in the completed store at the kill; its checkpoint ids continue above every
+     * id the old leader used; the directory the old leader left for checkpoint n is deleted; the job
+     * finishes with exactly-once output.
      */
     @Test
     void leaderKilledDuringACheckpoint() throws Exception {
         Map<String, String> config = new LinkedHashMap<>(checkpointing());
         config.put("taskmanager.slots", "2");
+        // The stalled subtask blocks until its process dies: a task kept through the leader change would hold it forever.
+        config.put("taskmanager.leader-loss.timeout", "0");
         // Through the cluster's configuration this time (the other tests give it with the job).
         HaCluster cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 2, config, null);
         clusters.add(cluster);

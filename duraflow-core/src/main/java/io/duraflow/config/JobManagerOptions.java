@@ -25,6 +25,16 @@ public final class JobManagerOptions {
                     + " its split enumerators) before its submission or recovery fails; it runs off the job"
                     + " manager's main thread, so a slow or hanging job never stalls the others.");
 
+    public static final ConfigOption<Duration> ADOPTION_REPORT_TIMEOUT =
+            ConfigOption.key("jobmanager.adoption.report-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .validator(ConfigValidator.nonNegativeDuration())
+                    .description("How long a new leader waits for the task managers of a recovered streaming job to"
+                            + " register and report the tasks they kept running (taskmanager.leader-loss.timeout)"
+                            + " before it decides whether to adopt them; it decides at once when every subtask is"
+                            + " reported. A job not wholly reported by then restarts from its latest checkpoint.");
+
     // How the job manager settles a suspicion that a task manager died; next to heartbeat.* by key.
     public static final ConfigOption<Integer> SUSPECT_PROBE_ATTEMPTS =
             ConfigOption.key("heartbeat.suspect-probe.attempts")

@@ -61,10 +61,11 @@ public final class TaskManagerOptions {
                     .durationType()
                     .defaultValue(java.time.Duration.ofSeconds(60))
                     .validator(ConfigValidator.nonNegativeDuration())
-                    .description("How long a task manager that lost its leader job manager keeps running its batch"
-                            + " tasks (a split request waits for the new leader) so that a new leader can adopt them"
-                            + " instead of running them again; after it the tasks not adopted are cancelled, and 0"
-                            + " cancels them at once (no adoption). Streaming tasks are cancelled at once for now.");
+                    .description("How long a task manager that lost its leader job manager keeps running its tasks,"
+                            + " batch and streaming (a split request waits for the new leader, checkpoint"
+                            + " acknowledgements meanwhile are dropped), so that a new leader can adopt them instead"
+                            + " of running them again or restarting the job from its latest checkpoint; after it the"
+                            + " tasks not adopted are cancelled, and 0 cancels them at once (no adoption).");
 
     private TaskManagerOptions() {
     }

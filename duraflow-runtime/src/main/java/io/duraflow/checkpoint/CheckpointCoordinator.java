@@ -212,6 +212,31 @@ public final class CheckpointCoordinator {
      * @return the latest retained checkpoint, or empty if there is none
      */
     public CompletableFuture<Optional<CompletedCheckpoint>> restoreLatest() {
+        return restore(false).thenApply(RestorePoint::checkpoint);
+    }
+
+    /**
+     * What a new leader that adopts the job's running tasks (issue 14) goes on from: like {@link
+     * #restoreLatest()}, but of what an earlier leader's unfinished checkpoints left it deletes only
+     * their {@code chk-<n>} directories: the adopted tasks still write to files under {@code
+     * shared/} and {@code taskowned/} that no completed checkpoint names yet (their merged checkpoint
+     * files). Unreferenced files there go when the job ends, or at its next restore.
+     */
+    public CompletableFuture<RestorePoint> restoreForAdoption() {
+        return restore(true);
+    }
+
+    /**
+     * Where a restore starts from.
+     *
+     * @param checkpoint the latest retained checkpoint, else the initial restore, else empty
+     * @param initial    whether {@code checkpoint} is the initial restore (the job has none of its own)
+     * @param nextId     the id the next checkpoint gets: ids between the restored one and it may
+     *                   have been triggered by an earlier leader
+     */
+    public record RestorePoint(Optional<CompletedCheckpoint> checkpoint, boolean initial, long nextId) {}
+
+    private CompletableFuture<RestorePoint> restore(boolean adopting) {
         mainThread.assertRunningInMainThread();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
         InitialRestore initial = initialRestore;
@@ -219,20 +244,23 @@ public final class CheckpointCoordinator {
             List<CompletedCheckpoint> retained = store.recover();
             // Listed before this coordinator draws an id (the I/O executor is sequential): every
             // file here belongs to a retained checkpoint or to one that can never complete.
-            List<FsPath> shared = new ArrayList<>(CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared()));
-            shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.taskOwned()));
-            List<FsPath> fileMergingDirectories = CheckpointDirectoryScan.fileMergingDirectories(fileSystem, directories);
+            List<FsPath> shared = new ArrayList<>();
+            List<FsPath> fileMergingDirectories = List.of();
+            if (!adopting) {
+                shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared()));
+                shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.taskOwned()));
+                fileMergingDirectories = CheckpointDirectoryScan.fileMergingDirectories(fileSystem, directories);
+            }
+            CompletedCheckpoint restored = null;
             if (!retained.isEmpty()) {
                 idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
-                return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), null);
+            } else if (initial != null) {
+                restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
+                        initial.metadataFile());
+                idCounter.continueFrom(restored.checkpointId() + 1);
             }
-            if (initial == null) {
-                return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), null);
-            }
-            CompletedCheckpoint restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
-                    initial.metadataFile());
-            idCounter.continueFrom(restored.checkpointId() + 1);
-            return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), restored);
+            return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), restored,
+                    idCounter.get());
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
@@ -240,19 +268,19 @@ public final class CheckpointCoordinator {
             if (recovered.initial() != null) {
                 CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
                 deleteOrphansAfterRestore(recovered);
-                return Optional.of(restored);
+                return new RestorePoint(Optional.of(restored), true, recovered.nextId());
             }
             deleteOrphansAfterRestore(recovered);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 restoredFrom = null;
-                return Optional.empty();
+                return new RestorePoint(Optional.empty(), false, recovered.nextId());
             }
             CompletedCheckpoint latest = retained.get(retained.size() - 1);
             restoredFrom = latest;
             failures.restoredFrom(latest.completedMs());
-            LOG.info("Job {} restores {}", jobId, latest);
-            return Optional.of(latest);
+            LOG.info("Job {} {} {}", jobId, adopting ? "goes on from" : "restores", latest);
+            return new RestorePoint(Optional.of(latest), false, recovered.nextId());
         });
     }
 
@@ -262,7 +290,7 @@ public final class CheckpointCoordinator {
      */
     private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles,
             List<FsPath> fileMergingDirectories, List<String> warnings,
-            CompletedCheckpoint initial) {}
+            CompletedCheckpoint initial, long nextId) {}
 
     private void deleteOrphansAfterRestore(Recovered recovered) {
         if (recovered.warnings().isEmpty()) {

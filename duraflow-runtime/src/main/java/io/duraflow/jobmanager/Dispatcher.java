@@ -128,7 +128,7 @@ public final class Dispatcher {
         this.cleanup = new JobCleanup(clusterConfig, services, resourceManager, mainThread, clock, this::requireLeadership, closed,
                 this::resultStored);
         this.recovery = new StoredJobRecovery(services, registry, factory, cleanup, resourceManager, mainThread, clock,
-                closed);
+                closed, clusterConfig.get(io.duraflow.config.TaskManagerOptions.LEADER_LOSS_TIMEOUT).toMillis() > 0);
         this.submissions = new JobSubmissions(services, registry, factory, mainThread, clock, this::requireLeadership,
                 closed);
         this.queries = new JobQueries(services, registry, factory, mainThread, clock);
@@ -370,7 +370,7 @@ public final class Dispatcher {
             if (job != null && job.runsOn(attempt, tmId)) {
                 continue;
             }
-            if (recovery.isPending(attempt.getJobId())) {
+            if (recovery.isPending(attempt.getJobId()) || resourceManager.isHeld(tmId, attempt)) {
                 continue;  // kept across the leader change: the job's recovery adopts or cancels it
             }
             if (strayTasksTold.size() > 10_000) {

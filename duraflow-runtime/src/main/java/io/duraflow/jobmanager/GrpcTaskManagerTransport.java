@@ -165,14 +165,28 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void adopt(String tmId, java.util.List<AttemptId> attempts, Consumer<Throwable> onFailure) {
+    public void adopt(String tmId, java.util.List<AttemptId> attempts, Runnable answered,
+            Consumer<Throwable> onFailure) {
         Connection connection = connections.get(tmId);
         if (connection == null) {
             onFailure.accept(new IllegalStateException("no connection to TaskManager " + tmId));
             return;
         }
         stub(connection).adoptTasks(io.duraflow.rpc.proto.AdoptTasksRequest.newBuilder().setJmSessionId(sessionId)
-                .addAllAttempts(attempts).build(), callback(onFailure));
+                .addAllAttempts(attempts).build(), new StreamObserver<>() {
+                    @Override
+                    public void onNext(io.duraflow.rpc.proto.Ack value) {}
+
+                    @Override
+                    public void onError(Throwable t) {
+                        onFailure.accept(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        answered.run();
+                    }
+                });
     }
 
     @Override

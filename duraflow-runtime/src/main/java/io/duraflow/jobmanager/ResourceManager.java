@@ -361,11 +361,22 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         heldTasks.forEach((tmId, tasks) -> {
             for (io.duraflow.rpc.proto.HeldTask task : tasks) {
                 if (task.getAttempt().getJobId().equals(jobId)) {
-                    reports.add(io.duraflow.jobmanager.recovery.ReportedTasks.fromProto(tmId, task, false));
+                    reports.add(io.duraflow.jobmanager.recovery.ReportedTasks.fromProto(tmId, task,
+                            !task.getRunId().isEmpty()));
                 }
             }
         });
         return reports;
+    }
+
+    /** Whether the TaskManager reported this attempt as kept and no recovery decided on it yet. */
+    public boolean isHeld(String tmId, AttemptId attempt) {
+        for (io.duraflow.rpc.proto.HeldTask task : heldTasks.getOrDefault(tmId, List.of())) {
+            if (task.getAttempt().equals(attempt)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The kept tasks of one TaskManager not decided on yet (their attempts). */
@@ -379,11 +390,13 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
 
     /**
      * This leader adopted kept tasks: they keep their slots, and the TaskManager learns that they
-     * belong to this session now. {@code onFailure} is told on the main thread if it could not be told.
+     * belong to this session now. {@code answered} is told on the main thread once it knows, {@code
+     * onFailure} if it could not be told.
      */
-    public void adopt(String tmId, List<AttemptId> attempts, Consumer<Throwable> onFailure) {
+    public void adopt(String tmId, List<AttemptId> attempts, Runnable answered, Consumer<Throwable> onFailure) {
         forgetHeld(tmId, attempts);
-        transport.adopt(tmId, attempts, error -> mainThread.execute(() -> onFailure.accept(error)));
+        transport.adopt(tmId, attempts, () -> mainThread.execute(answered),
+                error -> mainThread.execute(() -> onFailure.accept(error)));
     }
 
     /** A kept task is not adopted (it runs again, or is stale): cancelled there, its slot free here. */

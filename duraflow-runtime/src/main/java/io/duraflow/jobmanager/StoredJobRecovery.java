@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.config.JobManagerOptions;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FileStatus;
@@ -72,6 +73,9 @@ final class StoredJobRecovery {
     /** True once the dispatcher's leadership ended. */
     private final BooleanSupplier closed;
     private final Map<String, PendingRecovery> pending = new LinkedHashMap<>();
+    private final Map<String, PendingTakeover> takeovers = new LinkedHashMap<>();
+    /** Whether TaskManagers keep their tasks for a new leader ({@code taskmanager.leader-loss.timeout} > 0). */
+    private final boolean adoptionOn;
     private MainThreadExecutor.Cancellable recoveryCheck;
     /** Set once this leader is published: from then on recovered jobs may plan. */
     private boolean started;
@@ -80,7 +84,8 @@ final class StoredJobRecovery {
 
     StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
             ResourceManager resourceManager, MainThreadExecutor mainThread, LongSupplier clock,
-            BooleanSupplier closed) {
+            BooleanSupplier closed, boolean adoptionOn) {
+        this.adoptionOn = adoptionOn;
         this.services = services;
         this.registry = registry;
         this.factory = factory;
@@ -101,6 +106,18 @@ final class StoredJobRecovery {
 
     /** A stored job with its plan built, or the reason it cannot be built. */
     private record Rebuilt(StoredJob stored, JobFactory.Built built, String failure) {}
+
+    /** A recovered streaming job waiting for its TaskManagers to report the tasks they kept (issue 14). */
+    private static final class PendingTakeover {
+        final JobMaster job;
+        final long waitMs;
+        long deadlineMs = Long.MAX_VALUE;
+
+        PendingTakeover(JobMaster job, long waitMs) {
+            this.job = job;
+            this.waitMs = waitMs;
+        }
+    }
 
     /** A recovered job waiting for the TaskManagers that hold its finished partitions. */
     private static final class PendingRecovery {
@@ -256,10 +273,22 @@ final class StoredJobRecovery {
     private void resume(JobMaster job, StoredJob stored, JobFactory.Built built) {
         SubmittedJob submitted = stored.job();
         if (built.graph().mode() == RuntimeMode.STREAMING) {
-            // Not the batch recovery planner: the job restores its latest completed checkpoint as it starts.
-            LOG.info("Recovering streaming job {} ({}) from its latest completed checkpoint", submitted.jobId(),
-                    submitted.jobClass());
-            job.start();
+            if (!adoptionOn) {
+                // Not the batch recovery planner: the job restores its latest completed checkpoint as it starts.
+                LOG.info("Recovering streaming job {} ({}) from its latest completed checkpoint", submitted.jobId(),
+                        submitted.jobClass());
+                job.start();
+                return;
+            }
+            long waitMs = built.config().get(JobManagerOptions.ADOPTION_REPORT_TIMEOUT).toMillis();
+            LOG.info("Recovering streaming job {} ({}): waiting up to {} ms for its TaskManagers to report the tasks"
+                    + " they kept", submitted.jobId(), submitted.jobClass(), waitMs);
+            PendingTakeover takeover = new PendingTakeover(job, waitMs);
+            if (started) {
+                takeover.deadlineMs = clock.getAsLong() + waitMs;
+            }
+            takeovers.put(submitted.jobId(), takeover);
+            checkPendingRecoveries();
             return;
         }
         boolean recoverable = !stored.events().isEmpty() && registry.eventWriter(submitted.jobId()) != null;
@@ -318,14 +347,18 @@ final class StoredJobRecovery {
         for (PendingRecovery recovery : pending.values()) {
             recovery.deadlineMs = now + recovery.waitMs;
         }
+        for (PendingTakeover takeover : takeovers.values()) {
+            takeover.deadlineMs = now + takeover.waitMs;
+        }
         checkPendingRecoveries();
     }
 
     void checkPendingRecoveries() {
-        if (closed.getAsBoolean() || pending.isEmpty() || !started) {
+        if (closed.getAsBoolean() || (pending.isEmpty() && takeovers.isEmpty()) || !started) {
             return;
         }
         long now = clock.getAsLong();
+        checkTakeovers(now);
         for (Map.Entry<String, PendingRecovery> entry : new ArrayList<>(pending.entrySet())) {
             PendingRecovery recovery = entry.getValue();
             JobMaster job = recovery.job;
@@ -350,7 +383,7 @@ final class StoredJobRecovery {
                 restartFresh(recovery, e);
             }
         }
-        if (!pending.isEmpty() && recoveryCheck == null) {
+        if ((!pending.isEmpty() || !takeovers.isEmpty()) && recoveryCheck == null) {
             recoveryCheck = mainThread.schedule(() -> {
                 recoveryCheck = null;
                 checkPendingRecoveries();
@@ -396,13 +429,81 @@ final class StoredJobRecovery {
                 resourceManager.cancelHeld(report.tmId(), attempt);
             }
         }
-        adoptedByTm.forEach((tmId, attempts) -> resourceManager.adopt(tmId, attempts,
+        adoptedByTm.forEach((tmId, attempts) -> resourceManager.adopt(tmId, attempts, () -> { },
                 error -> job.adoptionFailed(attempts, "TaskManager " + tmId + " could not be told that it was adopted: "
                         + Rpc.message(error))));
         releaseUnused(jobId, plan, held);
         LOG.info("Job {} recovered: {} tasks kept their finished output, {} adopted running, {} run again", jobId,
                 restored, adopted.size(), plan.nextAttempts().size());
         job.start();
+    }
+
+    /**
+     * Streaming jobs waiting for their kept tasks: each decides once every subtask is reported by
+     * a registered TaskManager, or its wait is over (then it decides over what was reported, which
+     * falls back to a restore unless everything is there).
+     */
+    private void checkTakeovers(long now) {
+        for (Map.Entry<String, PendingTakeover> entry : new ArrayList<>(takeovers.entrySet())) {
+            JobMaster job = entry.getValue().job;
+            List<ReportedTask> reports = resourceManager.reportedTasks(job.jobId());
+            if (!everySubtaskReported(job, reports) && now < entry.getValue().deadlineMs) {
+                continue;
+            }
+            takeovers.remove(entry.getKey());
+            if (job.state() != JobMasterState.CREATED) {
+                continue;  // cancelled meanwhile
+            }
+            if (reports.isEmpty()) {
+                LOG.info("Job {}: no TaskManager reported a kept task; it restores its latest completed checkpoint",
+                        job.jobId());
+                job.start();
+                continue;
+            }
+            job.startTakingOver(reports, takeoverActions(job), resourceManager::address);
+        }
+    }
+
+    private static boolean everySubtaskReported(JobMaster job, List<ReportedTask> reports) {
+        Set<io.duraflow.jobmanager.recovery.ExecutionKey> reported = new HashSet<>();
+        reports.forEach(report -> reported.add(report.key()));
+        int subtasks = 0;
+        for (var vertex : job.graph().vertices()) {
+            subtasks += vertex.parallelism();
+        }
+        return reported.size() >= subtasks;
+    }
+
+    /** How a streaming job's takeover acts on the kept tasks: through the resource manager, like a batch adoption. */
+    private io.duraflow.jobmanager.scheduler.TakeoverActions takeoverActions(JobMaster job) {
+        String jobId = job.jobId();
+        return new io.duraflow.jobmanager.scheduler.TakeoverActions() {
+            @Override
+            public void cancel(List<ReportedTask> tasks) {
+                for (ReportedTask report : tasks) {
+                    resourceManager.cancelHeld(report.tmId(), attemptOf(jobId, report));
+                }
+            }
+
+            @Override
+            public CompletableFuture<Void> adopt(List<Execution> adopted) {
+                Map<String, List<AttemptId>> byTm = new LinkedHashMap<>();
+                for (Execution execution : adopted) {
+                    byTm.computeIfAbsent(execution.tmId(), tm -> new ArrayList<>()).add(execution.attemptId());
+                }
+                List<CompletableFuture<Void>> told = new ArrayList<>();
+                byTm.forEach((tmId, attempts) -> {
+                    CompletableFuture<Void> answered = new CompletableFuture<>();
+                    told.add(answered);
+                    resourceManager.adopt(tmId, attempts, () -> answered.complete(null), error -> {
+                        job.adoptionFailed(attempts, "TaskManager " + tmId + " could not be told that it was"
+                                + " adopted: " + Rpc.message(error));
+                        answered.complete(null);
+                    });
+                });
+                return CompletableFuture.allOf(told.toArray(CompletableFuture[]::new));
+            }
+        };
     }
 
     private static AttemptId attemptOf(String jobId, ReportedTask report) {
@@ -419,7 +520,7 @@ final class StoredJobRecovery {
 
     /** Whether the job waits for its TaskManagers before it resumes (its kept tasks are not strays then). */
     boolean isPending(String jobId) {
-        return pending.containsKey(jobId);
+        return pending.containsKey(jobId) || takeovers.containsKey(jobId);
     }
 
     /** Replaces a job whose recovery failed by a fresh one that starts from the beginning. */
@@ -448,6 +549,10 @@ final class StoredJobRecovery {
 
     /** The job was cancelled while it waited for its TaskManagers: it never resumes. */
     boolean cancelPending(String jobId) {
+        if (takeovers.remove(jobId) != null) {
+            cancelKeptTasks(jobId);
+            return true;
+        }
         if (pending.remove(jobId) == null) {
             return false;
         }
@@ -533,7 +638,7 @@ final class StoredJobRecovery {
     /** A TaskManager came back with partitions: those of jobs nobody recovers are released. */
     void taskManagerRegistered(String tmId, List<HeldPartition> held) {
         for (AttemptId attempt : resourceManager.heldTasksOn(tmId)) {
-            if (!pending.containsKey(attempt.getJobId())) {
+            if (!isPending(attempt.getJobId())) {
                 LOG.info("TaskManager {} kept {} running, which no recovering job here can adopt; cancelling it", tmId,
                         Rpc.describe(attempt));
                 resourceManager.cancelHeld(tmId, attempt);

@@ -27,10 +27,16 @@ import java.util.function.BiFunction;
  * the task. Every method may be called from any thread.
  */
 final class StreamingServices implements StreamEnvironment, AutoCloseable {
-    /** Sends a task's call through the executor, with the session that deployed the task. */
+    /** Sends a task's calls through the executor, with the session that owns the task. */
     interface TaskCalls {
         CompletableFuture<Void> send(AttemptId attempt, String what,
                 BiFunction<JobManagerClient, String, CompletableFuture<Ack>> call);
+
+        /** The task took its part of checkpoint {@code checkpointId} and acknowledges it now. */
+        void acknowledging(AttemptId attempt, long checkpointId);
+
+        /** The task's input ended; a leader that adopts the task later hears it again. */
+        void inputEnded(TaskInputEnded report);
     }
 
     private final NetworkEnvironment network;
@@ -104,6 +110,7 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
 
     @Override
     public CompletableFuture<Void> acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+        calls.acknowledging(request.getAttempt(), request.getCheckpointId());
         return calls.send(request.getAttempt(), "the acknowledgement of checkpoint " + request.getCheckpointId(),
                 (client, session) -> client.acknowledgeCheckpoint(request.toBuilder().setJmSessionId(session).build()));
     }
@@ -116,6 +123,7 @@ final class StreamingServices implements StreamEnvironment, AutoCloseable {
 
     @Override
     public CompletableFuture<Void> reportInputEnded(TaskInputEnded report) {
+        calls.inputEnded(report);
         return calls.send(report.getAttempt(), "the end of input",
                 (client, session) -> client.reportInputEnded(report.toBuilder().setJmSessionId(session).build()));
     }

@@ -4,6 +4,7 @@ import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * JobManager session like every request), and a task's acknowledgement, decline or end-of-input
  * report goes to the JobManager fenced with the session that deployed the task.
  */
-final class TaskCheckpointCalls {
+final class TaskCheckpointCalls implements StreamingServices.TaskCalls {
     private static final Logger LOG = LoggerFactory.getLogger(TaskCheckpointCalls.class);
 
     private final String tmId;
@@ -42,7 +43,13 @@ final class TaskCheckpointCalls {
                         .asRuntimeException());
                 return;
             }
-            slot.task.triggerCheckpoint(request);
+            // A leader that adopted the task numbers its messages from 1 again (see TaskSlotTable.Slot).
+            long sequence = slot.absolute(request.getEventSequence());
+            slot.lastSequence = Math.max(slot.lastSequence, sequence);
+            if (slot.streaming != null) {
+                slot.streaming.triggered(request.getCheckpointId(), sequence);
+            }
+            slot.task.triggerCheckpoint(request.toBuilder().setEventSequence(sequence).build());
             reply.ok();
         }));
     }
@@ -52,6 +59,9 @@ final class TaskCheckpointCalls {
         mailbox.execute(() -> connection.inSession(notification.getJmSessionId(), reply, () -> {
             TaskSlotTable.Slot slot = slots.get(notification.getAttempt());
             if (slot != null && slot.task != null) {
+                if (notification.getCompleted() && slot.streaming != null) {
+                    slot.streaming.completed(notification.getCheckpointId());
+                }
                 slot.task.notifyCheckpoint(notification);
             } else {
                 // Harmless: a later completion, or the restore, implies this one.
@@ -62,11 +72,52 @@ final class TaskCheckpointCalls {
         }));
     }
 
+    /** Task thread: records the acknowledgement for a report to a later leader (see StreamingTaskFacts). */
+    @Override
+    public void acknowledging(AttemptId attempt, long checkpointId) {
+        mailbox.execute(() -> {
+            TaskSlotTable.Slot slot = slots.get(attempt);
+            if (slot != null && slot.streaming != null) {
+                slot.streaming.acknowledged(checkpointId);
+            }
+        });
+    }
+
+    /** Task thread: remembers the end-of-input report for a leader that adopts the task. */
+    @Override
+    public void inputEnded(TaskInputEnded report) {
+        mailbox.execute(() -> {
+            TaskSlotTable.Slot slot = slots.get(report.getAttempt());
+            if (slot != null) {
+                slot.inputEnded = report;
+            }
+        });
+    }
+
+    /**
+     * Mailbox: a leader adopted the task in its slot; if its input had ended, that leader hears it
+     * now (the report may have gone to the old leader, or to none).
+     */
+    void adopted(TaskSlotTable.Slot slot) {
+        mailbox.assertRunningInMailbox();
+        if (slot.inputEnded != null) {
+            TaskInputEnded again = slot.inputEnded;
+            send(again.getAttempt(), "the end of input", (client, session) -> client.reportInputEnded(
+                    again.toBuilder().setJmSessionId(session).build())).whenComplete((ok, error) -> {
+                        if (error != null) {
+                            LOG.warn("Reporting the end of input of adopted task {} failed: {}",
+                                    Rpc.describe(again.getAttempt()), Rpc.message(error));
+                        }
+                    });
+        }
+    }
+
     /**
      * Task thread: sends a task's call to the JobManager through the mailbox (which knows the
-     * JobManager), fenced with the session that deployed the task; completes when it was answered.
+     * JobManager), fenced with the session that owns the task (deployed or adopted it); completes when it was answered.
      */
-    CompletableFuture<Void> callForTask(AttemptId attempt, String what,
+    @Override
+    public CompletableFuture<Void> send(AttemptId attempt, String what,
             BiFunction<JobManagerClient, String, CompletableFuture<Ack>> call) {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         mailbox.execute(() -> {

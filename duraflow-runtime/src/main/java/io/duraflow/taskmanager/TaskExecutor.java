@@ -154,7 +154,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 config.get(ClusterOptions.HEARTBEAT_TIMEOUT).toMillis(), mailbox, services.clients(), new Owner());
         this.reporter = new TaskReporter(tmId, mailbox, connection, finalReports);
         this.checkpointCalls = new TaskCheckpointCalls(tmId, mailbox, slots, connection);
-        this.streaming = new StreamingServices(config, tmId, checkpointCalls::callForTask,
+        this.streaming = new StreamingServices(config, tmId, checkpointCalls,
                 Files.createDirectories(dataDirectory.resolve(InstanceDirectory.STATE)));
     }
 
@@ -197,10 +197,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     /**
-     * The JobManager is gone. With {@code taskmanager.leader-loss.timeout} above 0, running batch
-     * tasks go on for at most that long so that a new leader can adopt them ({@link KeptTasks});
-     * streaming tasks, slots whose plan is still being built, and everything when the timeout is 0
-     * stop. With batch job recovery the finished partitions stay for {@code
+     * The JobManager is gone. With {@code taskmanager.leader-loss.timeout} above 0, running tasks,
+     * batch and streaming, go on for at most that long so that a new leader can adopt them ({@link
+     * KeptTasks}); slots whose plan is still being built, and everything when the timeout is 0, stop.
+     * A kept streaming task goes on processing; its checkpoint acknowledgements meanwhile are lost
+     * (the new leader aborts those checkpoints), and what it reports is {@link StreamingTaskFacts}. With batch job recovery the finished partitions stay for {@code
      * taskmanager.partition-retention.timeout}: the next leader is told about them when this
      * TaskManager registers, and takes them over; otherwise they go now.
      */
@@ -209,11 +210,9 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         int keptNow = 0;
         if (leaderLossTimeoutMs > 0) {
             for (TaskSlotTable.Slot slot : slots.all()) {
-                if (slot.task != null && slot.deployment.getRunId().isEmpty()) {
+                if (slot.task != null) {
                     kept.keep(slot);
                     keptNow++;
-                } else if (slot.task != null) {
-                    slot.task.cancel();
                 } else {
                     slots.free(slot.deployment.getAttempt());  // its plan was still being built: it never ran
                 }
@@ -225,7 +224,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             slots.cancelAll(true);  // a slot whose plan was still being built goes: it never ran
         }
         plans.clear();
-        String tasks = keptNow > 0 ? "keeping " + keptNow + " running batch tasks for up to " + leaderLossTimeoutMs
+        String tasks = keptNow > 0 ? "keeping " + keptNow + " running tasks for up to " + leaderLossTimeoutMs
                 + " ms for a new leader to adopt" : "cancelled the tasks";
         if (partitions.keepForNextLeader(connection::isRegistered)) {
             LOG.warn("Lost the JobManager ({}): {}, keeping {} finished partitions for {} ms", reason, tasks,
@@ -260,7 +259,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         public void describeHeld(RegisterTaskManagerRequest.Builder registration) {
             partitions.describeHeld(registration);
             for (KeptTasks.Kept task : kept.undecided()) {
-                var held = HeldTasks.fromDeployment(task.slot().deployment).addAllSplits(task.slot().splitsReceived);
+                var held = HeldTasks.fromDeployment(task.slot().deployment);
+                if (task.slot().streaming != null) {
+                    task.slot().streaming.describe(held);
+                } else {
+                    held.addAllSplits(task.slot().splitsReceived);
+                }
                 if (task.report() == null) {
                     held.setState(TaskState.RUNNING);
                 } else {
@@ -277,6 +281,12 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         @Override
         public int registered(String sessionId) {
             registrations++;
+            // A leader numbers its events (and triggers) to a task it did not deploy from 1: those of
+            // this session follow what the task received before, whether they come before or after
+            // the leader adopts the task (its enumerator may send as soon as it decided).
+            for (TaskSlotTable.Slot slot : slots.all()) {
+                slot.numberFrom(sessionId);
+            }
             partitions.takenOver();
             // The answer acknowledges the earlier finishes the registration carried; the other final
             // reports of earlier sessions (failed, cancelled) concern attempts no leader runs any more.
@@ -401,7 +411,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             TaskSlotTable.Slot slot = slots.get(attempt);
             if (slot != null) {
                 slot.deployment = slot.deployment.toBuilder().setJmSessionId(session).build();
-                slot.sequenceBase = slot.lastSequence;  // the new leader numbers its events from 1
+                checkpointCalls.adopted(slot);
+                askAgain(slot, session);
                 running++;
             }
             TaskStateUpdate parked = kept.adopt(attempt, session);
@@ -413,6 +424,25 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         }
         LOG.info("The leader of session {} adopted {} tasks ({} still running)", session, attempts.size(), running);
         reply.ok();
+    }
+
+    /**
+     * An adopted reader whose split request the old leader took but never answered asks the new
+     * leader again (a request still being retried reaches the new leader on its own; the enumerator
+     * may then assign one split more, which the reader reads like any other).
+     */
+    private void askAgain(TaskSlotTable.Slot slot, String session) {
+        OperatorEventFromTask request = slot.unansweredRequest;
+        JobManagerClient client = connection.client();
+        if (request == null || client == null) {
+            return;
+        }
+        client.sendOperatorEvent(request.toBuilder().setJmSessionId(session).build()).whenComplete((ack, error) -> {
+            if (error != null) {
+                LOG.warn("Adopted task {} could not ask the new leader for a split again: {}",
+                        key(request.getAttempt()), Rpc.message(error));
+            }
+        });
     }
 
     private void onCancel(AttemptId attempt, Reply reply) {
@@ -430,10 +460,16 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     private void onDeliver(OperatorEventToTask event, Reply reply) {
         TaskSlotTable.Slot slot = slots.get(event.getAttempt());
         if (slot != null && slot.task != null) {
+            long sequence = slot.absolute(event.getSequence());
+            if (event.getEvent().hasAddSplits() || event.getEvent().hasNoMoreSplits()) {
+                slot.unansweredRequest = null;
+            }
             if (event.getEvent().hasAddSplits()) {
                 slot.splitsReceived.addAll(event.getEvent().getAddSplits().getSplitsList());
+                if (slot.streaming != null) {
+                    slot.streaming.splitsReceived(sequence, event.getEvent().getAddSplits().getSplitsList());
+                }
             }
-            long sequence = event.getSequence() == 0 ? 0 : slot.sequenceBase + event.getSequence();
             slot.lastSequence = Math.max(slot.lastSequence, sequence);
             slot.task.deliver(sequence, event.getEvent());
         } else {
@@ -547,11 +583,19 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
             // The session that owns the task (deployed it, or adopted it), not the current one: a
             // task of an earlier leadership must not pass for one of the new leader's.
-            client.sendOperatorEvent(event.toBuilder().setJmSessionId(slot.deployment.getJmSessionId()).build())
-                    .whenComplete((ack, error) -> {
+                        OperatorEventFromTask request = event.toBuilder().setJmSessionId(slot.deployment.getJmSessionId()).build();
+            if (event.getEvent().hasRequestSplit()) {
+                slot.unansweredRequest = request;  // before any answer can come: see askAgain
+            }
+            client.sendOperatorEvent(request)         .whenComplete((ack, error) -> {
                         if (error == null) {
                             sent.complete(null);
                         } else {
+                            mailbox.execute(() -> {
+                                if (slot.unansweredRequest == request) {
+                                    slot.unansweredRequest = null;  // it is sent again, or the task fails
+                                }
+                            });
                             sent.completeExceptionally(error);
                         }
                     });

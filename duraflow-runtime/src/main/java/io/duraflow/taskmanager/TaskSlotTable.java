@@ -30,13 +30,44 @@ final class TaskSlotTable {
         /**
          * Operator events are numbered per attempt by the leader that sends them, from 1: a leader
          * that adopts the task numbers from 1 again, so its numbers are shifted by what the task
-         * received before ({@code sequenceBase}); {@code lastSequence} is the highest delivered.
+         * received before ({@code sequenceBase}, set when this TaskManager registers in the new
+         * leader's session, see {@link #numberFrom}); {@code lastSequence} is the highest delivered.
          */
         long sequenceBase;
         long lastSequence;
+        /** A streaming task's checkpoints and splits, for a report to a new leader; null for a batch task. */
+        final StreamingTaskFacts streaming;
+        /** A streaming task's end-of-input report once sent: a leader that adopts the task hears it again. */
+        io.duraflow.rpc.proto.TaskInputEnded inputEnded;
+        /** A source reader's split request a leader took and has not answered (no splits, no "no more") since. */
+        io.duraflow.rpc.proto.OperatorEventFromTask unansweredRequest;
 
         Slot(TaskDeployment deployment) {
             this.deployment = deployment;
+            this.streaming = deployment.getRunId().isEmpty() ? null : new StreamingTaskFacts(
+                    deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : 0);
+        }
+
+        /** The session whose numbering {@code sequenceBase} shifts. */
+        private String sequenceSession;
+
+        /**
+         * This TaskManager registered in {@code session}: a leader of another session than the one
+         * the numbering follows now numbers from 1 again, after what the task received so far.
+         */
+        void numberFrom(String session) {
+            if (sequenceSession == null) {
+                sequenceSession = deployment.getJmSessionId();
+            }
+            if (!session.equals(sequenceSession)) {
+                sequenceSession = session;
+                sequenceBase = lastSequence;
+            }
+        }
+
+        /** The sequence number a leader gave an operator event or trigger, as this task counts it (0: unordered). */
+        long absolute(long sequence) {
+            return sequence == 0 ? 0 : sequenceBase + sequence;
         }
     }
 

@@ -480,6 +480,42 @@ class TaskExecutorTest {
         assertThat(tasks.get("0#0").cancelled).as("no timeout for an adopted task").isFalse();
     }
 
+    private void deliverEvent(LeaderInfo leader, long sequence, io.duraflow.rpc.proto.OperatorEvent.Builder event) {
+        executor.deliver(io.duraflow.rpc.proto.OperatorEventToTask.newBuilder().setJmSessionId(leader.sessionId())
+                .setAttempt(attempt(0, 0)).setSequence(sequence).setEvent(event).build(), new Answer());
+        mailbox.runDue();
+    }
+
+    /**
+     * A new leader's enumerator may send to a kept task as soon as the leader decided to adopt
+     * it, before the TaskManager handled the adoption: those events follow the old leader's too.
+     * (They were numbered from 0 again, taken for duplicates and dropped, and the task then waited
+     * forever for the numbers that went missing, with every later trigger.)
+     */
+    @Test
+    @org.junit.jupiter.api.Tag(KEEPS_TASKS)
+    void eventsOfTheNewLeaderThatComeBeforeItsAdoptionFollowTheOldLeaders() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        deliverEvent(FIRST, 1, io.duraflow.rpc.proto.OperatorEvent.newBuilder().setAddSplits(
+                io.duraflow.rpc.proto.AddSplits.newBuilder().addSplits(com.google.protobuf.ByteString.copyFromUtf8("s"))));
+        deliverEvent(FIRST, 2, io.duraflow.rpc.proto.OperatorEvent.newBuilder().setCustom(
+                com.google.protobuf.ByteString.copyFromUtf8("old")));
+
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+        answerRegistration(SECOND);
+        deliverEvent(SECOND, 1, io.duraflow.rpc.proto.OperatorEvent.newBuilder().setCustom(
+                com.google.protobuf.ByteString.copyFromUtf8("new, before the adoption")));
+        executor.adopt(SECOND.sessionId(), List.of(attempt(0, 0)), new Answer());
+        mailbox.runDue();
+        deliverEvent(SECOND, 2, io.duraflow.rpc.proto.OperatorEvent.newBuilder().setCustom(
+                com.google.protobuf.ByteString.copyFromUtf8("new, after it")));
+
+        assertThat(tasks.get("0#0").sequences).containsExactly(1L, 2L, 3L, 4L);
+    }
+
     @Test
     @org.junit.jupiter.api.Tag(KEEPS_TASKS)
     void aKeptTaskThatEndsBeforeAnyLeaderDecidedIsReportedFinishedAndItsReportWaitsForTheAdoption() {

@@ -87,7 +87,7 @@ public final class JobMaster {
     private String failure = "";
     private JobEventLog eventLog = JobEventLog.NONE;
     private int adoptedTasks;
-    /** Whether TaskManagers keep batch tasks when the leader goes ({@code taskmanager.leader-loss.timeout} > 0). */
+    /** Whether TaskManagers keep running tasks when the leader goes ({@code taskmanager.leader-loss.timeout} > 0). */
     private boolean keepTasksForNextLeader;
     private int restoredTasks;
     /** When this job master took the job over from an earlier leader ({@link #restore}); 0 if it did not. */
@@ -289,7 +289,7 @@ public final class JobMaster {
     }
 
     /**
-     * Whether a suspension leaves the running batch tasks to the TaskManagers (which keep them for
+     * Whether a suspension leaves the running tasks to the TaskManagers (which keep them for
      * the next leader) instead of cancelling them.
      */
     public void keepTasksForNextLeader(boolean keep) {
@@ -338,6 +338,34 @@ public final class JobMaster {
         scheduleNow();
     }
 
+    /**
+     * Starts a recovered streaming job whose TaskManagers kept its tasks running (issue 14): it
+     * adopts them where {@link io.duraflow.jobmanager.recovery.AdoptionPlanner} proves it correct,
+     * else cancels them and restores its latest checkpoint (see {@link StreamingTakeover}).
+     *
+     * @param reports   every kept task registered TaskManagers reported for this job
+     * @param tmAddress host:port of a registered TaskManager
+     */
+    public void startTakingOver(List<io.duraflow.jobmanager.recovery.ReportedTask> reports,
+            TakeoverActions actions, java.util.function.Function<String, String> tmAddress) {
+        mainThread.assertRunningInMainThread();
+        if (state != JobMasterState.CREATED) {
+            throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
+        }
+        if (!streaming) {
+            throw new IllegalStateException("job " + jobId + " is a batch job; its kept tasks are adopted by #adopt");
+        }
+        guarded("starting the job", () -> {
+            moveTo(JobMasterState.RUNNING, "started");
+            LOG.info("Job {} ({}) running: {} vertices, fingerprint {}; deciding on {} kept tasks", jobId,
+                    graph.jobName(), graph.vertices().size(), graph.fingerprint(), reports.size());
+            streamingRestart.takeOver(new StreamingTakeover(jobId, graph, executions, checkpointView,
+                    checkpointTriggers, reports, actions,
+                    step -> () -> guarded("going on with the adopted tasks", step::run),
+                    count -> adoptedTasks = count, tmAddress));
+        });
+    }
+
     /** The job cannot even start (e.g. its input vanished before a recovery): it fails. */
     public void failBeforeStart(String cause) {
         mainThread.assertRunningInMainThread();
@@ -353,7 +381,7 @@ public final class JobMaster {
         if (state.isDeadEnd()) {
             return;
         }
-        if (!streaming && keepTasksForNextLeader) {
+        if (keepTasksForNextLeader) {
             // The TaskManagers keep them for the next leader to adopt (taskmanager.leader-loss.timeout).
             scheduling.cancelWakeUp();
             taskManagers.forgetAll(executions.active(), "this JobManager no longer leads");

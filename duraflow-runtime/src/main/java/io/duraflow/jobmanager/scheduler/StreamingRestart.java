@@ -190,17 +190,71 @@ final class StreamingRestart {
                 }));
     }
 
+    /**
+     * How a new leader takes over a recovered job's kept tasks (issue 14): {@link #decide} plans
+     * over where the job stands and, if it adopts, marks the executions running; {@link #adopted}
+     * goes on once the job's state is set up for the adopted run.
+     */
+    interface Takeover {
+        /** The adopted tasks' run id if the plan adopts them all, else null (the job restores instead). */
+        String decide(CheckpointCoordinator.RestorePoint point) throws Exception;
+
+        void adopted(CheckpointCoordinator.RestorePoint point) throws Exception;
+    }
+
+    /**
+     * A new leader's first start of a recovered job whose TaskManagers kept its tasks: reads where
+     * the job stands without deleting any file ({@link CheckpointCoordinator#restoreForAdoption}),
+     * then either goes on with the adopted tasks (their run, the checkpoint they go on from as the
+     * next restart's restore, the enumerators reset to its state) or restores as at any first start.
+     */
+    void takeOver(Takeover takeover) {
+        phase = StreamingPhase.RESTORING;
+        CheckpointCoordinator checkpoints = triggers.coordinator();
+        java.util.concurrent.CompletableFuture<CheckpointCoordinator.RestorePoint> read = checkpoints == null
+                ? java.util.concurrent.CompletableFuture.completedFuture(
+                        new CheckpointCoordinator.RestorePoint(Optional.empty(), false, 1))
+                : checkpoints.restoreForAdoption();
+        read.whenComplete((point, error) -> job.guarded().accept("taking over the running tasks", () -> {
+            if (!job.running().getAsBoolean() || phase != StreamingPhase.RESTORING) {
+                return;
+            }
+            if (error != null) {
+                throw new IllegalStateException("cannot read the checkpoint the job goes on from: "
+                        + Rpc.describe(error));
+            }
+            String adoptedRun = takeover.decide(point);
+            if (adoptedRun == null) {
+                restoreAndSchedule(false);
+                return;
+            }
+            runId = adoptedRun;
+            if (point.checkpoint().isPresent()) {
+                CompletedCheckpoint checkpoint = point.checkpoint().get();
+                restoreFrom = CheckpointRestore.of(checkpoint, graph,
+                        jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
+                coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+            }
+            phase = StreamingPhase.NORMAL;
+            takeover.adopted(point);
+        }));
+    }
+
+    private static Map<String, byte[]> enumeratorStates(CompletedCheckpoint checkpoint) {
+        Map<String, byte[]> enumerators = new HashMap<>();
+        for (OperatorCheckpointState operator : checkpoint.operators().values()) {
+            operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));
+        }
+        return enumerators;
+    }
+
     private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
         runId = newRunId();
         if (latest.isPresent()) {
             CompletedCheckpoint checkpoint = latest.get();
             restoreFrom = CheckpointRestore.of(checkpoint, graph,
                     jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
-            Map<String, byte[]> enumerators = new HashMap<>();
-            for (OperatorCheckpointState operator : checkpoint.operators().values()) {
-                operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));
-            }
-            coordinators.resetForRestart(checkpoint.checkpointId(), enumerators);
+            coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
             LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
         } else {
             restoreFrom = null;
