@@ -168,11 +168,20 @@ public final class CheckpointCoordinator {
 
     /** Starts periodic checkpoints (if an interval is configured); the first comes one interval from now. */
     public void startPeriodic() {
+        startPeriodic(false);
+    }
+
+    /**
+     * Starts periodic checkpoints (if an interval is configured); with {@code firstNow} the first
+     * comes as soon as the rules let it (a new leader that adopted running tasks: their output
+     * waits for a checkpoint since the old leader's last one).
+     */
+    public void startPeriodic(boolean firstNow) {
         mainThread.assertRunningInMainThread();
         if (shutdown || config.intervalMs() == 0) {
             return;
         }
-        scheduler.start();
+        scheduler.start(firstNow);
         failures.start();
     }
 

@@ -53,10 +53,10 @@ final class PeriodicTriggerScheduler {
         this.lastTriggerMs = clockMs.getAsLong();
     }
 
-    /** Starts periodic triggers; the first comes one interval from now. */
-    void start() {
+    /** Starts periodic triggers; the first comes one interval from now, or as soon as it may if {@code firstNow}. */
+    void start(boolean firstNow) {
         periodic = true;
-        lastTriggerMs = clockMs.getAsLong();
+        lastTriggerMs = clockMs.getAsLong() - (firstNow ? config.intervalMs() : 0);
         reschedule();
     }
 

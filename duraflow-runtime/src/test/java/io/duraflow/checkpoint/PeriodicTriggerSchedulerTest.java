@@ -37,7 +37,7 @@ class PeriodicTriggerSchedulerTest {
 
     @Test
     void rule1TheFirstTriggerComesOneIntervalAfterStartTheNextOneIntervalAfterTheLast() {
-        scheduler(0, 3).start();
+        scheduler(0, 3).start(false);
 
         main.advance(INTERVAL - 1);
         assertThat(triggers).isEmpty();
@@ -48,8 +48,18 @@ class PeriodicTriggerSchedulerTest {
     }
 
     @Test
+    void startedForAdoptedTasksTheFirstTriggerComesAtOnceTheNextOneIntervalLater() {
+        scheduler(0, 3).start(true);
+
+        main.advance(0);
+        assertThat(triggers).containsExactly(0L);
+        main.advance(INTERVAL);
+        assertThat(triggers).containsExactly(0L, 100L);
+    }
+
+    @Test
     void rule1ATriggerByHandPushesThePeriodicOneBackByAnInterval() {
-        scheduler(0, 3).start();
+        scheduler(0, 3).start(false);
         main.advance(60);
 
         scheduler.onTriggered(main.now()); // by hand, no reschedule: the timer set for 100 finds it too early
@@ -64,7 +74,7 @@ class PeriodicTriggerSchedulerTest {
 
     @Test
     void rule2AtMaxConcurrentNothingIsScheduledUntilOneEnds() {
-        scheduler(0, 2).start();
+        scheduler(0, 2).start(false);
         main.advance(2 * INTERVAL);
         assertThat(triggers).containsExactly(100L, 200L);
 
@@ -79,7 +89,7 @@ class PeriodicTriggerSchedulerTest {
 
     @Test
     void rule3TheMinPauseCountsFromTheEndOfTheCheckpointInProgress() {
-        scheduler(500, 3).start();
+        scheduler(500, 3).start(false);
         main.advance(INTERVAL);
         assertThat(triggers).containsExactly(100L);
 
@@ -96,7 +106,7 @@ class PeriodicTriggerSchedulerTest {
 
     @Test
     void stopCancelsTheTimerAndStartCountsTheIntervalFromThen() {
-        scheduler(0, 3).start();
+        scheduler(0, 3).start(false);
         main.advance(50);
 
         scheduler.stop();
@@ -106,7 +116,7 @@ class PeriodicTriggerSchedulerTest {
         main.advance(1_000);
         assertThat(triggers).isEmpty();
 
-        scheduler.start();
+        scheduler.start(false);
         main.advance(INTERVAL);
         assertThat(triggers).containsExactly(2150L);
     }

@@ -100,11 +100,23 @@ final class CheckpointTriggers {
 
     /** An execution of a job that runs normally now runs: maybe the whole job does. */
     void executionRunning() {
+        startPeriodicIfAllRun(false);
+    }
+
+    /**
+     * A new leader adopted the job's running tasks (issue 14): the first periodic checkpoint comes
+     * at once, as their committed output waits for one since the old leader's last.
+     */
+    void adopted() {
+        startPeriodicIfAllRun(true);
+    }
+
+    private void startPeriodicIfAllRun(boolean firstNow) {
         if (checkpoints != null && !periodicStarted
                 && executions.all().stream().allMatch(e -> e.state() == ExecutionState.RUNNING)) {
-            // The first periodic trigger comes one interval after the whole job runs.
+            // Else the first periodic trigger comes one interval after the whole job runs.
             periodicStarted = true;
-            checkpoints.startPeriodic();
+            checkpoints.startPeriodic(firstNow);
         }
     }
 

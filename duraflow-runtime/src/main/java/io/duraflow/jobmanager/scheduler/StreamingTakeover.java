@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *       commit); the newest checkpoints above L, which an earlier leader may have triggered, are
  *       aborted at every task, so no channel stays held for an alignment that cannot end; the
  *       TaskManagers learn that the tasks are this leader's; and only once they answered do
- *       periodic checkpoints start (a trigger's sequence number counts from the adoption), the
- *       first one interval later, with ids going on from the counter.
+ *       periodic checkpoints start, the first at once (the adopted sinks' output waits for it),
+ *       with ids going on from the counter.
  *   <li><b>Not adopted</b>: every kept task is cancelled, the subtasks run again with attempts above
  *       every reported one, and the job restores L as at any first start.
  * </ul>
@@ -144,7 +144,7 @@ final class StreamingTakeover implements StreamingRestart.Takeover {
                 point.nextId() > from ? ", checkpoints " + from + "-" + (point.nextId() - 1) + " aborted" : "");
         actions.adopt(adopted).whenComplete((ignored, error) -> guarded.apply(() -> {
             // Every TaskManager knows its tasks are this leader's: triggers may come now.
-            triggers.executionRunning();
+            triggers.adopted();
         }).run());
     }
 }
