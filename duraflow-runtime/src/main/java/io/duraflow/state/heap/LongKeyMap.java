@@ -97,6 +97,18 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
         }
     }
 
+    /**
+     * Loads what a lookup of {@code key} reads first, its home slot's key and value, and returns
+     * the value there (any entry's, or null) for the caller to load its header in turn; see {@link
+     * StateTable#prefetch}. The key is added to {@code sink[0]} so its load is not dropped.
+     * Changes nothing.
+     */
+    Object touchHome(long key, long[] sink) {
+        int slot = slotOf(key);
+        sink[0] += keys[slot];
+        return values[slot];
+    }
+
     @SuppressWarnings("unchecked")
     V getLong(long key) {
         int slot = find(key);
