@@ -71,6 +71,8 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** The keys are written by {@code Types.LONG}: their key group is computed without writing them. */
     private final boolean longKeys;
     private K currentKey;
+    /** The current key unboxed, when keys are Longs. */
+    private long currentLongKey;
     private int currentKeyGroup = -1;
     /** The tables of the declared states when keys are Longs: what {@link #prefetch} loads. */
     private final List<StateTable<K, ?>> longKeyTables = new ArrayList<>();
@@ -206,6 +208,9 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             keyGroup = prefetchedKeyGroups[cursor];
         }
         currentKeyGroup = keyGroup >= 0 ? keyGroup : keyGroupOf(key);
+        if (longKeys) {
+            currentLongKey = (Long) key;
+        }
         currentKey = key;
     }
 
@@ -243,6 +248,11 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     @Override
     public K currentKey() {
         return currentKey;
+    }
+
+    /** The current key of a backend whose keys are Longs, unboxed; meaningless otherwise. */
+    long currentLongKey() {
+        return currentLongKey;
     }
 
     @Override

@@ -39,6 +39,12 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
     private int size;
     /** Changes on every structural change, for iterators' fail-fast check. */
     private int modifications;
+    /**
+     * The slot the last {@link #getLong} found, tried first by {@link #putLong}: a value state
+     * reads a key's value and then replaces it. Only a hint: put checks that the slot still holds
+     * the key (a key is in one slot at most, and the arrays never shrink).
+     */
+    private int lastFound;
 
     LongKeyMap() {
         this(MIN_CAPACITY);
@@ -112,7 +118,11 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
     @SuppressWarnings("unchecked")
     V getLong(long key) {
         int slot = find(key);
-        return slot < 0 ? null : (V) values[slot];
+        if (slot < 0) {
+            return null;
+        }
+        lastFound = slot;
+        return (V) values[slot];
     }
 
     @Override
@@ -133,6 +143,12 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
     @SuppressWarnings("unchecked")
     V putLong(long key, V value) {
         Objects.requireNonNull(value, "a state table holds no null values");
+        int found = lastFound;
+        if (values[found] != null && keys[found] == key) {
+            V previous = (V) values[found];
+            values[found] = value;
+            return previous;
+        }
         int mask = keys.length - 1;
         int slot = slotOf(key);
         while (values[slot] != null) {

@@ -77,6 +77,22 @@ final class StateTable<K, S> {
         return found;
     }
 
+    /** {@link #get} of a table made with {@code longKeys}, without boxing the key or the Map interface. */
+    @SuppressWarnings("unchecked")
+    S getLong(long key, int keyGroup) {
+        return ((LongKeyMap<S>) groups[keyGroup - firstKeyGroup]).getLong(key);
+    }
+
+    /** Puts a non-null value into a table made with {@code longKeys}, copying its key group first if frozen. */
+    @SuppressWarnings("unchecked")
+    void putLong(long key, int keyGroup, S value) {
+        ((LongKeyMap<S>) writable(keyGroup)).putLong(key, value);
+    }
+
+    boolean longKeys() {
+        return longKeys;
+    }
+
     /** The map of a key group for reading; not to be changed. */
     Map<K, S> readable(int keyGroup) {
         return groups[keyGroup - firstKeyGroup];
