@@ -121,4 +121,19 @@ class TypesTest {
         assertThatThrownBy(() -> new DataReader(overlong).readVarInt())
                 .isInstanceOf(CorruptDataException.class).hasMessageContaining("malformed var-int");
     }
+
+    @Test
+    void aTupleOfTwoLongsWritesEachAsASignedVarLongAndKeepsItsDescription() {
+        TypeSerializer<Tuple2<Long, Long>> pair = Types.tuple(Types.LONG, Types.LONG);
+        assertThat(pair.description()).isEqualTo("tuple2(long,long)");
+        for (long[] values : new long[][] {{0, 0}, {-1, 1}, {Long.MIN_VALUE, Long.MAX_VALUE}, {99_999, 49_999_999}}) {
+            DataWriter out = new DataWriter();
+            pair.write(Tuple2.of(values[0], values[1]), out);
+            DataWriter expected = new DataWriter();
+            Types.LONG.write(values[0], expected);
+            Types.LONG.write(values[1], expected);
+            assertThat(out.toByteArray()).isEqualTo(expected.toByteArray());
+            assertThat(pair.read(new DataReader(out.toByteArray()))).isEqualTo(Tuple2.of(values[0], values[1]));
+        }
+    }
 }

@@ -58,6 +58,16 @@ public interface KeyedStateBackend<K> extends KeyedStateStore, AutoCloseable {
      */
     void setCurrentKey(K key);
 
+    /**
+     * A hint that the next records processed have these keys, in this order (a key may be null):
+     * the backend may load their state into the CPU caches together, so the memory latency of a
+     * batch of lookups is paid about once instead of once per record. Changes no state and never
+     * throws for a key it cannot use; {@link #setCurrentKey} still checks every key. The default
+     * does nothing.
+     */
+    default void prefetch(Object[] keys, int count) {
+    }
+
     /** The current key; {@code null} before the first {@link #setCurrentKey}. */
     K currentKey();
 

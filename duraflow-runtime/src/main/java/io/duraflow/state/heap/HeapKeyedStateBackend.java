@@ -71,8 +71,27 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** The keys are written by {@code Types.LONG}: their key group is computed without writing them. */
     private final boolean longKeys;
     private K currentKey;
+    /** The current key unboxed, when keys are Longs. */
+    private long currentLongKey;
     private int currentKeyGroup = -1;
+    /** The tables of the declared states when keys are Longs: what {@link #prefetch} loads. */
+    private final List<StateTable<K, ?>> longKeyTables = new ArrayList<>();
+    /** The keys of the last {@link #prefetch} and their key groups (-1: not computed), in order. */
+    private final Object[] prefetchedKeys = new Object[MAX_PREFETCH];
+    private final int[] prefetchedKeyGroups = new int[MAX_PREFETCH];
+    private int prefetchedCount;
+    /** The prefetched key {@link #setCurrentKey} expects next. */
+    private int prefetchCursor;
+    /** The owned Long keys of the last prefetch and their groups, for {@link StateTable#prefetch}. */
+    private final long[] touchKeys = new long[MAX_PREFETCH];
+    private final int[] touchKeyGroups = new int[MAX_PREFETCH];
+    private final Object[] touchValues = new Object[MAX_PREFETCH];
+    /** What the prefetch loads add up to; kept so that they are not optimized away. */
+    private final long[] prefetchSink = new long[1];
     private boolean disposed;
+
+    /** At most this many keys of one {@link #prefetch} are used; the rest are ignored. */
+    static final int MAX_PREFETCH = 16;
 
     private HeapKeyedStateBackend(KeyedBackendParameters<K> parameters) {
         this.operatorDescription = parameters.operatorDescription();
@@ -174,16 +193,66 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         return keyGroupRange;
     }
 
+    /**
+     * The key group comes from the last {@link #prefetch} when {@code key} is the very object
+     * prefetched next (the key selector returned the record's own key object both times), else it
+     * is computed; either way the same pure function of the key.
+     */
     @Override
     public void setCurrentKey(K key) {
         Objects.requireNonNull(key, "key");
-        currentKeyGroup = keyGroupOf(key);
+        int cursor = prefetchCursor;
+        int keyGroup = -1;
+        if (cursor < prefetchedCount && prefetchedKeys[cursor] == key) {
+            prefetchCursor = cursor + 1;
+            keyGroup = prefetchedKeyGroups[cursor];
+        }
+        currentKeyGroup = keyGroup >= 0 ? keyGroup : keyGroupOf(key);
+        if (longKeys) {
+            currentLongKey = (Long) key;
+        }
         currentKey = key;
+    }
+
+    /**
+     * For Long keys: computes each owned key's group once (for {@link #setCurrentKey}) and loads
+     * the keys' entries of every state table one after another (group prefetching: the cache
+     * misses of the batch overlap, where one lookup per record pays each miss in full).
+     */
+    @Override
+    public void prefetch(Object[] keys, int count) {
+        int n = Math.min(count, MAX_PREFETCH);
+        int owned = 0;
+        for (int i = 0; i < n; i++) {
+            Object key = keys[i];
+            int keyGroup = -1;
+            if (longKeys && key instanceof Long value) {
+                int group = Murmur.keyGroupOfLong(value, maxParallelism);
+                if (keyGroupRange.contains(group)) {
+                    keyGroup = group;
+                    touchKeys[owned] = value;
+                    touchKeyGroups[owned++] = group;
+                }
+            }
+            prefetchedKeys[i] = key;
+            prefetchedKeyGroups[i] = keyGroup;
+        }
+        prefetchedCount = n;
+        prefetchCursor = 0;
+        for (int t = 0; t < longKeyTables.size(); t++) {
+            prefetchSink[0] += longKeyTables.get(t).prefetch(touchKeys, touchKeyGroups, owned, touchValues,
+                    prefetchSink);
+        }
     }
 
     @Override
     public K currentKey() {
         return currentKey;
+    }
+
+    /** The current key of a backend whose keys are Longs, unboxed; meaningless otherwise. */
+    long currentLongKey() {
+        return currentLongKey;
     }
 
     @Override
@@ -263,6 +332,9 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             restored.remove(meta.name());
         }
         registered.put(meta.name(), state);
+        if (longKeys) {
+            longKeyTables.add(table);
+        }
         R wrapped = wrap.apply(table);
         stateObjects.put(meta.name(), wrapped);
         return wrapped;
@@ -341,6 +413,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     public void dispose() {
         disposed = true;
         registered.clear();
+        longKeyTables.clear();
         restored.clear();
         stateObjects.clear();
     }

@@ -39,6 +39,12 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
     private int size;
     /** Changes on every structural change, for iterators' fail-fast check. */
     private int modifications;
+    /**
+     * The slot the last {@link #getLong} found, tried first by {@link #putLong}: a value state
+     * reads a key's value and then replaces it. Only a hint: put checks that the slot still holds
+     * the key (a key is in one slot at most, and the arrays never shrink).
+     */
+    private int lastFound;
 
     LongKeyMap() {
         this(MIN_CAPACITY);
@@ -97,10 +103,26 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
         }
     }
 
+    /**
+     * Loads what a lookup of {@code key} reads first, its home slot's key and value, and returns
+     * the value there (any entry's, or null) for the caller to load its header in turn; see {@link
+     * StateTable#prefetch}. The key is added to {@code sink[0]} so its load is not dropped.
+     * Changes nothing.
+     */
+    Object touchHome(long key, long[] sink) {
+        int slot = slotOf(key);
+        sink[0] += keys[slot];
+        return values[slot];
+    }
+
     @SuppressWarnings("unchecked")
     V getLong(long key) {
         int slot = find(key);
-        return slot < 0 ? null : (V) values[slot];
+        if (slot < 0) {
+            return null;
+        }
+        lastFound = slot;
+        return (V) values[slot];
     }
 
     @Override
@@ -121,6 +143,12 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
     @SuppressWarnings("unchecked")
     V putLong(long key, V value) {
         Objects.requireNonNull(value, "a state table holds no null values");
+        int found = lastFound;
+        if (values[found] != null && keys[found] == key) {
+            V previous = (V) values[found];
+            values[found] = value;
+            return previous;
+        }
         int mask = keys.length - 1;
         int slot = slotOf(key);
         while (values[slot] != null) {

@@ -54,6 +54,45 @@ final class StateTable<K, S> {
         return groups[keyGroup - firstKeyGroup].get(key);
     }
 
+    /**
+     * Loads the entries of {@code count} keys (Long keys only, each in a key group of this table)
+     * into the CPU caches, so that their cache misses overlap instead of coming one per record:
+     * first every key's home slot, then the header of every value found there, each in a tight
+     * loop with independent loads. Adds the keys read to {@code sink[0]} and returns how many
+     * values it found (so the loads are not dropped); {@code scratch} holds at least {@code count}
+     * and is left cleared. Changes nothing.
+     */
+    int prefetch(long[] keys, int[] keyGroups, int count, Object[] scratch, long[] sink) {
+        for (int i = 0; i < count; i++) {
+            scratch[i] = ((LongKeyMap<?>) groups[keyGroups[i] - firstKeyGroup]).touchHome(keys[i], sink);
+        }
+        int found = 0;
+        for (int i = 0; i < count; i++) {
+            Object value = scratch[i];
+            if (value != null && value.getClass() != StateTable.class) {
+                found++;
+            }
+            scratch[i] = null;
+        }
+        return found;
+    }
+
+    /** {@link #get} of a table made with {@code longKeys}, without boxing the key or the Map interface. */
+    @SuppressWarnings("unchecked")
+    S getLong(long key, int keyGroup) {
+        return ((LongKeyMap<S>) groups[keyGroup - firstKeyGroup]).getLong(key);
+    }
+
+    /** Puts a non-null value into a table made with {@code longKeys}, copying its key group first if frozen. */
+    @SuppressWarnings("unchecked")
+    void putLong(long key, int keyGroup, S value) {
+        ((LongKeyMap<S>) writable(keyGroup)).putLong(key, value);
+    }
+
+    boolean longKeys() {
+        return longKeys;
+    }
+
     /** The map of a key group for reading; not to be changed. */
     Map<K, S> readable(int keyGroup) {
         return groups[keyGroup - firstKeyGroup];

@@ -5,6 +5,15 @@ interface HeadOperator extends StreamOperator {
     /** One record of input {@code input}; {@code serializedBytes} is its size on the wire. */
     void process(int input, Object record, int serializedBytes) throws Exception;
 
+    /**
+     * A hint before {@link #process} is called for {@code records[0..count)} of input {@code
+     * input}, in this order: the operator may prepare for them (a keyed one loads their keys'
+     * state into the CPU caches together). Changes no state, emits nothing, throws nothing ({@link
+     * #process} meets any problem with a record, in order). The default does nothing.
+     */
+    default void prefetch(int input, Object[] records, int count) {
+    }
+
     /** Input {@code input} has no more records; inputs end in order 0, 1, .... */
     void endInput(int input) throws Exception;
 }

@@ -26,6 +26,7 @@ final class KeyedProcessOperator implements HeadOperator {
     private KeyedStateBackend<Object> backend;
     private InternalTimerService<Object> timers;
     private KeyedProcessFunction.Context<Object> context;
+    private final KeyPrefetch keyPrefetch;
     /** The time of the wake-up scheduled now, or NO_TIMER. */
     private long wakeUpAt = InternalTimerService.NO_TIMER;
 
@@ -34,6 +35,7 @@ final class KeyedProcessOperator implements HeadOperator {
         this.function = op.function();
         this.out = out;
         this.time = time;
+        this.keyPrefetch = new KeyPrefetch(keySelector);
         this.collector = record -> {
             try {
                 out.push(record);
@@ -103,6 +105,11 @@ final class KeyedProcessOperator implements HeadOperator {
         if (timers.nextTimerTime() < wakeUpAt) {
             scheduleWakeUp();
         }
+    }
+
+    @Override
+    public void prefetch(int input, Object[] records, int count) {
+        keyPrefetch.prefetch(backend, records, count);
     }
 
     /** A wake-up came (possibly early or for a timer deleted since): fire what is due, schedule the next. */

@@ -102,6 +102,7 @@ final class StreamOperators {
         private final KeyedAggregation<Object, Object, Object, Object> aggregation;
         private final TypeSerializer<Object> accumulatorType;
         private final Downstream out;
+        private final KeyPrefetch keyPrefetch;
         private KeyedStateBackend<Object> backend;
         private ValueState<Object> accumulator;
 
@@ -111,12 +112,18 @@ final class StreamOperators {
             this.aggregation = aggregation;
             this.accumulatorType = accumulatorType;
             this.out = out;
+            this.keyPrefetch = new KeyPrefetch(keySelector);
         }
 
         @Override
         public void initializeState(StateInitializationContext context) {
             backend = context.keyedState();
             accumulator = backend.getState(new ValueStateDescriptor<>(ROLLING_STATE, accumulatorType));
+        }
+
+        @Override
+        public void prefetch(int input, Object[] records, int count) {
+            keyPrefetch.prefetch(backend, records, count);
         }
 
         @Override

@@ -274,6 +274,67 @@ public abstract class KeyedStateBackendContractTest {
                 .hasMessageContaining("key group " + keyGroupOf(foreignKey));
     }
 
+    @Test
+    void prefetchIsOnlyAHintWhateverKeysItGetsAndWhicheverComeNext() throws IOException {
+        KeyedStateBackend<Long> half = backend(Types.LONG, KeyGroupRange.ofOperatorIndex(MAX_PARALLELISM, 2, 0),
+                List.of());
+        ValueState<Tuple2<Long, Long>> sum = half.getState(SUM);
+        List<Long> owned = new ArrayList<>();
+        long foreign = -1;
+        for (long key = 1000; owned.size() < 40 || foreign < 0; key++) {
+            if (half.keyGroupRange().contains(keyGroupOf(key))) {
+                owned.add(key);
+            } else if (foreign < 0) {
+                foreign = key;
+            }
+        }
+        Map<Long, Long> model = new HashMap<>();
+        // A batch longer than any backend uses, with a null, a foreign key and a repeated key in it.
+        Object[] batch = new Object[40];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = owned.get(i % 25);
+        }
+        batch[3] = null;
+        batch[7] = foreign;
+        half.prefetch(batch, batch.length);
+        for (int i = 0; i < batch.length; i++) {
+            if (i == 3) {
+                continue; // a record the selector gave no key: processing it fails, the rest go on
+            }
+            Long key = (Long) batch[i];
+            if (i == 7) {
+                assertThatThrownBy(() -> half.setCurrentKey(key)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("key group " + keyGroupOf(key));
+                continue;
+            }
+            // Every third key comes as an equal but other object than the prefetched one.
+            half.setCurrentKey(i % 3 == 0 ? Long.valueOf(key.longValue() + 0) : key);
+            assertThat(half.currentKeyGroup()).isEqualTo(keyGroupOf(key));
+            Tuple2<Long, Long> before = sum.value();
+            assertThat(before == null ? null : before.f0()).isEqualTo(model.get(key));
+            sum.update(Tuple2.of((before == null ? 0 : before.f0()) + i, 1L));
+            model.merge(key, (long) i, Long::sum);
+        }
+        // Keys out of the prefetched order, and a prefetch nobody follows.
+        half.prefetch(new Object[] {owned.get(30), owned.get(31)}, 2);
+        for (long key : List.of(owned.get(31), owned.get(0), owned.get(30))) {
+            half.setCurrentKey(key);
+            assertThat(half.currentKeyGroup()).isEqualTo(keyGroupOf(key));
+            Tuple2<Long, Long> value = sum.value();
+            assertThat(value == null ? null : value.f0()).isEqualTo(model.get(key));
+        }
+        half.prefetch(new Object[0], 0);
+        half.setCurrentKey(owned.get(1));
+        assertThat(sum.value().f0()).isEqualTo(model.get(owned.get(1)));
+
+        KeyedStateBackend<String> strings = backend(Types.STRING, ALL, List.of());
+        ValueState<Tuple2<Long, Long>> byName = strings.getState(SUM);
+        strings.prefetch(new Object[] {"a", 5L, null}, 3);
+        strings.setCurrentKey("a");
+        byName.update(Tuple2.of(1L, 1L));
+        assertThat(byName.value()).isEqualTo(Tuple2.of(1L, 1L));
+    }
+
     // ---- snapshots and restore -----------------------------------------------------------
 
     @Test

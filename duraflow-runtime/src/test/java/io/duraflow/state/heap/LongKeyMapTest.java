@@ -89,4 +89,32 @@ class LongKeyMapTest {
         assertThat(map.computeIfAbsent(3L, k -> "d")).isEqualTo("d");
         assertThat(map.computeIfAbsent(3L, k -> "e")).isEqualTo("d");
     }
+
+    @Test
+    void aPutAfterAGetOfTheSameKeyReplacesItsEntryAndNeverAnotherThatMovedIntoItsSlot() {
+        LongKeyMap<String> map = new LongKeyMap<>();
+        // Keys whose home slots collide, so removing the first shifts the second into its slot.
+        List<Long> colliding = new ArrayList<>();
+        for (long key = 0; colliding.size() < 2; key++) {
+            if (colliding.isEmpty() || slotsCollide(colliding.get(0), key)) {
+                colliding.add(key);
+            }
+        }
+        long first = colliding.get(0);
+        long second = colliding.get(1);
+        map.putLong(first, "a");
+        map.putLong(second, "b");
+        assertThat(map.getLong(first)).isEqualTo("a");
+        assertThat(map.putLong(first, "a2")).isEqualTo("a");
+        assertThat(map.getLong(first)).isEqualTo("a2");
+        map.remove(first); // the second moves back into the slot the get found
+        assertThat(map.putLong(first, "a3")).isNull();
+        assertThat(map).containsOnly(Map.entry(first, "a3"), Map.entry(second, "b"));
+    }
+
+    /** Whether two keys have the same home slot in a map of the minimum capacity. */
+    private static boolean slotsCollide(long a, long b) {
+        long golden = 0x9E3779B97F4A7C15L;
+        return (a * golden) >>> 60 == (b * golden) >>> 60;
+    }
 }

@@ -44,4 +44,22 @@ class StateTableTest {
         assertThat(frozen[0].get("k")).isEqualTo(List.of("x"));
         assertThat(table.readable(0)).isEmpty();
     }
+
+    @Test
+    void prefetchReadsHomeSlotsAndChangesNothing() {
+        StateTable<Long, String> table = new StateTable<>(4, 2, value -> value, true);
+        table.writable(4).put(7L, "seven");
+        table.writable(5).put(8L, "eight");
+        Map<Long, String>[] frozen = table.freeze();
+        Object[] scratch = new Object[3];
+        long[] sink = {0};
+
+        int found = table.prefetch(new long[] {7L, 8L, 9L}, new int[] {4, 5, 5}, 3, scratch, sink);
+
+        assertThat(found).as("the values in the home slots of 7 and 8; 9 has none").isEqualTo(2);
+        assertThat(scratch).containsOnlyNulls();
+        assertThat(sink[0]).isEqualTo(15L);
+        assertThat(table.readable(4)).isSameAs(frozen[0]).containsExactly(Map.entry(7L, "seven"));
+        assertThat(table.readable(5)).isSameAs(frozen[1]).containsExactly(Map.entry(8L, "eight"));
+    }
 }
