@@ -418,10 +418,8 @@ final class StoredJobRecovery {
             }
         }
         Set<String> adoptedNames = new HashSet<>();
-        Map<String, List<AttemptId>> adoptedByTm = new java.util.LinkedHashMap<>();
         for (Execution execution : adopted) {
             adoptedNames.add(execution.tmId() + "/" + Rpc.describe(execution.attemptId()));
-            adoptedByTm.computeIfAbsent(execution.tmId(), tm -> new ArrayList<>()).add(execution.attemptId());
         }
         for (ReportedTask report : reports) {
             AttemptId attempt = attemptOf(jobId, report);
@@ -429,9 +427,7 @@ final class StoredJobRecovery {
                 resourceManager.cancelHeld(report.tmId(), attempt);
             }
         }
-        adoptedByTm.forEach((tmId, attempts) -> resourceManager.adopt(tmId, attempts, () -> { },
-                error -> job.adoptionFailed(attempts, "TaskManager " + tmId + " could not be told that it was adopted: "
-                        + Rpc.message(error))));
+        tellAdopted(job, adopted);
         releaseUnused(jobId, plan, held);
         LOG.info("Job {} recovered: {} tasks kept their finished output, {} adopted running, {} run again", jobId,
                 restored, adopted.size(), plan.nextAttempts().size());
@@ -487,23 +483,32 @@ final class StoredJobRecovery {
 
             @Override
             public CompletableFuture<Void> adopt(List<Execution> adopted) {
-                Map<String, List<AttemptId>> byTm = new LinkedHashMap<>();
-                for (Execution execution : adopted) {
-                    byTm.computeIfAbsent(execution.tmId(), tm -> new ArrayList<>()).add(execution.attemptId());
-                }
-                List<CompletableFuture<Void>> told = new ArrayList<>();
-                byTm.forEach((tmId, attempts) -> {
-                    CompletableFuture<Void> answered = new CompletableFuture<>();
-                    told.add(answered);
-                    resourceManager.adopt(tmId, attempts, () -> answered.complete(null), error -> {
-                        job.adoptionFailed(attempts, "TaskManager " + tmId + " could not be told that it was"
-                                + " adopted: " + Rpc.message(error));
-                        answered.complete(null);
-                    });
-                });
-                return CompletableFuture.allOf(told.toArray(CompletableFuture[]::new));
+                return tellAdopted(job, adopted);
             }
         };
+    }
+
+    /**
+     * Tells each TaskManager which of its kept tasks this leader adopted ({@code AdoptTasks}); the
+     * tasks of one it cannot tell fail here and run again as failures do. Completes on the main
+     * thread once every TaskManager answered or failed.
+     */
+    private CompletableFuture<Void> tellAdopted(JobMaster job, List<Execution> adopted) {
+        Map<String, List<AttemptId>> byTm = new LinkedHashMap<>();
+        for (Execution execution : adopted) {
+            byTm.computeIfAbsent(execution.tmId(), tm -> new ArrayList<>()).add(execution.attemptId());
+        }
+        List<CompletableFuture<Void>> told = new ArrayList<>();
+        byTm.forEach((tmId, attempts) -> {
+            CompletableFuture<Void> answered = new CompletableFuture<>();
+            told.add(answered);
+            resourceManager.adopt(tmId, attempts, () -> answered.complete(null), error -> {
+                job.adoptionFailed(attempts, "TaskManager " + tmId + " could not be told that it was adopted: "
+                        + Rpc.message(error));
+                answered.complete(null);
+            });
+        });
+        return CompletableFuture.allOf(told.toArray(CompletableFuture[]::new));
     }
 
     private static AttemptId attemptOf(String jobId, ReportedTask report) {

@@ -583,11 +583,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
             }
             // The session that owns the task (deployed it, or adopted it), not the current one: a
             // task of an earlier leadership must not pass for one of the new leader's.
-                        OperatorEventFromTask request = event.toBuilder().setJmSessionId(slot.deployment.getJmSessionId()).build();
+            OperatorEventFromTask request = event.toBuilder().setJmSessionId(slot.deployment.getJmSessionId()).build();
             if (event.getEvent().hasRequestSplit()) {
                 slot.unansweredRequest = request;  // before any answer can come: see askAgain
             }
-            client.sendOperatorEvent(request)         .whenComplete((ack, error) -> {
+            client.sendOperatorEvent(request).whenComplete((ack, error) -> {
                         if (error == null) {
                             sent.complete(null);
                         } else {

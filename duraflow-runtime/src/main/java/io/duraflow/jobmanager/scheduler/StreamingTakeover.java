@@ -107,6 +107,8 @@ final class StreamingTakeover implements StreamingRestart.Takeover {
             execution.adoptRunning(current.attempt(), current.tmId(), tmAddress.apply(current.tmId()));
             adopted.add(execution);
         }
+        // Older attempts a TaskManager still ran (of an earlier run, being cancelled) hold slots: they go.
+        actions.cancel(plan.toCancel());
         adoptedCount.accept(adopted.size());
         return runId;
     }

@@ -494,6 +494,61 @@ class StreamingJobMasterTest {
         assertThat(cluster.job.checkpointCoordinator().pendingCount()).isZero();
     }
 
+    /**
+     * Issue 14: a new leader adopts the tasks the TaskManagers kept: nothing is deployed, the
+     * first checkpoint comes at once with the next id, and an older attempt a TaskManager still
+     * reported (of an earlier run, being cancelled) is cancelled, so it holds no slot until the
+     * TaskManager's leader-loss timeout.
+     */
+    @Test
+    void aNewLeaderAdoptsTheKeptTasksAndCancelsAnOlderAttemptStillReported() {
+        FakeCluster first = started();
+        completeFirstCheckpoint(first);
+        List<Deployment> kept = first.live();
+        String run = kept.get(0).task().getRunId();
+        List<io.duraflow.jobmanager.recovery.ReportedTask> reports = new java.util.ArrayList<>();
+        for (Deployment d : kept) {
+            reports.add(report(d, d.attemptNumber() + 1, run));
+        }
+        io.duraflow.jobmanager.recovery.ReportedTask stale = report(kept.get(0), kept.get(0).attemptNumber(), "old-run");
+        reports.add(stale);
+
+        FakeCluster second = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, FakeSlotPool.of(2, 4), "session-2");
+        second.enableCheckpoints(root);
+        second.prepare();
+        List<io.duraflow.jobmanager.recovery.ReportedTask> cancelled = new java.util.ArrayList<>();
+        List<Execution> adopted = new java.util.ArrayList<>();
+        second.job.startTakingOver(reports, new TakeoverActions() {
+            @Override
+            public void cancel(List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
+                cancelled.addAll(tasks);
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<Void> adopt(List<Execution> executions) {
+                adopted.addAll(executions);
+                return java.util.concurrent.CompletableFuture.completedFuture(null);
+            }
+        }, tm -> "127.0.0.1:1");
+        second.scheduler.runDue();
+
+        assertThat(adopted).hasSize(taskCount(second.graph));
+        assertThat(cancelled).as("the older attempt, nothing adopted").containsExactly(stale);
+        assertThat(second.gateways.deployments()).as("adopted tasks are not deployed").isEmpty();
+        assertThat(second.job.status().getVerticesList()).flatExtracting(v -> v.getTasksList())
+                .allSatisfy(t -> assertThat(t.getRecovery()).isEqualTo("ADOPTED"));
+        assertThat(second.gateways.triggers()).as("the first checkpoint at once, ids going on")
+                .extracting(t -> t.request().getCheckpointId()).containsOnly(2L);
+    }
+
+    private static io.duraflow.jobmanager.recovery.ReportedTask report(Deployment d, int attempt, String run) {
+        return new io.duraflow.jobmanager.recovery.ReportedTask(d.tmId(),
+                new io.duraflow.jobmanager.recovery.ExecutionKey(d.vertex(), d.subtask()), attempt,
+                io.duraflow.jobmanager.recovery.ReportedTask.State.RUNNING, d.task().getParallelism(),
+                FakeCluster.SESSION, new io.duraflow.jobmanager.recovery.ReportedTask.StreamingProgress(run, 0, 1, 1,
+                        List.of()));
+    }
+
     @Test
     void aNewLeaderRestoresTheLatestCompletedCheckpointFromTheStore() {
         FakeCluster first = started();
