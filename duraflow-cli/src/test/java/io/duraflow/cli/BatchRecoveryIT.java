@@ -100,6 +100,8 @@ class BatchRecoveryIT {
         assertThat(finished.find()).as(result.stdout()).isTrue();
         assertThat(Integer.parseInt(finished.group(1))).as("the crash came after some tasks finished").isPositive();
         assertThat(result.stdout()).containsPattern("of those, run again after the crash:\\s+0 ");
+        assertThat(result.stdout()).as("the new leader's status says when it was elected and took the job over")
+                .containsPattern("without a leader beyond detection:\\s+[\\d,]+ ms");
     }
 
     /**

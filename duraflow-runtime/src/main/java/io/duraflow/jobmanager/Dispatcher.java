@@ -102,6 +102,7 @@ public final class Dispatcher {
     private final Configuration clusterConfig;
     private final ResourceManager resourceManager;
     private final MainThreadExecutor mainThread;
+    private final LongSupplier clock;
     private final Services services;
     private final JobRegistry registry;
     private final JobCleanup cleanup;
@@ -114,6 +115,7 @@ public final class Dispatcher {
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
             MainThreadExecutor mainThread, LongSupplier clock, Services services) {
+        this.clock = clock;
         this.sessionId = sessionId;
         this.clusterConfig = clusterConfig;
         this.resourceManager = resourceManager;
@@ -141,8 +143,13 @@ public final class Dispatcher {
 
     /** Phase one of taking over, before this leader is published; see {@link StoredJobRecovery}. */
     public CompletableFuture<Void> recover() {
+        return recover(clock.getAsLong());
+    }
+
+    /** As {@link #recover()}, by a leader elected at {@code electedAtMs} (shown in a recovered job's status). */
+    public CompletableFuture<Void> recover(long electedAtMs) {
         mainThread.assertRunningInMainThread();
-        return recovery.recover();
+        return recovery.recover(electedAtMs);
     }
 
     /** Phase two, once this leader is published; see {@link StoredJobRecovery}. */

@@ -63,6 +63,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
      */
     private volatile ReadyDispatcher readyDispatcher;
     private final AtomicLong leadershipChanges = new AtomicLong();
+    /** Whether the election granted leadership and did not revoke it since (any thread). */
+    private volatile boolean elected;
 
     private record ReadyDispatcher(Dispatcher dispatcher, long grantedAt) {}
     /** When clean results older than their TTL were last looked for. Main thread only. */
@@ -129,7 +131,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
-        RpcWarmUp.start(address);
+        RpcWarmUp.start(address, () -> !elected);
     }
 
     /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */
@@ -165,17 +167,20 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
 
     @Override
     public void grantLeadership(String sessionId) {
+        elected = true;
+        long electedAtMs = System.currentTimeMillis();
         long grantedAt = leadershipChanges.incrementAndGet();
-        mainThread.execute(() -> becomeLeader(sessionId, grantedAt));
+        mainThread.execute(() -> becomeLeader(sessionId, grantedAt, electedAtMs));
     }
 
     @Override
     public void revokeLeadership() {
+        elected = false;
         leadershipChanges.incrementAndGet();
         mainThread.execute(this::standBy);
     }
 
-    private void becomeLeader(String sessionId, long grantedAt) {
+    private void becomeLeader(String sessionId, long grantedAt, long electedAtMs) {
         if (leadership != null) {
             standBy();
         }
@@ -200,11 +205,11 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         leadership = current;
         rest.takingOver();
         leaderships++;
-        leaderSinceMs = System.currentTimeMillis();
+        leaderSinceMs = electedAtMs;
         LOG.info("JobManager {} leads (session {})", participantId, sessionId);
         // Published only once the stored jobs are back, so nobody asks this leader about a job
         // it does not know yet.
-        dispatcher.recover().thenRunAsync(() -> {
+        dispatcher.recover(electedAtMs).thenRunAsync(() -> {
             current.ready = true;
             if (leadership == current) {
                 readyDispatcher = new ReadyDispatcher(current.dispatcher, grantedAt);

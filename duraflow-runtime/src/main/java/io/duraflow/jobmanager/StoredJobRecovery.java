@@ -82,6 +82,9 @@ final class StoredJobRecovery {
     /** The jobs this leader took over from stored job graphs (for the metrics' recovery figures). */
     private final java.util.Set<String> recovered = new java.util.HashSet<>();
 
+    /** When this leader was elected; main thread. */
+    private long electedAtMs;
+
     StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
             ResourceManager resourceManager, MainThreadExecutor mainThread, LongSupplier clock,
             BooleanSupplier closed, boolean adoptionOn) {
@@ -146,7 +149,8 @@ final class StoredJobRecovery {
 
     // ------------------------------------------------------------------ phase one
 
-    CompletableFuture<Void> recover() {
+    CompletableFuture<Void> recover(long electedAtMs) {
+        this.electedAtMs = electedAtMs;
         return CompletableFuture.supplyAsync(this::readStores, services.io())
                 .thenCompose(stored -> rebuildAll(stored.toRun()).thenApply(rebuilt -> Map.entry(stored, rebuilt)))
                 .thenComposeAsync(found -> {
@@ -253,6 +257,7 @@ final class StoredJobRecovery {
         }
         JobFactory.Created created = factory.create(built);
         JobMaster job = created.job();
+        job.recoveredByLeaderElectedAt(electedAtMs);
         registry.add(job, created.writer(), submitted);
         recovered.add(submitted.jobId());
         return factory.prepare(job, built)

@@ -333,11 +333,21 @@ class DispatcherRecoveryTest {
                 && e.getVertexInitialized().getVertex() == COUNT).findFirst().orElseThrow()
                 .getVertexInitialized().getParallelism();
 
-        Leader second = recovered(leader("session-2"));
+        Leader second = leader("session-2");
+        // Elected a while before its main thread began the take-over.
+        main.advance(1_000);
+        long electedAtMs = main.now() - 250;
+        CompletableFuture<Void> recovered = second.dispatcher().recover(electedAtMs);
+        main.runDue();
+        assertThat(recovered).isCompleted();
         register(second, sourceOutputs);
         second.dispatcher().startRecoveredJobs();
         main.runDue();
 
+        assertThat(status(second).getLeaderElectedAtMs()).isEqualTo(electedAtMs);
+        assertThat(status(second).getTakenOverAtMs() - status(second).getLeaderElectedAtMs())
+                .as("the status shows how long the job went without a leader after the crash was detected")
+                .isGreaterThanOrEqualTo(250);
         assertThat(second.deployments(SOURCE)).isEmpty();
         assertThat(second.deployments(COUNT)).hasSize(countTasks).allSatisfy(d -> {
             assertThat(d.attemptNumber()).isEqualTo(1);

@@ -92,11 +92,16 @@ class WebUiFailoverBrowserTest {
 
         Http atSecond = new Http(second.restUrl());
         await().atMost(TIMEOUT).until(() -> atSecond.get("/v1/jobs/" + JOB).json().path("takenOverAtMs").asLong() > 0);
+        var takenOver = atSecond.get("/v1/jobs/" + JOB).json();
+        assertThat(takenOver.path("leaderElectedAtMs").asLong()).as("elected, then took the job over")
+                .isPositive().isLessThanOrEqualTo(takenOver.path("takenOverAtMs").asLong());
         startBrowser(chromium, driver);
         browser.get(second.restUrl() + "/#/jobs/" + JOB + "/recovery");
         // The page may open while the job still runs or after it ended (a fast machine): both show it.
         showsTheFailover();
         assertThat(browser.findElement(By.id("timeline")).getText()).contains("JobManager failover");
+        assertThat(browser.findElement(By.id("takeover-ms")).getText()).as("how long the take-over took")
+                .matches("[\\d,.]+");
         Files.createDirectories(Path.of("target", "ui-screenshots"));
         Files.write(Path.of("target", "ui-screenshots", "recovery-timeline.png"),
                 browser.getScreenshotAs(OutputType.BYTES));

@@ -92,6 +92,8 @@ public final class JobMaster {
     private int restoredTasks;
     /** When this job master took the job over from an earlier leader ({@link #restore}); 0 if it did not. */
     private long takenOverAtMs;
+    /** When the leader that recovers this job was elected; 0 for a job submitted to it. */
+    private long leaderElectedAtMs;
     /** Tasks with earlier attempts that a batch recovery runs again (see {@link JobMetrics#tasksToRunAgain}). */
     private int rerunTasks;
     /** When the first task of this JobMaster was reported running; 0 before. */
@@ -303,6 +305,15 @@ public final class JobMaster {
 
     long takenOverAtMs() {
         return takenOverAtMs;
+    }
+
+    /** A job this leader recovers: when it was elected (the status shows how long the take-over took). */
+    public void recoveredByLeaderElectedAt(long electedAtMs) {
+        this.leaderElectedAtMs = electedAtMs;
+    }
+
+    long leaderElectedAtMs() {
+        return leaderElectedAtMs;
     }
 
     /** Executions taken over from an earlier leader without running again. */

@@ -23,6 +23,7 @@ final class JobStatusView {
                 .setState(job.state().toProto()).setSubmittedAtMs(job.submittedAtMs()).setEndedAtMs(job.endedAtMs())
                 .setFailure(job.failure()).setRestarts(job.restarts()).setJobClass(job.jobClass())
                 .setRestoredTasks(job.restoredTasks()).setTakenOverAtMs(job.takenOverAtMs())
+                .setLeaderElectedAtMs(job.takenOverAtMs() == 0 ? 0 : job.leaderElectedAtMs())
                 .setMode(job.graph().mode().name());
         for (JobVertex vertex : job.graph().vertices()) {
             VertexStatus.Builder v = VertexStatus.newBuilder().setId(vertex.id()).setName(vertex.name());

@@ -292,6 +292,7 @@
       if (t.recovery === "RUN_AGAIN") again.push(`v${v.id}/${i}#${t.attempt}`);
     });
     const failover = Number(job.takenOverAtMs) || 0;
+    const elected = Number(job.leaderElectedAtMs) || 0;
     const items = [];
     let marked = false;
     const failoverItem = () => `<li class="failover" id="failover"><time>${time(failover)}</time><b>JobManager failover:</b>
@@ -307,7 +308,9 @@
     const grid = job.vertices.map(v => `<div><span class="muted">${esc(names.get(v.id))}</span><div class="grid">` +
       v.tasks.map((t, i) => `<span class="cell ${esc(t.recovery)}" title="subtask ${i} attempt #${t.attempt} ${esc(t.state)} ${esc(t.recovery)}"></span>`).join("") +
       `</div></div>`).join("");
-    return `<p>${failover ? `A new leader took this job over at ${time(failover)}.` : "No JobManager failover while this job ran."}
+    return `<p>${failover ? `A new leader took this job over at ${time(failover)}${elected
+      ? `, <span id="takeover-ms">${(failover - elected).toLocaleString()}</span> ms after its election (when the crash was detected)`
+      : ""}.` : "No JobManager failover while this job ran."}
       ${gone ? esc(gone) : `${events.entries.length} events recorded${events.warnings.length ? "; " + esc(events.warnings.join("; ")) : ""}`}.</p>
       ${failover ? `<div class="legend"><span>${badge("KEPT")} finished before the failover, not run again</span>
         <span>${badge("ADOPTED")} kept running through the failover, not run again</span>

@@ -1,0 +1,73 @@
+package io.duraflow.jobmanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a standby JobManager loads ahead of a take-over, and that it stops once it leads. */
+class StandbyClassPreloadTest {
+    @TempDir
+    Path dir;
+
+    private static final List<String> ENTRIES = List.of("io/duraflow/jobmanager/Dispatcher.class",
+            "io/duraflow/jobmanager/Dispatcher$Services.class", "io/duraflow/taskmanager/TaskExecutor.class",
+            "io/duraflow/rest/index.html", "org/other/Library.class", "module-info.class",
+            "META-INF/MANIFEST.MF");
+
+    @Test
+    void aJarListsDuraflowClassesWithoutTheTaskManagersOrAnythingElse() throws Exception {
+        Path jar = dir.resolve("runtime.jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (String entry : ENTRIES) {
+                out.putNextEntry(new JarEntry(entry));
+                out.closeEntry();
+            }
+        }
+
+        assertThat(StandbyClassPreload.classNames(jar)).containsExactly("io.duraflow.jobmanager.Dispatcher",
+                "io.duraflow.jobmanager.Dispatcher$Services");
+    }
+
+    @Test
+    void aClassDirectoryIsListedTheSameWay() throws Exception {
+        Path classes = dir.resolve("classes");
+        for (String entry : ENTRIES) {
+            Path file = classes.resolve(entry);
+            Files.createDirectories(file.getParent());
+            try (OutputStream out = Files.newOutputStream(file)) {
+                out.write(0);
+            }
+        }
+
+        assertThat(StandbyClassPreload.classNames(classes)).containsExactlyInAnyOrder(
+                "io.duraflow.jobmanager.Dispatcher", "io.duraflow.jobmanager.Dispatcher$Services");
+    }
+
+    @Test
+    void theJobManagersOwnCodeSourcesAreFoundAndLoadedUntilItIsElected() {
+        List<Path> roots = StandbyClassPreload.codeSources();
+        assertThat(roots).hasSize(2);
+
+        // Elected after the third class: nothing more is loaded.
+        AtomicInteger asked = new AtomicInteger();
+        int loaded = StandbyClassPreload.preload(roots, getClass().getClassLoader(), () -> asked.incrementAndGet() <= 3);
+
+        assertThat(loaded).isEqualTo(3);
+        assertThat(asked).hasValue(4);
+    }
+
+    @Test
+    void aMissingCodeSourceOrClassIsSkipped() {
+        Path missing = dir.resolve("gone.jar");
+
+        assertThat(StandbyClassPreload.preload(List.of(missing), getClass().getClassLoader(), () -> true)).isZero();
+    }
+}
