@@ -62,6 +62,8 @@ public final class LocalCluster {
         if (jobManagers < 1) {
             throw new CliException("--jobmanagers must be at least 1");
         }
+        // Checked before anything starts: a bad setting must not leave half a cluster behind.
+        taskManagerPrefix = taskManagerNice();
         List<Long> alive = alivePids();
         if (!alive.isEmpty()) {
             throw new CliException("a local cluster is already running in " + workDir + " (pids " + alive
@@ -242,10 +244,13 @@ public final class LocalCluster {
         }
     }
 
+    /** What a TaskManager's command starts with ({@link #taskManagerNice()}); set by {@link #start}. */
+    private List<String> taskManagerPrefix = List.of();
+
     private Process spawn(String name, String heap, List<String> args, Map<String, String> settings)
             throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(name.startsWith("taskmanager") ? taskManagerNice() : List.of());
+        List<String> command = new ArrayList<>(name.startsWith("taskmanager") ? taskManagerPrefix : List.of());
         command.add(java);
         command.addAll(List.of(heap.split(" ")));
         command.add("-XX:+UseParallelGC");
@@ -314,8 +319,9 @@ public final class LocalCluster {
      * DURAFLOW_TASKMANAGER_NICE=0}. In a deployment the JobManager has a machine or container of its
      * own; a local cluster shares the cores, and a job that keeps every core busy starved the
      * control plane: a new leader took 0.8 s instead of 0.5 s from its election to the take-over of
-     * the kept tasks in the batch-failover demo, and REST answers waited for a core. Only the order
-     * changes: with a core free, the TaskManagers get it as before ({@code nice} is relative).
+     * the kept tasks in the batch-failover demo, and REST answers waited for a core. Under {@code
+     * nice 5} a TaskManager gets about a third of the weight of a JobManager when both want a core;
+     * a core nobody else wants still goes to the TaskManagers.
      */
     static List<String> taskManagerNice() {
         return taskManagerNice(System.getenv("DURAFLOW_TASKMANAGER_NICE"), System.getenv().getOrDefault("PATH", ""));
@@ -332,7 +338,8 @@ public final class LocalCluster {
                         + "'); unset it for the default of 5, or set 0 to run TaskManagers at the JobManager's priority");
             }
             if (nice < 0 || nice > 19) {
-                throw new CliException("DURAFLOW_TASKMANAGER_NICE must be from 0 to 19 (got " + nice + ")");
+                throw new CliException("DURAFLOW_TASKMANAGER_NICE must be from 0 to 19 (got " + nice + "); unset it for"
+                        + " the default of 5, or set 0 to run TaskManagers at the JobManager's priority");
             }
         }
         if (nice == 0) {

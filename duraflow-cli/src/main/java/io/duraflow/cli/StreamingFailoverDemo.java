@@ -213,6 +213,10 @@ final class StreamingFailoverDemo {
         // latest checkpoint (adoption off, or not provable): either way every task runs under it.
         long runningAgain = job.awaitRunningAgain(attempts, false);
         JobStatus after = job.poll();
+        if (after.getTakenOverAtMs() > 0 && after.getLeaderElectedAtMs() > 0) {
+            out.printf("   the new leader took the job over %,d ms after its election (the end of failure detection)%n",
+                    after.getTakenOverAtMs() - after.getLeaderElectedAtMs());
+        }
         int adopted = TaskRuns.adopted(after);
         if (adopted == attempts.size() && TaskRuns.attempts(after).equals(attempts)) {
             out.printf("   the new leader adopted all %d running tasks %,d ms after the kill: none restarted, no"

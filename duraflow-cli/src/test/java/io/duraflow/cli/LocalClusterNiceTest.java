@@ -52,6 +52,7 @@ class LocalClusterNiceTest {
                 .hasMessage("DURAFLOW_TASKMANAGER_NICE must be a number from 0 to 19 (got 'low'); unset it for the"
                         + " default of 5, or set 0 to run TaskManagers at the JobManager's priority");
         assertThatThrownBy(() -> LocalCluster.taskManagerNice("20", bin.toString()))
-                .isInstanceOf(CliException.class).hasMessageContaining("from 0 to 19 (got 20)");
+                .isInstanceOf(CliException.class).hasMessage("DURAFLOW_TASKMANAGER_NICE must be from 0 to 19 (got 20);"
+                        + " unset it for the default of 5, or set 0 to run TaskManagers at the JobManager's priority");
     }
 }

@@ -65,6 +65,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private final AtomicLong leadershipChanges = new AtomicLong();
     /** Whether the election granted leadership and did not revoke it since (any thread). */
     private volatile boolean elected;
+    /** Set once {@link #close} began: a closing JobManager does not preload for a take-over. */
+    private volatile boolean closing;
 
     private record ReadyDispatcher(Dispatcher dispatcher, long grantedAt) {}
     /** When clean results older than their TTL were last looked for. Main thread only. */
@@ -131,7 +133,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
-        RpcWarmUp.start(address, () -> !elected);
+        RpcWarmUp.start(address, () -> !elected && !closing);
     }
 
     /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */
@@ -351,6 +353,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
 
     @Override
     public void close() {
+        closing = true;
         try {
             election.close();
         } catch (Exception e) {

@@ -32,8 +32,8 @@ final class RpcWarmUp {
     private RpcWarmUp() {}
 
     /**
-     * Runs the warm-up on a low-priority daemon thread of its own (not the JobManager's I/O pool,
-     * which recovery needs), then preloads while {@code standingBy}.
+     * Runs the warm-up on a daemon thread of its own (not the JobManager's I/O pool, which
+     * recovery needs), then preloads while {@code standingBy}.
      */
     static void start(String address, BooleanSupplier standingBy) {
         Thread thread = new Thread(() -> {
@@ -41,7 +41,6 @@ final class RpcWarmUp {
             preloadWhileStandingBy(standingBy);
         }, "standby-warm-up");
         thread.setDaemon(true);
-        thread.setPriority(Thread.MIN_PRIORITY);
         thread.start();
     }
 
@@ -59,7 +58,7 @@ final class RpcWarmUp {
         int loaded = StandbyClassPreload.preload(StandbyClassPreload.codeSources(), RpcWarmUp.class.getClassLoader(),
                 standingBy);
         LOG.info("Standing by: loaded {} classes a leader needs in {} ms{}", loaded,
-                (System.nanoTime() - started) / 1_000_000, standingBy.getAsBoolean() ? "" : " (stopped: elected)");
+                (System.nanoTime() - started) / 1_000_000, standingBy.getAsBoolean() ? "" : " (stopped: elected or closing)");
     }
 
     static void run(String address) {

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * s from election to take-over. With the classes loaded ahead it was about 0.8 s.
  *
  * <p>Classes are loaded, not initialized (no static initializer runs), in the order the jar lists
- * them, on one low-priority daemon thread, and only while the JobManager stands by: it stops
+ * them, on one daemon thread, and only while the JobManager stands by: it stops
  * before the next class once {@code standingBy} says otherwise, so a leader never competes with
  * it. The TaskManager's packages are left out. Best effort: a class that does not load is
  * skipped, and a code source that cannot be read is logged at DEBUG.
@@ -42,15 +42,16 @@ final class StandbyClassPreload {
         List<Path> roots = new ArrayList<>();
         for (Class<?> anchor : List.of(JobManagerRunner.class, Configuration.class)) {
             CodeSource source = anchor.getProtectionDomain().getCodeSource();
-            if (source == null) {
-                continue;
+            if (source == null || source.getLocation() == null
+                    || !"file".equals(source.getLocation().getProtocol())) {
+                continue;  // e.g. a jar inside a jar: nothing to list cheaply
             }
             try {
                 Path root = Path.of(source.getLocation().toURI());
                 if (!roots.contains(root)) {
                     roots.add(root);
                 }
-            } catch (URISyntaxException | IllegalArgumentException e) {
+            } catch (URISyntaxException | RuntimeException e) {
                 LOG.debug("Not preloading classes from {}: {}", source.getLocation(), e.toString());
             }
         }
@@ -69,7 +70,7 @@ final class StandbyClassPreload {
             List<String> names;
             try {
                 names = classNames(root);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 LOG.debug("Not preloading classes from {}: {}", root, e.toString());
                 continue;
             }

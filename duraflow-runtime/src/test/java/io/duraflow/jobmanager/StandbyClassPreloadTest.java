@@ -3,6 +3,8 @@ package io.duraflow.jobmanager;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,9 +67,15 @@ class StandbyClassPreloadTest {
     }
 
     @Test
-    void aMissingCodeSourceOrClassIsSkipped() {
+    void aMissingCodeSourceOrAClassThatDoesNotLoadIsSkipped() throws Exception {
         Path missing = dir.resolve("gone.jar");
+        Path classes = dir.resolve("broken");
+        Path broken = classes.resolve("io/duraflow/jobmanager/Broken.class");
+        Files.createDirectories(broken.getParent());
+        Files.write(broken, new byte[] {0, 1, 2, 3});
 
-        assertThat(StandbyClassPreload.preload(List.of(missing), getClass().getClassLoader(), () -> true)).isZero();
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
+            assertThat(StandbyClassPreload.preload(List.of(missing, classes), loader, () -> true)).isZero();
+        }
     }
 }

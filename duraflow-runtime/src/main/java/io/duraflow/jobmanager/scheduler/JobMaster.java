@@ -368,6 +368,7 @@ public final class JobMaster {
         }
         guarded("starting the job", () -> {
             moveTo(JobMasterState.RUNNING, "started");
+            takenOverAtMs = clock.getAsLong();
             LOG.info("Job {} ({}) running: {} vertices, fingerprint {}; deciding on {} kept tasks", jobId,
                     graph.jobName(), graph.vertices().size(), graph.fingerprint(), reports.size());
             streamingRestart.takeOver(new StreamingTakeover(jobId, graph, executions, checkpointView,

@@ -518,6 +518,9 @@ class StreamingJobMasterTest {
         second.prepare();
         List<io.duraflow.jobmanager.recovery.ReportedTask> cancelled = new java.util.ArrayList<>();
         List<Execution> adopted = new java.util.ArrayList<>();
+        second.scheduler.advance(1_000);
+        long electedAtMs = second.scheduler.now() - 300;
+        second.job.recoveredByLeaderElectedAt(electedAtMs);
         second.job.startTakingOver(reports, new TakeoverActions() {
             @Override
             public void cancel(List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
@@ -539,6 +542,9 @@ class StreamingJobMasterTest {
                 .allSatisfy(t -> assertThat(t.getRecovery()).isEqualTo("ADOPTED"));
         assertThat(second.gateways.triggers()).as("the first checkpoint at once, ids going on")
                 .extracting(t -> t.request().getCheckpointId()).containsOnly(2L);
+        assertThat(second.job.status().getLeaderElectedAtMs()).isEqualTo(electedAtMs);
+        assertThat(second.job.status().getTakenOverAtMs() - electedAtMs).as("taken over when it decided")
+                .isGreaterThanOrEqualTo(300);
     }
 
     private static io.duraflow.jobmanager.recovery.ReportedTask report(Deployment d, int attempt, String run) {
