@@ -133,7 +133,8 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
-        RpcWarmUp.start(address, () -> !elected && !closing);
+        RpcWarmUp.start(address, () -> !elected && !closing, go -> StoredJobRecovery.rehearseReads(
+                ha.jobResultStore(), ha.jobGraphStore(), new JobDirectories(ha.fileSystem(), ha.jobsDirectory()), go));
     }
 
     /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */

@@ -21,13 +21,22 @@ import org.slf4j.LoggerFactory;
  * is logged at DEBUG and changes nothing.
  *
  * <p>Then, on the same thread, a JobManager that still stands by a second later loads the
- * classes a leader needs ({@link StandbyClassPreload}) for as long as it stands by.
+ * classes a leader needs ({@link StandbyClassPreload}) for as long as it stands by, and rehearses
+ * the reads a take-over starts with ({@link StoredJobRecovery#rehearseReads}): again every {@value
+ * #REHEARSE_EVERY_MS} ms until it read an event log, which warms the paths a take-over of a
+ * running batch job takes.
  */
 final class RpcWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(RpcWarmUp.class);
     private static final long DEADLINE_SECONDS = 10;
     /** How long a JobManager stands by before it preloads: a sole JobManager is granted leadership before. */
     private static final long PRELOAD_AFTER_MS = 1_000;
+    static final long REHEARSE_EVERY_MS = 10_000;
+
+    /** The reads a take-over starts with, results thrown away; returns how many event logs it read. */
+    interface Rehearsal {
+        int run(BooleanSupplier go) throws Exception;
+    }
 
     private RpcWarmUp() {}
 
@@ -35,30 +44,59 @@ final class RpcWarmUp {
      * Runs the warm-up on a daemon thread of its own (not the JobManager's I/O pool, which
      * recovery needs), then preloads while {@code standingBy}.
      */
-    static void start(String address, BooleanSupplier standingBy) {
+    static void start(String address, BooleanSupplier standingBy, Rehearsal rehearsal) {
         Thread thread = new Thread(() -> {
             run(address);
-            preloadWhileStandingBy(standingBy);
+            if (preloadWhileStandingBy(standingBy)) {
+                rehearseWhileStandingBy(standingBy, rehearsal);
+            }
         }, "standby-warm-up");
         thread.setDaemon(true);
         thread.start();
     }
 
-    private static void preloadWhileStandingBy(BooleanSupplier standingBy) {
+    /** Whether it still stands by once done. */
+    private static boolean preloadWhileStandingBy(BooleanSupplier standingBy) {
         try {
             Thread.sleep(PRELOAD_AFTER_MS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return;
+            return false;
         }
         if (!standingBy.getAsBoolean()) {
-            return;
+            return false;
         }
         long started = System.nanoTime();
         int loaded = StandbyClassPreload.preload(StandbyClassPreload.codeSources(), RpcWarmUp.class.getClassLoader(),
                 standingBy);
         LOG.info("Standing by: loaded {} classes a leader needs in {} ms{}", loaded,
                 (System.nanoTime() - started) / 1_000_000, standingBy.getAsBoolean() ? "" : " (stopped: elected or closing)");
+        return standingBy.getAsBoolean();
+    }
+
+    static void rehearseWhileStandingBy(BooleanSupplier standingBy, Rehearsal rehearsal) {
+        while (standingBy.getAsBoolean()) {
+            try {
+                long started = System.nanoTime();
+                int logs = rehearsal.run(standingBy);
+                LOG.debug("Standing by: rehearsed a take-over's reads ({} event logs) in {} ms", logs,
+                        (System.nanoTime() - started) / 1_000_000);
+                if (logs > 0) {
+                    return;
+                }
+            } catch (Exception e) {
+                LOG.debug("Rehearsing a take-over's reads failed (nothing depends on it): {}", e.toString());
+            }
+            if (!standingBy.getAsBoolean()) {
+                return;
+            }
+            try {
+                Thread.sleep(REHEARSE_EVERY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     static void run(String address) {

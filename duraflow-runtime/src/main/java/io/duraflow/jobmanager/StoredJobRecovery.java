@@ -21,6 +21,8 @@ import io.duraflow.jobmanager.recovery.WantedPartitions;
 import io.duraflow.jobmanager.scheduler.JobMaster;
 import io.duraflow.jobmanager.scheduler.JobMasterState;
 import io.duraflow.jobstore.CorruptStoreFileException;
+import io.duraflow.jobstore.JobGraphStore;
+import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.SubmittedJob;
@@ -201,6 +203,35 @@ final class StoredJobRecovery {
         } catch (IOException e) {
             throw new CompletionException(e);
         }
+    }
+
+    /**
+     * A standby's rehearsal of {@link #readStores}: the same reads of the job graph store, the job
+     * result store and each stored job's event log, whose results are thrown away, so that the
+     * code (and the JDK's, Jackson's and protobuf's) is loaded and compiled before a take-over
+     * needs it. Only reads that never write: not {@code getDirtyResults}, which may delete a stale
+     * file. A standby calls it while it stands by (see {@link RpcWarmUp}); any thread.
+     *
+     * @param go checked before each job: false once the standby is elected
+     * @return how many event logs it read
+     */
+    static int rehearseReads(JobResultStore results, JobGraphStore jobGraphs, JobDirectories directories,
+            BooleanSupplier go) throws IOException {
+        int logs = 0;
+        for (String jobId : jobGraphs.jobIds()) {
+            if (!go.getAsBoolean()) {
+                break;
+            }
+            if (results.hasJobResultEntry(jobId) || jobGraphs.get(jobId).isEmpty()) {
+                continue;
+            }
+            FsPath directory = directories.eventLogDirectory(jobId);
+            if (directories.fileSystem().exists(directory)) {
+                JobEventReader.readAll(directories.fileSystem(), directory);
+                logs++;
+            }
+        }
+        return logs;
     }
 
     /** Builds every stored job's plan on the user-code executor; a job that does not build is not an error here. */
