@@ -527,8 +527,45 @@ public final class LocalCluster {
         Path archive = Path.of(lines.get(1));
         if (Files.isRegularFile(recording) && Files.size(recording) > 0 && !Files.exists(archive)) {
             Files.move(recording, archive, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            pruneArchives(archive, KEPT_ARCHIVES);
         } else {
             Files.deleteIfExists(recording);
+        }
+    }
+
+    /** Archives kept per role: a few class paths in use side by side (a build, a benchmark's leaner one). */
+    static final int KEPT_ARCHIVES = 4;
+
+    /**
+     * Deletes all but the {@code kept} newest archives of {@code archive}'s role next to it: every
+     * rebuild records a new one (40-50 MB each), and a checkout rebuilt all day had collected 2.6 GB
+     * of them. An archive in use by a running process stays readable (its file is mapped).
+     */
+    static void pruneArchives(Path archive, int kept) throws IOException {
+        String name = archive.getFileName().toString();
+        int stamp = name.lastIndexOf('-');
+        if (stamp < 0 || !name.endsWith(".jsa")) {
+            return;
+        }
+        String prefix = name.substring(0, stamp + 1);
+        List<Path> archives;
+        try (Stream<Path> files = Files.list(archive.toAbsolutePath().getParent())) {
+            archives = files.filter(f -> {
+                String n = f.getFileName().toString();
+                return n.startsWith(prefix) && n.endsWith(".jsa") && n.indexOf('-', prefix.length()) < 0;
+            }).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        }
+        archives.sort(java.util.Comparator.comparing((Path f) -> {
+            try {
+                return Files.getLastModifiedTime(f).toMillis();
+            } catch (IOException e) {
+                return 0L;
+            }
+        }).reversed());
+        for (Path old : archives.subList(Math.min(kept, archives.size()), archives.size())) {
+            if (!old.equals(archive)) {
+                Files.deleteIfExists(old);
+            }
         }
     }
 

@@ -48,6 +48,28 @@ class LocalClusterCdsTest {
     }
 
     @Test
+    void aNewArchiveLeavesOnlyTheNewestFewOfItsRole() throws Exception {
+        for (int i = 0; i < 6; i++) {
+            Path old = Files.write(dir.resolve("duraflow-taskmanager-old" + i + ".jsa"), new byte[] {1});
+            Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.fromMillis(1_000_000L * (i + 1)));
+        }
+        Path jobManagers = Files.write(dir.resolve("duraflow-jobmanager-old0.jsa"), new byte[] {1});
+        Files.setLastModifiedTime(jobManagers, java.nio.file.attribute.FileTime.fromMillis(1_000L));
+        Path recording = Files.write(dir.resolve("duraflow-taskmanager-new.jsa.taskmanager-1.tmp"), new byte[] {2});
+        Path archive = dir.resolve("duraflow-taskmanager-new.jsa");
+
+        LocalCluster.finishRecording(note(recording, archive));
+
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".jsa")))
+                    .as("the new one and the three newest before it; the other role's untouched")
+                    .containsExactlyInAnyOrder("duraflow-taskmanager-new.jsa", "duraflow-taskmanager-old5.jsa",
+                            "duraflow-taskmanager-old4.jsa", "duraflow-taskmanager-old3.jsa",
+                            "duraflow-jobmanager-old0.jsa");
+        }
+    }
+
+    @Test
     void anExistingArchiveIsNotReplacedAndAnEmptyRecordingIsDropped() throws Exception {
         Path archive = Files.write(dir.resolve("tm.jsa"), new byte[] {9});
         Path recording = Files.write(dir.resolve("tm.jsa.taskmanager-1.tmp"), new byte[0]);
