@@ -109,4 +109,19 @@ class TaskRunsTest {
         // Without a status of the running job under the new leader, only the attempt numbers count.
         assertThat(BatchFailoverDemo.rerunCount(8, 2, new BatchFailoverDemo.RecoverySeen())).isEqualTo(2);
     }
+
+    @Test
+    void theDemoTakesTheTakeOverTimeFromTheFirstStatusThatHasBoth() {
+        BatchFailoverDemo.RecoverySeen seen = new BatchFailoverDemo.RecoverySeen();
+        seen.add(JobStatus.newBuilder().setState(JobState.JOB_RUNNING).build());
+        assertThat(seen.takeOverMs).as("no take-over seen yet").isEqualTo(-1);
+
+        // A job that finished before the first poll under the new leader: its terminal status counts too.
+        seen.add(JobStatus.newBuilder().setState(JobState.JOB_FINISHED).setLeaderElectedAtMs(10_000)
+                .setTakenOverAtMs(10_420).build());
+        seen.add(JobStatus.newBuilder().setState(JobState.JOB_FINISHED).setLeaderElectedAtMs(20_000)
+                .setTakenOverAtMs(29_000).build());
+
+        assertThat(seen.takeOverMs).isEqualTo(420);
+    }
 }

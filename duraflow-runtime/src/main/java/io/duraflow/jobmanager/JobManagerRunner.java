@@ -133,7 +133,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
-        RpcWarmUp.start(address, () -> !elected && !closing, go -> StoredJobRecovery.rehearseReads(
+        StandbyWarmUp.start(address, () -> !elected && !closing, go -> StoredJobRecovery.rehearseReads(
                 ha.jobResultStore(), ha.jobGraphStore(), new JobDirectories(ha.fileSystem(), ha.jobsDirectory()), go));
     }
 

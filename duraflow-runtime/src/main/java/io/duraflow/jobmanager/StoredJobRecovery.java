@@ -210,7 +210,7 @@ final class StoredJobRecovery {
      * result store and each stored job's event log, whose results are thrown away, so that the
      * code (and the JDK's, Jackson's and protobuf's) is loaded and compiled before a take-over
      * needs it. Only reads that never write: not {@code getDirtyResults}, which may delete a stale
-     * file. A standby calls it while it stands by (see {@link RpcWarmUp}); any thread.
+     * file. A standby calls it while it stands by (see {@link StandbyWarmUp}); any thread.
      *
      * @param go checked before each job: false once the standby is elected
      * @return how many event logs it read

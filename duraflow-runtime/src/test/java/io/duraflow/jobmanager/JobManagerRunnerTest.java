@@ -30,15 +30,15 @@ class JobManagerRunnerTest {
 
     /** The warm-up's calls change nothing on a leader, and a warm-up that cannot connect only logs. */
     @Test
-    void theRpcWarmUpChangesNothingAndNeverFails() throws Exception {
+    void theStandbyWarmUpChangesNothingAndNeverFails() throws Exception {
         Configuration config = Configuration.fromMap(Map.of("cluster.work-dir", dir.toString(),
                 "jobmanager.rpc.port", "0"));
         JobManagerRunner runner = JobManagerRunner.start(config);
         try {
             await().atMost(Duration.ofSeconds(30)).until(() -> runner.mainThread().call(runner::isLeading).get());
 
-            RpcWarmUp.run(runner.address());
-            RpcWarmUp.run("127.0.0.1:1");
+            StandbyWarmUp.run(runner.address());
+            StandbyWarmUp.run("127.0.0.1:1");
 
             assertThat(runner.mainThread().call(() -> runner.resourceManager().taskManagers()).get()).isEmpty();
             assertThat(runner.mainThread().call(() -> runner.dispatcher().list()).get()).isEmpty();

@@ -87,17 +87,17 @@ class StandbyRehearsalTest {
     @Test
     void theRehearsalEndsOnceItReadALogOrTheStandbyIsElected() {
         AtomicInteger runs = new AtomicInteger();
-        RpcWarmUp.rehearseWhileStandingBy(() -> true, go -> runs.incrementAndGet());
+        StandbyWarmUp.rehearseWhileStandingBy(() -> true, go -> runs.incrementAndGet());
         assertThat(runs).as("an event log read: warm").hasValue(1);
 
-        RpcWarmUp.rehearseWhileStandingBy(() -> false, go -> runs.incrementAndGet());
+        StandbyWarmUp.rehearseWhileStandingBy(() -> false, go -> runs.incrementAndGet());
         assertThat(runs).as("elected: nothing to rehearse").hasValue(1);
     }
 
     @Test
     void aStoreThatFailsIsNotTheStandbysProblem() {
         AtomicInteger runs = new AtomicInteger();
-        RpcWarmUp.rehearseWhileStandingBy(() -> runs.get() == 0, go -> {
+        StandbyWarmUp.rehearseWhileStandingBy(() -> runs.get() == 0, go -> {
             runs.incrementAndGet();
             throw new java.io.IOException("store down");
         });

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * #REHEARSE_EVERY_MS} ms until it read an event log, which warms the paths a take-over of a
  * running batch job takes.
  */
-final class RpcWarmUp {
-    private static final Logger LOG = LoggerFactory.getLogger(RpcWarmUp.class);
+final class StandbyWarmUp {
+    private static final Logger LOG = LoggerFactory.getLogger(StandbyWarmUp.class);
     private static final long DEADLINE_SECONDS = 10;
     /** How long a JobManager stands by before it preloads: a sole JobManager is granted leadership before. */
     private static final long PRELOAD_AFTER_MS = 1_000;
@@ -38,7 +38,7 @@ final class RpcWarmUp {
         int run(BooleanSupplier go) throws Exception;
     }
 
-    private RpcWarmUp() {}
+    private StandbyWarmUp() {}
 
     /**
      * Runs the warm-up on a daemon thread of its own (not the JobManager's I/O pool, which
@@ -67,7 +67,7 @@ final class RpcWarmUp {
             return false;
         }
         long started = System.nanoTime();
-        int loaded = StandbyClassPreload.preload(StandbyClassPreload.codeSources(), RpcWarmUp.class.getClassLoader(),
+        int loaded = StandbyClassPreload.preload(StandbyClassPreload.codeSources(), StandbyWarmUp.class.getClassLoader(),
                 standingBy);
         LOG.info("Standing by: loaded {} classes a leader needs in {} ms{}", loaded,
                 (System.nanoTime() - started) / 1_000_000, standingBy.getAsBoolean() ? "" : " (stopped: elected or closing)");
