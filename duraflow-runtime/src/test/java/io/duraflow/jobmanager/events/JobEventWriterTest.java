@@ -300,7 +300,7 @@ class JobEventWriterTest {
         assertThat(log.warnings()).singleElement().asString().contains("torn end");
         assertThat(warnings()).singleElement().satisfies(warning -> {
             assertThat(warning.getFormattedMessage()).contains(dir.resolve("events.0").toString())
-                    .contains("No space left on device").contains("The job continues");
+                    .contains("No space left on device").contains("Batch job recovery is off for this job");
         });
     }
 
