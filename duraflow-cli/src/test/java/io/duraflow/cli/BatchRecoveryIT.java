@@ -210,6 +210,52 @@ class BatchRecoveryIT {
                 finished.size());
     }
 
+    /**
+     * A task that collected a large result (4 MiB here, so the job event log keeps it in a file of
+     * its own) finishes; the leader is SIGKILLed while another branch still runs. The new leader
+     * takes the task over with its result read back from that file: it does not run again, and the
+     * job's result holds every record.
+     */
+    @Test
+    void aLargeCollectedResultSurvivesAJobManagerKill(TestInfo test) throws Exception {
+        cluster = startCluster(Map.of());
+        String jobId = "large-collected";
+        String job = LargeResultJob.class.getName();
+        int records = 4_096;
+        int recordBytes = 1_024;
+        Map<String, String> params = Map.of("gate", tempDir.resolve("gate").toString(),
+                "records", Integer.toString(records), "record-bytes", Integer.toString(recordBytes));
+        cluster.submit(jobId, job, params, 1);
+        JobStatus before = awaitStatus(cluster, jobId, s -> finished(s, 0) == 1, "the large result is collected");
+        assertThat(before.getVertices(0).getName()).contains("big numbers");
+        Map<TaskKey, Finished> finished = finishedTasks(before);
+        awaitFinishesLogged(cluster, jobId, attempts(finished));
+        Path log = cluster.jobDirectory(jobId).resolve(io.duraflow.jobmanager.Dispatcher.JOB_EVENTS_DIRECTORY);
+        try (var files = Files.list(log)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("the result is out of line")
+                    .anyMatch(name -> name.startsWith("collected.0.0."));
+        }
+
+        cluster.killLeaderAndAwaitTheNext(cluster.leader().orElseThrow());
+        Files.createFile(tempDir.resolve("gate"));
+
+        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+        assertThat(result.getStatus().getState()).as("failure '%s'", result.getStatus().getFailure())
+                .isEqualTo(io.duraflow.rpc.proto.JobState.JOB_FINISHED);
+        List<Object> big = TestCluster.decode(result, job, params, 1).get(LargeResultJob.BIG);
+        assertThat(big).hasSize(records);
+        for (int i = 0; i < records; i++) {
+            assertThat(big.get(i)).isEqualTo(LargeResultJob.record(i, recordBytes));
+        }
+        Map<TaskKey, Integer> attempts = finalAttempts(result.getStatus());
+        finished.forEach((task, done) -> assertThat(attempts.get(task))
+                .as("attempt of %s, finished as #%d before the crash", task, done.attempt()).isEqualTo(done.attempt()));
+        await("the job's directory, collected data files included, is cleaned up").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100)).until(() -> !Files.exists(cluster.jobDirectory(jobId)));
+        System.out.printf("%s: %,d bytes collected by %s, kept through the failover%n", test.getDisplayName(),
+                result.getCollectedList().stream().mapToLong(c -> c.getData().size()).sum(), finished.keySet());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private HaCluster startCluster(Map<String, String> overrides) throws Exception {

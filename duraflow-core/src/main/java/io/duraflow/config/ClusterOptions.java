@@ -29,11 +29,20 @@ public final class ClusterOptions {
             .validator(ConfigValidator.positiveDuration())
             .description("How long a process may go without a heartbeat before its peer considers it lost.");
 
+    /**
+     * Upper bound of {@link #COLLECT_MAX_BYTES}: a collected result travels in one RPC message (at
+     * most 256 MiB, with room left for the rest of the message), and batch job recovery keeps a
+     * finished task's collected result in one file that a reader accepts up to this size.
+     */
+    public static final MemorySize COLLECT_MAX_BYTES_LIMIT = MemorySize.ofMebiBytes(128);
+
     public static final ConfigOption<MemorySize> COLLECT_MAX_BYTES = ConfigOption.key("collect.max-bytes")
             .memoryType()
             .defaultValue(MemorySize.ofMebiBytes(64))
-            .validator(ConfigValidator.positiveMemory())
-            .description("Largest collected result a job may send back to the client.");
+            .validator(ConfigValidator.of(v -> v.bytes() > 0 && v.bytes() <= COLLECT_MAX_BYTES_LIMIT.bytes(),
+                    "a memory size between 1 byte and 128 mb (the most one RPC message carries and batch job"
+                            + " recovery stores); write larger results to a file sink"))
+            .description("Largest collected result a job may send back to the client, at most 128 mb.");
 
     private ClusterOptions() {
     }

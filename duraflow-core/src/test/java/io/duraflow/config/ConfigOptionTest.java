@@ -72,6 +72,12 @@ class ConfigOptionTest {
         assertThatThrownBy(() -> JobManagerOptions.RPC_ADDRESS.parse(" "))
                 .hasMessageContaining("expected a non-empty string");
 
+        assertThatThrownBy(() -> ClusterOptions.COLLECT_MAX_BYTES.parse("129 mb"))
+                .hasMessage("invalid value '129 mb' for collect.max-bytes: expected a memory size between 1 byte and"
+                        + " 128 mb (the most one RPC message carries and batch job recovery stores); write larger"
+                        + " results to a file sink");
+        assertThat(ClusterOptions.COLLECT_MAX_BYTES.parse("128 mb")).isEqualTo(ClusterOptions.COLLECT_MAX_BYTES_LIMIT);
+
         assertThat(TaskManagerOptions.RPC_PORT.parse("0")).isZero();
         assertThat(ExecutionOptions.FIXED_DELAY_ATTEMPTS.parse("0")).isZero();
         assertThat(ExecutionOptions.FIXED_DELAY_DELAY.parse("0")).isEqualTo(Duration.ZERO);

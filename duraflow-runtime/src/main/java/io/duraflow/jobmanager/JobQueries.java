@@ -240,7 +240,7 @@ final class JobQueries {
                             + "' (the job is unknown, job recovery is off, or its data was cleaned up)")
                             .asRuntimeException());
                 }
-                var read = JobEventReader.readAll(fileSystem, directory);
+                var read = JobEventReader.readAsRecorded(fileSystem, directory);
                 var events = JobEvents.newBuilder().addAllWarnings(read.warnings());
                 for (var event : read.events()) {
                     events.addLines(JobEventFormatter.format(event));

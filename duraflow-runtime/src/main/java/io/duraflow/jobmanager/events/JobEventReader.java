@@ -36,6 +36,8 @@ import java.util.SortedMap;
  *   length &lt;= 0 or &gt; 64 MiB, checksum mismatch,         CorruptJobEventLogException at the offset
  *     unparsable protobuf, or no event type set             of the record
  *   a gap in the file indices (events.0, events.2)        CorruptJobEventLogException for the missing file
+ *   a collected data file of the current run missing,      that finish is left out, and a warning naming
+ *     torn, corrupt or not the data its event describes     the file: the task runs again
  * </pre>
  *
  * A torn record is accepted at the end of every file, not only the last one, because each file
@@ -62,12 +64,24 @@ public final class JobEventReader {
     }
 
     /**
-     * Reads every event of the log in {@code dir}.
+     * Reads every event of the log in {@code dir}, with the out-of-line collected data of the
+     * current run read back in ({@link CollectedDataFiles}): what a recovery replays.
      *
      * @throws CorruptJobEventLogException if the log is corrupt; recovery must then restart the job from scratch
      * @throws IOException if a file cannot be read
      */
     public static ReadResult readAll(FileSystem fileSystem, FsPath dir) throws IOException {
+        return CollectedDataFiles.resolve(fileSystem, dir, readAsRecorded(fileSystem, dir));
+    }
+
+    /**
+     * Reads every event of the log in {@code dir} as its records hold it: out-of-line collected
+     * data stays a {@code Collected.data_file} reference, and no such file is read. For showing the log.
+     *
+     * @throws CorruptJobEventLogException if the log is corrupt
+     * @throws IOException if a file cannot be read
+     */
+    public static ReadResult readAsRecorded(FileSystem fileSystem, FsPath dir) throws IOException {
         List<JobEvent> events = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         SortedMap<Integer, FsPath> files = JobEventLogFormat.listFiles(fileSystem, dir);
@@ -146,6 +160,7 @@ public final class JobEventReader {
     private static boolean readHeader(FsPath file, InputStream in, List<String> warnings) throws IOException {
         byte[] expected = JobEventLogFormat.fileHeader().array();
         byte[] header = in.readNBytes(expected.length);
+        // A torn header is shorter than 8 bytes: it ends before the version's last byte, where the versions differ.
         if (header.length < expected.length && Arrays.equals(header, Arrays.copyOf(expected, header.length))) {
             warnings.add(header.length == 0
                     ? "ignored empty job event log " + file + " (its JobManager stopped before writing)"
@@ -171,9 +186,10 @@ public final class JobEventReader {
                             header.length));
         }
         int version = ByteBuffer.wrap(header, JobEventLogFormat.MAGIC.length, 4).getInt();
-        if (version != JobEventLogFormat.VERSION) {
+        if (version < JobEventLogFormat.OLDEST_READABLE_VERSION || version > JobEventLogFormat.VERSION) {
             throw new CorruptJobEventLogException(file, JobEventLogFormat.MAGIC.length, "unsupported format version "
-                    + version + "; this version of Duraflow reads version " + JobEventLogFormat.VERSION);
+                    + version + "; this version of Duraflow reads versions " + JobEventLogFormat.OLDEST_READABLE_VERSION
+                    + " to " + JobEventLogFormat.VERSION);
         }
         return true;
     }

@@ -12,13 +12,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,13 +39,19 @@ import org.slf4j.LoggerFactory;
  *                                           FsOutputStream.sync
  * </pre>
  *
+ * <p>Large collected results of a finished execution go out of line ({@link CollectedDataFiles}):
+ * the record refers to a file that the writer thread writes and syncs before the batch holding the
+ * record. The data is not copied: it is the result the job master holds anyway, so it does not
+ * count towards how far the writer may fall behind.
+ *
  * <p>The log lives on any {@link FileSystem} whose {@link FsOutputStream#sync()} makes appends
  * durable (local disk, HDFS). Records are complete in every write call, so a crash tears at most
  * the last record of the file, which readers ignore. Event order in the file is the order of
  * {@link #append} calls; the events of one calling thread keep their order.
  *
  * <p><b>Failure.</b> The log is an aid to recovery, not a condition of running: a failed write
- * or file creation, an event over {@link JobEventLogFormat#MAX_PAYLOAD_BYTES}, or a writer that
+ * or file creation, an event over {@link JobEventLogFormat#MAX_PAYLOAD_BYTES} (or a collected
+ * result over {@link CollectedDataFiles#MAX_DATA_BYTES}), or a writer that
  * falls more than {@code bufferBytes} + 64 MiB behind disables the writer for the rest of the
  * job. It logs one warning with the path and the cause; events not yet on disk and every later
  * event are dropped and counted in {@link #droppedEvents()}; no method throws. What is on disk is
@@ -74,6 +83,9 @@ public final class JobEventWriter implements AutoCloseable {
     private final MainThreadExecutor writerThread;
     private final Runnable stopWriterThread;
     private final FileOpener opener;
+    /** Collected data of one finish above this many bytes goes out of line. */
+    private final long outOfLineThresholdBytes;
+    private final LongSupplier random;
 
     private final Object lock = new Object();
     /** Events appended and not yet taken by a flush. Guarded by lock. */
@@ -89,6 +101,8 @@ public final class JobEventWriter implements AutoCloseable {
 
     /** The open log file; writer thread only. */
     private FsOutputStream out;
+    /** The collected data file being written, for the warning if that fails; writer thread only. */
+    private FsPath writingCollected;
     private volatile FsPath file;
 
     /** Why the writer is disabled; null while it records. */
@@ -111,19 +125,28 @@ public final class JobEventWriter implements AutoCloseable {
                 file -> fileSystem.create(file, WriteMode.EXCLUSIVE));
     }
 
-    private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
-            ScheduledThreadPoolExecutor executor, FileOpener opener) {
-        this(fileSystem, dir, bufferBytes, flushInterval, schedulerOf(executor), executor::shutdown, opener);
-    }
-
     /** For tests: {@code writerThread} runs the writes (e.g. a manual scheduler); {@code opener} creates files. */
     JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, MainThreadExecutor writerThread,
             FileOpener opener) {
-        this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener);
+        this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener,
+                CollectedDataFiles.OUT_OF_LINE_THRESHOLD_BYTES);
+    }
+
+    /** For tests: as above, with collected data above {@code outOfLineThresholdBytes} out of line. */
+    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, MainThreadExecutor writerThread,
+            FileOpener opener, long outOfLineThresholdBytes) {
+        this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener, outOfLineThresholdBytes);
     }
 
     private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
-            MainThreadExecutor writerThread, Runnable stopWriterThread, FileOpener opener) {
+            ScheduledThreadPoolExecutor executor, FileOpener opener) {
+        this(fileSystem, dir, bufferBytes, flushInterval, schedulerOf(executor), executor::shutdown, opener,
+                CollectedDataFiles.OUT_OF_LINE_THRESHOLD_BYTES);
+    }
+
+    private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
+            MainThreadExecutor writerThread, Runnable stopWriterThread, FileOpener opener,
+            long outOfLineThresholdBytes) {
         if (bufferBytes < 1 || bufferBytes > JobEventLogFormat.MAX_PAYLOAD_BYTES) {
             throw new IllegalArgumentException("write buffer of " + bufferBytes + " bytes; expected 1 to "
                     + JobEventLogFormat.MAX_PAYLOAD_BYTES);
@@ -139,6 +162,8 @@ public final class JobEventWriter implements AutoCloseable {
         this.writerThread = Objects.requireNonNull(writerThread, "writerThread");
         this.stopWriterThread = stopWriterThread;
         this.opener = Objects.requireNonNull(opener, "opener");
+        this.outOfLineThresholdBytes = outOfLineThresholdBytes;
+        this.random = () -> ThreadLocalRandom.current().nextLong();
     }
 
     /** A writer for {@code dir} with the buffer size and flush interval of {@code job-event.store.write-buffer.*}. */
@@ -156,9 +181,11 @@ public final class JobEventWriter implements AutoCloseable {
             droppedEvents.incrementAndGet();
             return;
         }
+        CollectedDataFiles.Split split;
         byte[] record;
         try {
-            record = JobEventLogFormat.encodeRecord(event);
+            split = CollectedDataFiles.externalize(event, outOfLineThresholdBytes, random);
+            record = JobEventLogFormat.encodeRecord(split.event());
         } catch (RuntimeException e) {
             droppedEvents.incrementAndGet();
             disable("cannot record an event", new IOException(e.getMessage(), e));
@@ -173,7 +200,7 @@ public final class JobEventWriter implements AutoCloseable {
             if (pending.size() + (long) record.length > maxPendingBytes) {
                 fellBehind = true;
             } else {
-                pending.add(record);
+                pending.add(record, split.blobs());
                 if (intervalFlush == null) {
                     intervalFlush = writerThread.schedule(this::flushBuffered, flushIntervalMs);
                 }
@@ -305,11 +332,12 @@ public final class JobEventWriter implements AutoCloseable {
             spare = null;
         }
         try {
+            writeCollectedDataFiles(batch.blobs());
             write(batch.contents());
             writtenEvents.addAndGet(batch.events());
         } catch (IOException | RuntimeException e) {
             droppedEvents.addAndGet(batch.events());
-            disable("cannot write " + (file != null ? file : dir),
+            disable("cannot write " + (writingCollected != null ? writingCollected : file != null ? file : dir),
                     e instanceof IOException io ? io : new IOException(e.toString(), e));
             closeStream();
         } finally {
@@ -335,6 +363,21 @@ public final class JobEventWriter implements AutoCloseable {
         out.write(records.array(), records.arrayOffset() + records.position(), records.remaining());
         out.sync();
         writtenBytes.addAndGet(records.remaining());
+    }
+
+    /** Writer thread: the files the batch's records refer to, each synced, before any of those records. */
+    private void writeCollectedDataFiles(List<CollectedDataFiles.Blob> blobs) throws IOException {
+        if (blobs.isEmpty()) {
+            return;
+        }
+        if (out == null) {
+            fileSystem.mkdirs(dir);
+        }
+        for (CollectedDataFiles.Blob blob : blobs) {
+            writingCollected = dir.resolve(blob.name());
+            writtenBytes.addAndGet(CollectedDataFiles.write(fileSystem, dir, opener, blob));
+        }
+        writingCollected = null;
     }
 
     /**
@@ -370,8 +413,9 @@ public final class JobEventWriter implements AutoCloseable {
             pending.clear(0);
             cancelIntervalFlush();
         }
-        LOG.warn("Stopped recording job events in {}: {}: {}. The job continues, but if its JobManager fails,"
-                + " recovery re-runs the work done after the last recorded event.", dir, what, cause.toString(), cause);
+        LOG.warn("Stopped recording job events in {}: {}: {}. Batch job recovery is off for this job from here on:"
+                + " it continues, but if its JobManager fails, the work done after the last recorded event runs again.",
+                dir, what, cause.toString(), cause);
     }
 
     private void cancelIntervalFlush() {

@@ -9,6 +9,8 @@
  *      | buffer, background thread "job-event-writer"   -> events of events.0, events.1, ... in order
  *      v                                                 -> warnings for torn file ends (crashes)
  *   &lt;dir&gt;/events.&lt;n&gt;  (one new file per session)        -> CorruptJobEventLogException: restart the job
+ *   &lt;dir&gt;/collected.*   (large collected results,       -> read back with the finishes that refer to them
+ *                       synced before their finish)
  *                                                  then new JobEventWriter(dir, ...) -> events.&lt;n+1&gt;
  * </pre>
  *

@@ -220,12 +220,12 @@ class JobEventReaderTest {
                         + " at offset 0: bad magic 44464558, expected 44464556 ('DFEV')");
 
         TestEvents.writeFile(file(0), List.of(TestEvents.numbered(1)));
-        overwrite(file(0), 4, new byte[] {0, 0, 0, 2});
+        overwrite(file(0), 4, new byte[] {0, 0, 0, 3});
 
         assertThatThrownBy(() -> JobEventReader.readAll(dir))
                 .isInstanceOf(CorruptJobEventLogException.class)
                 .hasMessage("corrupt job event log " + file(0)
-                        + " at offset 4: unsupported format version 2; this version of Duraflow reads version 1");
+                        + " at offset 4: unsupported format version 3; this version of Duraflow reads versions 1 to 2");
 
         Files.writeString(file(0), "{\"not\": \"a log\"}");
         assertThatThrownBy(() -> JobEventReader.readAll(dir))
@@ -262,8 +262,22 @@ class JobEventReaderTest {
         TestEvents.writeFile(file(0), List.of(example));
 
         assertThat(HexFormat.of().formatHex(Files.readAllBytes(file(0))))
-                .isEqualTo("44464556" + "00000001" + "00000009" + "0eb74fe5" + "08e807" + "320410011802");
+                .isEqualTo("44464556" + "00000002" + "00000009" + "0eb74fe5" + "08e807" + "320410011802");
         assertThat(JobEventReader.readAll(dir).events()).containsExactly(example);
+    }
+
+    @Test
+    void aVersionOneFileIsStillRead() throws IOException {
+        TestEvents.writeFile(file(0), TestEvents.everyType());
+        overwrite(file(0), 4, new byte[] {0, 0, 0, 1});
+        TestEvents.writeFile(file(1), List.of(TestEvents.numbered(1)));
+        truncate(file(1), 6);
+
+        ReadResult result = JobEventReader.readAll(dir);
+
+        assertThat(result.events()).containsExactlyElementsOf(TestEvents.everyType());
+        assertThat(result.warnings()).singleElement().asString()
+                .contains("torn end of job event log " + file(1) + " at offset 0: 6 bytes of a file header");
     }
 
     /** How many records lie wholly within the first {@code length} bytes. */
