@@ -28,7 +28,7 @@ sealed interface CleanupState {
         }
     }
 
-    /** Attempt {@code attempt} (from 1) of deleting the job's partitions, job graph and directory. */
+    /** Attempt {@code attempt} (from 1) of releasing and deleting what the job owns ({@link JobResourceDeletion}). */
     record Running(int attempt) implements CleanupState {
         @Override
         public boolean allows(CleanupState next) {

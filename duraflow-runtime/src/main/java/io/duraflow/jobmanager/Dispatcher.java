@@ -57,8 +57,8 @@ import org.slf4j.LoggerFactory;
  *   JobSubmissions     submit: no result for the id -> plan built (off the main thread) ->
  *                      job graph stored -> JobMaster runs
  *   JobCleanup         terminal: DIRTY result written (failure: give up leadership) -> result
- *                      visible, JobMaster evicted -> cleanup (partitions, job graph, job
- *                      directory), retried -> entry CLEAN; one CleanupState machine per job
+ *                      visible, JobMaster evicted -> cleanup (PartitionRelease, JobResourceDeletion),
+ *                      retried -> entry CLEAN once every step succeeded; one CleanupState per job
  *   StoredJobRecovery  leadership: DIRTY entries are cleaned up, stored job graphs without a
  *                      result run again (batch job recovery), unrecoverable ones end FAILED;
  *                      finishes that registering TaskManagers carried from earlier leaders

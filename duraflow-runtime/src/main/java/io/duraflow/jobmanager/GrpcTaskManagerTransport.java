@@ -227,22 +227,41 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void releasePartitions(String tmId, String jobId, List<String> partitionIds) {
-        release(tmId, jobId, partitionIds, false);
+    public void releasePartitions(String tmId, String jobId, List<String> partitionIds, Consumer<Throwable> answered) {
+        release(tmId, jobId, partitionIds, false, answered);
     }
 
     @Override
     public void releaseKeptPartitions(String tmId, String jobId, List<String> partitionIds) {
-        release(tmId, jobId, partitionIds, true);
+        release(tmId, jobId, partitionIds, true, error -> { });
     }
 
-    private void release(String tmId, String jobId, List<String> partitionIds, boolean onlyKept) {
+    /** The TaskManager answers once the partitions' files are deleted, or refuses if it could not delete them. */
+    private void release(String tmId, String jobId, List<String> partitionIds, boolean onlyKept,
+            Consumer<Throwable> answered) {
         Connection connection = connections.get(tmId);
-        if (connection != null) {
-            stub(connection).releasePartitions(ReleasePartitionsRequest.newBuilder().setJmSessionId(sessionId)
-                    .setJobId(jobId).addAllPartitionIds(partitionIds).setOnlyKept(onlyKept).build(),
-                    callback(logOnly(tmId, connection, "release partitions")));
+        if (connection == null) {
+            answered.accept(new IllegalStateException("TaskManager " + tmId + " is not connected"));
+            return;
         }
+        Consumer<Throwable> log = logOnly(tmId, connection, "release partitions of job " + jobId);
+        stub(connection).releasePartitions(ReleasePartitionsRequest.newBuilder().setJmSessionId(sessionId)
+                .setJobId(jobId).addAllPartitionIds(partitionIds).setOnlyKept(onlyKept).build(),
+                new StreamObserver<>() {
+                    @Override
+                    public void onNext(io.duraflow.rpc.proto.Ack value) {}
+
+                    @Override
+                    public void onError(Throwable t) {
+                        log.accept(t);
+                        answered.accept(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        answered.accept(null);
+                    }
+                });
     }
 
     @Override

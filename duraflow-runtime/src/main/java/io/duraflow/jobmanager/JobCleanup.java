@@ -7,7 +7,6 @@ import io.duraflow.util.Failpoints;
 import io.duraflow.util.MainThreadExecutor;
 import java.io.IOException;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -18,9 +17,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The end of a job, one {@link CleanupState} machine per job: its result becomes durable (a
- * DIRTY entry) before anyone is told the outcome, then the job's partitions, job graph and
- * directory are deleted and the entry is marked CLEAN, retried per the cleanup strategy. Every
- * step is idempotent, so a new leader simply runs the cleanup of every DIRTY entry again.
+ * DIRTY entry) before anyone is told the outcome, then the TaskManagers release the job's
+ * partitions ({@link PartitionRelease}) and its durable resources are deleted ({@link
+ * JobResourceDeletion}: checkpoints, job graph, directory, checkpoint id counter), and only when
+ * every step succeeded is the entry marked CLEAN; a failed attempt is retried per the cleanup
+ * strategy. Every step is idempotent, so a new leader simply runs the cleanup of every DIRTY
+ * entry again.
  *
  * <p>State on the main thread; store I/O on the dispatcher's I/O executor, each durable write
  * preceded by a leadership check.
@@ -29,8 +31,6 @@ final class JobCleanup {
     private static final Logger LOG = LoggerFactory.getLogger(JobCleanup.class);
 
     private final Dispatcher.Services services;
-    /** The cluster's configuration, merged with a job's overrides to find its checkpoints. */
-    private final Configuration clusterConfig;
     private final ResourceManager resourceManager;
     private final MainThreadExecutor mainThread;
     private final java.util.function.LongSupplier clock;
@@ -40,12 +40,13 @@ final class JobCleanup {
     /** Told on the main thread when a result is durable, before anyone can see it. */
     private final java.util.function.Consumer<JobResultEntry> resultStored;
     private final Map<String, CleanupState> states = new HashMap<>();
+    private final PartitionRelease partitionRelease;
+    private final JobResourceDeletion resources;
 
     JobCleanup(Configuration clusterConfig, Dispatcher.Services services, ResourceManager resourceManager,
             MainThreadExecutor mainThread,
             java.util.function.LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed,
             java.util.function.Consumer<JobResultEntry> resultStored) {
-        this.clusterConfig = clusterConfig;
         this.services = services;
         this.resourceManager = resourceManager;
         this.mainThread = mainThread;
@@ -53,6 +54,8 @@ final class JobCleanup {
         this.requireLeadership = requireLeadership;
         this.closed = closed;
         this.resultStored = resultStored;
+        this.partitionRelease = new PartitionRelease(resourceManager);
+        this.resources = new JobResourceDeletion(clusterConfig, services);
     }
 
     /**
@@ -120,20 +123,26 @@ final class JobCleanup {
         run(jobId, 1);
     }
 
+    /**
+     * One attempt: the partitions are released (main thread, {@link PartitionRelease}) while the
+     * durable resources are deleted (I/O, {@link JobResourceDeletion}); only if both succeeded is
+     * the entry marked CLEAN. Both always run to their end, so attempts never overlap.
+     */
     private void run(String jobId, int attempt) {
         transition(jobId, new CleanupState.Running(attempt));
-        for (String tmId : resourceManager.taskManagers()) {
-            resourceManager.releasePartitions(tmId, jobId, List.of());
-        }
-        CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> released = partitionRelease.release(jobId);
+        CompletableFuture<Void> deleted = CompletableFuture.runAsync(() -> {
             Failpoints.hit("dispatcher.before-cleanup");
+            requireLeadership.run();
             try {
-                requireLeadership.run();
-                deleteCheckpoints(jobId);
-                services.jobGraphs().remove(jobId);
-                services.jobDirectories().fileSystem().deleteRecursively(
-                        services.jobDirectories().jobDirectory(jobId));
-                requireLeadership.run();
+                resources.deleteAll(jobId);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, services.io());
+        CompletableFuture.allOf(released, deleted).thenRunAsync(() -> {
+            requireLeadership.run();
+            try {
                 services.results().markResultAsClean(jobId);
             } catch (IOException e) {
                 throw new CompletionException(e);
@@ -165,25 +174,6 @@ final class JobCleanup {
                 }
             }, delay.getAsLong());
         }, mainThread);
-    }
-
-    /**
-     * The retention step ({@link CheckpointRetentionStep}); nothing to do once the job graph is
-     * gone (an earlier attempt got past this step) or unreadable (the job failed, which keeps them).
-     */
-    private void deleteCheckpoints(String jobId) throws IOException {
-        java.util.Optional<io.duraflow.jobstore.SubmittedJob> job;
-        try {
-            job = services.jobGraphs().get(jobId);
-        } catch (IOException e) {
-            LOG.warn("Job {}: not deleting its checkpoints: its job graph cannot be read ({})", jobId, e.getMessage());
-            return;
-        }
-        java.util.Optional<JobResultEntry> result = services.results().getResult(jobId);
-        if (job.isPresent() && result.isPresent()) {
-            CheckpointRetentionStep.run(clusterConfig, job.get().config(), jobId, result.get().state(),
-                    services.jobDirectories().fileSystem(), services.jobDirectories().jobDirectory(jobId));
-        }
     }
 
     /** The one place a cleanup state changes; an illegal step is a bug and throws. */

@@ -76,7 +76,7 @@ final class JobManagerServices {
             // Off the main thread: checking that the advertised address answers takes a round trip.
             LOG.info("TaskManager {} at {} asks to register", request.getTmId(), request.getAddress());
             try {
-                ResourceManager.checkAddress(request.getTmId(), request.getAddress(), ADDRESS_CHECK_TIMEOUT_MS);
+                TaskManagerAddresses.check(request.getTmId(), request.getAddress(), ADDRESS_CHECK_TIMEOUT_MS);
             } catch (StatusRuntimeException e) {
                 response.onError(e);
                 return;

@@ -202,7 +202,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
      */
     public void register(String tmId, String address, int slots, List<io.duraflow.rpc.proto.HeldPartition> held,
             String registrationId, List<io.duraflow.rpc.proto.HeldTask> keptTasks) {
-        parseAddress(tmId, address);
+        TaskManagerAddresses.port(tmId, address);
         Registered current = taskManagers.get(tmId);
         if (current != null && !registrationId.isEmpty() && registrationId.equals(current.registrationId)
                 && address.equals(current.address) && slots == current.slots) {
@@ -234,50 +234,6 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
                 + " TaskManagers)", tmId, address, slots, held.size(), keptTasks.size(), taskManagers.size());
         registrationListeners.forEach(listener -> listener.accept(tmId, held));
         slotListeners.forEach(Runnable::run);
-    }
-
-    /**
-     * Checks that a registering TaskManager's address is host:port and accepts a TCP connection
-     * within {@code timeoutMs}: an address the JobManager cannot reach would take slots whose
-     * deployments all fail. Blocks for up to the timeout, so never on the main thread.
-     *
-     * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT naming the address and what to fix
-     */
-    public static void checkAddress(String tmId, String address, long timeoutMs) {
-        int port = parseAddress(tmId, address);
-        java.net.InetSocketAddress target = new java.net.InetSocketAddress(
-                address.substring(0, address.lastIndexOf(':')), port);
-        if (target.isUnresolved()) {
-            throw refusal(tmId, address, "its host does not resolve");
-        }
-        try (java.net.Socket socket = new java.net.Socket()) {
-            socket.connect(target, (int) timeoutMs);
-        } catch (java.io.IOException e) {
-            throw refusal(tmId, address, "the JobManager cannot connect to it (" + e.getMessage() + ")");
-        }
-    }
-
-    /** The port of a host:port address (syntax only: no name lookup, so fine on the main thread). */
-    private static int parseAddress(String tmId, String address) {
-        int colon = address.lastIndexOf(':');
-        int port = -1;
-        if (colon > 0) {
-            try {
-                port = Integer.parseInt(address.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                port = -1;
-            }
-        }
-        if (port < 1 || port > 65535) {
-            throw refusal(tmId, address, "it is not host:port");
-        }
-        return port;
-    }
-
-    private static io.grpc.StatusRuntimeException refusal(String tmId, String address, String why) {
-        return io.grpc.Status.INVALID_ARGUMENT.withDescription("TaskManager " + tmId + " advertises address '"
-                + address + "', but " + why + "; set taskmanager.rpc.address to a host or IP the JobManager can"
-                + " reach").asRuntimeException();
     }
 
     /**
@@ -625,6 +581,23 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         if (taskManagers.containsKey(tmId)) {
             transport.releasePartitions(tmId, jobId, partitionIds);
         }
+    }
+
+    /**
+     * Releases partitions like {@link #releasePartitions(String, String, List)} and tells {@code
+     * released}, on the main thread, how that ended: null once the TaskManager confirmed it, or if
+     * it is not registered (any more); else the failure (a refusal, or no answer within the RPC
+     * timeout). A TaskManager that is gone took its partitions with it, or reports them as kept
+     * when it registers again, and they are released then (see {@code StoredJobRecovery}).
+     */
+    void releasePartitions(String tmId, String jobId, List<String> partitionIds, Consumer<Throwable> released) {
+        forgetHeld(tmId, jobId, partitionIds);
+        if (!taskManagers.containsKey(tmId)) {
+            released.accept(null);
+            return;
+        }
+        transport.releasePartitions(tmId, jobId, partitionIds, error -> mainThread.execute(
+                () -> released.accept(taskManagers.containsKey(tmId) ? error : null)));
     }
 
     /**

@@ -32,6 +32,20 @@ public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable
     void disconnect(String tmId);
 
     /**
+     * Releases partitions of a job (all of them if {@code partitionIds} is empty) and tells {@code
+     * answered} (any thread) how the call ended: null once the TaskManager confirmed that it
+     * released them, else the failure (it refused, or did not answer within the call's deadline).
+     */
+    void releasePartitions(String tmId, String jobId, java.util.List<String> partitionIds,
+            java.util.function.Consumer<Throwable> answered);
+
+    /** A release nobody waits for: a failure is only logged. */
+    @Override
+    default void releasePartitions(String tmId, String jobId, java.util.List<String> partitionIds) {
+        releasePartitions(tmId, jobId, partitionIds, error -> { });
+    }
+
+    /**
      * Releases partitions the TaskManager kept from an earlier JobManager (all of the job's if
      * {@code partitionIds} is empty); partitions written since are never touched.
      */

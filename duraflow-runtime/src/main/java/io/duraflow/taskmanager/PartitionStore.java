@@ -23,13 +23,24 @@ public final class PartitionStore {
     /** A published partition's files. */
     public record StoredPartition(String jobId, String partitionId, Path dataFile, Path indexFile) {}
 
+    /** Deletes one file or empty directory if it exists; tests make it fail (as root, every file can be deleted). */
+    interface FileDeleter {
+        void delete(Path path) throws IOException;
+    }
+
     private final Path root;
+    private final FileDeleter deleter;
     private final Map<String, StoredPartition> published = new ConcurrentHashMap<>();
     /** Published partitions reported to the current JobManager as kept from an earlier one. */
     private final java.util.Set<String> kept = ConcurrentHashMap.newKeySet();
 
     public PartitionStore(Path dataDirectory) throws IOException {
+        this(dataDirectory, Files::deleteIfExists);
+    }
+
+    PartitionStore(Path dataDirectory, FileDeleter deleter) throws IOException {
         this.root = dataDirectory.resolve("partitions");
+        this.deleter = deleter;
         Files.createDirectories(root);
     }
 
@@ -94,11 +105,26 @@ public final class PartitionStore {
         deleteQuietly(indexFile(jobId, partitionId));
     }
 
-    /** Deletes every partition of a job. */
-    public void releaseJob(String jobId) {
+    /**
+     * Deletes every partition of a job: its directory with everything in it. Nothing of the job is
+     * served any more even if this fails; deleting again is safe.
+     *
+     * @throws IOException naming the file that could not be deleted (the JobManager asks again)
+     */
+    public void releaseJob(String jobId) throws IOException {
         published.values().removeIf(p -> p.jobId().equals(jobId));
         kept.removeIf(id -> !published.containsKey(id));
-        deleteTree(root.resolve(jobId));
+        Path directory = root.resolve(jobId);
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            for (Path path : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                deleter.delete(path);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     /** Deletes every partition: the JobManager that knew them is gone. */

@@ -479,11 +479,10 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
     }
 
     private void onReleasePartitions(String jobId, List<String> partitionIds, boolean onlyKept, Reply reply) {
-        partitions.release(jobId, partitionIds, onlyKept);
         if (!onlyKept && partitionIds.isEmpty()) {
             plans.forget(jobId);  // the job is over here
         }
-        reply.ok();
+        partitions.release(jobId, partitionIds, onlyKept, reply);
     }
 
     // ------------------------------------------------------------ task reports

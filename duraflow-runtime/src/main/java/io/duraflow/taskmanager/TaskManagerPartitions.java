@@ -45,9 +45,14 @@ final class TaskManagerPartitions {
 
     TaskManagerPartitions(String tmId, Mailbox mailbox, Path dataDirectory, int writeBufferBytes,
             boolean retainPartitions, long retentionTimeoutMs) throws IOException {
+        this(tmId, mailbox, new PartitionStore(dataDirectory), writeBufferBytes, retainPartitions, retentionTimeoutMs);
+    }
+
+    TaskManagerPartitions(String tmId, Mailbox mailbox, PartitionStore store, int writeBufferBytes,
+            boolean retainPartitions, long retentionTimeoutMs) {
         this.tmId = tmId;
         this.mailbox = mailbox;
-        this.store = new PartitionStore(dataDirectory);
+        this.store = store;
         this.writeBufferBytes = writeBufferBytes;
         this.retainPartitions = retainPartitions;
         this.retentionTimeoutMs = retentionTimeoutMs;
@@ -153,19 +158,31 @@ final class TaskManagerPartitions {
 
     /**
      * The JobManager releases partitions of a job: those named, or all of the job's if none are;
-     * with {@code onlyKept}, only while they are still the ones kept from an earlier leader.
+     * with {@code onlyKept}, only while they are still the ones kept from an earlier leader. The
+     * answer comes once the files are deleted: the release of all of a job's partitions is a step
+     * of the job's cleanup, which is CLEAN only once every TaskManager confirmed it, so a file
+     * that cannot be deleted refuses the request (INTERNAL, naming the file) and the JobManager
+     * asks again.
      */
-    void release(String jobId, List<String> partitionIds, boolean onlyKept) {
+    void release(String jobId, List<String> partitionIds, boolean onlyKept, TaskExecutor.Reply reply) {
         mailbox.assertRunningInMailbox();
         if (onlyKept) {
             store.releaseKept(jobId, partitionIds);
         } else if (partitionIds.isEmpty()) {
-            store.releaseJob(jobId);
+            try {
+                store.releaseJob(jobId);
+            } catch (IOException e) {
+                LOG.warn("Could not delete the partitions of job {}: {}", jobId, e.toString());
+                reply.refuse(io.grpc.Status.INTERNAL.withDescription("TaskManager " + tmId + " could not delete the"
+                        + " partitions of job " + jobId + ": " + e).asRuntimeException());
+                return;
+            }
         } else {
             for (String partitionId : partitionIds) {
                 store.release(jobId, partitionId);
             }
         }
+        reply.ok();
     }
 
     /** Deletes every partition and stops fetching from peers: the TaskManager stops. Any thread. */

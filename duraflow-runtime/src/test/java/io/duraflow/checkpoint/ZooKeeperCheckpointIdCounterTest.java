@@ -1,6 +1,7 @@
 package io.duraflow.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.duraflow.ha.ZooKeeperServerExtension;
 import java.nio.file.Path;
@@ -51,6 +52,7 @@ class ZooKeeperCheckpointIdCounterTest {
     @Test
     void idsContinueAcrossLeadersAndNeverGoBack() throws Exception {
         ZooKeeperCheckpointIdCounter first = new ZooKeeperCheckpointIdCounter(client(), "job-1");
+        assertThat(first.get()).as("a job's restore creates the counter").isEqualTo(1);
         assertThat(first.getAndIncrement()).isEqualTo(1);
         assertThat(first.getAndIncrement()).isEqualTo(2);
         first.continueFrom(10);
@@ -62,13 +64,17 @@ class ZooKeeperCheckpointIdCounterTest {
 
         assertThat(second.get()).isEqualTo(11);
         assertThat(second.getAndIncrement()).isEqualTo(11);
-        assertThat(new ZooKeeperCheckpointIdCounter(client(), "job-2").getAndIncrement()).isEqualTo(1);
+        ZooKeeperCheckpointIdCounter other = new ZooKeeperCheckpointIdCounter(client(), "job-2");
+        other.continueFrom(1);
+        assertThat(other.getAndIncrement()).isEqualTo(1);
     }
 
     @Test
     void twoJobManagersThatBothBelieveTheyLeadNeverGetTheSameId() throws Exception {
         ZooKeeperCheckpointIdCounter a = new ZooKeeperCheckpointIdCounter(client(), "job-1");
         ZooKeeperCheckpointIdCounter b = new ZooKeeperCheckpointIdCounter(client(), "job-1");
+        a.get();
+        b.get();
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
             List<Future<List<Long>>> results = new ArrayList<>();
@@ -92,13 +98,34 @@ class ZooKeeperCheckpointIdCounterTest {
     }
 
     @Test
-    void discardDeletesTheCounterAndIsIdempotent() throws Exception {
+    void discardDeletesTheCounterAndTheJobsNodeAndIsIdempotent() throws Exception {
         ZooKeeperCheckpointIdCounter counter = new ZooKeeperCheckpointIdCounter(client(), "job-1");
+        counter.get();
         counter.getAndIncrement();
+        new ZooKeeperCheckpointIdCounter(client(), "job-2").get();
 
         counter.discard();
         counter.discard();
 
         assertThat(clients.get(0).checkExists().forPath("/jobs/job-1/checkpoint-id-counter")).isNull();
+        assertThat(clients.get(0).checkExists().forPath("/jobs/job-1")).isNull();
+        assertThat(clients.get(0).getChildren().forPath("/jobs")).containsExactly("job-2");
+    }
+
+    /**
+     * A checkpoint triggered before the job ended may draw its id after the cleanup discarded the
+     * counter (or a deposed leader's may): it fails instead of creating the counter again.
+     */
+    @Test
+    void aLateIdRequestAfterTheDiscardFailsAndLeavesNothingBehind() throws Exception {
+        ZooKeeperCheckpointIdCounter running = new ZooKeeperCheckpointIdCounter(client(), "job-1");
+        running.get();
+        running.getAndIncrement();
+
+        new ZooKeeperCheckpointIdCounter(client(), "job-1").discard();
+
+        assertThatThrownBy(running::getAndIncrement).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("/jobs/job-1/checkpoint-id-counter does not exist");
+        assertThat(clients.get(0).checkExists().forPath("/jobs/job-1")).isNull();
     }
 }

@@ -57,6 +57,19 @@ class GrpcTaskManagerTransportTest {
                         response.onNext(PingResponse.newBuilder().setTmId("tm-1").build());
                         response.onCompleted();
                     }
+
+                    /** Job "released": confirmed; "undeletable": refused; any other: never answered. */
+                    @Override
+                    public void releasePartitions(io.duraflow.rpc.proto.ReleasePartitionsRequest request,
+                            StreamObserver<io.duraflow.rpc.proto.Ack> response) {
+                        if (request.getJobId().equals("released")) {
+                            response.onNext(io.duraflow.rpc.proto.Ack.getDefaultInstance());
+                            response.onCompleted();
+                        } else if (request.getJobId().equals("undeletable")) {
+                            response.onError(io.grpc.Status.INTERNAL.withDescription("could not delete the partitions"
+                                    + " of job undeletable").asRuntimeException());
+                        }
+                    }
                 }).build().start();
     }
 
@@ -95,6 +108,30 @@ class GrpcTaskManagerTransportTest {
 
         await().atMost(TIMEOUT).until(() -> !suspicions.isEmpty());
         assertThat(suspicions.get(0)).startsWith("tm-1: its connection went from READY to ");
+    }
+
+    private Throwable release(GrpcTaskManagerTransport via, String jobId) throws Exception {
+        CompletableFuture<Throwable> answer = new CompletableFuture<>();
+        via.releasePartitions("tm-1", jobId, List.of(), answer::complete);
+        return answer.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /** The job's cleanup learns how each release ended: confirmed, refused, or not answered in time. */
+    @Test
+    void aReleaseIsAnsweredWithTheTaskManagersConfirmationOrWhyThereIsNone() throws Exception {
+        GrpcTaskManagerTransport impatient = new GrpcTaskManagerTransport("s1", 300);
+        impatient.connect("tm-1", "127.0.0.1:" + port);
+        try {
+            assertThat(release(transport, "released")).isNull();
+            assertThat(release(transport, "undeletable")).isInstanceOf(io.grpc.StatusRuntimeException.class)
+                    .hasMessageContaining("INTERNAL: could not delete the partitions of job undeletable");
+            assertThat(release(impatient, "silent")).isInstanceOf(io.grpc.StatusRuntimeException.class)
+                    .hasMessageContaining("DEADLINE_EXCEEDED");
+            impatient.disconnect("tm-1");
+            assertThat(release(impatient, "released")).as("not connected").isNotNull();
+        } finally {
+            impatient.close();
+        }
     }
 
     @Test

@@ -204,6 +204,38 @@ public final class RecordingGateways implements TaskManagerTransport {
         releases.add(new Release(tmId, jobId, List.copyOf(partitionIds)));
     }
 
+    private final Deque<Throwable> releaseErrors = new ArrayDeque<>();
+    private final List<Release> acknowledgedReleases = new ArrayList<>();
+
+    /** The releases whose answer someone waited for (the job's cleanup), in order; also in {@link #releases}. */
+    public List<Release> acknowledgedReleases() {
+        return List.copyOf(acknowledgedReleases);
+    }
+
+    private final Map<String, Throwable> releaseErrorsByTm = new LinkedHashMap<>();
+
+    /** The next {@code count} acknowledged releases (of any TaskManager) fail with {@code error}. */
+    public void failNextReleases(int count, Throwable error) {
+        for (int i = 0; i < count; i++) {
+            releaseErrors.add(error);
+        }
+    }
+
+    /** Every acknowledged release to {@code tmId} fails with {@code error} (say, it does not answer). */
+    public void failReleasesTo(String tmId, Throwable error) {
+        releaseErrorsByTm.put(tmId, error);
+    }
+
+    /** Records the release and answers it at once: confirmed, unless a failure was set up. */
+    @Override
+    public void releasePartitions(String tmId, String jobId, List<String> partitionIds,
+            Consumer<Throwable> answered) {
+        releases.add(new Release(tmId, jobId, List.copyOf(partitionIds)));
+        acknowledgedReleases.add(new Release(tmId, jobId, List.copyOf(partitionIds)));
+        Throwable error = releaseErrorsByTm.containsKey(tmId) ? releaseErrorsByTm.get(tmId) : releaseErrors.poll();
+        answered.accept(error);
+    }
+
     @Override
     public void releaseKeptPartitions(String tmId, String jobId, List<String> partitionIds) {
         releases.add(new Release(tmId, jobId, List.copyOf(partitionIds), true));

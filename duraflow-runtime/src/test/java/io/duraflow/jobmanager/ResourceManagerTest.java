@@ -121,13 +121,13 @@ class ResourceManagerTest {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
                 java.net.InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
-            ResourceManager.checkAddress("tm-1", "127.0.0.1:" + closedPort, 2_000);  // listening: fine
+            TaskManagerAddresses.check("tm-1", "127.0.0.1:" + closedPort, 2_000);  // listening: fine
         }
 
-        assertThatThrownBy(() -> ResourceManager.checkAddress("tm-1", "127.0.0.1:" + closedPort, 2_000))
+        assertThatThrownBy(() -> TaskManagerAddresses.check("tm-1", "127.0.0.1:" + closedPort, 2_000))
                 .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> assertThat(
                         e.getStatus().getDescription()).contains("the JobManager cannot connect to it"));
-        assertThatThrownBy(() -> ResourceManager.checkAddress("tm-1", "no-such-host.invalid:6122", 2_000))
+        assertThatThrownBy(() -> TaskManagerAddresses.check("tm-1", "no-such-host.invalid:6122", 2_000))
                 .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> assertThat(
                         e.getStatus().getDescription()).contains("does not resolve"));
     }

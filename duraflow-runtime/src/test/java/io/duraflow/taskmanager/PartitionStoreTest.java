@@ -27,6 +27,34 @@ class PartitionStoreTest {
         return dir.resolve("partitions").resolve(jobId).resolve(partitionId + ".data");
     }
 
+    /**
+     * A file of the job that cannot be deleted fails the release, naming it, so the TaskManager
+     * refuses the request and the JobManager's cleanup asks again; the next release deletes the rest.
+     */
+    @Test
+    void aJobsReleaseThatCannotDeleteAFileFailsNamingItAndCanBeRepeated() throws IOException {
+        java.util.concurrent.atomic.AtomicBoolean diskFails = new java.util.concurrent.atomic.AtomicBoolean(true);
+        PartitionStore store = new PartitionStore(dir, path -> {
+            if (diskFails.get() && path.toString().endsWith(".index")) {
+                throw new java.nio.file.AccessDeniedException(path.toString());
+            }
+            Files.deleteIfExists(path);
+        });
+        write(store, "a", "a-v0-s0-a0-e0");
+        write(store, "b", "b-v0-s0-a0-e0");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.releaseJob("a"))
+                .isInstanceOf(java.nio.file.AccessDeniedException.class).hasMessageContaining("a-v0-s0-a0-e0.index");
+        assertThat(store.lookup("a-v0-s0-a0-e0")).as("no longer served").isNull();
+
+        diskFails.set(false);
+        store.releaseJob("a");
+        store.releaseJob("a");
+
+        assertThat(dir.resolve("partitions").resolve("a")).doesNotExist();
+        assertThat(dataFile("b", "b-v0-s0-a0-e0")).as("another job's").exists();
+    }
+
     @Test
     void releasingKeptPartitionsSparesOutputWrittenSinceUnderTheSameId() throws IOException {
         PartitionStore store = new PartitionStore(dir);

@@ -36,6 +36,21 @@ class TaskManagerPartitionsTest {
         return partitions;
     }
 
+    /** How a release was answered. */
+    static final class Answer implements TaskExecutor.Reply {
+        String outcome = "none";
+
+        @Override
+        public void ok() {
+            outcome = "ok";
+        }
+
+        @Override
+        public void refuse(io.grpc.StatusRuntimeException error) {
+            outcome = error.getStatus().getCode() + ": " + error.getStatus().getDescription();
+        }
+    }
+
     private boolean lost(TaskManagerPartitions partitions) {
         boolean[] kept = new boolean[1];
         mailbox.execute(() -> kept[0] = partitions.keepForNextLeader(registered::get));
@@ -89,7 +104,7 @@ class TaskManagerPartitionsTest {
                 .containsExactly("p1");
         assertThat(served(partitions)).isTrue();
         // Taken over, they count as kept: the new leader releases those it does not need.
-        mailbox.execute(() -> partitions.release("job", List.of(), true));
+        mailbox.execute(() -> partitions.release("job", List.of(), true, new Answer()));
         mailbox.runDue();
         assertThat(served(partitions)).isFalse();
     }
@@ -119,13 +134,50 @@ class TaskManagerPartitionsTest {
         assertThat(served(partitions)).isTrue();
     }
 
+    /** The release of a job's partitions is answered only once its files are gone (a cleanup step waits for it). */
+    @Test
+    void theReleaseOfAJobIsConfirmedOnceItsFilesAreDeleted() throws Exception {
+        TaskManagerPartitions partitions = partitions(false);
+        Answer answer = new Answer();
+
+        mailbox.execute(() -> partitions.release("job", List.of(), false, answer));
+        mailbox.runDue();
+
+        assertThat(answer.outcome).isEqualTo("ok");
+        assertThat(served(partitions)).isFalse();
+        assertThat(dir.resolve("partitions").resolve("job")).doesNotExist();
+        Answer again = new Answer();
+        mailbox.execute(() -> partitions.release("job", List.of(), false, again));
+        mailbox.runDue();
+        assertThat(again.outcome).as("releasing again is a no-op").isEqualTo("ok");
+    }
+
+    @Test
+    void aReleaseThatCannotDeleteAFileIsRefusedNamingIt() throws Exception {
+        PartitionStore store = new PartitionStore(dir, path -> {
+            throw new java.nio.file.AccessDeniedException(path.toString());
+        });
+        TaskManagerPartitions partitions = new TaskManagerPartitions("tm-1", mailbox, store, 1024, false,
+                RETENTION_MS);
+        try (PartitionFileWriter writer = partitions.create("job", "p1", 1)) {
+            writer.finish();
+        }
+        Answer answer = new Answer();
+
+        mailbox.execute(() -> partitions.release("job", List.of(), false, answer));
+        mailbox.runDue();
+
+        assertThat(answer.outcome).startsWith("INTERNAL: TaskManager tm-1 could not delete the partitions of job job")
+                .contains("p1.");
+    }
+
     @Test
     void keepingAndReleasingRunOnlyInTheMailbox() throws Exception {
         TaskManagerPartitions partitions = partitions(true);
 
         assertThatThrownBy(() -> partitions.keepForNextLeader(registered::get))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("mailbox");
-        assertThatThrownBy(() -> partitions.release("job", List.of(), false))
+        assertThatThrownBy(() -> partitions.release("job", List.of(), false, new Answer()))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(served(partitions)).isTrue();
     }
