@@ -91,6 +91,7 @@ class SavepointsIT {
             case "first", "second" -> "sums";
             case "wide", "narrow" -> "narrowed-sums";
             case "on-heap", "on-rocksdb" -> "moved-sums";
+            case "writing", "rewriting" -> "rewritten-sums";
             default -> jobId;
         });
     }
@@ -201,6 +202,8 @@ class SavepointsIT {
 
             List<String> problems = ExactOutput.check(StreamingKeyedSum.readOutput(output("second")), RECORDS, KEYS);
             assertThat(problems).as("problems of the committed output of the restored job").isEmpty();
+            assertThat(inProgressFiles(output("second"))).as("in-progress files of both jobs left in the output"
+                    + " after the restored job finished").isEmpty();
             assertThat(filesWithSizes(moved)).as("the no-claim savepoint's files after the restored job ran")
                     .isEqualTo(filesBefore);
             assertThat(cluster.logText("jobmanager")).contains("Job second restores savepoint ")
@@ -238,6 +241,43 @@ class SavepointsIT {
                     .contains("in claim mode");
             assertThat(triggeredIds(log, "narrow")).as("checkpoint ids of the restored job")
                     .allMatch(id -> id > claimedId);
+        }
+    }
+
+    /**
+     * One key per record, so the file sink writes all the time: {@code cancel --savepoint} leaves
+     * the parts open after the savepoint (and those of a checkpoint in flight) behind; the job
+     * restored from it at parallelism 3, under another job id, removes them when it starts, and
+     * ends FINISHED with exact output and no in-progress file in the directory.
+     */
+    @Test
+    void aRestoreAtAnotherParallelismRemovesTheInProgressPartsTheCancelledJobLeft() throws Exception {
+        TestCluster cluster = startCluster();
+        Path savepoints = tempDir.resolve("savepoints");
+        Map<String, String> oneKeyPerRecord = Map.of("keys", Long.toString(RECORDS));
+        try (ClusterClient client = new ClusterClient(cluster.address())) {
+            SubmitJobRequest request = job("writing", 2, Map.of());
+            client.submit(request.toBuilder().putAllParams(oneKeyPerRecord).build());
+            await("committed parts of the running job").atMost(JOB_TIMEOUT).pollInterval(POLL)
+                    .until(() -> client.checkpoints("writing").getLatestCompletedId() > 0
+                            && !visibleParts(output("writing")).isEmpty());
+            Cli.Result cancel = duraflow("--jobmanager", cluster.address(), "cancel", "writing", "--savepoint",
+                    savepoints.toString());
+            assertThat(cancel.exitCode()).as("%s", cancel).isZero();
+            assertThat(cluster.awaitResult("writing", JOB_TIMEOUT).getStatus().getState())
+                    .isEqualTo(JobState.JOB_CANCELED);
+            assertThat(inProgressFiles(output("writing"))).as("what the cancelled job left").isNotEmpty();
+
+            Cli.Result restored = runFrom(cluster, "rewriting", 3, savepointOf(cancel), "--param",
+                    "keys=" + RECORDS);
+            assertThat(restored.exitCode()).as("%s", restored).isZero();
+            JobResult result = cluster.awaitResult("rewriting", JOB_TIMEOUT);
+            assertThat(result.getStatus().getState()).as("%s", result.getStatus()).isEqualTo(JobState.JOB_FINISHED);
+            List<String> problems = ExactOutput.check(StreamingKeyedSum.readOutput(output("rewriting")), RECORDS,
+                    RECORDS);
+            assertThat(problems).as("problems of the committed output of both jobs").isEmpty();
+            assertThat(inProgressFiles(output("rewriting"))).as("in-progress files after the restored job finished")
+                    .isEmpty();
         }
     }
 
@@ -323,6 +363,32 @@ class SavepointsIT {
                 files.put(directory.relativize(file).toString(), Files.size(file));
             }
         }
+        return files;
+    }
+
+    /** The savepoint directory the last "Restore it with" line of {@code cancel} names. */
+    private static String savepointOf(Cli.Result cancel) {
+        return lastLine(cancel, "Restore it with").replaceFirst(
+                "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1");
+    }
+
+    private static List<Path> visibleParts(Path output) throws IOException {
+        if (!Files.isDirectory(output)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(output)) {
+            return files.filter(file -> file.getFileName().toString().startsWith("part-")).toList();
+        }
+    }
+
+    /** The hidden in-progress files in {@code output}, with their sizes. */
+    private static Map<String, Long> inProgressFiles(Path output) throws IOException {
+        Map<String, Long> files = new TreeMap<>();
+        filesWithSizes(output).forEach((name, size) -> {
+            if (name.endsWith(".inprogress")) {
+                files.put(name, size);
+            }
+        });
         return files;
     }
 
