@@ -149,8 +149,7 @@ class SavepointsIT {
             Cli.Result savepoint = duraflow("--jobmanager", cluster.address(), "savepoint", "first",
                     savepoints.toString());
             assertThat(savepoint.exitCode()).as("%s", savepoint).isZero();
-            Path firstSavepoint = Path.of(lastLine(savepoint, "Restore it with").replaceFirst(
-                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+            Path firstSavepoint = Path.of(savepointOf(savepoint));
             assertThat(firstSavepoint.getParent()).isEqualTo(savepoints);
             assertThat(firstSavepoint.getFileName().toString()).startsWith("savepoint-first-");
             assertSelfContained(firstSavepoint);
@@ -168,8 +167,7 @@ class SavepointsIT {
             assertThat(cancel.stdout()).as("%s", cancel).contains("Job first CANCELED");
             JobResult first = cluster.awaitResult("first", JOB_TIMEOUT);
             assertThat(first.getStatus().getState()).isEqualTo(JobState.JOB_CANCELED);
-            Path lastSavepoint = Path.of(lastLine(cancel, "Restore it with").replaceFirst(
-                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+            Path lastSavepoint = Path.of(savepointOf(cancel));
             assertSelfContained(lastSavepoint);
 
             assertOneLineError(duraflow("--jobmanager", cluster.address(), "savepoint", "first",
@@ -268,8 +266,16 @@ class SavepointsIT {
                     .isEqualTo(JobState.JOB_CANCELED);
             assertThat(inProgressFiles(output("writing"))).as("what the cancelled job left").isNotEmpty();
 
-            Cli.Result restored = runFrom(cluster, "rewriting", 3, savepointOf(cancel), "--param",
-                    "keys=" + RECORDS);
+            // The printed command, pasted, with another parallelism, a faster rate, an id and detached.
+            List<String> pasted = new ArrayList<>(restoreCommand(cancel));
+            assertThat(pasted).containsSubsequence("duraflow", "--jobmanager", cluster.address(), "run",
+                    "streaming-keyed-sum", "--parallelism", "2").contains("keys=" + RECORDS,
+                    "output=" + output("writing"), "execution.runtime-mode=streaming",
+                    "execution.checkpointing.interval=300ms", "execution.checkpointing.dir=" + checkpoints());
+            pasted.set(pasted.indexOf("--parallelism") + 1, "3");
+            pasted.set(pasted.indexOf("rate=" + SLOW_RATE), "rate=" + FAST_RATE);
+            pasted.addAll(List.of("--job-id", "rewriting", "--detached"));
+            Cli.Result restored = duraflow(pasted.subList(1, pasted.size()).toArray(String[]::new));
             assertThat(restored.exitCode()).as("%s", restored).isZero();
             JobResult result = cluster.awaitResult("rewriting", JOB_TIMEOUT);
             assertThat(result.getStatus().getState()).as("%s", result.getStatus()).isEqualTo(JobState.JOB_FINISHED);
@@ -299,8 +305,7 @@ class SavepointsIT {
                     savepoints.toString());
             assertThat(cancel.exitCode()).as("%s", cancel).isZero();
             cluster.awaitResult("on-heap", JOB_TIMEOUT);
-            Path savepoint = Path.of(lastLine(cancel, "Restore it with").replaceFirst(
-                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+            Path savepoint = Path.of(savepointOf(cancel));
 
             Cli.Result restored = runFrom(cluster, "on-rocksdb", 3, savepoint.toString(), "-D",
                     "state.backend.type=rocksdb");
@@ -366,10 +371,57 @@ class SavepointsIT {
         return files;
     }
 
-    /** The savepoint directory the last "Restore it with" line of {@code cancel} names. */
-    private static String savepointOf(Cli.Result cancel) {
-        return lastLine(cancel, "Restore it with").replaceFirst(
-                "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1");
+    /** The words of the command line the last "Restore it with: " line of a savepoint command prints. */
+    private static List<String> restoreCommand(Cli.Result result) {
+        List<String> words = shellWords(lastLine(result, "Restore it with: ").substring("Restore it with: ".length()));
+        assertThat(words).as("restore command of %s", result).startsWith("duraflow")
+                .containsSubsequence("--from-savepoint");
+        assertThat(words.get(words.size() - 2)).isEqualTo("--from-savepoint");
+        return words;
+    }
+
+    /** The savepoint directory the restore line of a savepoint command names. */
+    private static String savepointOf(Cli.Result result) {
+        List<String> words = restoreCommand(result);
+        return words.get(words.size() - 1);
+    }
+
+    /** Splits a line as a POSIX shell does, for the words the restore line has: plain, or single-quoted. */
+    private static List<String> shellWords(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quoted) {
+                if (c == '\'') {
+                    quoted = false;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'') {
+                quoted = true;
+                inWord = true;
+            } else if (c == '\\' && i + 1 < line.length()) {
+                word.append(line.charAt(++i));
+                inWord = true;
+            } else if (c == ' ') {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        assertThat(quoted).as("a closed quote in %s", line).isFalse();
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
     }
 
     private static List<Path> visibleParts(Path output) throws IOException {
