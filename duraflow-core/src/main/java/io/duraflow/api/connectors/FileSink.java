@@ -55,7 +55,8 @@ import java.util.function.Function;
  *       earlier attempt still creates after the cleanup (the next restart removes them), and
  *       files of jobs outside the lineage (other jobs may write into the same directory).
  *       A bounded job leaves none of its final attempt: its writers create no file after the
- *       final checkpoint, which commits every part prepared before it.
+ *       final checkpoint, which commits every part prepared before it; and each subtask cleans
+ *       up once more then, for files a fenced-off writer created after its start.
  *   <li><b>Batch mode</b> ({@link io.duraflow.api.sink.SinkWriter#finish()}): the writer's parts
  *       are committed when it finishes; {@code abort()} deletes the parts it has not handed over.
  *       Parts are committed one by one, so prefer {@link TextFileSink} for batch jobs that may

@@ -23,12 +23,17 @@ import java.util.TreeSet;
 public final class CommittingSinkDriver<T, C> implements AutoCloseable {
     private final CommittingSinkWriter<T, C> writer;
     private final Committer<C> committer;
+    private final TwoPhaseCommittingSink<T, C> sink;
+    private final SinkContext context;
     private final Set<String> jobLineage;
     /** Committables by the checkpoint that prepared them, not yet known to be committed. */
     private final NavigableMap<Long, List<C>> waiting = new TreeMap<>();
     private long lastPreparedCheckpointId = Long.MIN_VALUE;
 
-    private CommittingSinkDriver(CommittingSinkWriter<T, C> writer, Committer<C> committer, Set<String> jobLineage) {
+    private CommittingSinkDriver(TwoPhaseCommittingSink<T, C> sink, SinkContext context, CommittingSinkWriter<T, C> writer,
+            Committer<C> committer, Set<String> jobLineage) {
+        this.sink = sink;
+        this.context = context;
         this.writer = writer;
         this.committer = committer;
         this.jobLineage = jobLineage;
@@ -56,7 +61,7 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable {
             sink.cleanUpLeftovers(context, restoredCommittables, Set.copyOf(restoredJobLineage));
             Set<String> lineage = new TreeSet<>(restoredJobLineage);
             lineage.add(context.jobId());
-            return new CommittingSinkDriver<>(sink.createWriter(context), committer,
+            return new CommittingSinkDriver<>(sink, context, sink.createWriter(context), committer,
                     Collections.unmodifiableSet(lineage));
         } catch (Exception | Error e) {
             committer.close();
@@ -107,6 +112,20 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable {
         committer.commit(committables);
         // Forgotten only once committed: a failed commit is retried by the next completion or the restore.
         due.clear();
+    }
+
+    /**
+     * The input ended and a checkpoint taken after the end completed and was committed here (the
+     * subtask is about to finish): lets the sink remove, once more, what nothing will commit any
+     * more, e.g. files a fenced-off attempt or a force-cancelled earlier job of the lineage still
+     * created after this subtask's start. Safe then: this writer prepared everything and wrote
+     * nothing since, and every committable it prepared is committed. Does nothing while a
+     * committable still waits (its files must stay for the checkpoint that holds it).
+     */
+    public void cleanUpAtEnd() throws Exception {
+        if (waiting.isEmpty()) {
+            sink.cleanUpLeftovers(context, List.of(), jobLineage);
+        }
     }
 
     /**

@@ -32,7 +32,8 @@ import java.util.Set;
  *       committed and forgotten. A lost notification is harmless: the next completed checkpoint
  *       commits them, and so does a restore from checkpoint n.
  *   <li><b>End of input</b>: the task takes a final checkpoint and commits it when it completes, so
- *       the rest of the output becomes visible before the task finishes. The task must not finish
+ *       the rest of the output becomes visible before the task finishes, and
+ *       {@link #cleanUpLeftovers} runs once more. The task must not finish
  *       before it heard of that completion: a finished job is never restored, so a lost final
  *       notification would leave the last committables uncommitted.
  *   <li><b>Failure</b>: the writer is closed, never asked to prepare again; committables of
@@ -66,8 +67,10 @@ public interface TwoPhaseCommittingSink<T, C> extends Sink<T> {
      * left behind and no committable will ever name: data written by a writer that failed, or was
      * cancelled, before its checkpoint completed. Called on every start of a subtask, after
      * {@code restoredCommittables} (all subtasks', empty without a checkpoint) were committed and
-     * before the writer is created. Must not touch anything a restored committable names or
-     * another subtask's writer of this attempt may be writing.
+     * before the writer is created; and once more at the end of a bounded input, when the
+     * subtask's final checkpoint completed and everything its writer prepared is committed (no
+     * committables then; the writer writes nothing more). Must not touch anything a restored
+     * committable names or another subtask's writer of this attempt may be writing.
      *
      * @param restoredJobIds the ids of the jobs whose sink wrote the restored state: the current
      *        job once it completed a checkpoint, and, for a job started from a savepoint or a

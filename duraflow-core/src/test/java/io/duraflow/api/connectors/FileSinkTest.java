@@ -405,6 +405,38 @@ class FileSinkTest {
         assertThat(committedLines()).containsExactly("1");
     }
 
+    /**
+     * A writer of a fenced-off attempt creates a part after the new attempt's start cleanup: the
+     * new attempt removes it at the end of its bounded input, once its final checkpoint is
+     * committed, and not before (its own prepared part must stay for its checkpoint).
+     */
+    @Test
+    void theEndOfABoundedInputRemovesWhatAFencedOffWriterCreatedAfterTheStart() throws Exception {
+        FileSink<Integer> sink = sink();
+        CommittingSinkDriver<Integer, PendingPart> current = CommittingSinkDriver.open(sink, Context.of(0, 2, 1),
+                List.of(), Set.of("job-0"));
+        CommittingSinkWriter<Integer, PendingPart> fencedOff = sink.createWriter(Context.of(0, 2, 0));
+        fencedOff.write(-1);
+        fencedOff.close();
+        CommittingSinkWriter<Integer, PendingPart> earlierJob = sink.createWriter(new Context("job-0", 2, 4, 0));
+        earlierJob.write(-2);
+        earlierJob.close();
+        CommittingSinkWriter<Integer, PendingPart> otherSubtask = sink.createWriter(Context.of(1, 2, 1));
+        otherSubtask.write(7); // subtask 1 of this attempt, still writing
+
+        current.write(1);
+        current.snapshotState(1); // the final checkpoint, not completed yet
+        current.cleanUpAtEnd();
+        assertThat(inProgress()).as("nothing is removed while a part waits for its checkpoint").hasSize(4);
+        current.notifyCheckpointComplete(1);
+        current.cleanUpAtEnd();
+        assertThat(committedLines()).containsExactly("1");
+        assertThat(inProgress()).as("only subtask 1's open part is left").hasSize(1)
+                .allMatch(name -> PartFileName.parseInProgress(name).subtask() == 1);
+        current.close();
+        otherSubtask.close();
+    }
+
     private void closeQuietly(AutoCloseable closeable) {
         try {
             closeable.close();

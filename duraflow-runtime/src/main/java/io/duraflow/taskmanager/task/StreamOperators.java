@@ -158,6 +158,10 @@ final class StreamOperators {
         private List<Object> restored = List.of();
         private final Set<String> restoredLineage = new TreeSet<>();
         private CommittingSinkDriver<Object, Object> driver;
+        /** The first checkpoint whose snapshot came after the end of input; -1 before it. */
+        private long firstSnapshotAfterEnd = -1;
+        private boolean inputEnded;
+        private boolean cleanedUpAtEnd;
 
         CommittingSink(TwoPhaseCommittingSink<Object, Object> sink, SinkContext sinkContext, TaskCounters counters) {
             this.sink = sink;
@@ -195,14 +199,27 @@ final class StreamOperators {
         }
 
         @Override
+        public void endInput() {
+            inputEnded = true;
+        }
+
+        @Override
         public void snapshotState(long checkpointId) throws Exception {
             committables.update(driver.snapshotState(checkpointId));
             jobLineage.update(List.copyOf(driver.jobLineage()));
+            if (inputEnded && firstSnapshotAfterEnd < 0) {
+                firstSnapshotAfterEnd = checkpointId;
+            }
         }
 
         @Override
         public void notifyCheckpointComplete(long checkpointId) throws Exception {
             driver.notifyCheckpointComplete(checkpointId);
+            // The task finishes on this completion: nothing of this subtask will be committed later.
+            if (firstSnapshotAfterEnd >= 0 && checkpointId >= firstSnapshotAfterEnd && !cleanedUpAtEnd) {
+                cleanedUpAtEnd = true;
+                driver.cleanUpAtEnd();
+            }
         }
 
         int waitingCount() {

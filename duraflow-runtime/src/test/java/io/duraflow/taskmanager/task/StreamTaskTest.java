@@ -241,7 +241,7 @@ class StreamTaskTest {
      */
     private final Map<Long, List<Long>> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger conflictingCommits = new java.util.concurrent.atomic.AtomicInteger();
-    /** The restored job lineage each start of the test sink's subtask got. */
+    /** The job lineage each cleanup of the test sink's subtask got. */
     private final List<java.util.Set<String>> cleanups = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Prepares (checkpoint id, records written since the previous prepare); the committer records them. */
@@ -356,8 +356,8 @@ class StreamTaskTest {
         assertThat(cluster.reports.get(cluster.reports.size() - 1).getState()).isEqualTo(TaskState.FINISHED);
 
         assertThat(conflictingCommits).hasValue(0);
-        assertThat(cleanups).as("the restored job lineage at each start").containsExactly(java.util.Set.of(),
-                java.util.Set.of("job"));
+        assertThat(cleanups).as("the restored job lineage at each start, then the lineage at the end")
+                .containsExactly(java.util.Set.of(), java.util.Set.of("job"), java.util.Set.of("job", "restoring-job"));
         assertThat(committed).doesNotContainKey(2L).containsKey(3L);
         List<Long> all = new ArrayList<>();
         committed.values().forEach(all::addAll);
