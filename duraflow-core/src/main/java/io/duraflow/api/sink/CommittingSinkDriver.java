@@ -30,8 +30,8 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable {
     private final NavigableMap<Long, List<C>> waiting = new TreeMap<>();
     private long lastPreparedCheckpointId = Long.MIN_VALUE;
 
-    private CommittingSinkDriver(TwoPhaseCommittingSink<T, C> sink, SinkContext context, CommittingSinkWriter<T, C> writer,
-            Committer<C> committer, Set<String> jobLineage) {
+    private CommittingSinkDriver(TwoPhaseCommittingSink<T, C> sink, SinkContext context,
+            CommittingSinkWriter<T, C> writer, Committer<C> committer, Set<String> jobLineage) {
         this.sink = sink;
         this.context = context;
         this.writer = writer;
