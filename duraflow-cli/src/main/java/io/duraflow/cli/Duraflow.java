@@ -578,7 +578,7 @@ public final class Duraflow {
         public Integer call() throws Exception {
             return root.withClient((client, config) -> {
                 if (savepoint != null) {
-                    SavepointCommand.take(client, config, jobId, savepoint, true, System.out);
+                    SavepointCommand.take(client, config, jobId, savepoint, true, System.out, root);
                     return 0;
                 }
                 client.cancel(jobId);

@@ -25,6 +25,16 @@ final class JobAliases {
         return ALIASES.getOrDefault(job.toLowerCase(), job);
     }
 
+    /** What {@code run} takes for {@code jobClass}: its short name if it is a bundled example, else the class. */
+    static String aliasOf(String jobClass) {
+        for (Map.Entry<String, String> alias : ALIASES.entrySet()) {
+            if (alias.getValue().equals(jobClass)) {
+                return alias.getKey();
+            }
+        }
+        return jobClass;
+    }
+
     static String list() {
         return String.join(", ", ALIASES.keySet());
     }

@@ -50,7 +50,7 @@ final class SavepointCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         return root.withClient((client, config) -> {
-            take(client, config, jobId, directory, false, System.out);
+            take(client, config, jobId, directory, false, System.out, root);
             return 0;
         });
     }
@@ -60,16 +60,19 @@ final class SavepointCommand implements Callable<Integer> {
      *
      * @param directory null or empty: the configured default
      * @param cancelJob also cancel the job once the savepoint completed, and wait until it ended
+     * @param root the command line, for the client's connection options in the printed restore line
      * @throws CliException with the JobManager's one-line reason if it failed (then the job keeps running)
      */
     static TriggerSavepointResponse take(ClusterClient client, Configuration config, String jobId, String directory,
-            boolean cancelJob, PrintStream out) throws InterruptedException {
+            boolean cancelJob, PrintStream out, Duraflow root) throws InterruptedException {
         String target = directory == null || directory.isBlank() ? config.get(CheckpointingOptions.SAVEPOINT_DIR)
                 : directory;
         TriggerSavepointRequest request = TriggerSavepointRequest.newBuilder().setJobId(jobId)
                 .setTargetDirectory(target == null ? "" : absolute(target)).setCancelJob(cancelJob).build();
         out.println("Triggering a savepoint of job " + jobId + (target == null ? "" : " into " + request
                 .getTargetDirectory()) + (cancelJob ? ", then cancelling it" : ""));
+        // Asked while the job runs: once cancelled, its checkpoints are no longer reported.
+        RestoreCommandLine.JobFacts job = RestoreCommandLine.fetch(client, jobId);
         long start = System.nanoTime();
         CompletableFuture<TriggerSavepointResponse> answer = CompletableFuture.supplyAsync(
                 () -> client.triggerSavepoint(request));
@@ -102,7 +105,8 @@ final class SavepointCommand implements Callable<Integer> {
         if (cancelJob) {
             out.println("Job " + jobId + " " + awaitEnd(client, jobId));
         }
-        out.println("Restore it with 'duraflow run JOB --from-savepoint " + response.getPath() + "'");
+        out.println("Restore it with: " + RestoreCommandLine.of(RestoreCommandLine.connectionOptions(root), job,
+                response.getPath()));
         return response;
     }
 

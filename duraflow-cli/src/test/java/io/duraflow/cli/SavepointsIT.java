@@ -91,6 +91,7 @@ class SavepointsIT {
             case "first", "second" -> "sums";
             case "wide", "narrow" -> "narrowed-sums";
             case "on-heap", "on-rocksdb" -> "moved-sums";
+            case "writing", "rewriting" -> "rewritten-sums";
             default -> jobId;
         });
     }
@@ -148,8 +149,7 @@ class SavepointsIT {
             Cli.Result savepoint = duraflow("--jobmanager", cluster.address(), "savepoint", "first",
                     savepoints.toString());
             assertThat(savepoint.exitCode()).as("%s", savepoint).isZero();
-            Path firstSavepoint = Path.of(lastLine(savepoint, "Restore it with").replaceFirst(
-                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+            Path firstSavepoint = Path.of(savepointOf(savepoint));
             assertThat(firstSavepoint.getParent()).isEqualTo(savepoints);
             assertThat(firstSavepoint.getFileName().toString()).startsWith("savepoint-first-");
             assertSelfContained(firstSavepoint);
@@ -167,8 +167,7 @@ class SavepointsIT {
             assertThat(cancel.stdout()).as("%s", cancel).contains("Job first CANCELED");
             JobResult first = cluster.awaitResult("first", JOB_TIMEOUT);
             assertThat(first.getStatus().getState()).isEqualTo(JobState.JOB_CANCELED);
-            Path lastSavepoint = Path.of(lastLine(cancel, "Restore it with").replaceFirst(
-                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+            Path lastSavepoint = Path.of(savepointOf(cancel));
             assertSelfContained(lastSavepoint);
 
             assertOneLineError(duraflow("--jobmanager", cluster.address(), "savepoint", "first",
@@ -201,6 +200,8 @@ class SavepointsIT {
 
             List<String> problems = ExactOutput.check(StreamingKeyedSum.readOutput(output("second")), RECORDS, KEYS);
             assertThat(problems).as("problems of the committed output of the restored job").isEmpty();
+            assertThat(inProgressFiles(output("second"))).as("in-progress files of both jobs left in the output"
+                    + " after the restored job finished").isEmpty();
             assertThat(filesWithSizes(moved)).as("the no-claim savepoint's files after the restored job ran")
                     .isEqualTo(filesBefore);
             assertThat(cluster.logText("jobmanager")).contains("Job second restores savepoint ")
@@ -242,6 +243,51 @@ class SavepointsIT {
     }
 
     /**
+     * One key per record, so the file sink writes all the time: {@code cancel --savepoint} leaves
+     * the parts open after the savepoint (and those of a checkpoint in flight) behind; the job
+     * restored from it at parallelism 3, under another job id, removes them when it starts, and
+     * ends FINISHED with exact output and no in-progress file in the directory.
+     */
+    @Test
+    void aRestoreAtAnotherParallelismRemovesTheInProgressPartsTheCancelledJobLeft() throws Exception {
+        TestCluster cluster = startCluster();
+        Path savepoints = tempDir.resolve("savepoints");
+        Map<String, String> oneKeyPerRecord = Map.of("keys", Long.toString(RECORDS));
+        try (ClusterClient client = new ClusterClient(cluster.address())) {
+            SubmitJobRequest request = job("writing", 2, Map.of());
+            client.submit(request.toBuilder().putAllParams(oneKeyPerRecord).build());
+            await("committed parts of the running job").atMost(JOB_TIMEOUT).pollInterval(POLL)
+                    .until(() -> client.checkpoints("writing").getLatestCompletedId() > 0
+                            && !visibleParts(output("writing")).isEmpty());
+            Cli.Result cancel = duraflow("--jobmanager", cluster.address(), "cancel", "writing", "--savepoint",
+                    savepoints.toString());
+            assertThat(cancel.exitCode()).as("%s", cancel).isZero();
+            assertThat(cluster.awaitResult("writing", JOB_TIMEOUT).getStatus().getState())
+                    .isEqualTo(JobState.JOB_CANCELED);
+            assertThat(inProgressFiles(output("writing"))).as("what the cancelled job left").isNotEmpty();
+
+            // The printed command, pasted, with another parallelism, a faster rate, an id and detached.
+            List<String> pasted = new ArrayList<>(restoreCommand(cancel));
+            assertThat(pasted).containsSubsequence("duraflow", "--jobmanager", cluster.address(), "run",
+                    "streaming-keyed-sum", "--parallelism", "2").contains("keys=" + RECORDS,
+                    "output=" + output("writing"), "execution.runtime-mode=streaming",
+                    "execution.checkpointing.interval=300ms", "execution.checkpointing.dir=" + checkpoints());
+            pasted.set(pasted.indexOf("--parallelism") + 1, "3");
+            pasted.set(pasted.indexOf("rate=" + SLOW_RATE), "rate=" + FAST_RATE);
+            pasted.addAll(List.of("--job-id", "rewriting", "--detached"));
+            Cli.Result restored = duraflow(pasted.subList(1, pasted.size()).toArray(String[]::new));
+            assertThat(restored.exitCode()).as("%s", restored).isZero();
+            JobResult result = cluster.awaitResult("rewriting", JOB_TIMEOUT);
+            assertThat(result.getStatus().getState()).as("%s", result.getStatus()).isEqualTo(JobState.JOB_FINISHED);
+            List<String> problems = ExactOutput.check(StreamingKeyedSum.readOutput(output("rewriting")), RECORDS,
+                    RECORDS);
+            assertThat(problems).as("problems of the committed output of both jobs").isEmpty();
+            assertThat(inProgressFiles(output("rewriting"))).as("in-progress files after the restored job finished")
+                    .isEmpty();
+        }
+    }
+
+    /**
      * A job that keeps its state on the heap moves to RocksDB through a savepoint, rescaled from 2
      * to 3: the canonical savepoint format is read by the other backend, the restored job's output
      * is exact, and its checkpoints are incremental (after the first one, which a no-claim restore
@@ -259,8 +305,7 @@ class SavepointsIT {
                     savepoints.toString());
             assertThat(cancel.exitCode()).as("%s", cancel).isZero();
             cluster.awaitResult("on-heap", JOB_TIMEOUT);
-            Path savepoint = Path.of(lastLine(cancel, "Restore it with").replaceFirst(
-                    "^Restore it with 'duraflow run JOB --from-savepoint (.*)'$", "$1"));
+            Path savepoint = Path.of(savepointOf(cancel));
 
             Cli.Result restored = runFrom(cluster, "on-rocksdb", 3, savepoint.toString(), "-D",
                     "state.backend.type=rocksdb");
@@ -323,6 +368,79 @@ class SavepointsIT {
                 files.put(directory.relativize(file).toString(), Files.size(file));
             }
         }
+        return files;
+    }
+
+    /** The words of the command line the last "Restore it with: " line of a savepoint command prints. */
+    private static List<String> restoreCommand(Cli.Result result) {
+        List<String> words = shellWords(lastLine(result, "Restore it with: ").substring("Restore it with: ".length()));
+        assertThat(words).as("restore command of %s", result).startsWith("duraflow")
+                .containsSubsequence("--from-savepoint");
+        assertThat(words.get(words.size() - 2)).isEqualTo("--from-savepoint");
+        return words;
+    }
+
+    /** The savepoint directory the restore line of a savepoint command names. */
+    private static String savepointOf(Cli.Result result) {
+        List<String> words = restoreCommand(result);
+        return words.get(words.size() - 1);
+    }
+
+    /** Splits a line as a POSIX shell does, for the words the restore line has: plain, or single-quoted. */
+    private static List<String> shellWords(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quoted) {
+                if (c == '\'') {
+                    quoted = false;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'') {
+                quoted = true;
+                inWord = true;
+            } else if (c == '\\' && i + 1 < line.length()) {
+                word.append(line.charAt(++i));
+                inWord = true;
+            } else if (c == ' ') {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        assertThat(quoted).as("a closed quote in %s", line).isFalse();
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+
+    private static List<Path> visibleParts(Path output) throws IOException {
+        if (!Files.isDirectory(output)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(output)) {
+            return files.filter(file -> file.getFileName().toString().startsWith("part-")).toList();
+        }
+    }
+
+    /** The hidden in-progress files in {@code output}, with their sizes. */
+    private static Map<String, Long> inProgressFiles(Path output) throws IOException {
+        Map<String, Long> files = new TreeMap<>();
+        filesWithSizes(output).forEach((name, size) -> {
+            if (name.endsWith(".inprogress")) {
+                files.put(name, size);
+            }
+        });
         return files;
     }
 

@@ -35,20 +35,28 @@ import java.util.function.Function;
  *       and its records would be lost. So a consumer that moves or deletes committed parts must
  *       leave the parts of the latest completed checkpoint in place until a later checkpoint
  *       completed (they may be committed again after a restore).
- *   <li><b>Cleanup.</b> In-progress files no committable names (a writer that failed before its
- *       checkpoint completed) are deleted by {@link #cleanUpLeftovers} when the job restarts:
- *       subtask {@code i} of {@code p} deletes this job's in-progress files whose subtask number
+ *   <li><b>Cleanup.</b> In-progress files no committable names (a writer that failed or was
+ *       cancelled before its checkpoint completed, e.g. the part open when {@code cancel
+ *       --savepoint} ended the job) are deleted by {@link #cleanUpLeftovers} when a job starts:
+ *       subtask {@code i} of {@code p} deletes the in-progress files of the <em>lineage</em>
+ *       (this job and every job whose state it restored, also under another job id: their tags,
+ *       from the restored job lineage and the restored committables) whose subtask number
  *       {@code s} has {@code s mod p == i}, except those a restored committable names. Why it is
  *       safe: the restored committables are the union of every subtask's, so every file a
  *       restored checkpoint can still commit is spared; files of checkpoints after the restored
  *       one are never committed (their records are replayed; the runtime aborts pending
- *       checkpoints before restoring); the writers of the new attempt use fresh writer ids, create
- *       files only after their own cleanup, and subtask {@code j != i} writes only subtask number
- *       {@code j}, which {@code i} never deletes since {@code j < p}. The {@code mod p} covers
- *       subtask numbers of any earlier parallelism, so a rescaled job leaves nothing behind. Not
- *       cleaned: files a writer of a fenced-off earlier attempt still creates after the cleanup
- *       (the next restart removes them), and leftovers of another job id (a job started from an
- *       earlier job's checkpoint commits that job's parts but cannot know its failed files).
+ *       checkpoints before restoring); no writer of an earlier job of the lineage runs any more
+ *       (a savepoint is restored into the same directory only once its job ended, as after
+ *       {@code cancel --savepoint}, else both jobs would write the same records); the writers of
+ *       the new attempt use fresh writer ids, create files only after their own cleanup, and
+ *       subtask {@code j != i} writes only subtask number {@code j}, which {@code i} never deletes
+ *       since {@code j < p}. The {@code mod p} covers subtask numbers of any earlier parallelism,
+ *       so a rescaled job leaves nothing behind. Not cleaned: files a writer of a fenced-off
+ *       earlier attempt still creates after the cleanup (the next restart removes them), and
+ *       files of jobs outside the lineage (other jobs may write into the same directory).
+ *       A bounded job leaves none of its final attempt: its writers create no file after the
+ *       final checkpoint, which commits every part prepared before it; and each subtask cleans
+ *       up once more then, for files a fenced-off writer created after its start.
  *   <li><b>Batch mode</b> ({@link io.duraflow.api.sink.SinkWriter#finish()}): the writer's parts
  *       are committed when it finishes; {@code abort()} deletes the parts it has not handed over.
  *       Parts are committed one by one, so prefer {@link TextFileSink} for batch jobs that may
@@ -101,18 +109,27 @@ public final class FileSink<T> implements TwoPhaseCommittingSink<T, PendingPart>
     }
 
     @Override
-    public void cleanUpLeftovers(SinkContext context, List<PendingPart> restoredCommittables) throws IOException {
+    public void cleanUpLeftovers(SinkContext context, List<PendingPart> restoredCommittables,
+            Set<String> restoredJobIds) throws IOException {
         Path dir = Path.of(directory);
         Set<String> spared = new HashSet<>();
+        Set<String> lineageTags = new HashSet<>();
+        lineageTags.add(PartFileName.jobTag(context.jobId()));
+        restoredJobIds.forEach(jobId -> lineageTags.add(PartFileName.jobTag(jobId)));
         for (PendingPart part : restoredCommittables) {
-            spared.add(Path.of(part.inProgressPath()).getFileName().toString());
+            String name = Path.of(part.inProgressPath()).getFileName().toString();
+            spared.add(name);
+            // A job whose parts the restored state holds is of the lineage (state of older builds has no lineage).
+            PartFileName parsed = PartFileName.parseInProgress(name);
+            if (parsed != null) {
+                lineageTags.add(parsed.jobTag());
+            }
         }
-        String jobTag = PartFileName.jobTag(context.jobId());
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, ".part-*.inprogress")) {
             for (Path entry : entries) {
                 String name = entry.getFileName().toString();
                 PartFileName parsed = PartFileName.parseInProgress(name);
-                if (parsed != null && parsed.jobTag().equals(jobTag)
+                if (parsed != null && lineageTags.contains(parsed.jobTag())
                         && parsed.subtask() % context.parallelism() == context.subtaskIndex()
                         && !spared.contains(name)) {
                     Files.deleteIfExists(entry);

@@ -2,6 +2,7 @@ package io.duraflow.api.sink;
 
 import io.duraflow.api.types.TypeSerializer;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A sink whose output becomes visible exactly once, in step with checkpoints: its writers prepare
@@ -17,7 +18,9 @@ import java.util.List;
  *       as <b>UNION</b> operator state: every restored subtask gets the committables of every
  *       subtask of the checkpoint, whatever the old and new parallelism, so none is lost on
  *       rescale, and all subtasks commit all of them (commits are idempotent, and concurrent
- *       commits of one committable by several subtasks must be safe).
+ *       commits of one committable by several subtasks must be safe). Beside them, UNION state
+ *       keeps the sink's job lineage: the ids of the jobs whose state led to this one (see
+ *       {@link #cleanUpLeftovers}).
  *   <li><b>Records</b> go to {@link CommittingSinkWriter#write}.
  *   <li><b>Checkpoint barrier n</b> (task thread, before the barrier is forwarded or acknowledged):
  *       {@link CommittingSinkWriter#prepareCommit}(n) closes and flushes in-progress data and
@@ -29,7 +32,8 @@ import java.util.List;
  *       committed and forgotten. A lost notification is harmless: the next completed checkpoint
  *       commits them, and so does a restore from checkpoint n.
  *   <li><b>End of input</b>: the task takes a final checkpoint and commits it when it completes, so
- *       the rest of the output becomes visible before the task finishes. The task must not finish
+ *       the rest of the output becomes visible before the task finishes, and
+ *       {@link #cleanUpLeftovers} runs once more. The task must not finish
  *       before it heard of that completion: a finished job is never restored, so a lost final
  *       notification would leave the last committables uncommitted.
  *   <li><b>Failure</b>: the writer is closed, never asked to prepare again; committables of
@@ -59,11 +63,22 @@ public interface TwoPhaseCommittingSink<T, C> extends Sink<T> {
     TypeSerializer<C> committableSerializer();
 
     /**
-     * Removes what earlier attempts of this job left behind and no committable will ever name:
-     * data written by a writer that failed before its checkpoint completed. Called on every start
-     * of a subtask, after {@code restoredCommittables} (all subtasks', empty without a checkpoint)
-     * were committed and before the writer is created. Must not touch anything a restored
+     * Removes what earlier attempts of this job, and the earlier jobs whose state it restored,
+     * left behind and no committable will ever name: data written by a writer that failed, or was
+     * cancelled, before its checkpoint completed. Called on every start of a subtask, after
+     * {@code restoredCommittables} (all subtasks', empty without a checkpoint) were committed and
+     * before the writer is created; and once more at the end of a bounded input, when the
+     * subtask's final checkpoint completed and everything its writer prepared is committed (no
+     * committables then; the writer writes nothing more). Must not touch anything a restored
      * committable names or another subtask's writer of this attempt may be writing.
+     *
+     * @param restoredJobIds the ids of the jobs whose sink wrote the restored state: the current
+     *        job once it completed a checkpoint, and, for a job started from a savepoint or a
+     *        retained checkpoint of job A, A and the jobs A's state came from in turn (empty without
+     *        a restore). Their writers no longer run: the job's own earlier attempts are fenced off,
+     *        and an earlier job must have ended before its savepoint is restored into the same output
+     *        (else both would write the same records).
      */
-    default void cleanUpLeftovers(SinkContext context, List<C> restoredCommittables) throws Exception {}
+    default void cleanUpLeftovers(SinkContext context, List<C> restoredCommittables, Set<String> restoredJobIds)
+            throws Exception {}
 }

@@ -287,7 +287,7 @@ class FileSinkTest {
         assertThat(inProgress()).hasSize(1);
         assertThat(Files.size(dir.resolve(inProgress().get(0)))).isPositive();
 
-        sink.cleanUpLeftovers(Context.of(0, 1, 1), List.of());
+        sink.cleanUpLeftovers(Context.of(0, 1, 1), List.of(), Set.of());
         assertThat(inProgress()).isEmpty();
         assertThat(visible()).isEmpty();
     }
@@ -316,10 +316,10 @@ class FileSinkTest {
         otherJob.close();
         Files.writeString(dir.resolve(".part-0.attempt-0.inprogress"), "TextFileSink's\n");
 
-        sink.cleanUpLeftovers(Context.of(1, 2, 1), restored);
+        sink.cleanUpLeftovers(Context.of(1, 2, 1), restored, Set.of());
         assertThat(inProgress()).as("subtask 1 of 2 removes old subtask 1's only").doesNotContain(leftovers.get(1))
                 .contains(leftovers.get(0), leftovers.get(2));
-        sink.cleanUpLeftovers(Context.of(0, 2, 1), restored);
+        sink.cleanUpLeftovers(Context.of(0, 2, 1), restored, Set.of());
         List<String> expected = new ArrayList<>();
         restored.forEach(p -> expected.add(Path.of(p.inProgressPath()).getFileName().toString()));
         expected.add(otherJobFile);
@@ -327,8 +327,122 @@ class FileSinkTest {
         assertThat(inProgress()).containsExactlyInAnyOrderElementsOf(expected);
 
         sink.createCommitter().commit(restored);
-        sink.cleanUpLeftovers(Context.of(0, 2, 1), restored);
+        sink.cleanUpLeftovers(Context.of(0, 2, 1), restored, Set.of());
         assertThat(committedLines()).containsExactlyInAnyOrder("0", "1", "2");
+    }
+
+    /**
+     * {@code cancel --savepoint} of job A at parallelism 2, restored as job B at parallelism 3:
+     * A's parts open after the savepoint and those of a checkpoint in flight at the cancel are
+     * gone once B's subtasks started, whatever order they start in and while B's first subtask
+     * already writes; the savepoint's parts are committed; another job's in-progress file in the
+     * same directory stays; B's checkpoints carry the whole lineage on.
+     */
+    @Test
+    void aJobRestoredFromACancelledJobsSavepointAtAnotherParallelismRemovesThatJobsLeftovers() throws Exception {
+        FileSink<Integer> sink = sink();
+        List<CommittingSinkDriver<Integer, PendingPart>> jobA = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            jobA.add(CommittingSinkDriver.open(sink, new Context("job-a", i, 2, 0), List.of(), Set.of("job-0")));
+        }
+        List<PendingPart> savepoint = new ArrayList<>();
+        Set<String> savepointLineage = new HashSet<>();
+        for (int i = 0; i < 2; i++) {
+            jobA.get(i).write(i);
+            savepoint.addAll(jobA.get(i).snapshotState(7));
+            savepointLineage.addAll(jobA.get(i).jobLineage());
+        }
+        for (int i = 0; i < 2; i++) {
+            jobA.get(i).write(10 + i);
+        }
+        jobA.get(0).snapshotState(8); // a checkpoint in flight when the job is cancelled
+        jobA.get(0).write(20);
+        jobA.get(1).write(21);
+        jobA.forEach(this::closeQuietly); // the cancel
+        assertThat(inProgress()).hasSize(5);
+
+        CommittingSinkWriter<Integer, PendingPart> otherJob = sink.createWriter(new Context("job-c", 0, 1, 0));
+        otherJob.write(99);
+        String otherJobFile = Path.of(otherJob.prepareCommit(1).get(0).inProgressPath()).getFileName().toString();
+
+        List<CommittingSinkDriver<Integer, PendingPart>> jobB = new ArrayList<>();
+        for (int i : new int[] {2, 0, 1}) {
+            CommittingSinkDriver<Integer, PendingPart> driver = CommittingSinkDriver.open(sink,
+                    new Context("job-b", i, 3, 0), savepoint, savepointLineage);
+            driver.write(100 + i); // writes while the later subtasks still clean up
+            jobB.add(driver);
+        }
+        assertThat(committedLines()).containsExactlyInAnyOrder("0", "1");
+        assertThat(inProgress()).as("only the other job's part and job B's open parts")
+                .hasSize(4).contains(otherJobFile)
+                .allMatch(name -> name.equals(otherJobFile) || PartFileName.parseInProgress(name).jobTag()
+                        .equals(PartFileName.jobTag("job-b")));
+        assertThat(jobB.get(0).jobLineage()).containsExactlyInAnyOrder("job-0", "job-a", "job-b");
+
+        for (CommittingSinkDriver<Integer, PendingPart> driver : jobB) {
+            driver.snapshotState(9);
+            driver.notifyCheckpointComplete(9);
+            driver.close();
+        }
+        assertThat(committedLines()).containsExactlyInAnyOrder("0", "1", "100", "101", "102");
+        assertThat(inProgress()).containsExactly(otherJobFile);
+        otherJob.close();
+    }
+
+    /** A savepoint of an older build has no job lineage: the jobs its committables name are the lineage. */
+    @Test
+    void withoutARestoredLineageTheRestoredCommittablesNameTheEarlierJob() throws Exception {
+        FileSink<Integer> sink = sink();
+        CommittingSinkWriter<Integer, PendingPart> cancelled = sink.createWriter(new Context("job-a", 0, 1, 0));
+        cancelled.write(1);
+        List<PendingPart> savepoint = cancelled.prepareCommit(1);
+        cancelled.write(2);
+        cancelled.close();
+
+        sink.createCommitter().commit(savepoint);
+        sink.cleanUpLeftovers(new Context("job-b", 0, 2, 0), savepoint, Set.of());
+        assertThat(inProgress()).isEmpty();
+        assertThat(committedLines()).containsExactly("1");
+    }
+
+    /**
+     * A writer of a fenced-off attempt creates a part after the new attempt's start cleanup: the
+     * new attempt removes it at the end of its bounded input, once its final checkpoint is
+     * committed, and not before (its own prepared part must stay for its checkpoint).
+     */
+    @Test
+    void theEndOfABoundedInputRemovesWhatAFencedOffWriterCreatedAfterTheStart() throws Exception {
+        FileSink<Integer> sink = sink();
+        CommittingSinkDriver<Integer, PendingPart> current = CommittingSinkDriver.open(sink, Context.of(0, 2, 1),
+                List.of(), Set.of("job-0"));
+        CommittingSinkWriter<Integer, PendingPart> fencedOff = sink.createWriter(Context.of(0, 2, 0));
+        fencedOff.write(-1);
+        fencedOff.close();
+        CommittingSinkWriter<Integer, PendingPart> earlierJob = sink.createWriter(new Context("job-0", 2, 4, 0));
+        earlierJob.write(-2);
+        earlierJob.close();
+        CommittingSinkWriter<Integer, PendingPart> otherSubtask = sink.createWriter(Context.of(1, 2, 1));
+        otherSubtask.write(7); // subtask 1 of this attempt, still writing
+
+        current.write(1);
+        current.snapshotState(1); // the final checkpoint, not completed yet
+        current.cleanUpAtEnd();
+        assertThat(inProgress()).as("nothing is removed while a part waits for its checkpoint").hasSize(4);
+        current.notifyCheckpointComplete(1);
+        current.cleanUpAtEnd();
+        assertThat(committedLines()).containsExactly("1");
+        assertThat(inProgress()).as("only subtask 1's open part is left").hasSize(1)
+                .allMatch(name -> PartFileName.parseInProgress(name).subtask() == 1);
+        current.close();
+        otherSubtask.close();
+    }
+
+    private void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

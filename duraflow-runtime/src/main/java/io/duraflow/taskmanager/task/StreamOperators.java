@@ -16,12 +16,15 @@ import io.duraflow.api.state.ValueStateDescriptor;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.types.Types;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.backend.KeyedStateBackend;
 import io.duraflow.util.Murmur;
 import io.duraflow.network.PipelinedResultPartition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The operators that exist only in streaming mode, or behave differently there: each keeps what
@@ -34,6 +37,7 @@ final class StreamOperators {
     /** State names; part of the checkpoint format of these operators, so never renamed. */
     static final String SPLITS_STATE = "source-splits";
     static final String COMMITTABLES_STATE = "sink-committables";
+    static final String JOB_LINEAGE_STATE = "sink-job-lineage";
     static final String COLLECTED_STATE = "collected";
     static final String ROLLING_STATE = "rolling-aggregate";
 
@@ -142,15 +146,22 @@ final class StreamOperators {
 
     /**
      * A {@link TwoPhaseCommittingSink} through its {@link CommittingSinkDriver}: committables in
-     * UNION operator list state, committed when their checkpoint completes (and on restore).
+     * UNION operator list state, committed when their checkpoint completes (and on restore), and
+     * the driver's job lineage in another (absent in checkpoints of older builds: restored empty).
      */
     static final class CommittingSink implements Downstream {
         private final TwoPhaseCommittingSink<Object, Object> sink;
         private final SinkContext sinkContext;
         private final TaskCounters counters;
         private ListState<Object> committables;
+        private ListState<String> jobLineage;
         private List<Object> restored = List.of();
+        private final Set<String> restoredLineage = new TreeSet<>();
         private CommittingSinkDriver<Object, Object> driver;
+        /** The first checkpoint whose snapshot came after the end of input; -1 before it. */
+        private long firstSnapshotAfterEnd = -1;
+        private boolean inputEnded;
+        private boolean cleanedUpAtEnd;
 
         CommittingSink(TwoPhaseCommittingSink<Object, Object> sink, SinkContext sinkContext, TaskCounters counters) {
             this.sink = sink;
@@ -165,11 +176,14 @@ final class StreamOperators {
             List<Object> list = new ArrayList<>();
             committables.get().forEach(list::add);
             restored = list;
+            jobLineage = context.operatorState().getUnionListState(
+                    new ListStateDescriptor<>(JOB_LINEAGE_STATE, Types.STRING));
+            jobLineage.get().forEach(restoredLineage::add); // one copy per old subtask
         }
 
         @Override
         public void open(OperatorContext context) throws Exception {
-            driver = CommittingSinkDriver.open(sink, sinkContext, restored);
+            driver = CommittingSinkDriver.open(sink, sinkContext, restored, restoredLineage);
             restored = List.of();
         }
 
@@ -185,13 +199,27 @@ final class StreamOperators {
         }
 
         @Override
+        public void endInput() {
+            inputEnded = true;
+        }
+
+        @Override
         public void snapshotState(long checkpointId) throws Exception {
             committables.update(driver.snapshotState(checkpointId));
+            jobLineage.update(List.copyOf(driver.jobLineage()));
+            if (inputEnded && firstSnapshotAfterEnd < 0) {
+                firstSnapshotAfterEnd = checkpointId;
+            }
         }
 
         @Override
         public void notifyCheckpointComplete(long checkpointId) throws Exception {
             driver.notifyCheckpointComplete(checkpointId);
+            // The task finishes on this completion: nothing of this subtask will be committed later.
+            if (firstSnapshotAfterEnd >= 0 && checkpointId >= firstSnapshotAfterEnd && !cleanedUpAtEnd) {
+                cleanedUpAtEnd = true;
+                driver.cleanUpAtEnd();
+            }
         }
 
         int waitingCount() {

@@ -241,6 +241,8 @@ class StreamTaskTest {
      */
     private final Map<Long, List<Long>> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger conflictingCommits = new java.util.concurrent.atomic.AtomicInteger();
+    /** The job lineage each cleanup of the test sink's subtask got. */
+    private final List<java.util.Set<String>> cleanups = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Prepares (checkpoint id, records written since the previous prepare); the committer records them. */
     private final class RecordingTwoPhaseSink implements io.duraflow.api.sink.TwoPhaseCommittingSink<Long, Tuple2<Long, List<Long>>> {
@@ -287,6 +289,12 @@ class StreamTaskTest {
         }
 
         @Override
+        public void cleanUpLeftovers(io.duraflow.api.sink.SinkContext context,
+                List<Tuple2<Long, List<Long>>> restoredCommittables, java.util.Set<String> restoredJobIds) {
+            cleanups.add(restoredJobIds);
+        }
+
+        @Override
         public String description() {
             return "recording two-phase sink";
         }
@@ -330,7 +338,8 @@ class StreamTaskTest {
         assertThat(committed).doesNotContainKey(2L);
         assertThat(committed.get(1L)).isEmpty();
 
-        AttemptId second = sourceAttempt(0, 1);
+        // Restored under another job id, as from a savepoint: the sink learns whose leftovers it may remove.
+        AttemptId second = sourceAttempt(0, 1).toBuilder().setJobId("restoring-job").build();
         Task restored = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
                 .setAttempt(second).putAllConfig(config).setRestore(TaskRestore.newBuilder().setCheckpointId(1)
                         .setState(checkpoint1.getState())).build(), job.get(), cluster);
@@ -347,6 +356,8 @@ class StreamTaskTest {
         assertThat(cluster.reports.get(cluster.reports.size() - 1).getState()).isEqualTo(TaskState.FINISHED);
 
         assertThat(conflictingCommits).hasValue(0);
+        assertThat(cleanups).as("the restored job lineage at each start, then the lineage at the end")
+                .containsExactly(java.util.Set.of(), java.util.Set.of("job"), java.util.Set.of("job", "restoring-job"));
         assertThat(committed).doesNotContainKey(2L).containsKey(3L);
         List<Long> all = new ArrayList<>();
         committed.values().forEach(all::addAll);
