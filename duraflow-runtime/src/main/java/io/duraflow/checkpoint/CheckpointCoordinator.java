@@ -151,7 +151,7 @@ public final class CheckpointCoordinator {
         this.coordinators = services.coordinators();
         this.disposal = new CheckpointFileDisposal(directories,
                 new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
-        this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler());
+        this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler(), io, store);
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
                 () -> pending.size() + triggersInFlight,
@@ -249,8 +249,10 @@ public final class CheckpointCoordinator {
         mainThread.assertRunningInMainThread();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
         InitialRestore initial = initialRestore;
+        long nowMs = clockMs.getAsLong();
         return io.run(() -> {
             List<CompletedCheckpoint> retained = store.recover();
+            long windowStartMs = store.failureWindowStart(nowMs);
             // Listed before this coordinator draws an id (the I/O executor is sequential): every
             // file here belongs to a retained checkpoint or to one that can never complete.
             List<FsPath> shared = new ArrayList<>();
@@ -269,10 +271,12 @@ public final class CheckpointCoordinator {
                 idCounter.continueFrom(restored.checkpointId() + 1);
             }
             return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), restored,
-                    idCounter.get());
+                    idCounter.get(), retained.isEmpty() ? windowStartMs
+                            : Math.max(windowStartMs, retained.get(retained.size() - 1).completedMs()));
         }).thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
+            failures.restoredWindow(recovered.windowStartMs());
             disposal.restore(retained);
             if (recovered.initial() != null) {
                 CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
@@ -287,7 +291,6 @@ public final class CheckpointCoordinator {
             }
             CompletedCheckpoint latest = retained.get(retained.size() - 1);
             restoredFrom = latest;
-            failures.restoredFrom(latest.completedMs());
             LOG.info("Job {} {} {}", jobId, adopting ? "goes on from" : "restores", latest);
             return new RestorePoint(Optional.of(latest), false, recovered.nextId());
         });
@@ -296,10 +299,11 @@ public final class CheckpointCoordinator {
     /**
      * @param sharedFiles the files under {@code shared/} and {@code taskowned/}
      * @param fileMergingDirectories the directories right below them
+     * @param windowStartMs where the failure window starts ({@link CheckpointFailureManager} rule 7)
      */
     private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles,
             List<FsPath> fileMergingDirectories, List<String> warnings,
-            CompletedCheckpoint initial, long nextId) {}
+            CompletedCheckpoint initial, long nextId, long windowStartMs) {}
 
     private void deleteOrphansAfterRestore(Recovered recovered) {
         if (recovered.warnings().isEmpty()) {
@@ -315,7 +319,6 @@ public final class CheckpointCoordinator {
     /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
     private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
         restoredFrom = restored;
-        failures.restoredFrom(clockMs.getAsLong());
         if (claim) {
             claimed = restored;
             disposal.restore(List.of(restored));

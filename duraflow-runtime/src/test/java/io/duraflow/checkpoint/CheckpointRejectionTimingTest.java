@@ -92,25 +92,28 @@ class CheckpointRejectionTimingTest {
     @Test
     void afterALeaderChangeTheTimeoutCountsFromTheRestoredCheckpoint() {
         Path shared = tmp.resolve("shared");
-        CoordinatorHarness first = started(shared, config(5_000, 0, 0));
+        CoordinatorHarness first = new CoordinatorHarness(shared, config(5_000, 0, 0));
+        first.coordinator.restoreLatest();
+        first.settle();
+        first.coordinator.startPeriodic();
         first.advance(INTERVAL);
         first.ackAll(1);
         long completedAt = first.main.now();
         first.coordinator.shutdown();
 
         // A new leader starts 3 s later with its own clock at the same time: 2 s of the window are left.
-        CoordinatorHarness second = new CoordinatorHarness(shared, config(5_000, 0, 0));
-        second.main.advance(completedAt + 3_000);
+        CoordinatorHarness second = new CoordinatorHarness(shared, config(5_000, 0, 0), completedAt + 3_000);
         second.coordinator.restoreLatest();
         second.settle();
         second.coordinator.startPeriodic();
-        second.tasks.allRunning = false;
+        second.advance(INTERVAL);
+        softDecline(second, second.tasks.triggers.get(0).checkpointId());
 
-        second.advance(1_999);
+        second.advance(999);
         assertThat(second.jobFailures).isEmpty();
         second.advance(1);
         assertThat(second.jobFailures).singleElement().satisfies(cause -> assertThat(cause)
-                .contains("none was declined or failed in that time"));
+                .contains("SNAPSHOT_UNAVAILABLE_SOFT"));
     }
 
     @Test
