@@ -139,6 +139,31 @@ class CheckpointRejectionTimingTest {
     }
 
     @Test
+    void softDeclinesInARowBackOffDoublingUpToTheIntervalAndACompletionMakesTheNextRetryQuickAgain() {
+        CoordinatorHarness h = started(config(0, 200, 0));
+        h.advance(INTERVAL);
+        for (long delay : new long[] {200, 400, 800, INTERVAL, INTERVAL}) {
+            declineLatestAndExpectTheNextTriggerAfter(h, delay);
+        }
+        assertThat(h.tasks.triggers).extracting(CheckpointTrigger::timestampMs)
+                .containsExactly(1_000L, 1_200L, 1_600L, 2_400L, 3_400L, 4_400L);
+
+        h.ackAll(h.tasks.triggers.get(5).checkpointId());
+        h.advance(INTERVAL);
+        declineLatestAndExpectTheNextTriggerAfter(h, 200);
+    }
+
+    private static void declineLatestAndExpectTheNextTriggerAfter(CoordinatorHarness h, long delayMs) {
+        int triggered = h.tasks.triggers.size();
+        softDecline(h, h.tasks.triggers.get(triggered - 1).checkpointId());
+        h.advance(delayMs - 1);
+        assertThat(h.tasks.triggers).as("%d ms after a soft decline at %d", delayMs - 1, h.main.now() - delayMs + 1)
+                .hasSize(triggered);
+        h.advance(1);
+        assertThat(h.tasks.triggers).hasSize(triggered + 1);
+    }
+
+    @Test
     void withoutARetryDelayASoftDeclineWaitsForTheInterval() {
         CoordinatorHarness h = started(config(0, 0, 0));
         h.advance(INTERVAL);
