@@ -73,7 +73,8 @@ public final class CheckpointingOptions {
                     .validator(ConfigValidator.nonNegativeDuration())
                     .description("After a source declined a checkpoint softly (\"not now\"), the next periodic"
                             + " checkpoint comes this soon instead of a whole interval later (never sooner than the"
-                            + " min-pause allows); 0 waits for the interval.");
+                            + " min-pause allows); while soft declines repeat, the delay doubles up to the interval,"
+                            + " and a completed checkpoint makes it short again. 0 waits for the interval.");
 
     public static final ConfigOption<Integer> NUM_RETAINED = ConfigOption.key("execution.checkpointing.num-retained")
             .intType()
