@@ -64,7 +64,11 @@ final class FailureWindowRecords {
         return directory.resolve(String.format("failure-window-%019d", generation));
     }
 
-    /** The latest window; if none was recorded (the job's first start), records one starting at {@code nowMs}. */
+    /**
+     * The latest window; if none was recorded (the job's first start), records one starting at
+     * {@code nowMs}. A failed write (say, this JobManager no longer leads) is logged, not thrown: the
+     * window starts at {@code nowMs} here, and the next leader records its own start.
+     */
     long startOrRecord(long nowMs) throws IOException {
         Window latest = latest();
         if (latest != null) {
@@ -77,6 +81,10 @@ final class FailureWindowRecords {
             // Another leader recorded the start first (or only an unreadable record is there): take what reads.
             Window raced = latest();
             return raced == null ? nowMs : raced.startMs();
+        } catch (IOException e) {
+            // Not leading any more, or the write failed: the restore goes on; a later leader records its start.
+            LOG.warn("Cannot record the start of job {}'s checkpoint failure window: {}", jobId, e.getMessage());
+            return nowMs;
         }
     }
 

@@ -75,7 +75,10 @@ class FailureWindowRecordsTest {
     @Test
     void aJobManagerThatNoLongerLeadsRecordsNothing() throws Exception {
         leading.set(false);
-        assertThatThrownBy(() -> records().startOrRecord(1_000))
+        assertThat(records().startOrRecord(1_000)).as("the restore goes on").isEqualTo(1_000);
+        assertThat(fs.listIfExists(directory())).isEmpty();
+        records().startOrRecord(500);
+        assertThatThrownBy(() -> records().recordRestart(2_000))
                 .isInstanceOf(CompletedCheckpointStore.NotLeaderException.class);
         assertThat(fs.listIfExists(directory())).isEmpty();
     }
