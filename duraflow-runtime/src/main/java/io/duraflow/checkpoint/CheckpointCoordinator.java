@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Late and unknown messages.</b> An acknowledgement of a checkpoint that is not pending
  *       (aborted, expired, unknown) or from a task the checkpoint does not wait for (an earlier
  *       attempt) is discarded: its files that no checkpoint uses are deleted. Declines of such
- *       checkpoints are ignored, but for those of rule 4. Nothing is ever only logged that should have deleted a file.</li>
+ *       checkpoints are ignored but for what rule 4 says. Nothing is ever only logged that should
+ *       have deleted a file.</li>
  *   <li><b>Failures.</b> Every abort is reported to the {@link CheckpointFailureManager}; when it
  *       says so the job is told to fail over ({@link CheckpointFailureHandler}).</li>
  *   <li><b>Leftovers.</b> After every completion, {@code chk-<n>} directories of the job that are

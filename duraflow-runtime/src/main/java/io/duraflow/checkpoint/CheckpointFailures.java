@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * while the tasks run (periodic checkpoints on), moved on every completion and restore. When the
  * deadline passed and a checkpoint failed since the tasks began to run (the manager's rule 8), the
  * job fails over with the manager's cause, and the new window's start is recorded in the completed
- * store (rule 7; if that write fails, a later leader counts from an earlier start: sooner, never later). A deadline that passed while no checkpoint failed yet
- * sets no timer: the next failure checks it. Main thread only.
+ * store (rule 7; if that write fails, a later leader counts from an earlier start: sooner, never
+ * later). A deadline that passed while no checkpoint failed yet sets no timer: the next failure
+ * checks it. Main thread only.
  */
 final class CheckpointFailures {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointFailures.class);

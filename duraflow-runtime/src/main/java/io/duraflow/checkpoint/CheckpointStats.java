@@ -31,7 +31,8 @@ public record CheckpointStats(long checkpointId, CheckpointKind kind, Status sta
             long stateSize, long checkpointedSize, int files, int filesUploaded, int filesReused, FsPath directory,
             CheckpointFailure failure) {
         this(checkpointId, kind, status, triggerMs, endMs, stateSize, checkpointedSize, files, filesUploaded,
-                filesReused, directory, failure, failure == null || failure.task() == null ? List.of() : List.of(failure));
+                filesReused, directory, failure,
+                failure == null || failure.task() == null ? List.of() : List.of(failure));
     }
 
     public enum Status {

@@ -54,7 +54,7 @@ class CheckpointDeclinesTest {
         decline(h, SOURCE_1, 1, SNAPSHOT_UNAVAILABLE_HARD, "offsets lost");
 
         assertThat(h.jobFailures).singleElement().satisfies(cause -> assertThat(cause)
-                .contains("tolerable-failed-checkpoints").contains("SNAPSHOT_UNAVAILABLE_HARD").contains("offsets lost"));
+                .contains("tolerable-failed-checkpoints", "SNAPSHOT_UNAVAILABLE_HARD", "offsets lost"));
         CheckpointStats stats = entry(h, 1);
         assertThat(stats.failure().reason()).isEqualTo(SNAPSHOT_UNAVAILABLE_HARD);
         assertThat(stats.declines()).extracting(CheckpointDeclinesTest::describe).containsExactly(

@@ -25,7 +25,8 @@ class CheckpointAvailabilityProviderTest {
             @Override
             public void finish() {}
         };
-        assertThat(CheckpointAvailabilityProvider.availabilityOf(writer, 1)).isEqualTo(SnapshotAvailability.available());
+        assertThat(CheckpointAvailabilityProvider.availabilityOf(writer, 1))
+                .isEqualTo(SnapshotAvailability.available());
     }
 
     @Test
