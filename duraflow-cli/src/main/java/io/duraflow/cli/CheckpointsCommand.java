@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import io.duraflow.rpc.proto.CheckpointDecline;
 import io.duraflow.rpc.proto.CheckpointSummary;
 import io.duraflow.rpc.proto.JobCheckpoints;
 import java.time.Instant;
@@ -88,13 +89,23 @@ final class CheckpointsCommand implements Callable<Integer> {
         return c.getKind().equals("SAVEPOINT") ? c.getPath() : "";
     }
 
-    /** For a failed checkpoint: its reason kind first (SNAPSHOT_UNAVAILABLE_SOFT, EXPIRED, ...), the task, the message. */
+    /**
+     * For a failed checkpoint: its reason kind first (SNAPSHOT_UNAVAILABLE_SOFT, EXPIRED, ...), the
+     * task, the message; then the other tasks' declines, if more than one declined it.
+     */
     static String reason(CheckpointSummary c) {
         if (c.getFailureReason().isEmpty()) {
             return "";
         }
-        return c.getFailureReason() + (c.getFailureTask().isEmpty() ? "" : " (" + c.getFailureTask() + ")") + ": "
-                + c.getFailureMessage();
+        StringBuilder reason = new StringBuilder(c.getFailureReason() + (c.getFailureTask().isEmpty() ? ""
+                : " (" + c.getFailureTask() + ")") + ": " + c.getFailureMessage());
+        for (CheckpointDecline decline : c.getDeclinesList()) {
+            if (!decline.getTask().equals(c.getFailureTask()) || !decline.getReason().equals(c.getFailureReason())) {
+                reason.append("; also ").append(decline.getReason()).append(" (").append(decline.getTask())
+                        .append("): ").append(decline.getMessage());
+            }
+        }
+        return reason.toString();
     }
 
     private static String statusName(String status) {

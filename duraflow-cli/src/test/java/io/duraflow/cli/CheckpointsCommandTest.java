@@ -70,6 +70,20 @@ class CheckpointsCommandTest {
     }
 
     @Test
+    void aCheckpointDeclinedByTwoTasksShowsTheHardDeclineThenTheSoftOne() {
+        CheckpointSummary declined = checkpoint(9, "FAILED").setFailureReason("SNAPSHOT_UNAVAILABLE_HARD")
+                .setFailureTask("vertex 0 subtask 1").setFailureMessage("offsets lost")
+                .addDeclines(io.duraflow.rpc.proto.CheckpointDecline.newBuilder().setTask("vertex 0 subtask 0")
+                        .setReason("SNAPSHOT_UNAVAILABLE_SOFT").setMessage("chunk 4 open"))
+                .addDeclines(io.duraflow.rpc.proto.CheckpointDecline.newBuilder().setTask("vertex 0 subtask 1")
+                        .setReason("SNAPSHOT_UNAVAILABLE_HARD").setMessage("offsets lost"))
+                .build();
+
+        assertThat(CheckpointsCommand.reason(declined)).isEqualTo("SNAPSHOT_UNAVAILABLE_HARD (vertex 0 subtask 1):"
+                + " offsets lost; also SNAPSHOT_UNAVAILABLE_SOFT (vertex 0 subtask 0): chunk 4 open");
+    }
+
+    @Test
     void aFailureWithoutATaskShowsItsReasonAndMessage() {
         CheckpointSummary expired = checkpoint(7, "FAILED").setFailureReason("EXPIRED")
                 .setFailureMessage("not complete within 10 s").build();

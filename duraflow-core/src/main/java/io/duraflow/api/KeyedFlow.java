@@ -1,5 +1,7 @@
 package io.duraflow.api;
 
+import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
+import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.functions.AggregateFunction;
 import io.duraflow.api.functions.JoinFunction;
 import io.duraflow.api.functions.KeySelector;
@@ -44,6 +46,11 @@ public final class KeyedFlow<T, K> {
             public T result(K key, T accumulator) {
                 return accumulator;
             }
+
+            @Override
+            public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+                return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
+            }
         };
         return aggregate("Reduce", aggregation, input.node.outputType(), input.node.outputType());
     }
@@ -70,6 +77,11 @@ public final class KeyedFlow<T, K> {
             @Override
             public O result(K key, A accumulator) throws Exception {
                 return function.getResult(accumulator);
+            }
+
+            @Override
+            public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+                return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
             }
         };
         return aggregate("Aggregate", aggregation, accumulatorType, outputType);

@@ -58,9 +58,13 @@ public final class CheckpointingOptions {
                     .durationType()
                     .noDefaultValue()
                     .validator(ConfigValidator.positiveDuration())
-                    .description("Longest time a job may go without a completed checkpoint, counted from the last one"
-                            + " (or the job's start, or the checkpoint a new leader restored), soft declines included;"
-                            + " after it the job fails over to its latest checkpoint. Unset: no limit.");
+                    .description("Longest time a job may go without a completed checkpoint, soft declines included;"
+                            + " after it the job fails over to its latest checkpoint and a new window starts. The"
+                            + " window counts from the last completed checkpoint, else from the job's first start or"
+                            + " the last failover it caused (recorded with the job's checkpoints, so it survives"
+                            + " leader changes). After a restart (a task failure, a new leader) the job is failed"
+                            + " over this way only once a checkpoint tried since its tasks run again failed, never"
+                            + " the moment they run. Unset: no limit.");
 
     public static final ConfigOption<Duration> SOFT_DECLINE_RETRY_DELAY =
             ConfigOption.key("execution.checkpointing.soft-decline-retry-delay")
@@ -69,7 +73,8 @@ public final class CheckpointingOptions {
                     .validator(ConfigValidator.nonNegativeDuration())
                     .description("After a source declined a checkpoint softly (\"not now\"), the next periodic"
                             + " checkpoint comes this soon instead of a whole interval later (never sooner than the"
-                            + " min-pause allows); 0 waits for the interval.");
+                            + " min-pause allows); while soft declines repeat, the delay doubles up to the interval,"
+                            + " and a completed checkpoint makes it short again. 0 waits for the interval.");
 
     public static final ConfigOption<Integer> NUM_RETAINED = ConfigOption.key("execution.checkpointing.num-retained")
             .intType()

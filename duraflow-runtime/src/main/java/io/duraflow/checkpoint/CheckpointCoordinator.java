@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  *       {@code num-retained}); then the tasks and coordinators are notified, older pending
  *       checkpoints are aborted as subsumed, and the files of subsumed checkpoints that no retained
  *       checkpoint uses are deleted, with their {@code chk-<n>} directories.</li>
- *   <li><b>Abort.</b> A decline aborts the checkpoint at once, as does an acknowledgement whose
+ *   <li><b>Abort.</b> A decline aborts the checkpoint at once (later declines are still recorded
+ *       and a hard one still counts: {@link CheckpointDeclines}), as does an acknowledgement whose
  *       incremental snapshot reuses a shared file no retained or pending checkpoint refers to
  *       ({@link CheckpointFailureReason#MISSING_SHARED_STATE}: the file may be gone); expiry ({@code timeout} after
  *       the trigger), a failing coordinator snapshot and a failing finalization. An abort notifies
@@ -53,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Late and unknown messages.</b> An acknowledgement of a checkpoint that is not pending
  *       (aborted, expired, unknown) or from a task the checkpoint does not wait for (an earlier
  *       attempt) is discarded: its files that no checkpoint uses are deleted. Declines of such
- *       checkpoints are ignored. Nothing is ever only logged that should have deleted a file.</li>
+ *       checkpoints are ignored but for what rule 4 says. Nothing is ever only logged that should
+ *       have deleted a file.</li>
  *   <li><b>Failures.</b> Every abort is reported to the {@link CheckpointFailureManager}; when it
  *       says so the job is told to fail over ({@link CheckpointFailureHandler}).</li>
  *   <li><b>Leftovers.</b> After every completion, {@code chk-<n>} directories of the job that are
@@ -77,7 +79,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
  * CheckpointFileDisposal} decides which files and directories rules 3, 4, 5 and 7 delete; {@link
- * MainThreadIo} runs the I/O; {@link CheckpointHistory} keeps the ended checkpoints' statistics.
+ * MainThreadIo} runs the I/O and {@link RestoreRead} a restore's reads; {@link CheckpointHistory}
+ * keeps the ended checkpoints' statistics; {@link CheckpointDeclines} the declines after an abort;
+ * {@link CheckpointFailures} fails the job over when checkpoints fail too often or too long.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -99,6 +103,7 @@ public final class CheckpointCoordinator {
     private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
     private final CheckpointHistory history = new CheckpointHistory();
+    private final CheckpointDeclines declines;
     private int triggersInFlight;
     /** Checkpoints and savepoints started (given an id and a plan) so far; see {@link #startMark}. */
     private long started;
@@ -151,7 +156,8 @@ public final class CheckpointCoordinator {
         this.coordinators = services.coordinators();
         this.disposal = new CheckpointFileDisposal(directories,
                 new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
-        this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler());
+        this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler(), io, store);
+        this.declines = new CheckpointDeclines(jobId, config.timeoutMs(), history, failures);
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
                 () -> pending.size() + triggersInFlight,
@@ -197,6 +203,7 @@ public final class CheckpointCoordinator {
         mainThread.assertRunningInMainThread();
         stopPeriodic();
         abortPending(CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down");
+        declines.clear();
         shutdown = true;
     }
 
@@ -248,31 +255,15 @@ public final class CheckpointCoordinator {
     private CompletableFuture<RestorePoint> restore(boolean adopting) {
         mainThread.assertRunningInMainThread();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
+        declines.clear();
         InitialRestore initial = initialRestore;
-        return io.run(() -> {
-            List<CompletedCheckpoint> retained = store.recover();
-            // Listed before this coordinator draws an id (the I/O executor is sequential): every
-            // file here belongs to a retained checkpoint or to one that can never complete.
-            List<FsPath> shared = new ArrayList<>();
-            List<FsPath> fileMergingDirectories = List.of();
-            if (!adopting) {
-                shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.shared()));
-                shared.addAll(CheckpointDirectoryScan.filesUnder(fileSystem, directories.taskOwned()));
-                fileMergingDirectories = CheckpointDirectoryScan.fileMergingDirectories(fileSystem, directories);
-            }
-            CompletedCheckpoint restored = null;
-            if (!retained.isEmpty()) {
-                idCounter.continueFrom(retained.get(retained.size() - 1).checkpointId() + 1);
-            } else if (initial != null) {
-                restored = CheckpointMetadataFormat.read(FileSystems.get(initial.metadataFile()),
-                        initial.metadataFile());
-                idCounter.continueFrom(restored.checkpointId() + 1);
-            }
-            return new Recovered(retained, shared, fileMergingDirectories, store.recoveryWarnings(), restored,
-                    idCounter.get());
-        }).thenApply(recovered -> {
+        long nowMs = clockMs.getAsLong();
+        CompletableFuture<RestoreRead.Recovered> read =
+                io.run(() -> RestoreRead.read(store, idCounter, fileSystem, directories, initial, adopting, nowMs));
+        return read.thenApply(recovered -> {
             mainThread.assertRunningInMainThread();
             List<CompletedCheckpoint> retained = recovered.retained();
+            failures.restoredWindow(recovered.windowStartMs());
             disposal.restore(retained);
             if (recovered.initial() != null) {
                 CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
@@ -287,21 +278,12 @@ public final class CheckpointCoordinator {
             }
             CompletedCheckpoint latest = retained.get(retained.size() - 1);
             restoredFrom = latest;
-            failures.restoredFrom(latest.completedMs());
             LOG.info("Job {} {} {}", jobId, adopting ? "goes on from" : "restores", latest);
             return new RestorePoint(Optional.of(latest), false, recovered.nextId());
         });
     }
 
-    /**
-     * @param sharedFiles the files under {@code shared/} and {@code taskowned/}
-     * @param fileMergingDirectories the directories right below them
-     */
-    private record Recovered(List<CompletedCheckpoint> retained, List<FsPath> sharedFiles,
-            List<FsPath> fileMergingDirectories, List<String> warnings,
-            CompletedCheckpoint initial, long nextId) {}
-
-    private void deleteOrphansAfterRestore(Recovered recovered) {
+    private void deleteOrphansAfterRestore(RestoreRead.Recovered recovered) {
         if (recovered.warnings().isEmpty()) {
             disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), recovered.fileMergingDirectories(),
                     liveCheckpointIds(), triggersInFlight == 0);
@@ -315,7 +297,6 @@ public final class CheckpointCoordinator {
     /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
     private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
         restoredFrom = restored;
-        failures.restoredFrom(clockMs.getAsLong());
         if (claim) {
             claimed = restored;
             disposal.restore(List.of(restored));
@@ -516,21 +497,23 @@ public final class CheckpointCoordinator {
         }
     }
 
-    /** A task will not take its part of checkpoint {@code checkpointId}; aborts it at once. */
+    /**
+     * A task will not take its part of checkpoint {@code checkpointId}: aborts it at once; a decline
+     * after that (another task's) may still count ({@link CheckpointDeclines}).
+     */
     public void decline(CheckpointTask task, long checkpointId, CheckpointFailureReason reason, String message) {
         mainThread.assertRunningInMainThread();
+        CheckpointFailure failure = new CheckpointFailure(checkpointId, reason, message, task.toString());
         PendingCheckpoint checkpoint = pending.get(checkpointId);
-        if (checkpoint == null || checkpoint.state() == PendingCheckpoint.State.FINALIZING) {
+        if (checkpoint != null && checkpoint.state() != PendingCheckpoint.State.FINALIZING
+                && checkpoint.plan.toAcknowledge().contains(task)) {
+            declines.onDeclineAbort(checkpoint, failure);
+            abort(checkpoint, failure);
+        } else if (!declines.onLateDecline(task, failure, clockMs.getAsLong())) {
             LOG.info("Decline of checkpoint {} of job {} by {} ({}: {}) ignored: the checkpoint is {}", checkpointId,
-                    jobId, task, reason, message, checkpoint == null ? "not pending" : "finalizing");
-            return;
+                    jobId, task, reason, message, checkpoint == null ? "not pending" : checkpoint.state()
+                            + (checkpoint.plan.toAcknowledge().contains(task) ? "" : ", not waiting for the task"));
         }
-        if (!checkpoint.plan.toAcknowledge().contains(task)) {
-            LOG.info("Decline of checkpoint {} of job {} by {}, which it does not wait for: ignored", checkpointId,
-                    jobId, task);
-            return;
-        }
-        abort(checkpoint, new CheckpointFailure(checkpointId, reason, message, task.toString()));
     }
 
     private void expire(PendingCheckpoint checkpoint) {
@@ -600,6 +583,7 @@ public final class CheckpointCoordinator {
         if (completed.kind() == CheckpointKind.SAVEPOINT) {
             disposal.onSavepointCompleted(checkpoint.checkpointId);
         } else {
+            declines.onCompleted(checkpoint.checkpointId);
             for (PendingCheckpoint older : new ArrayList<>(pending.headMap(checkpoint.checkpointId).values())) {
                 if (older.kind == CheckpointKind.CHECKPOINT && older.state() != PendingCheckpoint.State.FINALIZING) {
                     abort(older, new CheckpointFailure(older.checkpointId, CheckpointFailureReason.SUBSUMED,

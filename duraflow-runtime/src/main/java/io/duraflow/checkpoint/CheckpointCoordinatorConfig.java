@@ -9,7 +9,8 @@ import java.time.Duration;
  *
  * @param intervalMs time between periodic triggers; 0 = no periodic checkpoints (triggered by hand only)
  * @param failureTimeoutMs longest time without a completed checkpoint before the job fails over; 0 = no limit
- * @param softDeclineRetryMs after a soft decline, the next periodic trigger comes this soon; 0 = one interval later
+ * @param softDeclineRetryMs after a soft decline, the next periodic trigger comes this soon (doubling while soft
+ *     declines repeat, up to the interval: {@link SoftDeclineBackoff}); 0 = one interval later
  */
 public record CheckpointCoordinatorConfig(long intervalMs, long timeoutMs, long minPauseMs, int maxConcurrent,
         int tolerableFailures, int numRetained, int maxParallelism, long failureTimeoutMs, long softDeclineRetryMs) {

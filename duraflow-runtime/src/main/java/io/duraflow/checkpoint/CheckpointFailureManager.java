@@ -22,20 +22,34 @@ import java.util.Set;
  *
  * <p>The time limit ({@code execution.checkpointing.tolerable-failed-checkpoints-timeout}):
  * <ol start="5">
- *   <li>The window starts at the job's start, at every completed checkpoint, and, for a coordinator
- *       that restores a checkpoint before it completed or timed out anything (a new leader), at the
- *       completion of the restored checkpoint; soft declines do not move it.</li>
- *   <li>When no checkpoint completed within it, {@link #onTimeoutCheck} answers with the cause
- *       (the limit and the last failure, soft ones included) and starts a new window, so the
- *       restored job gets the whole limit again.</li>
+ *   <li><b>Window.</b> The window starts at the job's first start and moves to every completed
+ *       checkpoint and to every failover of rule 6; soft declines do not move it.</li>
+ *   <li><b>Deadline.</b> When no checkpoint completed within the window, {@link #onTimeoutCheck}
+ *       answers with the cause (the limit and the last failure, soft ones included) and starts a
+ *       new window, so the restored job gets the whole limit again.</li>
+ *   <li><b>Durable.</b> A coordinator starts with the window of the job, not its own: its first
+ *       restore ({@link #restoredWindow}) sets the window to the later of the recorded start (the
+ *       job's first start or the last failover of rule 6, recorded with the completed-checkpoint
+ *       store when they happen) and the completion of the latest retained checkpoint. So the window
+ *       survives any number of leader changes, with or without adopting the tasks. Later restores
+ *       of the same coordinator (task failovers) never move it back.</li>
+ *   <li><b>One attempt after a (re)start.</b> The window is only checked while the tasks run,
+ *       and it fails the job over only once a checkpoint tried since the tasks last began to run
+ *       ({@link #onTasksRunning}) has failed (softly or for a reason that counts). A job whose
+ *       window ran out while it restarted or while no leader was up is not failed over the moment
+ *       its tasks run again but when its first checkpoint fails; if that one completes, the window
+ *       moves (rule 5). So checkpoints never keep failing for longer than the limit, and a
+ *       restarted job always gets one try.</li>
  * </ol>
  */
 public final class CheckpointFailureManager {
     private final int tolerableFailures;
     /** 0: no time limit. */
     private final long failureTimeoutMs;
-    /** Whether this coordinator saw a completion or a timeout: a restore no longer moves the window. */
-    private boolean windowMovedHere;
+    /** Rule 7: whether the window was set by a restore, a completion or a timeout of this coordinator. */
+    private boolean windowKnown;
+    /** Rule 8: whether a checkpoint failed since the tasks last began to run. */
+    private boolean failedSinceRunning;
     private CheckpointFailure lastFailure;
     private final Set<Long> countedIds = new HashSet<>();
     private int continuousFailures;
@@ -69,6 +83,10 @@ public final class CheckpointFailureManager {
                 && failure.reason() != CheckpointFailureReason.SUBSUMED) {
             lastFailure = failure;
         }
+        if (failure.reason().countsTowardTolerance()
+                || failure.reason() == CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT) {
+            failedSinceRunning = true;
+        }
         if (!failure.reason().countsTowardTolerance() || failure.checkpointId() <= lastCompletedId
                 || !countedIds.add(failure.checkpointId())) {
             return Verdict.CONTINUE;
@@ -84,8 +102,8 @@ public final class CheckpointFailureManager {
 
     public void onSuccess(long checkpointId, long nowMs) {
         lastCompletedId = Math.max(lastCompletedId, checkpointId);
-        lastSuccessMs = nowMs;
-        windowMovedHere = true;
+        lastSuccessMs = Math.max(lastSuccessMs, nowMs);
+        windowKnown = true;
         lastFailure = null;
         continuousFailures = 0;
         countedIds.removeIf(id -> id <= lastCompletedId);
@@ -95,7 +113,7 @@ public final class CheckpointFailureManager {
         return continuousFailures;
     }
 
-    /** When the last checkpoint completed (or the job started, or the restored one completed). */
+    /** When the window started (rules 5 and 7): the last completion, the job's start or the last timeout. */
     public long lastSuccessMs() {
         return lastSuccessMs;
     }
@@ -105,19 +123,28 @@ public final class CheckpointFailureManager {
         return failureTimeoutMs == 0 ? Long.MAX_VALUE : lastSuccessMs + failureTimeoutMs;
     }
 
-    /** A new leader restored a checkpoint that completed at {@code completedMs}: its window counts from there. */
-    public void restoredFrom(long completedMs) {
-        if (!windowMovedHere) {
-            lastSuccessMs = completedMs;
-        }
+    /**
+     * Rule 7: a restore found the job's window starting at {@code windowStartMs} (the later of the
+     * recorded start and the latest completion). The first restore sets it; later ones only move
+     * it forward.
+     */
+    public void restoredWindow(long windowStartMs) {
+        lastSuccessMs = windowKnown ? Math.max(lastSuccessMs, windowStartMs) : windowStartMs;
+        windowKnown = true;
+    }
+
+    /** Rule 8: every task of the job runs (again); the window fails it over only after a failure from now on. */
+    public void onTasksRunning() {
+        failedSinceRunning = false;
     }
 
     /**
-     * The time limit's timer fired at {@code nowMs}: the cause to fail over with, if no checkpoint
-     * completed within the limit (then a new window starts now), else empty.
+     * Checks the time limit at {@code nowMs}: the cause to fail over with, if no checkpoint
+     * completed within the limit and one failed since the tasks last began to run (rule 8; then a
+     * new window starts now), else empty.
      */
     public Optional<String> onTimeoutCheck(long nowMs) {
-        if (nowMs < deadlineMs()) {
+        if (nowMs < deadlineMs() || !failedSinceRunning) {
             return Optional.empty();
         }
         String cause = "no checkpoint completed within " + failureTimeoutMs + " ms"
@@ -125,7 +152,7 @@ public final class CheckpointFailureManager {
                 + (lastFailure == null ? "; none was declined or failed in that time"
                         : "; the last failure: " + lastFailure.describe());
         lastSuccessMs = nowMs;
-        windowMovedHere = true;
+        windowKnown = true;
         lastFailure = null;
         continuousFailures = 0;
         countedIds.clear();

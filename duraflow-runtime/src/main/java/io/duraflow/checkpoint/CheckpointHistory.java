@@ -1,11 +1,11 @@
 package io.duraflow.checkpoint;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.EnumMap;
+import java.util.LinkedList;
 import java.util.List;
+import java.util.ListIterator;
 import java.util.Map;
 
 /**
@@ -16,7 +16,7 @@ import java.util.Map;
 final class CheckpointHistory {
     static final int SIZE = 100;
 
-    private final Deque<CheckpointStats> ended = new ArrayDeque<>();
+    private final LinkedList<CheckpointStats> ended = new LinkedList<>();
     /** Every checkpoint that ended so far, also those the bounded history dropped. */
     private long completed;
     private long failed;
@@ -46,6 +46,35 @@ final class CheckpointHistory {
         while (ended.size() > SIZE) {
             ended.removeFirst();
         }
+    }
+
+    /**
+     * A task declined checkpoint {@code failure.checkpointId()} after it had failed: adds the
+     * decline to its entry, and with {@code replacesFailure} makes it the entry's failure (a hard
+     * decline after a soft one), counted under its reason instead of the first one's.
+     *
+     * @return whether the history still holds the checkpoint
+     */
+    boolean addDecline(CheckpointFailure failure, boolean replacesFailure) {
+        ListIterator<CheckpointStats> entries = ended.listIterator(ended.size());
+        while (entries.hasPrevious()) {
+            CheckpointStats stats = entries.previous();
+            if (stats.checkpointId() == failure.checkpointId() && stats.status() == CheckpointStats.Status.FAILED) {
+                List<CheckpointFailure> declines = new ArrayList<>(stats.declines());
+                declines.add(failure);
+                CheckpointFailure shown = stats.failure();
+                if (replacesFailure) {
+                    failedByReason.merge(shown.reason(), -1L, Long::sum);
+                    failedByReason.merge(failure.reason(), 1L, Long::sum);
+                    shown = failure;
+                }
+                entries.set(new CheckpointStats(stats.checkpointId(), stats.kind(), stats.status(), stats.triggerMs(),
+                        stats.endMs(), stats.stateSize(), stats.checkpointedSize(), stats.files(),
+                        stats.filesUploaded(), stats.filesReused(), stats.directory(), shown, declines));
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The ended checkpoints oldest first, then {@code inProgress} in their order. */

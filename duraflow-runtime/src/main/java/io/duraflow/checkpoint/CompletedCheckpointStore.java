@@ -39,7 +39,19 @@ public interface CompletedCheckpointStore {
     /** What the last {@link #recover()} skipped and why, one line each. */
     List<String> recoveryWarnings();
 
-    /** Removes every pointer: the job ended and will never be restored by this cluster. */
+    /**
+     * Where the job's window of {@code tolerable-failed-checkpoints-timeout} started as recorded
+     * ({@link CheckpointFailureManager} rule 7): the job's first start or the last failover by the
+     * time limit. If nothing is recorded yet (the job's first start), records {@code nowMs} first.
+     *
+     * @throws NotLeaderException if it had to record and this JobManager no longer leads
+     */
+    long failureWindowStart(long nowMs) throws IOException;
+
+    /** The time limit failed the job over: its new window starts at {@code startMs}; recorded for later leaders. */
+    void recordFailureWindowRestart(long startMs) throws IOException;
+
+    /** Removes every pointer and record: the job ended and will never be restored by this cluster. */
     void discard() throws IOException;
 
     /** A write was refused because this JobManager is no longer the leader. */

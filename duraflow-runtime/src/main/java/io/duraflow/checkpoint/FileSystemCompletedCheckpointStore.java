@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * the caller deletes subsumed data only after that, so a crash at any point leaves the latest
  * checkpoint restorable; leftover pointers of subsumed checkpoints are subsumed again after
  * recovery, and pointers whose metadata is gone are skipped with a warning.
+ *
+ * <p>The same directory holds the records of where the job's failure window started ({@link
+ * FailureWindowRecords}).
  */
 public final class FileSystemCompletedCheckpointStore implements CompletedCheckpointStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileSystemCompletedCheckpointStore.class);
@@ -60,6 +63,7 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
     private final BooleanSupplier stillLeads;
     private final List<CompletedCheckpoint> retained = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
+    private final FailureWindowRecords failureWindow;
 
     /**
      * @param fileSystem the file system of the HA storage, where the pointers are
@@ -79,6 +83,7 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
         }
         this.numRetained = numRetained;
         this.stillLeads = Objects.requireNonNull(stillLeads, "stillLeads");
+        this.failureWindow = new FailureWindowRecords(fileSystem, directory, jobId, stillLeads);
     }
 
     /** Where a job's pointers live inside its HA directory ({@code HighAvailabilityServices.jobDirectory}). */
@@ -195,6 +200,16 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
     @Override
     public synchronized List<String> recoveryWarnings() {
         return List.copyOf(warnings);
+    }
+
+    @Override
+    public synchronized long failureWindowStart(long nowMs) throws IOException {
+        return failureWindow.startOrRecord(nowMs);
+    }
+
+    @Override
+    public synchronized void recordFailureWindowRestart(long startMs) throws IOException {
+        failureWindow.recordRestart(startMs);
     }
 
     @Override

@@ -21,7 +21,9 @@ import java.util.function.LongSupplier;
  *       end of a checkpoint sets it again.</li>
  *   <li>After a soft decline ({@link #onSoftDecline}) the next periodic trigger may come {@code
  *       soft-decline-retry-delay} after it instead of a whole interval after the previous trigger
- *       (rule 1's min-pause still holds), so a checkpoint follows soon after the source is ready.</li>
+ *       (rule 1's min-pause still holds), so a checkpoint follows soon after the source is ready.
+ *       While soft declines repeat, the delay doubles up to the interval; a completion (or a new
+ *       start) makes the next retry quick again ({@link SoftDeclineBackoff}).</li>
  * </ol>
  */
 final class PeriodicTriggerScheduler {
@@ -30,6 +32,7 @@ final class PeriodicTriggerScheduler {
     private final LongSupplier clockMs;
     private final IntSupplier inProgress;
     private final Runnable trigger;
+    private final SoftDeclineBackoff backoff;
 
     private boolean periodic;
     private long lastTriggerMs;
@@ -50,12 +53,14 @@ final class PeriodicTriggerScheduler {
         this.clockMs = clockMs;
         this.inProgress = inProgress;
         this.trigger = trigger;
+        this.backoff = new SoftDeclineBackoff(config.softDeclineRetryMs(), config.intervalMs());
         this.lastTriggerMs = clockMs.getAsLong();
     }
 
     /** Starts periodic triggers; the first comes one interval from now, or as soon as it may if {@code firstNow}. */
     void start(boolean firstNow) {
         periodic = true;
+        backoff.reset();
         lastTriggerMs = clockMs.getAsLong() - (firstNow ? config.intervalMs() : 0);
         reschedule();
     }
@@ -74,14 +79,16 @@ final class PeriodicTriggerScheduler {
 
     /** A checkpoint was declined softly at {@code nowMs}: retry sooner (rule 5), if configured. */
     void onSoftDecline(long nowMs) {
-        if (config.softDeclineRetryMs() > 0) {
-            softRetryMs = nowMs + config.softDeclineRetryMs();
+        long delayMs = backoff.nextDelayMs();
+        if (delayMs >= 0) {
+            softRetryMs = nowMs + delayMs;
         }
     }
 
     /** A checkpoint or savepoint completed at {@code nowMs}. */
     void onCompleted(long nowMs) {
         lastCompletionMs = nowMs;
+        backoff.reset();
     }
 
     /**

@@ -42,6 +42,10 @@ final class CheckpointReports {
             summary.setFailureReason(failure.reason().name()).setFailureMessage(failure.message())
                     .setFailureTask(failure.task() == null ? "" : failure.task());
         }
+        for (CheckpointFailure decline : stats.declines()) {
+            summary.addDeclines(io.duraflow.rpc.proto.CheckpointDecline.newBuilder().setReason(decline.reason().name())
+                    .setMessage(decline.message()).setTask(decline.task() == null ? "" : decline.task()));
+        }
         return summary.build();
     }
 }

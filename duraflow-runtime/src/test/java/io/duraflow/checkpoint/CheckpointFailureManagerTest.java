@@ -52,13 +52,13 @@ class CheckpointFailureManagerTest {
     }
 
     @Test
-    void rule5ARestoreMovesTheWindowOnlyBeforeThisCoordinatorCompletedOrTimedOutAnything() {
-        CheckpointFailureManager manager = new CheckpointFailureManager(0, 1_000, 5_000);
-        manager.restoredFrom(4_200);
-        assertThat(manager.deadlineMs()).isEqualTo(5_200);
-        manager.onSuccess(1, 6_000);
-        manager.restoredFrom(4_200);
-        assertThat(manager.deadlineMs()).isEqualTo(7_000);
+    void rule5TheWindowMovesWithEveryCompletionButNotWithSoftDeclines() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(0, 1_000, 0);
+        manager.onTasksRunning();
+        manager.onFailure(failure(1, CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT));
+        assertThat(manager.deadlineMs()).isEqualTo(1_000);
+        manager.onSuccess(2, 600);
+        assertThat(manager.deadlineMs()).isEqualTo(1_600);
         assertThat(new CheckpointFailureManager(0, 0).deadlineMs()).isEqualTo(Long.MAX_VALUE);
     }
 
@@ -72,5 +72,47 @@ class CheckpointFailureManagerTest {
         assertThat(manager.deadlineMs()).isEqualTo(2_000);
         assertThat(manager.onTimeoutCheck(2_000)).hasValueSatisfying(cause -> assertThat(cause)
                 .endsWith("none was declined or failed in that time"));
+    }
+
+    @Test
+    void rule7TheFirstRestoreSetsTheRecordedWindowEvenEarlierThanTheCoordinatorsStartLaterOnesOnlyMoveItOn() {
+        // A new leader's coordinator made at 5,000; the job's window started at 4,200 (recorded).
+        CheckpointFailureManager manager = new CheckpointFailureManager(0, 1_000, 5_000);
+        manager.restoredWindow(4_200);
+        assertThat(manager.deadlineMs()).isEqualTo(5_200);
+        // A task failover restores again: an older completion does not move the window back.
+        manager.onSuccess(1, 6_000);
+        manager.restoredWindow(4_200);
+        assertThat(manager.deadlineMs()).isEqualTo(7_000);
+    }
+
+    @Test
+    void rule8AWindowThatRanOutWhileTheTasksRestartedFailsTheJobOnlyAfterAFailureSinceTheyRun() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(5, 1_000, 0);
+        manager.onTasksRunning();
+        manager.onFailure(failure(1, CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT));
+        // The tasks restart (another cause) and run again after the deadline.
+        manager.onTasksRunning();
+        assertThat(manager.onTimeoutCheck(1_500)).as("the moment the tasks run again").isEmpty();
+        // Failures that are no attempt of the restarted job do not end the grace.
+        manager.onFailure(failure(2, CheckpointFailureReason.JOB_FAILOVER));
+        manager.onFailure(failure(3, CheckpointFailureReason.NOT_ALL_TASKS_RUNNING));
+        assertThat(manager.onTimeoutCheck(1_600)).isEmpty();
+
+        manager.onFailure(failure(4, CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT));
+
+        assertThat(manager.onTimeoutCheck(1_700)).hasValueSatisfying(cause -> assertThat(cause)
+                .contains("within 1000 ms").contains("checkpoint 4 failed (SNAPSHOT_UNAVAILABLE_SOFT"));
+    }
+
+    @Test
+    void rule8ACompletionOfTheFirstAttemptAfterARestartMovesTheWindowInstead() {
+        CheckpointFailureManager manager = new CheckpointFailureManager(5, 1_000, 0);
+        manager.onTasksRunning();
+        assertThat(manager.onTimeoutCheck(2_000)).isEmpty();
+        manager.onSuccess(1, 2_100);
+        manager.onFailure(failure(2, CheckpointFailureReason.SNAPSHOT_UNAVAILABLE_SOFT));
+        assertThat(manager.onTimeoutCheck(3_099)).isEmpty();
+        assertThat(manager.onTimeoutCheck(3_100)).isPresent();
     }
 }

@@ -92,25 +92,28 @@ class CheckpointRejectionTimingTest {
     @Test
     void afterALeaderChangeTheTimeoutCountsFromTheRestoredCheckpoint() {
         Path shared = tmp.resolve("shared");
-        CoordinatorHarness first = started(shared, config(5_000, 0, 0));
+        CoordinatorHarness first = new CoordinatorHarness(shared, config(5_000, 0, 0));
+        first.coordinator.restoreLatest();
+        first.settle();
+        first.coordinator.startPeriodic();
         first.advance(INTERVAL);
         first.ackAll(1);
         long completedAt = first.main.now();
         first.coordinator.shutdown();
 
         // A new leader starts 3 s later with its own clock at the same time: 2 s of the window are left.
-        CoordinatorHarness second = new CoordinatorHarness(shared, config(5_000, 0, 0));
-        second.main.advance(completedAt + 3_000);
+        CoordinatorHarness second = new CoordinatorHarness(shared, config(5_000, 0, 0), completedAt + 3_000);
         second.coordinator.restoreLatest();
         second.settle();
         second.coordinator.startPeriodic();
-        second.tasks.allRunning = false;
+        second.advance(INTERVAL);
+        softDecline(second, second.tasks.triggers.get(0).checkpointId());
 
-        second.advance(1_999);
+        second.advance(999);
         assertThat(second.jobFailures).isEmpty();
         second.advance(1);
         assertThat(second.jobFailures).singleElement().satisfies(cause -> assertThat(cause)
-                .contains("none was declined or failed in that time"));
+                .contains("SNAPSHOT_UNAVAILABLE_SOFT"));
     }
 
     @Test
@@ -133,6 +136,31 @@ class CheckpointRejectionTimingTest {
         assertThat(h.tasks.triggers).hasSize(2);
         h.advance(1);
         assertThat(h.tasks.triggers).hasSize(3);
+    }
+
+    @Test
+    void softDeclinesInARowBackOffDoublingUpToTheIntervalAndACompletionMakesTheNextRetryQuickAgain() {
+        CoordinatorHarness h = started(config(0, 200, 0));
+        h.advance(INTERVAL);
+        for (long delay : new long[] {200, 400, 800, INTERVAL, INTERVAL}) {
+            declineLatestAndExpectTheNextTriggerAfter(h, delay);
+        }
+        assertThat(h.tasks.triggers).extracting(CheckpointTrigger::timestampMs)
+                .containsExactly(1_000L, 1_200L, 1_600L, 2_400L, 3_400L, 4_400L);
+
+        h.ackAll(h.tasks.triggers.get(5).checkpointId());
+        h.advance(INTERVAL);
+        declineLatestAndExpectTheNextTriggerAfter(h, 200);
+    }
+
+    private static void declineLatestAndExpectTheNextTriggerAfter(CoordinatorHarness h, long delayMs) {
+        int triggered = h.tasks.triggers.size();
+        softDecline(h, h.tasks.triggers.get(triggered - 1).checkpointId());
+        h.advance(delayMs - 1);
+        assertThat(h.tasks.triggers).as("%d ms after a soft decline at %d", delayMs - 1, h.main.now() - delayMs + 1)
+                .hasSize(triggered);
+        h.advance(1);
+        assertThat(h.tasks.triggers).hasSize(triggered + 1);
     }
 
     @Test

@@ -64,6 +64,17 @@ final class CoordinatorHarness {
     }
 
     CoordinatorHarness(Path root, CheckpointCoordinatorConfig config, CheckpointIdCounter counter) {
+        this(root, config, counter, 0);
+    }
+
+    /** A coordinator made at {@code startMs} on the manual clock (a new leader that starts later). */
+    CoordinatorHarness(Path root, CheckpointCoordinatorConfig config, long startMs) {
+        this(root, config, new StandaloneCheckpointIdCounter(), startMs);
+    }
+
+    private CoordinatorHarness(Path root, CheckpointCoordinatorConfig config, CheckpointIdCounter counter,
+            long startMs) {
+        main.advance(startMs);
         this.root = root;
         this.counter = counter;
         this.directories = CheckpointDirectories.of(FsPath.of(root.resolve("checkpoints")), JOB);

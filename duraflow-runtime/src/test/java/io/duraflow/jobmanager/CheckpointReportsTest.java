@@ -53,7 +53,9 @@ class CheckpointReportsTest {
                 CheckpointSummary.newBuilder().setCheckpointId(3).setKind("CHECKPOINT").setStatus("FAILED")
                         .setTriggerMs(3_000).setDurationMs(10).setFailureReason("SNAPSHOT_UNAVAILABLE_SOFT")
                         .setFailureMessage("between files").setFailureTask("vertex 0 subtask 1")
-                        .setPath("/ckpt/job-1/chk-3").build(),
+                        .setPath("/ckpt/job-1/chk-3").addDeclines(io.duraflow.rpc.proto.CheckpointDecline.newBuilder()
+                                .setTask("vertex 0 subtask 1").setReason("SNAPSHOT_UNAVAILABLE_SOFT")
+                                .setMessage("between files")).build(),
                 CheckpointSummary.newBuilder().setCheckpointId(4).setKind("SAVEPOINT").setStatus("IN_PROGRESS")
                         .setTriggerMs(4_000).setDurationMs(500).setStateSizeBytes(10).setFiles(1)
                         .setCheckpointedSizeBytes(10).setFilesUploaded(1).setPath("/sp/savepoint-job-1-4").build());

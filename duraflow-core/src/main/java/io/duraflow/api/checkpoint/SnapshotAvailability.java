@@ -3,7 +3,8 @@ package io.duraflow.api.checkpoint;
 import java.util.Objects;
 
 /**
- * Whether a source reader, split enumerator, sink writer or keyed function can take its part of a
+ * Whether a source reader, split enumerator, sink writer, keyed function or any other {@link
+ * CheckpointAvailabilityProvider} can take its part of a
  * checkpoint now (seed 002, "checkpoint rejection"). Asked before anything is snapshotted:
  *
  * <ul>

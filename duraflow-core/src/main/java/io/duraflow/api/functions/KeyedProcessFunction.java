@@ -1,5 +1,6 @@
 package io.duraflow.api.functions;
 
+import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 
 /**
@@ -13,7 +14,7 @@ import io.duraflow.api.checkpoint.SnapshotAvailability;
  * @param <I> the input record type
  * @param <O> the output record type
  */
-public abstract class KeyedProcessFunction<K, I, O> {
+public abstract class KeyedProcessFunction<K, I, O> implements CheckpointAvailabilityProvider {
     /** What a call knows about the record or timer it handles. */
     public interface Context<K> {
         K currentKey();
@@ -33,6 +34,7 @@ public abstract class KeyedProcessFunction<K, I, O> {
      * Whether this function can take its part of checkpoint {@code checkpointId} now (see {@link
      * SnapshotAvailability}); asked on the task thread between two records. Default: available.
      */
+    @Override
     public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
         return SnapshotAvailability.available();
     }

@@ -20,7 +20,8 @@ import java.util.TreeSet;
  * snapshot holds all that still wait, so a restore from any completed checkpoint commits
  * everything prepared up to it that might not have been committed.
  */
-public final class CommittingSinkDriver<T, C> implements AutoCloseable {
+public final class CommittingSinkDriver<T, C> implements AutoCloseable,
+        io.duraflow.api.checkpoint.CheckpointAvailabilityProvider {
     private final CommittingSinkWriter<T, C> writer;
     private final Committer<C> committer;
     private final TwoPhaseCommittingSink<T, C> sink;
@@ -74,6 +75,7 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable {
     }
 
     /** Whether the writer can take its part of checkpoint {@code checkpointId} now. */
+    @Override
     public io.duraflow.api.checkpoint.SnapshotAvailability isSnapshotAvailable(long checkpointId) {
         return writer.isSnapshotAvailable(checkpointId);
     }

@@ -1,5 +1,6 @@
 package io.duraflow.api.sink;
 
+import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 
 /**
@@ -7,7 +8,7 @@ import io.duraflow.api.checkpoint.SnapshotAvailability;
  * its output visible only in {@link #finish()}, in a way that a later attempt can repeat
  * (write to a temporary name, then rename over the final one).
  */
-public interface SinkWriter<T> extends AutoCloseable {
+public interface SinkWriter<T> extends AutoCloseable, CheckpointAvailabilityProvider {
     void write(T record) throws Exception;
 
     /** All input was written: make it visible. */
@@ -17,6 +18,7 @@ public interface SinkWriter<T> extends AutoCloseable {
      * Streaming: whether this writer can take its part of checkpoint {@code checkpointId} now
      * (see {@link SnapshotAvailability}). Default: available.
      */
+    @Override
     default SnapshotAvailability isSnapshotAvailable(long checkpointId) {
         return SnapshotAvailability.available();
     }

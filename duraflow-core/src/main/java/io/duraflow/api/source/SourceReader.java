@@ -1,5 +1,6 @@
 package io.duraflow.api.source;
 
+import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.functions.Collector;
 import java.util.List;
@@ -10,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  * Reads splits in a task. Single-threaded: the task thread calls every method, including the
  * delivery of splits from the enumerator, so implementations need no synchronization.
  */
-public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable {
+public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable, CheckpointAvailabilityProvider {
     /** Called once before anything else; typically asks for the first split. */
     void start();
 
@@ -47,6 +48,7 @@ public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable {
      * soft failure ("not now") or hard failure ("this is wrong") declines the checkpoint at once
      * (see {@link SnapshotAvailability}). Default: available.
      */
+    @Override
     default SnapshotAvailability isSnapshotAvailable(long checkpointId) {
         return SnapshotAvailability.available();
     }

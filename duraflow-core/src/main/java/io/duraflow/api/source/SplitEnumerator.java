@@ -1,5 +1,6 @@
 package io.duraflow.api.source;
 
+import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 import java.util.List;
 
@@ -7,7 +8,7 @@ import java.util.List;
  * Hands out splits to readers. Called only from the JobManager's main thread, so
  * implementations need no synchronization.
  */
-public interface SplitEnumerator<S extends SourceSplit> extends AutoCloseable {
+public interface SplitEnumerator<S extends SourceSplit> extends AutoCloseable, CheckpointAvailabilityProvider {
     void start();
 
     /** A reader asks for work. Answer with assignSplit or signalNoMoreSplits on the context. */
@@ -46,6 +47,7 @@ public interface SplitEnumerator<S extends SourceSplit> extends AutoCloseable {
      * JobManager's main thread before {@link #snapshotState}. See {@link SnapshotAvailability}.
      * Default: available.
      */
+    @Override
     default SnapshotAvailability isSnapshotAvailable(long checkpointId) {
         return SnapshotAvailability.available();
     }

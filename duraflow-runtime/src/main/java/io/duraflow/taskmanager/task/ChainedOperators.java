@@ -1,6 +1,8 @@
 package io.duraflow.taskmanager.task;
 
 import io.duraflow.api.NonRetriableException;
+import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
+import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
@@ -14,19 +16,42 @@ final class ChainedOperators {
     private ChainedOperators() {}
 
     static Downstream map(MapFunction<Object, Object> function, Downstream out) {
-        return record -> out.push(function.map(record));
+        return new Downstream() {
+            @Override
+            public void push(Object record) throws Exception {
+                out.push(function.map(record));
+            }
+
+            @Override
+            public SnapshotAvailability snapshotAvailability(long checkpointId) {
+                return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
+            }
+        };
     }
 
     static Downstream filter(FilterFunction<Object> function, Downstream out) {
-        return record -> {
-            if (function.filter(record)) {
-                out.push(record);
+        return new Downstream() {
+            @Override
+            public void push(Object record) throws Exception {
+                if (function.filter(record)) {
+                    out.push(record);
+                }
+            }
+
+            @Override
+            public SnapshotAvailability snapshotAvailability(long checkpointId) {
+                return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
             }
         };
     }
 
     static Downstream flatMap(FlatMapFunction<Object, Object> function, Downstream out) {
         return new Downstream() {
+            @Override
+            public SnapshotAvailability snapshotAvailability(long checkpointId) {
+                return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
+            }
+
             private final Collector<Object> collector = record -> {
                 try {
                     out.push(record);
@@ -69,6 +94,11 @@ final class ChainedOperators {
             @Override
             public void endInput() throws Exception {
                 writer.finish();
+            }
+
+            @Override
+            public SnapshotAvailability snapshotAvailability(long checkpointId) {
+                return writer.isSnapshotAvailable(checkpointId);
             }
 
             @Override

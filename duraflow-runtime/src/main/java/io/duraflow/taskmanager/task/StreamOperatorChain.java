@@ -239,12 +239,14 @@ final class StreamOperatorChain implements AutoCloseable {
     }
 
     /**
-     * Asks every operator whether it can take its part of checkpoint {@code checkpointId} now;
-     * the first that cannot decides (head first: a source's answer comes before its chain's).
+     * Asks every operator whether it can take its part of checkpoint {@code checkpointId} now
+     * (every one, head first, so each sees every checkpoint); the strongest answer wins ({@link
+     * SnapshotAvailabilities}): one operator's soft failure never hides another's hard one.
      *
-     * @return available, or the first soft or hard failure
+     * @return available, or the strongest failure naming every operator's refusal
      */
     io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) throws Exception {
+        List<io.duraflow.api.checkpoint.SnapshotAvailability> answers = new ArrayList<>();
         for (int i = builtBackToFront.size() - 1; i >= 0; i--) {
             io.duraflow.api.checkpoint.SnapshotAvailability answer =
                     builtBackToFront.get(i).snapshotAvailability(checkpointId);
@@ -252,11 +254,9 @@ final class StreamOperatorChain implements AutoCloseable {
                 throw new IllegalStateException("an operator answered null to isSnapshotAvailable(" + checkpointId
                         + "); return SnapshotAvailability.available() instead");
             }
-            if (!answer.isAvailable()) {
-                return answer;
-            }
+            answers.add(answer);
         }
-        return io.duraflow.api.checkpoint.SnapshotAvailability.available();
+        return SnapshotAvailabilities.strongest(answers);
     }
 
     void notifyCheckpointComplete(long checkpointId) throws Exception {

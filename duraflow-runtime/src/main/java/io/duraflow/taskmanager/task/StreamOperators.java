@@ -141,6 +141,11 @@ final class StreamOperators {
         }
 
         @Override
+        public io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+            return aggregation.isSnapshotAvailable(checkpointId);
+        }
+
+        @Override
         public void endInput(int input) {}
     }
 
