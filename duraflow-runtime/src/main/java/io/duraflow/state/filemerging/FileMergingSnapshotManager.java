@@ -51,7 +51,11 @@ import org.slf4j.LoggerFactory;
  *       gone, so the backend uploads the bytes again.</li>
  *   <li><b>Restored files</b> (the state a task of this run restored) are counted for space and
  *       reuse but never deleted here: the JobManager adopted them when the job restored and deletes
- *       each once no checkpoint refers to it. This run never appends to them.</li>
+ *       each once no checkpoint refers to it. This run never appends to them. Merged files of
+ *       another job (its checkpoint restored, claimed or not) are counted too but never reused: the
+ *       next checkpoint writes their live state again into this job's files, so they go with the
+ *       restored checkpoint (claimed) or stay untouched (not claimed), and no checkpoint of this job
+ *       ties another job's directory to its own life.</li>
  *   <li><b>Directories.</b> Every acknowledgement names the directories its task writes into
  *       ({@link #acknowledging}), created or not, so the JobManager never deletes a directory a
  *       running task may still write. When the run ends, the files no sent acknowledgement (not
@@ -143,7 +147,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         Map<FsPath, Long> sizes = new HashMap<>();
         List<FileSegmentHandle> merged = new ArrayList<>();
         for (StreamStateHandle handle : segments) {
-            if (handle instanceof FileSegmentHandle segment && directories.fileMergingDirectoryOf(segment.file()) != null) {
+            if (handle instanceof FileSegmentHandle segment && CheckpointDirectories.isMergedFile(segment.file())) {
                 merged.add(segment);
                 if (!sizes.containsKey(segment.file()) && !knows(segment.file())) {
                     sizes.put(segment.file(), fileSystem.status(segment.file()).lengthBytes());
@@ -155,6 +159,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 PhysicalFile file = files.get(handle.file());
                 if (file == null) {
                     file = new PhysicalFile(handle.file(), null, false);
+                    file.reusable = directories.fileMergingDirectoryOf(handle.file()) != null; // rule 4: another job's
                     file.size = sizes.getOrDefault(handle.file(), handle.offset() + handle.length());
                     files.put(file.path, file);
                 }
@@ -309,8 +314,8 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         }
         PhysicalFile file = files.get(segment.file());
         if (file == null) {
-            // Not a merged file of this run: a plain file, or another job's; the JobManager counts it.
-            return directories.fileMergingDirectoryOf(segment.file()) == null;
+            // Not a merged file of this run (rule 4): a plain file, which the JobManager counts, or no reuse.
+            return !CheckpointDirectories.isMergedFile(segment.file());
         }
         Segment known = file.segments.get(segment.offset());
         if (known == null || known.length != segment.length() || !known.live || !file.reusable || file.deleted) {
