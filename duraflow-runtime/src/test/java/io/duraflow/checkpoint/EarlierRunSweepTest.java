@@ -120,4 +120,36 @@ class EarlierRunSweepTest {
         }
         assertThat(exists(ofAdoptedRun)).isTrue();
     }
+
+    @Test
+    void aNewLeadersRestoreSweepsBelowTheFirstIdItDrawsButAnAdoptingOneSweepsNothing() throws Exception {
+        for (boolean adopting : new boolean[] {false, true}) {
+            Path root = tmp.resolve(adopting ? "adopting" : "restoring");
+            CheckpointIdCounter counter = new StandaloneCheckpointIdCounter(); // shared, as ZooKeeper's is
+            CheckpointCoordinatorConfig config = CoordinatorHarness.config(100, 1_000, 0, 1, 0, 1);
+            CoordinatorHarness old = new CoordinatorHarness(root, config, counter);
+            old.coordinator.startPeriodic();
+            old.advance(100);
+            old.ackAll(1);
+            old.advance(100); // checkpoint 2 is in flight when the leader dies
+
+            CoordinatorHarness next = new CoordinatorHarness(root, config, counter);
+            if (adopting) {
+                next.coordinator.restoreForAdoption();
+            } else {
+                next.coordinator.restoreLatest();
+            }
+            next.settle();
+            FsPath shared = next.directories.sharedFileMergingDirectory("subtask-0-2-v1");
+            FsPath late = write(shared.resolve("cp2-late")); // a kept task's, after the listing
+            FsPath own = write(shared.resolve("cp3-own")); // the restored run's first checkpoint's
+            next.coordinator.startPeriodic();
+            for (long id = 3; id <= 4; id++) {
+                next.advance(100);
+                next.ackAll(id);
+            }
+            assertThat(exists(late)).as("adopting: %s", adopting).isEqualTo(adopting);
+            assertThat(exists(own)).isTrue();
+        }
+    }
 }
