@@ -33,16 +33,21 @@ import java.util.Set;
  *   <li><b>Deleted</b> once no retained or pending checkpoint refers to it and no writer appended
  *       to it between two sweeps (same length): a cancelled task may still be writing, and on an
  *       object store a file deleted before its writer closed it would appear again.</li>
- *   <li><b>When.</b> After every restore that does not adopt the running tasks, at the 1st, 2nd,
- *       4th, 8th, ... completed checkpoint: a late file is found within about twice the
- *       completions it took to appear, and a long-running job lists its directories a logarithmic
- *       number of times. An adopting restore stops the sweeps: the adopted run's own files carry
- *       ids below the next one.</li>
+ *   <li><b>When.</b> After every restore that does not adopt the running tasks, at each of the
+ *       first {@value #EVERY_COMPLETION} completed checkpoints (cancelled tasks stop within
+ *       seconds, so most late files appear then and go two completions later), then at the 16th,
+ *       32nd, 64th, ...: a later file is found within about twice the completions it took to
+ *       appear, and a long-running job lists its directories a logarithmic number of times. An
+ *       adopting restore stops the sweeps: the adopted run's own files carry ids below the next
+ *       one.</li>
  * </ol>
  * The arming and timing live on the coordinator's main thread; {@link #lateFiles} runs on the
  * sequential I/O executor, which alone touches the lengths seen.
  */
 final class EarlierRunSweep {
+    /** Rule 3: completions after a restore that each sweep. */
+    static final int EVERY_COMPLETION = 8;
+
     /** Main thread: the first checkpoint id of the restored run; negative: no sweeps. */
     private long firstIdOfRun = -1;
     /** Main thread: the files the restore listed (adopted there). */
@@ -70,7 +75,8 @@ final class EarlierRunSweep {
             return null;
         }
         completions++;
-        return Long.bitCount(completions) == 1 ? new Due(firstIdOfRun, listedAtRestore, Set.copyOf(referenced)) : null;
+        boolean due = completions <= EVERY_COMPLETION || Long.bitCount(completions) == 1;
+        return due ? new Due(firstIdOfRun, listedAtRestore, Set.copyOf(referenced)) : null;
     }
 
     /**

@@ -97,10 +97,20 @@ class EarlierRunSweepTest {
         assertThat(exists(latePrivate)).isFalse();
         assertThat(exists(stillWritten)).as("it grew since the last sweep").isTrue();
 
-        complete(12); // the third completion: no sweep (1st, 2nd, 4th, ...)
-        assertThat(exists(stillWritten)).isTrue();
-        complete(13);
+        complete(12);
         assertThat(exists(stillWritten)).as("unchanged since the last sweep").isFalse();
+
+        // After the first eight completions, sweeps come at the 16th, 32nd, ...
+        for (long id = 13; id <= 17; id++) {
+            complete(id);
+        }
+        FsPath later = write(keptRunDirectory.resolve("cp5-later"));
+        for (long id = 18; id <= 40; id++) { // completions 9 to 31 after the restore: one sweep (16th) sees it
+            complete(id);
+        }
+        assertThat(exists(later)).isTrue();
+        complete(41); // the 32nd
+        assertThat(exists(later)).isFalse();
 
         assertThat(exists(restored)).as("listed and referenced: adoption's").isTrue();
         assertThat(exists(withoutId)).as("no checkpoint id in its name").isTrue();
