@@ -102,9 +102,11 @@ class FileMergingFailoverIT {
      * holds checkpoint n open ({@link StallingKeyedSum}) after other tasks acknowledged it, so
      * their merged files for n exist; its TaskManager is SIGKILLed. Both jobs restore on the other
      * TaskManager; the merged files written for n (nothing completed refers to them) are deleted
-     * while the job runs. Then the leader is SIGKILLed during a checkpoint; the standby takes over
-     * and adopts both jobs' running tasks, whose merged files go on (issue 14). Both finish with exact output; the within job's retained checkpoint
-     * verifies clean and merged, the across job's directory is gone. (The random test verifies
+     * while the job runs, and so is a file named for n that appears after the restore (as a late
+     * write of a cancelled task would; the verifier counts no orphan of that run). Then the leader
+     * is SIGKILLed during a checkpoint; the standby takes over and adopts both jobs' running tasks,
+     * whose merged files go on (issue 14). Both finish with exact output; the within job's retained
+     * checkpoint verifies clean and merged, the across job's directory is gone. (The random test verifies
      * jobs merging across checkpoints.)
      */
     @Test
@@ -157,6 +159,19 @@ class FileMergingFailoverIT {
                 .atMost(Duration.ofSeconds(60)).pollInterval(POLL)
                 .failFast("the job ended first", () -> JobRunner.isTerminal(cluster.status(within).getState()))
                 .until(() -> ofTheHeld.stream().noneMatch(Files::exists));
+        // A task of the run that ended may still write after the restore listed the directories (as a
+        // kept task does that a new leader cancels instead of adopting): such a file, named for a
+        // checkpoint of that run, goes while the job runs once nothing refers to it and it stopped growing.
+        Path late = jobDirectory(within).resolve("shared").resolve(MergedCheckpoints.mergingDirectories(
+                jobDirectory(within), "shared").get(0)).resolve("cp" + stalled + "-" + java.util.UUID.randomUUID());
+        Files.write(late, new byte[4096]);
+        await("the late merged file of the ended run deleted while the job runs").atMost(Duration.ofSeconds(60))
+                .pollInterval(POLL)
+                .failFast("the job ended first", () -> JobRunner.isTerminal(cluster.status(within).getState()))
+                .until(() -> !Files.exists(late));
+        await("no orphan of the ended run while the job runs (checkpoints verify)").atMost(Duration.ofSeconds(30))
+                .pollInterval(POLL).ignoreException(java.io.IOException.class)
+                .until(() -> earlierRunOrphans(MergedCheckpoints.verify(jobDirectory(within)), stalled), List::isEmpty);
 
         // The leader dies while a checkpoint of the within job is in progress.
         await("a checkpoint of " + within + " in progress").atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
@@ -320,6 +335,13 @@ class FileMergingFailoverIT {
         await("the cleanup of " + jobId + " ran").atMost(Duration.ofSeconds(60)).pollInterval(POLL)
                 .until(() -> !cluster.jobManagerLines("Job " + jobId + " ended as " + state + ": its checkpoints stay"
                         + " under").isEmpty());
+    }
+
+    /** The orphans the verifier counts that a run before checkpoint {@code lastOfEndedRun} created (by their names). */
+    private static List<Path> earlierRunOrphans(CheckpointVerifier.Report report, long lastOfEndedRun) {
+        return report.scan().orphans().stream().map(file -> Path.of(file.toString()))
+                .filter(file -> io.duraflow.state.filemerging.MergedFileNames.createdFor(file.getFileName().toString())
+                        .orElse(Long.MAX_VALUE) <= lastOfEndedRun).toList();
     }
 
     private static Optional<CheckpointSummary> summary(JobCheckpoints checkpoints, long id) {

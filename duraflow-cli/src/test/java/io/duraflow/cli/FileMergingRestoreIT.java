@@ -36,9 +36,15 @@ import org.junit.jupiter.api.io.TempDir;
  *       directory per subtask of the new parallelism, a task-owned one per TaskManager), and
  *       {@code a}'s files are as they were. {@code duraflow checkpoints verify} on the whole
  *       checkpoint directory says OK for both.</li>
- *   <li>{@code c}: {@code b}'s merged checkpoint restored with {@code --claim}, merging off (on ->
+ *   <li>{@code c}: {@code b}'s merged checkpoint restored with {@code --claim}, merging on across
+ *       checkpoints (on -> on), cancelled with {@code retain-on-cancellation} after a few
+ *       checkpoints: its TaskManagers never reuse {@code b}'s merged files, so once its first
+ *       checkpoint subsumed the claimed one every file of {@code b} is deleted, and {@code duraflow
+ *       checkpoints verify} counts as many files on disk in {@code c}'s directory as its retained
+ *       checkpoint refers to (none of them {@code b}'s).</li>
+ *   <li>{@code d}: {@code c}'s merged checkpoint restored with {@code --claim}, merging off (on ->
  *       off), parallelism 2, the default retention, runs to the end: exact output, its directory
- *       is gone, the claimed checkpoint and every file of {@code b} are deleted, {@code a}'s files
+ *       is gone, the claimed checkpoint and every file of {@code c} are deleted, {@code a}'s files
  *       are still as they were.</li>
  * </ol>
  * Finally the verifier is shown to see a missing file and an orphan in {@code a}'s directory.
@@ -94,7 +100,7 @@ class FileMergingRestoreIT {
     }
 
     @Test
-    void offThenOnAcrossWithParallelism3OnThreeTaskManagersThenClaimedWithMergingOff() throws Exception {
+    void offThenOnAcrossWithParallelism3OnThreeTaskManagersThenClaimedMergedThenClaimedWithMergingOff() throws Exception {
         long started = System.nanoTime();
         cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 2, Map.of("taskmanager.slots", "4"));
         try (ClusterClient client = new ClusterClient(cluster.address())) {
@@ -138,20 +144,37 @@ class FileMergingRestoreIT {
             Path chkOfB = onlyCheckpoint("b");
             Set<Path> filesOfB = MergedCheckpoints.referencedFiles(chkOfB.resolve("_metadata"));
 
-            // c: claims b's merged checkpoint, merging off, parallelism 2, default retention, to the end
-            client.submit(job("c", 2, FAST_RATE, Merging.OFF, false, chkOfB.toString(), true));
-            JobResult c = cluster.awaitResult("c", JOB_TIMEOUT);
-            assertThat(c.getStatus().getState()).as("state of c, failure '%s'", c.getStatus().getFailure())
-                    .isEqualTo(JobState.JOB_FINISHED);
-            MergedCheckpoints.assertExactOutput(output(), RECORDS, KEYS);
-            await("c's checkpoints deleted (default retention)").atMost(Duration.ofSeconds(60)).pollInterval(POLL)
-                    .until(() -> !Files.exists(jobDirectory("c")));
+            // c: claims b's merged checkpoint, merging across checkpoints, cancelled after a few checkpoints
+            client.submit(job("c", 3, SLOW_RATE, Merging.ACROSS, true, chkOfB.toString(), true));
+            cancelAfterCompletedCheckpoints(client, "c", 3);
             await("the claimed checkpoint of b, every file of b and the directories they were in deleted")
                     .atMost(Duration.ofSeconds(60)).pollInterval(POLL).until(() -> !Files.exists(jobDirectory("b")));
             assertThat(filesOfB).as("files b's claimed checkpoint referred to").noneMatch(Files::exists);
+            CheckpointVerifier.Report c = MergedCheckpoints.awaitClean(jobDirectory("c"));
+            MergedCheckpoints.assertMerged(c, jobDirectory("c"));
+            Cli.Result verifyC = Cli.run(LOGS.watch(tempDir), Duration.ofSeconds(90), "checkpoints", "verify",
+                    jobDirectory("c").toString());
+            assertThat(verifyC.exitCode()).as("%s", verifyC).isZero();
+            assertThat(verifyC.stdout()).as("c's retained checkpoint refers to exactly the files in its directory")
+                    .contains("  files:  " + c.filesOnDisk() + " referenced (");
+            Path chkOfC = onlyCheckpoint("c");
+            Set<Path> filesOfC = MergedCheckpoints.referencedFiles(chkOfC.resolve("_metadata"));
+
+            // d: claims c's merged checkpoint, merging off, parallelism 2, default retention, to the end
+            client.submit(job("d", 2, FAST_RATE, Merging.OFF, false, chkOfC.toString(), true));
+            JobResult d = cluster.awaitResult("d", JOB_TIMEOUT);
+            assertThat(d.getStatus().getState()).as("state of d, failure '%s'", d.getStatus().getFailure())
+                    .isEqualTo(JobState.JOB_FINISHED);
+            MergedCheckpoints.assertExactOutput(output(), RECORDS, KEYS);
+            await("d's checkpoints deleted (default retention)").atMost(Duration.ofSeconds(60)).pollInterval(POLL)
+                    .until(() -> !Files.exists(jobDirectory("d")));
+            await("the claimed checkpoint of c, every file of c and the directories they were in deleted")
+                    .atMost(Duration.ofSeconds(60)).pollInterval(POLL).until(() -> !Files.exists(jobDirectory("c")));
+            assertThat(filesOfC).as("files c's claimed checkpoint referred to").noneMatch(Files::exists);
             assertThat(MergedCheckpoints.filesWithSizes(jobDirectory("a"))).as("a's files at the end")
                     .isEqualTo(filesOfA);
-            System.out.printf("a: %s%nb: %s%n", MergedCheckpoints.describe(a), MergedCheckpoints.describe(b));
+            System.out.printf("a: %s%nb: %s%nc: %s%n", MergedCheckpoints.describe(a), MergedCheckpoints.describe(b),
+                    MergedCheckpoints.describe(c));
         }
 
         // The verifier sees what is wrong: one of a's referenced files gone, one stray file.

@@ -35,8 +35,8 @@ import org.awaitility.core.ConditionTimeoutException;
  * checkpoint directory ({@code <dir>/<job id>/}):
  * <pre>
  *   chk-&lt;n&gt;/_metadata                      a retained checkpoint; with merging nothing else is in chk-&lt;n&gt;/
- *   shared/subtask-&lt;i&gt;-&lt;p&gt;-v&lt;vertex&gt;/&lt;uuid&gt;   merged incremental state (SST files) of one subtask
- *   taskowned/&lt;tm id&gt;-&lt;run id&gt;/&lt;uuid&gt;       merged private state of one run of the job's tasks on one TaskManager
+ *   shared/subtask-&lt;i&gt;-&lt;p&gt;-v&lt;vertex&gt;/cp&lt;id&gt;-&lt;uuid&gt;   merged incremental state (SST files) of one subtask
+ *   taskowned/&lt;tm id&gt;-&lt;run id&gt;/cp&lt;id&gt;-&lt;uuid&gt;       merged private state of one run of the job's tasks on one TaskManager
  * </pre>
  */
 final class MergedCheckpoints {

@@ -9,7 +9,8 @@ package io.duraflow.config;
  *   execution.checkpointing.file-merging.across-checkpoint-boundary  keep files open for later checkpoints
  *   execution.checkpointing.file-merging.max-file-size             a physical file takes no segment after this size
  *   execution.checkpointing.file-merging.pool-blocking             wait for a free file instead of opening another
- *   execution.checkpointing.file-merging.max-subtasks-per-file     blocking pool: subtasks sharing a private-state file
+ *   execution.checkpointing.file-merging.max-file-pool-size        open files a pool keeps for concurrent writers
+ *   execution.checkpointing.file-merging.max-subtasks-per-file     subtasks sharing a private-state file
  *   execution.checkpointing.file-merging.max-space-amplification   bytes on disk per live byte before files are rewritten
  * </pre>
  */
@@ -45,14 +46,25 @@ public final class FileMergingOptions {
                     + " for one (at most one file per subtask for shared state, and max-subtasks-per-file subtasks"
                     + " per file for private state) instead of opening another file: fewer files, slower uploads.");
 
+    public static final ConfigOption<Integer> MAX_FILE_POOL_SIZE = ConfigOption.key(
+            "execution.checkpointing.file-merging.max-file-pool-size")
+            .intType()
+            .defaultValue(16)
+            .validator(ConfigValidator.intAtLeast(1))
+            .description("With file merging, the most open physical files a pool (a subtask's shared state, or the"
+                    + " private state of the job's tasks on a TaskManager) keeps for concurrent writers; the private"
+                    + " pool keeps at least one per max-subtasks-per-file subtasks. A non-blocking pool at its bound"
+                    + " never waits: it closes an idle file it may not use, or, when every file is held, writes the"
+                    + " stream to a file of its own that is closed after that one segment.");
+
     public static final ConfigOption<Integer> MAX_SUBTASKS_PER_FILE = ConfigOption.key(
             "execution.checkpointing.file-merging.max-subtasks-per-file")
             .intType()
             .defaultValue(4)
             .validator(ConfigValidator.intAtLeast(1))
-            .description("With a blocking pool, the private-state pool of a TaskManager holds one physical file per"
-                    + " this many of the job's subtasks running there (at least one); ignored by the non-blocking"
-                    + " pool.");
+            .description("With file merging, a private-state physical file takes segments of at most this many of the"
+                    + " job's subtasks on a TaskManager (blocking or not), so the private pool holds at least one file"
+                    + " per this many subtasks; a blocking pool holds exactly that many.");
 
     public static final ConfigOption<Double> MAX_SPACE_AMPLIFICATION = ConfigOption.key(
             "execution.checkpointing.file-merging.max-space-amplification")

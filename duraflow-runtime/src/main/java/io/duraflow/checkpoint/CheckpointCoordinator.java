@@ -267,10 +267,10 @@ public final class CheckpointCoordinator {
             disposal.restore(retained);
             if (recovered.initial() != null) {
                 CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
-                deleteOrphansAfterRestore(recovered);
+                deleteOrphansAfterRestore(recovered, adopting);
                 return new RestorePoint(Optional.of(restored), true, recovered.nextId());
             }
-            deleteOrphansAfterRestore(recovered);
+            deleteOrphansAfterRestore(recovered, adopting);
             if (retained.isEmpty()) {
                 LOG.info("Job {} has no completed checkpoint to restore", jobId);
                 restoredFrom = null;
@@ -283,10 +283,10 @@ public final class CheckpointCoordinator {
         });
     }
 
-    private void deleteOrphansAfterRestore(RestoreRead.Recovered recovered) {
+    private void deleteOrphansAfterRestore(RestoreRead.Recovered recovered, boolean adopting) {
         if (recovered.warnings().isEmpty()) {
             disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), recovered.fileMergingDirectories(),
-                    liveCheckpointIds(), triggersInFlight == 0);
+                    liveCheckpointIds(), triggersInFlight == 0, adopting ? -1 : recovered.nextId());
         } else {
             // A checkpoint that could not be read may be whole after all: keep what it may refer to.
             LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,

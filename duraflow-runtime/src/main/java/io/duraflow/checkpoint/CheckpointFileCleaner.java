@@ -83,6 +83,22 @@ final class CheckpointFileCleaner {
         }
     }
 
+    /** Deletes the files of earlier runs that {@code sweep} finds late ({@link EarlierRunSweep}). */
+    void sweepEarlierRuns(EarlierRunSweep sweep, EarlierRunSweep.Due due) {
+        io.execute(() -> {
+            try {
+                List<FsPath> late = sweep.lateFiles(fileSystem, directories, due);
+                if (!late.isEmpty()) {
+                    LOG.info("Job {}: deleting {} merged checkpoint file(s) that tasks of an earlier run wrote after"
+                            + " the restore and no checkpoint refers to, e.g. {}", jobId, late.size(), late.get(0));
+                    deleteNow(late, List.of());
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Job {}: cannot look for merged files of earlier runs: {}", jobId, e.toString());
+            }
+        });
+    }
+
     /**
      * Deletes the job's {@code chk-<n>} directories with {@code n < completedId} not in {@code
      * keep}: what a task wrote after its checkpoint was aborted, or what a crashed JobManager left.

@@ -43,6 +43,9 @@ import java.util.Set;
  *       checkpoint that named it is subsumed and no retained or pending checkpoint names it
  *       ({@link StateFileRegistry} rule 7); never with an aborted checkpoint, whose writer may
  *       live on and name it in its next acknowledgement.</li>
+ *   <li>After a restore that did not adopt the running tasks, merged files that tasks of earlier
+ *       runs wrote after rule 7's listing go once no retained or pending checkpoint refers to them
+ *       and no writer appends to them any more, found by {@link EarlierRunSweep} at completions.</li>
  * </ol>
  */
 final class CheckpointFileDisposal {
@@ -53,6 +56,8 @@ final class CheckpointFileDisposal {
     private final Set<FsPath> claimedDirectories = new java.util.HashSet<>();
     /** Job directories of checkpoints restored with {@code --claim} (another job's): emptied as their files go. */
     private final Set<FsPath> claimedJobDirectories = new java.util.HashSet<>();
+    /** Rule 9: merged files earlier runs wrote after the restore's listing. */
+    private final EarlierRunSweep earlierRuns = new EarlierRunSweep();
 
     CheckpointFileDisposal(CheckpointDirectories directories, CheckpointFileCleaner cleaner) {
         this.directories = directories;
@@ -107,6 +112,16 @@ final class CheckpointFileDisposal {
      */
     void deleteOrphansAfterRestore(List<FsPath> listedFiles, List<FsPath> listedDirectories, Set<Long> live,
             boolean directoriesToo) {
+        deleteOrphansAfterRestore(listedFiles, listedDirectories, live, directoriesToo, -1);
+    }
+
+    /**
+     * As above, and rule 9 from then on: the restored run draws checkpoint ids from {@code
+     * firstIdOfRun} on (negative: the restore adopted the running tasks).
+     */
+    void deleteOrphansAfterRestore(List<FsPath> listedFiles, List<FsPath> listedDirectories, Set<Long> live,
+            boolean directoriesToo, long firstIdOfRun) {
+        earlierRuns.restored(firstIdOfRun, new java.util.HashSet<>(listedFiles));
         Set<FsPath> unnamedDirectories = new java.util.TreeSet<>(java.util.Comparator.comparing(FsPath::toString));
         List<FsPath> candidates = new ArrayList<>(listedDirectories);
         for (FsPath file : listedFiles) {
@@ -209,6 +224,10 @@ final class CheckpointFileDisposal {
         }
         cleaner.delete(unused, directoriesToDelete, claimedToDeleteIfEmpty);
         cleaner.deleteLeftoverCheckpointDirectories(completedId, live);
+        EarlierRunSweep.Due sweep = earlierRuns.dueAtCompletion(files.referenced());
+        if (sweep != null) {
+            cleaner.sweepEarlierRuns(earlierRuns, sweep);
+        }
     }
 
     /** Rules 4 and 6: deletes those of the files a discarded snapshot uploaded that the job owns and nobody uses. */

@@ -237,6 +237,11 @@ public final class StateFileRegistry {
         return orphans;
     }
 
+    /** The files a retained or pending checkpoint refers to (a view). */
+    public Set<FsPath> referenced() {
+        return java.util.Collections.unmodifiableSet(users.keySet());
+    }
+
     public boolean isReferenced(FsPath file) {
         return users.containsKey(file);
     }

@@ -79,6 +79,18 @@ public record CheckpointDirectories(FsPath jobDirectory) {
         return grandParent != null && (grandParent.equals(shared()) || grandParent.equals(taskOwned())) ? parent : null;
     }
 
+    /**
+     * Whether {@code path} lies directly in a file-merging directory of any job's checkpoint
+     * directory ({@code <dir>/<job>/shared/<name>/<file>} or {@code .../taskowned/<name>/<file>}): a
+     * merged file, possibly of another job whose checkpoint was restored.
+     */
+    public static boolean isMergedFile(FsPath path) {
+        FsPath parent = path.parent();
+        FsPath grandParent = parent == null ? null : parent.parent();
+        return grandParent != null && grandParent.parent() != null
+                && (grandParent.name().equals("shared") || grandParent.name().equals("taskowned"));
+    }
+
     /** Whether {@code directory} is a file-merging directory of this job (right below {@code shared/} or {@code taskowned/}). */
     public boolean isFileMergingDirectory(FsPath directory) {
         FsPath parent = directory.parent();

@@ -4,7 +4,7 @@ import io.duraflow.metrics.Families;
 import io.duraflow.network.NetworkEnvironment;
 import io.duraflow.rpc.proto.TaskMetricsSample;
 import io.duraflow.state.filemerging.FileMergingManagers;
-import io.duraflow.state.filemerging.FileMergingSnapshotManager;
+import io.duraflow.state.filemerging.SpaceUsage;
 import io.duraflow.taskmanager.task.TaskMetricsView;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -82,7 +82,7 @@ final class TaskManagerMetrics implements MultiCollector {
 
     /** The families of a TaskManager: pure, for tests. */
     static MetricSnapshots families(Snapshot snapshot, long networkBytesInUse, long networkBytesTotal,
-            Map<String, FileMergingSnapshotManager.SpaceUsage> mergedFiles) {
+            Map<String, SpaceUsage> mergedFiles) {
         Families families = new Families();
         String tm = snapshot.taskManagerId();
         families.gauge("duraflow_taskmanager_slots", "Task slots of this TaskManager", null, "taskmanager")
@@ -129,6 +129,10 @@ final class TaskManagerMetrics implements MultiCollector {
                 + " TaskManager knows of a job", null, FILES);
         Families.Gauge open = families.gauge("duraflow_file_merging_open_files", "Merged checkpoint files that still"
                 + " take segments", null, FILES);
+        Families.Gauge pooled = families.gauge("duraflow_file_merging_pool_files", "Merged checkpoint files the file"
+                + " pools keep open for further segments (each pool at most max-file-pool-size)", null, FILES);
+        Families.Counter unpooled = families.counter("duraflow_file_merging_unpooled_files", "Merged checkpoint files"
+                + " opened outside a pool at its bound, for one segment each, by the job's open runs", null, FILES);
         Families.Gauge physical = families.gauge("duraflow_file_merging_physical_bytes", "Bytes of the merged"
                 + " checkpoint files", Unit.BYTES, FILES);
         Families.Gauge live = families.gauge("duraflow_file_merging_live_bytes", "Bytes of their segments that a"
@@ -136,10 +140,12 @@ final class TaskManagerMetrics implements MultiCollector {
         Families.Gauge amplification = families.gauge("duraflow_file_merging_space_amplification_ratio", "Physical"
                 + " bytes of the merged checkpoint files per live byte (1: no waste); left out while nothing is"
                 + " live", Unit.RATIO, FILES);
-        for (Map.Entry<String, FileMergingSnapshotManager.SpaceUsage> job : mergedFiles.entrySet()) {
-            FileMergingSnapshotManager.SpaceUsage usage = job.getValue();
+        for (Map.Entry<String, SpaceUsage> job : mergedFiles.entrySet()) {
+            SpaceUsage usage = job.getValue();
             files.set(usage.files(), tm, job.getKey());
             open.set(usage.openFiles(), tm, job.getKey());
+            pooled.set(usage.pooledFiles(), tm, job.getKey());
+            unpooled.set(usage.unpooledFiles(), tm, job.getKey());
             physical.set(usage.physicalBytes(), tm, job.getKey());
             live.set(usage.liveBytes(), tm, job.getKey());
             if (usage.liveBytes() > 0) {

@@ -6,7 +6,7 @@ import io.duraflow.metrics.PrometheusText;
 import io.duraflow.metrics.TextFormat;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.TaskMetricsSample;
-import io.duraflow.state.filemerging.FileMergingSnapshotManager;
+import io.duraflow.state.filemerging.SpaceUsage;
 import io.duraflow.taskmanager.task.TaskMetricsView;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +25,8 @@ class TaskManagerMetricsTest {
                 List.of(source));
 
         Map<String, PrometheusText.Family> parsed = TextFormat.roundTrip(TaskManagerMetrics.families(snapshot, 256,
-                1_024, Map.of("j1", new FileMergingSnapshotManager.SpaceUsage(3_000, 2_000, 4, 1),
-                        "j2", new FileMergingSnapshotManager.SpaceUsage(0, 0, 0, 0))));
+                1_024, Map.of("j1", new SpaceUsage(3_000, 2_000, 4, 1, 1, 2),
+                        "j2", new SpaceUsage(0, 0, 0, 0))));
 
         assertThat(parsed.get("duraflow_taskmanager_slots").sum("taskmanager", "tm-1")).isEqualTo(4);
         assertThat(parsed.get("duraflow_taskmanager_slots_used").sum()).isEqualTo(2);
@@ -48,6 +48,8 @@ class TaskManagerMetricsTest {
 
         assertThat(parsed.get("duraflow_file_merging_files").sum("job_id", "j1")).isEqualTo(4);
         assertThat(parsed.get("duraflow_file_merging_open_files").sum("job_id", "j1")).isEqualTo(1);
+        assertThat(parsed.get("duraflow_file_merging_pool_files").sum("job_id", "j1")).isEqualTo(1);
+        assertThat(parsed.get("duraflow_file_merging_unpooled_files_total").sum("job_id", "j1")).isEqualTo(2);
         assertThat(parsed.get("duraflow_file_merging_physical_bytes").sum("job_id", "j1")).isEqualTo(3_000);
         assertThat(parsed.get("duraflow_file_merging_live_bytes").sum("job_id", "j1")).isEqualTo(2_000);
         assertThat(parsed.get("duraflow_file_merging_space_amplification_ratio").sum("job_id", "j1")).isEqualTo(1.5);

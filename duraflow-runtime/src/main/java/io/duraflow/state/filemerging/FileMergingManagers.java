@@ -105,17 +105,15 @@ public final class FileMergingManagers {
      * The files of every open manager here, summed per job (a job has one manager per run that
      * has a task here); for the metrics. Each manager is asked under its own lock, not under this one.
      */
-    public Map<String, FileMergingSnapshotManager.SpaceUsage> spaceUsageByJob() {
+    public Map<String, SpaceUsage> spaceUsageByJob() {
         List<Entry> open;
         synchronized (this) {
             open = new ArrayList<>(managers.values());
         }
-        Map<String, FileMergingSnapshotManager.SpaceUsage> byJob = new TreeMap<>();
+        Map<String, SpaceUsage> byJob = new TreeMap<>();
         for (Entry entry : open) {
-            FileMergingSnapshotManager.SpaceUsage usage = entry.manager.spaceUsage();
-            byJob.merge(entry.jobId, usage, (a, b) -> new FileMergingSnapshotManager.SpaceUsage(
-                    a.physicalBytes() + b.physicalBytes(), a.liveBytes() + b.liveBytes(), a.files() + b.files(),
-                    a.openFiles() + b.openFiles()));
+            SpaceUsage usage = entry.manager.spaceUsage();
+            byJob.merge(entry.jobId, usage, SpaceUsage::plus);
         }
         return byJob;
     }

@@ -12,7 +12,6 @@ import io.duraflow.state.storage.CheckpointedStateScope;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -53,7 +51,11 @@ import org.slf4j.LoggerFactory;
  *       gone, so the backend uploads the bytes again.</li>
  *   <li><b>Restored files</b> (the state a task of this run restored) are counted for space and
  *       reuse but never deleted here: the JobManager adopted them when the job restored and deletes
- *       each once no checkpoint refers to it. This run never appends to them.</li>
+ *       each once no checkpoint refers to it. This run never appends to them. Merged files of
+ *       another job (its checkpoint restored, claimed or not) are counted too but never reused: the
+ *       next checkpoint writes their live state again into this job's files, so they go with the
+ *       restored checkpoint (claimed) or stay untouched (not claimed), and no checkpoint of this job
+ *       ties another job's directory to its own life.</li>
  *   <li><b>Directories.</b> Every acknowledgement names the directories its task writes into
  *       ({@link #acknowledging}), created or not, so the JobManager never deletes a directory a
  *       running task may still write. When the run ends, the files no sent acknowledgement (not
@@ -93,7 +95,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     /** Every file this manager knows (created, or restored), by path. */
     private final Map<FsPath, PhysicalFile> files = new HashMap<>();
     private final Map<String, FilePool> pools = new HashMap<>();
-    /** Subtasks of this run here, for the capacity of a blocking private pool. */
+    /** Subtasks of this run here, for the capacity of the private pool. */
     private final Set<SubtaskKey> subtasks = new HashSet<>();
     /** Shared directories a file was created in. */
     private final Set<FsPath> sharedDirectoriesWritten = new HashSet<>();
@@ -109,6 +111,8 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     private long lowestRetained;
     /** The newest checkpoint a completion notification named (rule 6's look ahead judges only what such checkpoints wrote). */
     private long latestCompleted = -1;
+    /** Files opened outside a pool at its bound (FilePool rule 3), for the metrics. */
+    private long unpooledFiles;
     private boolean closed;
 
     public FileMergingSnapshotManager(String jobId, String taskManagerId, String runId, FileSystem fileSystem,
@@ -143,7 +147,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         Map<FsPath, Long> sizes = new HashMap<>();
         List<FileSegmentHandle> merged = new ArrayList<>();
         for (StreamStateHandle handle : segments) {
-            if (handle instanceof FileSegmentHandle segment && directories.fileMergingDirectoryOf(segment.file()) != null) {
+            if (handle instanceof FileSegmentHandle segment && CheckpointDirectories.isMergedFile(segment.file())) {
                 merged.add(segment);
                 if (!sizes.containsKey(segment.file()) && !knows(segment.file())) {
                     sizes.put(segment.file(), fileSystem.status(segment.file()).lengthBytes());
@@ -155,6 +159,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 PhysicalFile file = files.get(handle.file());
                 if (file == null) {
                     file = new PhysicalFile(handle.file(), null, false);
+                    file.reusable = directories.fileMergingDirectoryOf(handle.file()) != null; // rule 4: another job's
                     file.size = sizes.getOrDefault(handle.file(), handle.offset() + handle.length());
                     files.put(file.path, file);
                 }
@@ -277,7 +282,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
 
     // ------------------------------------------------------------------ rule 6: space
 
-    /** Bytes of every file known (created or restored), and their live bytes. */
+    /** Bytes of every file known (created or restored), and their live bytes; the files of the pools. */
     public synchronized SpaceUsage spaceUsage() {
         long physical = 0;
         long live = 0;
@@ -285,120 +290,20 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         for (PhysicalFile file : files.values()) {
             physical += file.size;
             live += file.liveBytes;
-            if (file.out != null) {
-                open++;
-            }
+            open += file.out != null ? 1 : 0;
         }
-        return new SpaceUsage(physical, live, files.size(), open);
-    }
-
-    /**
-     * @param physicalBytes bytes of the files this manager knows
-     * @param liveBytes bytes of their live segments
-     * @param files files known
-     * @param openFiles files that still take segments
-     */
-    public record SpaceUsage(long physicalBytes, long liveBytes, int files, int openFiles) {
-        public double amplification() {
-            return liveBytes == 0 ? (physicalBytes == 0 ? 1.0 : Double.POSITIVE_INFINITY)
-                    : (double) physicalBytes / liveBytes;
-        }
+        int pooled = pools.values().stream().mapToInt(FilePool::openFiles).sum();
+        return new SpaceUsage(physical, live, files.size(), open, pooled, unpooledFiles);
     }
 
     private void controlSpace(List<PhysicalFile> toClose) {
-        if (!settings.controlsSpace()) {
-            return;
-        }
-        long physical = 0;
-        long live = 0;
-        // The dead bytes of files picked before go once their live segments die (their next
-        // checkpoint writes those again): counted as freed, or every completion until then would
-        // pick more files than needed.
-        long freedByPicked = 0;
-        List<PhysicalFile> candidates = new ArrayList<>();
-        for (PhysicalFile file : files.values()) {
-            physical += file.size;
-            live += file.liveBytes;
-            if (!file.reusable) {
-                freedByPicked += file.deadBytes();
-            } else if (file.deadBytes() > 0) {
-                candidates.add(file);
-            }
-        }
-        double limit = settings.maxSpaceAmplification() * live;
-        long projected = physical - freedByPicked;
-        if (projected <= limit) {
-            return;
-        }
-        candidates.sort(Comparator.comparingLong(PhysicalFile::deadBytes).reversed());
-        int picked = 0;
-        for (PhysicalFile file : candidates) {
-            if (projected <= limit) {
-                break;
-            }
-            file.reusable = false;
-            file.closing = true;
+        for (PhysicalFile file : SpaceControl.pick(files.values(), settings, jobId)) {
             if (file.out != null && !file.busy) {
                 detachForClose(file, toClose);
             }
-            projected -= file.deadBytes();
-            picked++;
         }
-        LOG.info("Job {}: merged checkpoint files hold {} bytes for {} live bytes ({}x, limit {}x): {} file(s) take no"
-                        + " new segments and their live segments are written again", jobId, physical, live,
-                String.format(java.util.Locale.ROOT, "%.2f", live == 0 ? Double.POSITIVE_INFINITY : (double) physical / live),
-                settings.maxSpaceAmplification(), picked);
     }
 
-    /**
-     * Rule 6, ahead of the completion: whether {@code subtask}'s checkpoint {@code checkpointId},
-     * about to write its first segment into the open across-checkpoint file {@code file}, should
-     * take a new file instead. The checkpoint decided what it reuses before it writes (a RocksDB
-     * snapshot asks for every reuse, then uploads), so the bytes it will not refer to are known:
-     * after a compaction most of the file is such bytes, and appending the compaction's output would
-     * tie that output to them, so neither could go without rewriting the other. Closes the file when
-     * the file alone, and the subtask's files together, would be above the limit once the
-     * checkpoint's predecessors are subsumed (only segments of completed checkpoints that it does not
-     * refer to count as going: exact with one retained checkpoint, the default; with more
-     * retained, such segments live a few completions longer, so a file may be closed earlier than
-     * needed, costing a file, never a byte); more data only lowers the ratio, so a file within the
-     * limit stays. A closed file whose segments all die with the checkpoint's completion is deleted
-     * then (rule 2).
-     */
-    private boolean wouldBeWasteful(PhysicalFile file, SubtaskKey subtask, long checkpointId) {
-        if (!settings.controlsSpace() || file.pool == null || !file.pool.shared || file.pool.checkpointId >= 0
-                || checkpointId <= file.lastTakenFor) {
-            return false;
-        }
-        long fileUsed = 0;
-        long used = 0;
-        long physical = 0;
-        for (PhysicalFile known : files.values()) {
-            long usedHere = 0;
-            for (Segment segment : known.segments.values()) {
-                // A segment of a checkpoint still in flight may yet be retained: counted as used.
-                boolean stays = segment.lastUsed >= checkpointId || segment.lastUsed > latestCompleted;
-                if (segment.live && stays && segment.subtask.equals(subtask)) {
-                    usedHere += segment.length;
-                }
-            }
-            if (known == file) {
-                fileUsed = usedHere;
-                physical += known.size;
-            } else if (usedHere > 0) {
-                physical += known.size;
-            }
-            used += usedHere;
-        }
-        double limit = settings.maxSpaceAmplification();
-        long fileSegmentBytes = file.size - MergedFileFormat.HEADER_BYTES;
-        if (fileSegmentBytes <= limit * fileUsed || physical <= limit * used) {
-            return false;
-        }
-        LOG.debug("Job {}: checkpoint {} of {} refers to {} of the {} bytes of {}: a new file takes its segments", jobId,
-                checkpointId, subtask, fileUsed, file.size, file.path);
-        return true;
-    }
 
     // ------------------------------------------------------------------ writing (MergingStreams)
 
@@ -409,8 +314,8 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         }
         PhysicalFile file = files.get(segment.file());
         if (file == null) {
-            // Not a merged file of this run: a plain file, or another job's; the JobManager counts it.
-            return directories.fileMergingDirectoryOf(segment.file()) == null;
+            // Not a merged file of this run (rule 4): a plain file, which the JobManager counts, or no reuse.
+            return !CheckpointDirectories.isMergedFile(segment.file());
         }
         Segment known = file.segments.get(segment.offset());
         if (known == null || known.length != segment.length() || !known.live || !file.reusable || file.deleted) {
@@ -435,8 +340,11 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 pool.retired = true; // a late writer of an ended checkpoint: its files close after use
             }
         }
-        pool.capacity = scope == CheckpointedStateScope.SHARED ? 1
-                : Math.max(1, (subtasks.size() + settings.maxSubtasksPerFile() - 1) / settings.maxSubtasksPerFile());
+        boolean shared = scope == CheckpointedStateScope.SHARED;
+        int perSubtasks = shared ? 1 : Math.max(1, (subtasks.size() + settings.maxSubtasksPerFile() - 1)
+                / settings.maxSubtasksPerFile());
+        pool.capacity = settings.blockingPool() ? perSubtasks : Math.max(settings.maxFilePoolSize(), perSubtasks);
+        pool.maxSubtasksPerFile = shared ? Integer.MAX_VALUE : settings.maxSubtasksPerFile();
         return pool;
     }
 
@@ -455,24 +363,30 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         synchronized (this) {
             while (true) {
                 checkOpen();
-                PhysicalFile candidate = stream ? pool.forStream() : pool.forAppend();
-                if (candidate != null && candidate != FilePool.NEEDS_WAIT && wouldBeWasteful(candidate, subtask, checkpointId)) {
+                PhysicalFile candidate = stream ? pool.forStream(subtask) : pool.forAppend(subtask);
+                boolean found = candidate != null && candidate != FilePool.NEEDS_WAIT;
+                if (found && SpaceControl.wouldBeWasteful(candidate, subtask, checkpointId, files.values(), settings,
+                        latestCompleted, jobId)) {
                     candidate.closing = true;
                     detachForClose(candidate, toClose);
                     continue;
                 }
-                if (candidate != null && candidate != FilePool.NEEDS_WAIT) {
+                if (found) {
                     file = candidate;
                     break;
                 }
-                if (candidate == null && pool.mayOpen(settings.blockingPool())) {
-                    file = new PhysicalFile(directory.resolve(UUID.randomUUID().toString()), pool, true);
-                    if (!directory.equals(privateDirectory)) {
-                        sharedDirectoriesWritten.add(directory);
+                if (candidate == null) {
+                    // FilePool rule 3: open a file below the bound; at it, make room or (non-blocking) go unpooled.
+                    PhysicalFile idle = pool.mayOpen() ? null : pool.fullestIdle();
+                    if (idle != null) {
+                        idle.closing = true;
+                        detachForClose(idle, toClose);
+                        continue;
                     }
-                    pool.files.add(file);
-                    files.put(file.path, file);
-                    break;
+                    if (pool.mayOpen() || !settings.blockingPool()) {
+                        file = newFile(pool, directory, checkpointId, pool.mayOpen());
+                        break;
+                    }
                 }
                 try {
                     wait();
@@ -482,6 +396,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 }
             }
             file.busy = true;
+            file.writers.add(subtask);
             file.streaming = stream;
             file.lastTakenFor = Math.max(file.lastTakenFor, checkpointId);
         }
@@ -499,6 +414,22 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 throw e;
             }
         }
+        return file;
+    }
+
+    /** Under the lock: a new file for {@code checkpointId}; an unpooled one takes one segment (FilePool rule 3). */
+    private PhysicalFile newFile(FilePool pool, FsPath directory, long checkpointId, boolean pooled) {
+        PhysicalFile file = new PhysicalFile(directory.resolve(MergedFileNames.newName(checkpointId)), pool, true);
+        if (!directory.equals(privateDirectory)) {
+            sharedDirectoriesWritten.add(directory);
+        }
+        if (pooled) {
+            pool.files.add(file);
+        } else {
+            file.closing = true;
+            unpooledFiles++;
+        }
+        files.put(file.path, file);
         return file;
     }
 

@@ -15,11 +15,21 @@ import java.util.List;
  *       waits for it (an append holds a file for one write and one sync) rather than open a file;
  *       a file an append is still creating counts as held by it.</li>
  *   <li>A large stream takes an open file no one holds.</li>
- *   <li>When there is none: a non-blocking pool opens a new file; a blocking one opens a new file
- *       only below its {@link #capacity}, else waits for a file to be given back.</li>
+ *   <li>When there is none, a new file is opened while the pool holds fewer than its {@link
+ *       #capacity} ({@code max-file-pool-size}, and for private state at least one file per {@code
+ *       max-subtasks-per-file} subtasks; a blocking pool: one file for a subtask's shared state,
+ *       exactly one per {@code max-subtasks-per-file} subtasks for private state). At the bound, an
+ *       idle file the writer may not use (rule 6) is closed to make room (the fullest first: it has
+ *       least left to merge), so no pool waits for a file that no one will give back; if every
+ *       file is held, a blocking pool waits for one to be given back, and a non-blocking pool never
+ *       waits: the stream gets an <em>unpooled</em> file of its own, closed once its one segment is
+ *       written (a file more, never a stalled checkpoint).</li>
  *   <li>A file given back that reached the maximum size, or whose pool retired, is closed.</li>
  *   <li>Across checkpoints, a subtask's open file that the checkpoint about to write to it would
  *       leave wasteful is closed first, and a new one taken (the manager's rule 6).</li>
+ *   <li>A private-state file takes writers of at most {@code max-subtasks-per-file} subtasks (a
+ *       subtask's shared-state pool has one), blocking or not: fewer tasks to read one file at a
+ *       restore, and a file's segments die with fewer subtasks' checkpoints.</li>
  * </ol>
  */
 final class FilePool {
@@ -31,8 +41,10 @@ final class FilePool {
     final List<PhysicalFile> files = new ArrayList<>();
     /** Retired: its files close once their writer gives them back, and it opens no new file. */
     boolean retired;
-    /** The most files a blocking pool keeps open at once. */
+    /** The most files the pool keeps open at once (rule 3). */
     int capacity;
+    /** The most subtasks whose writers take one of its files (rule 6). */
+    int maxSubtasksPerFile = Integer.MAX_VALUE;
     /** Takes a subtask's incremental ({@code SHARED}) state, which later checkpoints refer to again. */
     final boolean shared;
 
@@ -49,10 +61,10 @@ final class FilePool {
      * an append that opened a file of its own meanwhile would leave two files where one does);
      * null when there is none.
      */
-    PhysicalFile forAppend() {
+    PhysicalFile forAppend(SubtaskKey subtask) {
         PhysicalFile appendedTo = null;
         for (PhysicalFile file : files) {
-            if (file.closing || file.streaming) {
+            if (file.closing || file.streaming || !file.accepts(subtask, maxSubtasksPerFile)) {
                 continue;
             }
             if (file.out == null) {
@@ -69,10 +81,10 @@ final class FilePool {
         return appendedTo == null ? null : NEEDS_WAIT;
     }
 
-    /** Rule 2: an idle open file for a large stream, or null. */
-    PhysicalFile forStream() {
+    /** Rule 2: an idle open file for a large stream of {@code subtask}, or null. */
+    PhysicalFile forStream(SubtaskKey subtask) {
         for (PhysicalFile file : files) {
-            if (file.isOpen() && !file.busy) {
+            if (file.isOpen() && !file.busy && file.accepts(subtask, maxSubtasksPerFile)) {
                 return file;
             }
         }
@@ -83,8 +95,28 @@ final class FilePool {
     static final PhysicalFile NEEDS_WAIT = new PhysicalFile(io.duraflow.fs.FsPath.parse("/needs-wait"), null, false);
 
     /** Rule 3: whether a new file may be opened now. */
-    boolean mayOpen(boolean blocking) {
-        return !blocking || files.size() < capacity;
+    boolean mayOpen() {
+        return files.size() < capacity;
+    }
+
+    /** Rule 3, at the bound: the fullest idle open file (one the writer found no use for), or null. */
+    PhysicalFile fullestIdle() {
+        PhysicalFile fullest = null;
+        for (PhysicalFile file : files) {
+            if (file.isOpen() && !file.busy && (fullest == null || file.size > fullest.size)) {
+                fullest = file;
+            }
+        }
+        return fullest;
+    }
+
+    /** Files kept for further segments (not closing). */
+    int openFiles() {
+        int open = 0;
+        for (PhysicalFile file : files) {
+            open += file.closing ? 0 : 1;
+        }
+        return open;
     }
 
     @Override

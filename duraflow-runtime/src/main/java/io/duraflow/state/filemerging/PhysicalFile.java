@@ -2,6 +2,8 @@ package io.duraflow.state.filemerging;
 
 import io.duraflow.fs.FsOutputStream;
 import io.duraflow.fs.FsPath;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -38,6 +40,8 @@ final class PhysicalFile {
     /** Its live segments may be referred to by later checkpoints; false once space control picked it. */
     boolean reusable = true;
     boolean deleted;
+    /** The subtasks whose writers took it ({@link FilePool} rule 6). */
+    final Set<SubtaskKey> writers = new HashSet<>();
     /** The newest checkpoint a writer took this file for (-1: none yet): rule 6's look ahead runs once per checkpoint. */
     long lastTakenFor = -1;
 
@@ -49,6 +53,11 @@ final class PhysicalFile {
 
     boolean isOpen() {
         return out != null && !closing;
+    }
+
+    /** Whether a writer of {@code subtask} may take it: at most {@code maxSubtasks} subtasks write to one file. */
+    boolean accepts(SubtaskKey subtask, int maxSubtasks) {
+        return writers.size() < maxSubtasks || writers.contains(subtask);
     }
 
     /** Bytes no live segment uses. */

@@ -295,7 +295,7 @@ class FileMergingSimulationTest {
                 for (FileSegmentHandle segment : referenced) {
                     assertThat(onDisk).as("files on disk, for %s", segment).contains(segment.file());
                 }
-                FileMergingSnapshotManager.SpaceUsage usage = manager.spaceUsage();
+                SpaceUsage usage = manager.spaceUsage();
                 assertThat(usage.files()).as("files known / on disk").isEqualTo(onDisk.size());
                 assertThat(usage.physicalBytes()).as("bytes known / on disk")
                         .isEqualTo(onDisk.stream().mapToLong(fixture::size).sum());
@@ -317,7 +317,7 @@ class FileMergingSimulationTest {
             retained.forEach(checkpoint -> checkpoint.stored().map(Stored::handle)
                     .filter(FileSegmentHandle.class::isInstance)
                     .forEach(handle -> referenced.add(((FileSegmentHandle) handle).file())));
-            FileMergingSnapshotManager.SpaceUsage usage = manager.spaceUsage();
+            SpaceUsage usage = manager.spaceUsage();
             event("end: %s (%.2fx)", usage, usage.amplification());
             List<FsPath> unreferenced = new ArrayList<>(fixture.filesOnDisk());
             unreferenced.removeAll(referenced);

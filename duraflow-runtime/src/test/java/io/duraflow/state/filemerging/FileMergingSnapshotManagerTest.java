@@ -183,7 +183,7 @@ class FileMergingSnapshotManagerTest {
         StreamStateHandle late = shared(5, 5);
 
         assertThat(exists(late)).isFalse();
-        assertThat(manager.spaceUsage()).isEqualTo(new FileMergingSnapshotManager.SpaceUsage(0, 0, 0, 0));
+        assertThat(manager.spaceUsage()).isEqualTo(new SpaceUsage(0, 0, 0, 0));
 
         complete(7, 7);
         StreamStateHandle later = shared(6, 6);
@@ -283,7 +283,7 @@ class FileMergingSnapshotManagerTest {
                 new FileSegmentHandle(fixture.directories.checkpoint(1).resolve("not-merged"), 0, 5)));
         manager.restore(other, 1, List.of(otherOperatorState));
         long restoredBytes = restoredFiles.stream().mapToLong(fixture::size).sum();
-        assertThat(manager.spaceUsage()).isEqualTo(new FileMergingSnapshotManager.SpaceUsage(restoredBytes,
+        assertThat(manager.spaceUsage()).isEqualTo(new SpaceUsage(restoredBytes,
                 4L * SEGMENT, 2, 0));
 
         assertThat(reuse(2, kept)).isTrue();
@@ -476,8 +476,8 @@ class FileMergingSnapshotManagerTest {
         assertThat(fileOf(rewritten)).isNotEqualTo(fileOf(second));
         complete(4, 4);
         assertThat(exists(second)).isFalse();
-        assertThat(manager.spaceUsage()).isEqualTo(new FileMergingSnapshotManager.SpaceUsage(
-                HEADER + 2 * (SEGMENT + TRAILER), 2 * SEGMENT, 1, 1));
+        assertThat(manager.spaceUsage()).isEqualTo(new SpaceUsage(
+                HEADER + 2 * (SEGMENT + TRAILER), 2 * SEGMENT, 1, 1, 1, 0));
         fixture.assertReadsBack(rewrittenSecond, bytes(SEGMENT, 5));
     }
 

@@ -97,8 +97,8 @@ class MergingStreamsTest {
         }
         long liveBytes = written.stream().mapToLong(bytes -> bytes.length).sum();
         assertThat(fixture.size(file)).isEqualTo(expectedOffset);
-        assertThat(manager.spaceUsage()).isEqualTo(new FileMergingSnapshotManager.SpaceUsage(expectedOffset, liveBytes,
-                1, 1));
+        assertThat(manager.spaceUsage()).isEqualTo(new SpaceUsage(expectedOffset, liveBytes,
+                1, 1, 1, 0));
         assertThat(fixture.filesOnDisk()).containsExactly(file);
     }
 
