@@ -28,7 +28,7 @@ class StreamingFailoverDemoIT {
     void theDemoRecoversFromBothCrashesWithExactlyOnceOutput() throws Exception {
         Path work = LOGS.watch(tempDir.resolve("cluster"));
         Cli.Result result = Cli.run(tempDir, Duration.ofMinutes(4), "demo", "streaming-failover", "--work-dir",
-                work.toString(), "--param", "records=1200000", "--param", "keys=10000");
+                work.toString(), "--param", "records=1600000", "--param", "keys=10000");
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         String stdout = result.stdout();
@@ -42,17 +42,22 @@ class StreamingFailoverDemoIT {
         assertThat(figures(stdout, "time until every task ran again:")).as(stdout).allMatch(ms -> ms > 0);
         List<Long> replayed = figures(stdout, "records replayed \\(read again after the restore\\):");
         assertThat(replayed.get(0)).as("replayed after the TaskManager crash: %s", stdout).isPositive()
-                .isLessThan(1_200_000);
+                .isLessThan(1_600_000);
         // The TaskManagers keep the tasks through the leader's crash and the new leader adopts them (issue 14).
         assertThat(stdout).containsPattern("the new leader adopted all \\d+ running tasks");
         assertThat(replayed.get(1)).as("replayed after the JobManager crash: %s", stdout).isZero();
         assertThat(figures(stdout, "pause in committed output \\(checkpoint to checkpoint\\):")).as(stdout)
                 .allMatch(ms -> ms > 0);
-        Matcher total = Pattern.compile("checkpoints completed in total: (\\d+) \\(JobManager logs; (\\d+) of them")
+        Matcher total = Pattern.compile(
+                "checkpoints completed in total: (\\d+) \\((\\d+) in the JobManager logs, (\\d+) seen on disk\\)")
                 .matcher(stdout);
         assertThat(total.find()).as(stdout).isTrue();
-        assertThat(Long.parseLong(total.group(1))).isGreaterThan(before.get(1));
-        assertThat(Long.parseLong(total.group(2))).isEqualTo(Long.parseLong(total.group(1)));
+        long completed = Long.parseLong(total.group(1));
+        assertThat(completed).as(stdout).isGreaterThan(before.get(1));
+        // Each source may miss one checkpoint (a leader killed before its log line; the last one
+        // deleted with the job before a poll), no more.
+        assertThat(Long.parseLong(total.group(2))).as(stdout).isBetween(completed - 1, completed);
+        assertThat(Long.parseLong(total.group(3))).as(stdout).isBetween(completed - 1, completed);
         assertThat(new LocalCluster(work, Map.of(), line -> {}).alivePids()).as("processes left running").isEmpty();
     }
 
