@@ -3,6 +3,10 @@ package io.duraflow;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import io.duraflow.jobmanager.resourcemanager.SlotPool;
+import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -45,7 +49,8 @@ class RuntimeArchitectureTest {
         noClasses().that().resideInAnyPackage("io.duraflow.jobstore..", "io.duraflow.jobmanager.events..",
                         "io.duraflow.jobmanager.recovery..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.duraflow.jobmanager",
-                        "io.duraflow.jobmanager.scheduler")
+                        "io.duraflow.jobmanager.dispatcher..", "io.duraflow.jobmanager.jobmaster..",
+                        "io.duraflow.jobmanager.resourcemanager..")
                 .because("stored results, job graphs and event logs are read by new leaders, the CLI and"
                         + " benchmarks, and the recovery decision is a pure function of recorded facts: none may"
                         + " need a running JobMaster or Dispatcher")
@@ -54,11 +59,66 @@ class RuntimeArchitectureTest {
 
     @Test
     void theJobMasterDoesNotDependOnTheDispatcherSide() {
-        noClasses().that().resideInAPackage("io.duraflow.jobmanager.scheduler..")
+        noClasses().that().resideInAPackage("io.duraflow.jobmanager.jobmaster..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.duraflow.jobmanager",
+                        "io.duraflow.jobmanager.dispatcher..")
+                .because("a JobMaster runs one job and is created by the dispatcher, never the other way round;"
+                        + " it is tested alone with fakes and the dispatcher side may change without it")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void theJobMasterReachesTaskManagersOnlyThroughTheResourceManagersInterfaces() {
+        noClasses().that().resideInAPackage("io.duraflow.jobmanager.jobmaster..")
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage(
+                        "io.duraflow.jobmanager.resourcemanager..")
+                        .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(SlotPool.class,
+                                TaskManagerGateways.class))))
+                .because("slots and TaskManager calls reach a job master through SlotPool and"
+                        + " TaskManagerGateways, which tests replace with fakes; the resource manager's"
+                        + " registration, heartbeats and transport stay its own")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void theResourceManagerKnowsNoJob() {
+        noClasses().that().resideInAPackage("io.duraflow.jobmanager.resourcemanager..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.duraflow.jobmanager",
+                        "io.duraflow.jobmanager.dispatcher..", "io.duraflow.jobmanager.jobmaster..")
+                .because("the resource manager serves every job of a leadership with TaskManagers and slots;"
+                        + " what a job does with them is the job master's business")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void theDispatcherDoesNotDependOnProcessStartUp() {
+        noClasses().that().resideInAPackage("io.duraflow.jobmanager.dispatcher..")
                 .should().dependOnClassesThat().resideInAPackage("io.duraflow.jobmanager")
-                .because("a JobMaster runs one job and reaches slots and TaskManagers through interfaces its own"
-                        + " package declares (SlotPool, TaskManagerGateways), so it is tested alone with fakes and"
-                        + " the dispatcher side may change without it")
+                .because("the process start-up (gRPC server, leader election, REST) creates a dispatcher per"
+                        + " leadership session; the dispatcher is tested without a process")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void theJobManagerPackagesAreFreeOfCycles() {
+        slices().matching("io.duraflow.jobmanager.(*)..")
+                .should().beFreeOfCycles()
+                .because("dispatcher, resource manager, job master, recovery planning and the event log are"
+                        + " layered: each may be read and tested with only what is below it")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void batchAndStreamingExchangesShareOnlyTheFrameCodec() {
+        noClasses().that().resideInAPackage("io.duraflow.exchange.blocking..")
+                .should().dependOnClassesThat().resideInAPackage("io.duraflow.exchange.pipelined..")
+                .because("a batch exchange (files, fetched after the producer finished) and a streaming one"
+                        + " (network buffers, credits, barriers) share only io.duraflow.exchange's frames")
+                .check(RUNTIME);
+        noClasses().that().resideInAPackage("io.duraflow.exchange.pipelined..")
+                .should().dependOnClassesThat().resideInAPackage("io.duraflow.exchange.blocking..")
+                .because("a batch exchange (files, fetched after the producer finished) and a streaming one"
+                        + " (network buffers, credits, barriers) share only io.duraflow.exchange's frames")
                 .check(RUNTIME);
     }
 
@@ -82,13 +142,14 @@ class RuntimeArchitectureTest {
 
     @Test
     void buildingBlocksDoNotDependOnProcesses() {
-        noClasses().that().resideInAnyPackage("io.duraflow.fs..", "io.duraflow.util..", "io.duraflow.shuffle..",
-                        "io.duraflow.spill..", "io.duraflow.network..")
+        noClasses().that().resideInAnyPackage("io.duraflow.fs..", "io.duraflow.util..", "io.duraflow.exchange..",
+                        "io.duraflow.spill..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.duraflow.jobmanager..",
                         "io.duraflow.taskmanager..", "io.duraflow.ha..", "io.duraflow.jobstore..",
                         "io.duraflow.client..")
-                .because("file systems, file formats and spilling operators are used by both processes and by"
-                        + " tools; they must not pull in either process")
+                .because("file systems, the data exchanges' formats and channels, and spilling operators are"
+                        + " used by tasks, tools and tests without a process around them; they must not pull"
+                        + " in either process")
                 .check(RUNTIME);
     }
 

@@ -9,7 +9,7 @@ import io.duraflow.config.Configuration;
 import io.duraflow.config.JobRecoveryOptions;
 import io.duraflow.examples.RecoveryDemo;
 import io.duraflow.ha.HighAvailabilityServices;
-import io.duraflow.jobmanager.Dispatcher;
+import io.duraflow.jobmanager.dispatcher.Dispatcher;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.plan.JobGraph;

@@ -230,7 +230,7 @@ class BatchRecoveryIT {
         assertThat(before.getVertices(0).getName()).contains("big numbers");
         Map<TaskKey, Finished> finished = finishedTasks(before);
         awaitFinishesLogged(cluster, jobId, attempts(finished));
-        Path log = cluster.jobDirectory(jobId).resolve(io.duraflow.jobmanager.Dispatcher.JOB_EVENTS_DIRECTORY);
+        Path log = cluster.jobDirectory(jobId).resolve(io.duraflow.jobmanager.dispatcher.Dispatcher.JOB_EVENTS_DIRECTORY);
         try (var files = Files.list(log)) {
             assertThat(files.map(f -> f.getFileName().toString())).as("the result is out of line")
                     .anyMatch(name -> name.startsWith("collected.0.0."));

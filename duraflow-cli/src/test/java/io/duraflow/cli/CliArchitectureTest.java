@@ -17,10 +17,10 @@ class CliArchitectureTest {
     void cliUsesTheRuntimeOnlyThroughItsEntryPoints() {
         noClasses().that().resideInAPackage("io.duraflow.cli..")
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        "io.duraflow.shuffle..", "io.duraflow.spill..",
-                        "io.duraflow.taskmanager.task..", "io.duraflow.jobmanager.scheduler..")
+                        "io.duraflow.exchange..", "io.duraflow.spill..",
+                        "io.duraflow.taskmanager.task..", "io.duraflow.jobmanager.jobmaster..")
                 .because("the CLI talks to a cluster over gRPC and starts processes through JobManagerRunner and"
-                        + " TaskManagerRunner; shuffle and spill file formats and the task and scheduler internals"
+                        + " TaskManagerRunner; exchange and spill formats and the task and job master internals"
                         + " must be free to change without it (collected results are decoded by"
                         + " io.duraflow.client.CollectedResults)")
                 .check(CLI);

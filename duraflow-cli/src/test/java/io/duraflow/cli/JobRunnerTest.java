@@ -14,7 +14,7 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobResult;
-import io.duraflow.shuffle.CorruptFrameException;
+import io.duraflow.exchange.CorruptFrameException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -178,7 +178,7 @@ class LeaderChangeAdoptionIT {
      * such a state), and a reader whose split the log lost runs again by design, not by a bug.
      */
     private void awaitSplitsLogged(String jobId, java.util.Set<TaskKey> started) {
-        Path log = cluster.jobDirectory(jobId).resolve(io.duraflow.jobmanager.Dispatcher.JOB_EVENTS_DIRECTORY);
+        Path log = cluster.jobDirectory(jobId).resolve(io.duraflow.jobmanager.dispatcher.Dispatcher.JOB_EVENTS_DIRECTORY);
         java.util.Set<Integer> sources = new java.util.TreeSet<>();
         started.stream().filter(task -> task.vertex() == StagedJob.SOURCE).forEach(task -> sources.add(task.subtask()));
         await("the event log of " + jobId + " records the splits of sources " + sources).atMost(Duration.ofSeconds(10))

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.duraflow.cli.TaskRuns.TaskKey;
 import io.duraflow.examples.RecoveryDemo;
-import io.duraflow.jobmanager.Dispatcher;
+import io.duraflow.jobmanager.dispatcher.Dispatcher;
 import io.duraflow.jobmanager.events.JobEventReader;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.rpc.proto.JobResult;

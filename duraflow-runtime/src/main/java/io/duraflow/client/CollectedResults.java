@@ -6,8 +6,8 @@ import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.JobResult;
-import io.duraflow.shuffle.Frames;
-import io.duraflow.shuffle.RecordIterator;
+import io.duraflow.exchange.Frames;
+import io.duraflow.exchange.RecordIterator;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +25,7 @@ public final class CollectedResults {
      * Decodes the collected bytes ({@code varint length | record bytes}, as the collect operator
      * writes them) with the types of the plan's collect operators.
      *
-     * @throws io.duraflow.shuffle.CorruptFrameException if a length overruns the data or a record
+     * @throws io.duraflow.exchange.CorruptFrameException if a length overruns the data or a record
      *     does not deserialize to exactly its bytes
      */
     @SuppressWarnings("unchecked")

@@ -3,7 +3,7 @@ package io.duraflow.jobmanager;
 import io.duraflow.checkpoint.CheckpointFailureReason;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTotals;
-import io.duraflow.jobmanager.scheduler.JobMetrics;
+import io.duraflow.jobmanager.jobmaster.JobMetrics;
 import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.metrics.Families;

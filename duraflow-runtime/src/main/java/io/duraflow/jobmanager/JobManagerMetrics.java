@@ -1,8 +1,13 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.dispatcher.Dispatcher;
+import io.duraflow.jobmanager.dispatcher.JobRegistry;
+import io.duraflow.jobmanager.resourcemanager.ResourceManager;
+import io.duraflow.util.MainThread;
+
 import io.duraflow.jobmanager.events.JobEventWriter;
-import io.duraflow.jobmanager.scheduler.JobMaster;
-import io.duraflow.jobmanager.scheduler.JobMetrics;
+import io.duraflow.jobmanager.jobmaster.JobMaster;
+import io.duraflow.jobmanager.jobmaster.JobMetrics;
 import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.rpc.proto.TaskManagerInfo;
@@ -30,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>The job result store's entries are counted from a listing of its directory, on the scrape
  * thread, at most every {@link #RESULT_STORE_REFRESH_MS}, and only while leading.
  */
-final class JobManagerMetrics implements MultiCollector {
+public final class JobManagerMetrics implements MultiCollector {
     private static final Logger LOG = LoggerFactory.getLogger(JobManagerMetrics.class);
     /** How long a scrape waits for the main thread before it answers without the JobManager's figures. */
     static final long MAIN_THREAD_TIMEOUT_MS = 5_000;

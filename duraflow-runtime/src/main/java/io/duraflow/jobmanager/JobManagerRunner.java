@@ -1,5 +1,12 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.dispatcher.Dispatcher;
+import io.duraflow.jobmanager.dispatcher.JobDirectories;
+import io.duraflow.jobmanager.dispatcher.StoredJobRecovery;
+import io.duraflow.jobmanager.resourcemanager.ResourceManager;
+import io.duraflow.jobmanager.resourcemanager.TaskManagerProbes;
+import io.duraflow.util.MainThread;
+
 import io.duraflow.checkpoint.CheckpointServices;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;

@@ -1,5 +1,8 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.resourcemanager.TaskManagerAddresses;
+import io.duraflow.util.MainThread;
+
 import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.ClusterOverview;

@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.dispatcher.StoredJobRecovery;
+
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
 import io.duraflow.rpc.proto.Empty;
@@ -26,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * #REHEARSE_EVERY_MS} ms until it read an event log, which warms the paths a take-over of a
  * running batch job takes.
  */
-final class StandbyWarmUp {
+public final class StandbyWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(StandbyWarmUp.class);
     private static final long DEADLINE_SECONDS = 10;
     /** How long a JobManager stands by before it preloads: a sole JobManager is granted leadership before. */

@@ -1,5 +1,7 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.exchange.blocking.PartitionStore;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,9 +1,9 @@
 package io.duraflow.taskmanager;
 
 import io.duraflow.config.Configuration;
-import io.duraflow.network.NetworkEnvironment;
-import io.duraflow.network.PipelinedInputGate;
-import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.exchange.pipelined.NetworkEnvironment;
+import io.duraflow.exchange.pipelined.PipelinedInputGate;
+import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.AttemptId;

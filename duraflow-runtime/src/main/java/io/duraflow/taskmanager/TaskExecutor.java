@@ -1,5 +1,7 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.exchange.blocking.TaskManagerPartitions;
+
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobRecoveryOptions;
@@ -8,7 +10,7 @@ import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
-import io.duraflow.network.NetworkEnvironment;
+import io.duraflow.exchange.pipelined.NetworkEnvironment;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
@@ -20,10 +22,10 @@ import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.shuffle.PartitionFileReader;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.exchange.blocking.PartitionFileReader;
+import io.duraflow.exchange.blocking.PartitionFileWriter;
 import io.duraflow.taskmanager.task.OperatorChain;
-import io.duraflow.taskmanager.task.PartitionNotFoundException;
+import io.duraflow.exchange.PartitionNotFoundException;
 import io.duraflow.taskmanager.task.StreamEnvironment;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;

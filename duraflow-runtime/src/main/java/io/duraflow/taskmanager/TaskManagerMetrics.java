@@ -1,7 +1,7 @@
 package io.duraflow.taskmanager;
 
 import io.duraflow.metrics.Families;
-import io.duraflow.network.NetworkEnvironment;
+import io.duraflow.exchange.pipelined.NetworkEnvironment;
 import io.duraflow.rpc.proto.TaskMetricsSample;
 import io.duraflow.state.filemerging.FileMergingManagers;
 import io.duraflow.state.filemerging.SpaceUsage;

@@ -9,9 +9,9 @@ import io.duraflow.rpc.proto.PartitionChunk;
 import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
-import io.duraflow.shuffle.FrameCursor;
-import io.duraflow.shuffle.PartitionFileReader;
-import io.duraflow.taskmanager.task.PartitionNotFoundException;
+import io.duraflow.exchange.blocking.FrameCursor;
+import io.duraflow.exchange.blocking.PartitionFileReader;
+import io.duraflow.exchange.PartitionNotFoundException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * handles and answers in its mailbox, and fetches from peers, which are served here on gRPC
  * threads because they only read published partitions (see {@link TaskExecutor#openPartition}).
  */
-final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGatewayImplBase {
+public final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGatewayImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerService.class);
     static final int CHUNK_BYTES = 1 << 20;
 
@@ -167,7 +167,7 @@ final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGateway
         pump.run();
     }
 
-    static void forEachChunk(PartitionFileReader reader, int from, int to, Consumer<byte[]> consumer)
+    public static void forEachChunk(PartitionFileReader reader, int from, int to, Consumer<byte[]> consumer)
             throws IOException {
         FrameCursor cursor = reader.frames(from, to);
         byte[] chunk;

@@ -4,7 +4,7 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
-import io.duraflow.jobmanager.ManualMainThreadExecutor;
+import io.duraflow.util.ManualMainThreadExecutor;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.FileSegmentHandle;
 import io.duraflow.state.KeyGroupRange;

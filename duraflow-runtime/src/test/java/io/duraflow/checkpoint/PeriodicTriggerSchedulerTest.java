@@ -2,7 +2,7 @@ package io.duraflow.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.duraflow.jobmanager.ManualMainThreadExecutor;
+import io.duraflow.util.ManualMainThreadExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import io.duraflow.checkpoint.CheckpointKind;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTotals;
 import io.duraflow.fs.FsPath;
-import io.duraflow.jobmanager.scheduler.JobMetrics;
+import io.duraflow.jobmanager.jobmaster.JobMetrics;
 import io.duraflow.jobstore.JobOutcome;
 import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.metrics.PrometheusText;

@@ -19,8 +19,8 @@ class StandbyClassPreloadTest {
     @TempDir
     Path dir;
 
-    private static final List<String> ENTRIES = List.of("io/duraflow/jobmanager/Dispatcher.class",
-            "io/duraflow/jobmanager/Dispatcher$Services.class", "io/duraflow/taskmanager/TaskExecutor.class",
+    private static final List<String> ENTRIES = List.of("io/duraflow/jobmanager/dispatcher/Dispatcher.class",
+            "io/duraflow/jobmanager/dispatcher/Dispatcher$Services.class", "io/duraflow/taskmanager/TaskExecutor.class",
             "io/duraflow/rest/index.html", "org/other/Library.class", "module-info.class",
             "META-INF/MANIFEST.MF");
 
@@ -34,8 +34,8 @@ class StandbyClassPreloadTest {
             }
         }
 
-        assertThat(StandbyClassPreload.classNames(jar)).containsExactly("io.duraflow.jobmanager.Dispatcher",
-                "io.duraflow.jobmanager.Dispatcher$Services");
+        assertThat(StandbyClassPreload.classNames(jar)).containsExactly("io.duraflow.jobmanager.dispatcher.Dispatcher",
+                "io.duraflow.jobmanager.dispatcher.Dispatcher$Services");
     }
 
     @Test
@@ -50,7 +50,7 @@ class StandbyClassPreloadTest {
         }
 
         assertThat(StandbyClassPreload.classNames(classes)).containsExactlyInAnyOrder(
-                "io.duraflow.jobmanager.Dispatcher", "io.duraflow.jobmanager.Dispatcher$Services");
+                "io.duraflow.jobmanager.dispatcher.Dispatcher", "io.duraflow.jobmanager.dispatcher.Dispatcher$Services");
     }
 
     @Test

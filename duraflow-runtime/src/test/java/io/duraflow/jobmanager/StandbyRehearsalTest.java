@@ -1,5 +1,8 @@
 package io.duraflow.jobmanager;
 
+import io.duraflow.jobmanager.dispatcher.JobDirectories;
+import io.duraflow.jobmanager.dispatcher.StoredJobRecovery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.fs.FsPath;

@@ -1,6 +1,6 @@
 package io.duraflow.taskmanager;
 
-import io.duraflow.jobmanager.ManualMainThreadExecutor;
+import io.duraflow.util.ManualMainThreadExecutor;
 
 /**
  * A {@link Mailbox} for tests: the JobManager's {@link ManualMainThreadExecutor} (mails run only
@@ -9,7 +9,7 @@ import io.duraflow.jobmanager.ManualMainThreadExecutor;
  * test's thread counts as the mailbox thread only while it runs mails. Other threads (plan builds,
  * fake calls answered elsewhere) may enqueue at any time. A mail that throws fails the test at once.
  */
-final class ManualMailbox implements Mailbox {
+public final class ManualMailbox implements Mailbox {
     private final ManualMainThreadExecutor timers = new ManualMainThreadExecutor();
     /** The thread running mails right now, null between runs. */
     private volatile Thread running;
@@ -38,12 +38,12 @@ final class ManualMailbox implements Mailbox {
     }
 
     /** Runs every mail due now, including those they enqueue. */
-    int runDue() {
+    public int runDue() {
         return advance(0);
     }
 
     /** Moves the clock forward by {@code ms}, running each mail at its due time, in order. */
-    int advance(long ms) {
+    public int advance(long ms) {
         running = Thread.currentThread();
         try {
             return timers.advance(ms);

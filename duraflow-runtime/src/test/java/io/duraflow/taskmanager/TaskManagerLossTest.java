@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A TaskManager process killed with SIGKILL is lost as soon as its connections break, well
  * before {@code heartbeat.timeout}, which is set to 30 s here so that only the suspicion path
- * ({@code io.duraflow.jobmanager.TaskManagerProbes}) can explain a loss within 2 s. A JobManager
+ * ({@code io.duraflow.jobmanager.resourcemanager.TaskManagerProbes}) can explain a loss within 2 s. A JobManager
  * (and, for the streaming job, the surviving TaskManager) run in this JVM, on loopback.
  */
 class TaskManagerLossTest {

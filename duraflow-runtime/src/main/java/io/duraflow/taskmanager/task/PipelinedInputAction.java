@@ -1,8 +1,8 @@
 package io.duraflow.taskmanager.task;
 
-import io.duraflow.network.PipelinedInputGate;
-import io.duraflow.network.PipelinedInputGate.InputStatus;
-import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.exchange.pipelined.PipelinedInputGate;
+import io.duraflow.exchange.pipelined.PipelinedInputGate.InputStatus;
+import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

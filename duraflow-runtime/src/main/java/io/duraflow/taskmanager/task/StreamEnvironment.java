@@ -1,8 +1,8 @@
 package io.duraflow.taskmanager.task;
 
-import io.duraflow.network.NetworkEnvironment;
-import io.duraflow.network.PipelinedInputGate;
-import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.exchange.pipelined.NetworkEnvironment;
+import io.duraflow.exchange.pipelined.PipelinedInputGate;
+import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.TaskInputEnded;

@@ -8,7 +8,7 @@ import io.duraflow.api.sink.TwoPhaseCommittingSink;
 import io.duraflow.api.source.SourceSplit;
 import io.duraflow.api.source.SplitSerializer;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.ExchangeMode;
 import io.duraflow.plan.JobGraph;

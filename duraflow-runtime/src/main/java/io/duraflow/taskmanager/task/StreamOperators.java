@@ -20,7 +20,7 @@ import io.duraflow.api.types.Types;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.backend.KeyedStateBackend;
 import io.duraflow.util.Murmur;
-import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,10 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.exchange.InputGate;
+import io.duraflow.exchange.PartitionNotFoundException;
+import io.duraflow.exchange.blocking.BlockingInputChannel;
+import io.duraflow.exchange.blocking.BlockingInputGate;
+
 import com.google.protobuf.ByteString;
 import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.sink.SinkContext;
@@ -28,12 +33,12 @@ import io.duraflow.rpc.proto.SubpartitionSizes;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.shuffle.FrameIterator;
-import io.duraflow.shuffle.Frames;
-import io.duraflow.shuffle.RecordIterator;
+import io.duraflow.exchange.FrameIterator;
+import io.duraflow.exchange.Frames;
+import io.duraflow.exchange.RecordIterator;
 import io.duraflow.api.types.DataReader;
-import io.duraflow.shuffle.ResultPartitionWriter;
-import io.duraflow.shuffle.PartitionSummary;
+import io.duraflow.exchange.ResultPartitionWriter;
+import io.duraflow.exchange.blocking.PartitionSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -438,7 +443,7 @@ public final class Task implements Runnable {
         for (io.duraflow.rpc.proto.InputGate gate : deployment.getInputsList()) {
             ExchangeEdge edge = graph.edge(gate.getEdgeId());
             wireTypes[edge.inputIndex()] = OperatorChain.wireType(edge);
-            List<InputChannel> channels = new ArrayList<>();
+            List<BlockingInputChannel> channels = new ArrayList<>();
             for (PartitionLocation producer : gate.getProducersList()) {
                 channels.add(BlockingInputGate.blockingPartition(environment, producer, gate.getSubpartitionFrom(),
                         gate.getSubpartitionTo()));

@@ -1,13 +1,16 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.exchange.PartitionNotFoundException;
+
+import io.duraflow.exchange.blocking.PartitionFetcher;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.shuffle.ResultPartitionWriter;
+import io.duraflow.exchange.ResultPartitionWriter;
 import java.util.function.Consumer;
 
 /** What a task needs from its TaskManager; lets tasks run in tests without processes. */
-public interface TaskEnvironment {
+public interface TaskEnvironment extends PartitionFetcher {
     String taskManagerId();
 
     OperatorChain.Settings settings();
@@ -16,14 +19,6 @@ public interface TaskEnvironment {
     ResultPartitionWriter createPartition(String jobId, String partitionId, int subpartitions) throws Exception;
 
     void publish(String jobId, String partitionId);
-
-    /**
-     * Streams the whole frames of a subpartition range of a producer's partition to the consumer.
-     *
-     * @throws PartitionNotFoundException when the partition or its TaskManager is gone
-     */
-    void fetch(PartitionLocation location, int fromSubpartition, int toSubpartition, Consumer<byte[]> frames)
-            throws Exception;
 
     void sendOperatorEvent(OperatorEventFromTask event);
 

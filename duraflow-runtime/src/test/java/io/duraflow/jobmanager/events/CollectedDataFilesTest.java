@@ -11,7 +11,7 @@ import io.duraflow.fs.FsOutputStream;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
-import io.duraflow.jobmanager.ManualMainThreadExecutor;
+import io.duraflow.util.ManualMainThreadExecutor;
 import io.duraflow.jobmanager.events.JobEventReader.ReadResult;
 import io.duraflow.jobmanager.events.proto.Collected;
 import io.duraflow.jobmanager.events.proto.CollectedFile;

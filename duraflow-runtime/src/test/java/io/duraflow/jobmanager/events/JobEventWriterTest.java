@@ -10,7 +10,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
-import io.duraflow.jobmanager.ManualMainThreadExecutor;
+import io.duraflow.util.ManualMainThreadExecutor;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.nio.file.Files;

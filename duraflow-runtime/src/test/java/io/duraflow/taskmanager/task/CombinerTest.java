@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import io.duraflow.api.dag.KeyedAggregation;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.exchange.blocking.PartitionFileWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.duraflow.taskmanager.task;
 
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.shuffle.PartitionSummary;
-import io.duraflow.shuffle.ResultPartitionWriter;
+import io.duraflow.exchange.blocking.PartitionSummary;
+import io.duraflow.exchange.ResultPartitionWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

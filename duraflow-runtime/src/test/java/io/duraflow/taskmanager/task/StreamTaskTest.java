@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,9 +20,9 @@ import io.duraflow.api.types.Types;
 import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.RuntimeMode;
-import io.duraflow.network.NetworkEnvironment;
-import io.duraflow.network.PipelinedInputGate;
-import io.duraflow.network.PipelinedResultPartition;
+import io.duraflow.exchange.pipelined.NetworkEnvironment;
+import io.duraflow.exchange.pipelined.PipelinedInputGate;
+import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
@@ -44,7 +45,7 @@ import io.duraflow.rpc.proto.TaskRestore;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
-import io.duraflow.shuffle.ResultPartitionWriter;
+import io.duraflow.exchange.ResultPartitionWriter;
 import io.duraflow.state.TaskStateSnapshot;
 import java.nio.file.Path;
 import java.time.Duration;

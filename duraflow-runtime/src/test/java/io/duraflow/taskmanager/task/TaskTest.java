@@ -18,7 +18,7 @@ import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.shuffle.PartitionFileWriter;
+import io.duraflow.exchange.blocking.PartitionFileWriter;
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.sink.SinkWriter;
 import java.nio.file.Path;

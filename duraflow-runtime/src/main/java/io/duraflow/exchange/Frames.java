@@ -1,0 +1,85 @@
+package io.duraflow.exchange;
+
+import io.duraflow.api.types.DataWriter;
+import java.util.Objects;
+import java.util.zip.CRC32C;
+
+/**
+ * Block frames, the unit in which a result partition is stored on disk and shipped over the
+ * network, and helpers to encode and decode them on plain byte arrays.
+ *
+ * <pre>
+ * Frame (all ints big-endian)
+ * +--------+------+----------------------------------------------------------+
+ * | offset | size | field                                                    |
+ * +--------+------+----------------------------------------------------------+
+ * |      0 |    4 | int subpartition                                         |
+ * |      4 |    4 | int payloadLength  (n, &gt;= 0)                             |
+ * |      8 |    4 | int crc32c(payload)  (java.util.zip.CRC32C)              |
+ * |     12 |    n | payload: records, each `varint length | record bytes`    |
+ * +--------+------+----------------------------------------------------------+
+ *
+ * Record inside a payload
+ * +------------------------------+--------------------------------+
+ * | varint length (1..5 bytes,   | length bytes written by the    |
+ * | protobuf base-128, unsigned) | record's TypeSerializer        |
+ * +------------------------------+--------------------------------+
+ * </pre>
+ *
+ * <p>A frame holds whole records only. Writers keep payloads at most {@link #MAX_PAYLOAD_BYTES}
+ * unless a single record is larger, so a chunk of about 1 MiB holds one or a few frames.
+ */
+public final class Frames {
+    /** Bytes before the payload: subpartition, payload length, checksum. */
+    public static final int HEADER_BYTES = 12;
+    /** Largest payload a writer produces, unless one record alone is larger. */
+    public static final int MAX_PAYLOAD_BYTES = 1 << 20;
+
+    private Frames() {
+    }
+
+    /** Appends one frame whose payload is {@code payload[offset, offset + length)}. */
+    public static void write(DataWriter out, int subpartition, byte[] payload, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, payload.length);
+        out.writeInt(subpartition);
+        out.writeInt(length);
+        out.writeInt(crc32c(payload, offset, length));
+        out.writeBytes(payload, offset, length);
+    }
+
+    /** Returns a single frame as a new array. */
+    public static byte[] encode(int subpartition, byte[] payload, int offset, int length) {
+        DataWriter out = new DataWriter(HEADER_BYTES + length);
+        write(out, subpartition, payload, offset, length);
+        return out.buffer().length == out.position() ? out.buffer() : out.toByteArray();
+    }
+
+    /**
+     * Iterates the frames in {@code chunk}, which must hold whole frames back to back.
+     *
+     * @param source names where the bytes came from (a file, a peer and partition); it is
+     *     quoted in error messages
+     */
+    public static FrameIterator iterate(byte[] chunk, String source) {
+        return iterate(chunk, 0, chunk.length, source);
+    }
+
+    /** Iterates the frames in {@code chunk[offset, offset + length)}; see {@link #iterate(byte[], String)}. */
+    public static FrameIterator iterate(byte[] chunk, int offset, int length, String source) {
+        Objects.checkFromIndexSize(offset, length, chunk.length);
+        return new FrameIterator(chunk, offset, offset + length, source);
+    }
+
+    /** Iterates the records of one payload, {@code buffer[offset, offset + length)}. */
+    public static RecordIterator records(byte[] buffer, int offset, int length, String source) {
+        RecordIterator records = new RecordIterator(source);
+        records.reset(buffer, offset, length);
+        return records;
+    }
+
+    public static int crc32c(byte[] bytes, int offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, offset, length);
+        return (int) crc.getValue();
+    }
+}

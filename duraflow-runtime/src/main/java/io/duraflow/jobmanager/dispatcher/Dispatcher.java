@@ -1,0 +1,531 @@
+package io.duraflow.jobmanager.dispatcher;
+
+import io.duraflow.jobmanager.JobManagerMetrics;
+import io.duraflow.jobmanager.resourcemanager.ResourceManager;
+
+import io.duraflow.checkpoint.CheckpointException;
+import io.duraflow.checkpoint.CheckpointFailure;
+import io.duraflow.checkpoint.CheckpointIdCounter;
+import io.duraflow.checkpoint.CheckpointMessages;
+import io.duraflow.checkpoint.CheckpointMetrics;
+import io.duraflow.checkpoint.StandaloneCheckpointIdCounter;
+import io.duraflow.checkpoint.StateHandleCodec;
+import io.duraflow.config.CheckpointingOptions;
+import io.duraflow.config.ClusterOptions;
+import io.duraflow.fs.FileSystems;
+import io.duraflow.fs.FsPath;
+import io.duraflow.config.Configuration;
+import io.duraflow.jobmanager.events.JobEventWriter;
+import io.duraflow.jobmanager.jobmaster.JobMaster;
+import io.duraflow.jobmanager.jobmaster.checkpointing.SavepointRefusedException;
+import io.duraflow.jobstore.CleanupRetryPolicy;
+import io.duraflow.jobstore.JobGraphStore;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.jobstore.JobResultStore;
+import io.duraflow.rpc.Rpc;
+import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
+import io.duraflow.rpc.proto.DeclineCheckpointRequest;
+import io.duraflow.rpc.proto.JobEvents;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.duraflow.rpc.proto.TaskInputEnded;
+import io.duraflow.rpc.proto.TaskStateUpdate;
+import io.duraflow.rpc.proto.TriggerSavepointRequest;
+import io.duraflow.rpc.proto.TriggerSavepointResponse;
+import io.duraflow.util.Futures;
+import io.duraflow.state.TaskStateSnapshot;
+import io.duraflow.util.MainThreadExecutor;
+import io.grpc.Status;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Accepts jobs, runs one {@link JobMaster} per job, and owns their durable life cycle for one
+ * leadership session. It wires four parts that share a {@link JobRegistry}:
+ * <pre>
+ *   JobSubmissions     submit: no result for the id -> plan built (off the main thread) ->
+ *                      job graph stored -> JobMaster runs
+ *   JobCleanup         terminal: DIRTY result written (failure: give up leadership) -> result
+ *                      visible, JobMaster evicted -> cleanup (PartitionRelease, JobResourceDeletion),
+ *                      retried -> entry CLEAN once every step succeeded; one CleanupState per job
+ *   StoredJobRecovery  leadership: DIRTY entries are cleaned up, stored job graphs without a
+ *                      result run again (batch job recovery), unrecoverable ones end FAILED;
+ *                      finishes that registering TaskManagers carried from earlier leaders
+ *                      are logged before the recovery plans (EarlierFinishes decides which)
+ *   JobQueries         status, result, list, events: memory first, then the result store
+ * </pre>
+ * State lives on the main thread; store I/O runs on {@code io}, the jobs' own code on
+ * {@code userCode}, and every durable write first checks with the election that this session
+ * still leads. A JobMaster fails its own job when one of its handlers throws; an exception that
+ * still escapes reaches the main thread's handler, which gives up leadership.
+ */
+public final class Dispatcher {
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+    /** The event log of a job, under its job directory. */
+    public static final String JOB_EVENTS_DIRECTORY = JobDirectories.JOB_EVENTS_DIRECTORY;
+
+    /** Results whose summaries (without collected records) a leader keeps in memory; older ones are read from the store. */
+    static final int MAX_RESULT_SUMMARIES = 1_000;
+
+    /**
+     * What a dispatcher needs around it.
+     *
+     * @param io runs blocking store I/O
+     * @param userCode runs the jobs' own code (plan building), bounded by a time limit
+     * @param stillLeads asks the election, with a round trip, whether a session still leads
+     */
+    public record Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
+            CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
+            Predicate<String> stillLeads, Function<String, CheckpointIdCounter> checkpointIdCounters) {
+        /** Without HA ZooKeeper: checkpoint ids are counted in memory, per job. */
+        public Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
+                CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
+                Predicate<String> stillLeads) {
+            this(results, jobGraphs, jobDirectories, cleanupPolicy, io, userCode, giveUpLeadership, stillLeads,
+                    jobId -> new StandaloneCheckpointIdCounter());
+        }
+    }
+
+    private final String sessionId;
+    private final Configuration clusterConfig;
+    private final ResourceManager resourceManager;
+    private final MainThreadExecutor mainThread;
+    private final LongSupplier clock;
+    private final Services services;
+    private final JobRegistry registry;
+    private final JobCleanup cleanup;
+    private final StoredJobRecovery recovery;
+    private final JobSubmissions submissions;
+    private final JobQueries queries;
+    /** Stray tasks already logged by {@link #onTasksRunning} ({@code tmId/attempt}), so each is logged once. */
+    private final java.util.Set<String> strayTasksTold = new java.util.HashSet<>();
+    private boolean closed;
+
+    public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
+            MainThreadExecutor mainThread, LongSupplier clock, Services services) {
+        this.clock = clock;
+        this.sessionId = sessionId;
+        this.clusterConfig = clusterConfig;
+        this.resourceManager = resourceManager;
+        this.mainThread = mainThread;
+        this.services = services;
+        this.registry = new JobRegistry(clusterConfig.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(),
+                MAX_RESULT_SUMMARIES);
+        JobFactory factory = new JobFactory(clusterConfig, sessionId, resourceManager, mainThread, clock,
+                services.jobDirectories(), services.userCode(), this::jobTerminated, services.io(),
+                () -> services.stillLeads().test(sessionId), services.checkpointIdCounters());
+        BooleanSupplier closed = () -> this.closed;
+        this.cleanup = new JobCleanup(clusterConfig, services, resourceManager, mainThread, clock, this::requireLeadership, closed,
+                this::resultStored);
+        this.recovery = new StoredJobRecovery(services, registry, factory, cleanup, resourceManager, mainThread, clock,
+                closed, clusterConfig.get(io.duraflow.config.TaskManagerOptions.LEADER_LOSS_TIMEOUT).toMillis() > 0);
+        this.submissions = new JobSubmissions(services, registry, factory, mainThread, clock, this::requireLeadership,
+                closed);
+        this.queries = new JobQueries(services, registry, factory, mainThread, clock);
+        resourceManager.addLossListener(this::taskManagerLost);
+        resourceManager.addSlotListener(this::scheduleAll);
+        resourceManager.addRegistrationListener(recovery::taskManagerRegistered);
+    }
+
+    // ------------------------------------------------------------------ leadership
+
+    /** Phase one of taking over, before this leader is published; see {@link StoredJobRecovery}. */
+    public CompletableFuture<Void> recover() {
+        return recover(clock.getAsLong());
+    }
+
+    /** As {@link #recover()}, by a leader elected at {@code electedAtMs} (shown in a recovered job's status). */
+    public CompletableFuture<Void> recover(long electedAtMs) {
+        mainThread.assertRunningInMainThread();
+        return recovery.recover(electedAtMs);
+    }
+
+    /** Phase two, once this leader is published; see {@link StoredJobRecovery}. */
+    public void startRecoveredJobs() {
+        mainThread.assertRunningInMainThread();
+        recovery.startRecoveredJobs();
+    }
+
+    /** Leadership is gone: stop every job without a result; the next leader takes over. */
+    public void close() {
+        mainThread.assertRunningInMainThread();
+        closed = true;
+        queries.close();
+        for (JobMaster job : registry.jobs()) {
+            job.suspend();
+        }
+        for (JobEventWriter writer : registry.takeAllEventWriters()) {
+            writer.abandon();
+        }
+    }
+
+    private void requireLeadership() {
+        if (!services.stillLeads().test(sessionId)) {
+            throw new CompletionException(Status.UNAVAILABLE.withDescription(
+                    "this JobManager is no longer the leader").asRuntimeException());
+        }
+    }
+
+    // ------------------------------------------------------------------ requests
+
+    public CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
+        mainThread.assertRunningInMainThread();
+        return submissions.submit(request);
+    }
+
+    public CompletableFuture<JobStatus> status(String jobId) {
+        mainThread.assertRunningInMainThread();
+        return queries.status(jobId);
+    }
+
+    /** Any thread: a running job's status without the main thread, or null (then ask {@link #status}). */
+    public JobStatus publishedStatus(String jobId) {
+        return queries.publishedStatus(jobId);
+    }
+
+    public CompletableFuture<JobResult> result(String jobId) {
+        mainThread.assertRunningInMainThread();
+        return queries.result(jobId);
+    }
+
+    public List<JobStatus> list() {
+        mainThread.assertRunningInMainThread();
+        return queries.list();
+    }
+
+    public CompletableFuture<JobEvents> events(String jobId) {
+        return queries.events(jobId);
+    }
+
+    public CompletableFuture<io.duraflow.rpc.proto.JobCheckpoints> checkpoints(String jobId) {
+        mainThread.assertRunningInMainThread();
+        return queries.checkpoints(jobId);
+    }
+
+    /** The TaskManagers with the finished partitions of running jobs on each (see {@link JobQueries#withPartitions}). */
+    public List<io.duraflow.rpc.proto.TaskManagerInfo> withPartitions(
+            List<io.duraflow.rpc.proto.TaskManagerInfo> taskManagers) {
+        mainThread.assertRunningInMainThread();
+        return queries.withPartitions(taskManagers);
+    }
+
+    public int runningJobs() {
+        mainThread.assertRunningInMainThread();
+        return queries.runningJobs();
+    }
+
+    /**
+     * Where the end of a job stands: its cleanup while one runs or gave up on this leader, else
+     * done for a job whose result this leader knows; null for a job it knows no result of.
+     */
+    public CleanupState cleanupState(String jobId) {
+        CleanupState inProgress = cleanup.state(jobId);
+        return inProgress != null ? inProgress : registry.result(jobId).isPresent() ? new CleanupState.Done() : null;
+    }
+
+    public void cancel(String jobId) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = runningJob(jobId);
+        recovery.cancelPending(jobId);
+        job.cancel();
+        if (!job.isTerminal()) {
+            mainThread.schedule(job::forceCancelled, 10_000);
+        }
+    }
+
+    /**
+     * Takes a savepoint of a running streaming job, then cancels it if asked to (see {@link
+     * JobMaster#triggerSavepoint}). Completes once the savepoint completed; fails with NOT_FOUND for
+     * an unknown job, FAILED_PRECONDITION for one that ended, cannot take a savepoint now, or whose
+     * savepoint failed (the message says why, and that the job keeps running), INVALID_ARGUMENT for
+     * a missing or bad directory.
+     */
+    public CompletableFuture<TriggerSavepointResponse> triggerSavepoint(TriggerSavepointRequest request) {
+        mainThread.assertRunningInMainThread();
+        String jobId = request.getJobId();
+        JobMaster job = runningJob(jobId);
+        FsPath target = savepointTarget(request.getTargetDirectory());
+        boolean cancel = request.getCancelJob();
+        return job.triggerSavepoint(target, cancel).handle((savepoint, error) -> {
+            if (error == null) {
+                if (cancel && !job.isTerminal()) {
+                    mainThread.schedule(job::forceCancelled, 10_000);
+                }
+                return TriggerSavepointResponse.newBuilder().setCheckpointId(savepoint.checkpointId())
+                        .setPath(savepoint.directory().toString()).setStateSizeBytes(savepoint.stateSize()).build();
+            }
+            Throwable cause = Futures.unwrap(error);
+            String keeps = cancel ? "; job " + jobId + " was not cancelled and keeps running" : "";
+            if (cause instanceof SavepointRefusedException refused) {
+                throw Status.FAILED_PRECONDITION.withDescription(refused.getMessage()).asRuntimeException();
+            }
+            if (cause instanceof CheckpointException failed) {
+                throw Status.FAILED_PRECONDITION.withDescription("the savepoint of job " + jobId + " failed: "
+                        + failed.failure().describe().replaceFirst("^checkpoint ", "savepoint ") + keeps)
+                        .asRuntimeException();
+            }
+            throw Status.INTERNAL.withDescription("the savepoint of job " + jobId + " failed: " + describe(cause)
+                    + keeps).asRuntimeException();
+        });
+    }
+
+    /** Where a savepoint goes: the request's directory, else the cluster's execution.checkpointing.savepoint-dir. */
+    private FsPath savepointTarget(String requested) {
+        String target = requested.isBlank() ? clusterConfig.get(CheckpointingOptions.SAVEPOINT_DIR) : requested;
+        if (target == null) {
+            throw Status.INVALID_ARGUMENT.withDescription("no savepoint directory: give one (duraflow savepoint JOB_ID"
+                    + " DIR) or set " + CheckpointingOptions.SAVEPOINT_DIR.key()).asRuntimeException();
+        }
+        try {
+            FsPath path = FsPath.parse(target);
+            FileSystems.get(path);
+            return path;
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription("savepoint directory '" + target + "': " + e.getMessage())
+                    .asRuntimeException();
+        }
+    }
+
+    /** The JobMaster of a job that has not ended: NOT_FOUND or FAILED_PRECONDITION otherwise. */
+    private JobMaster runningJob(String jobId) {
+        JobQueries.requireValid(jobId);
+        JobMaster job = registry.job(jobId);
+        if (job == null) {
+            var result = registry.result(jobId);
+            if (result.isPresent()) {
+                throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
+                        + result.get().state()).asRuntimeException();
+            }
+            throw Status.NOT_FOUND.withDescription("no running job with id '" + jobId + "'").asRuntimeException();
+        }
+        if (job.isTerminal()) {
+            throw Status.FAILED_PRECONDITION.withDescription("job " + jobId + " already ended as "
+                    + stateName(job.state().toProto())).asRuntimeException();
+        }
+        return job;
+    }
+
+    /** Deletes clean results older than job-result-store.clean-result-ttl; memory forgets them in the same step. */
+    public void expireCleanResults() {
+        CompletableFuture.supplyAsync(() -> {
+            try {
+                return services.stillLeads().test(sessionId) ? services.results().expireCleanResults()
+                        : List.<String>of();
+            } catch (IOException e) {
+                LOG.warn("Expiring old job results failed: {}", describe(e));
+                return List.<String>of();
+            }
+        }, services.io()).thenAcceptAsync(expired -> {
+            expired.forEach(registry::forget);
+            if (!expired.isEmpty()) {
+                LOG.info("Forgot {} expired job results: {}", expired.size(), expired);
+            }
+        }, mainThread);
+    }
+
+    // ------------------------------------------------------------------ events from TaskManagers
+
+    /**
+     * A TaskManager registers. The finishes it carried from earlier leaderships are logged first
+     * ({@link StoredJobRecovery#takeEarlierFinishes}); only once they are durable is it registered
+     * with the partitions it kept, which may let a pending recovery plan.
+     *
+     * @return completes on the main thread once registered; fails with UNAVAILABLE if a finish
+     *     could not be logged or leadership ended meanwhile (the TaskManager registers again)
+     */
+    public CompletableFuture<Void> registerTaskManager(RegisterTaskManagerRequest request) {
+        mainThread.assertRunningInMainThread();
+        return recovery.takeEarlierFinishes(sessionId, request.getTmId(), request.getAddress(),
+                request.getEarlierFinishedReportsList()).thenRun(() -> {
+                    mainThread.assertRunningInMainThread();
+                    if (closed) {
+                        throw Status.UNAVAILABLE.withDescription("this JobManager is no longer the leader")
+                                .asRuntimeException();
+                    }
+                    resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
+                            request.getHeldPartitionsList(), request.getRegistrationId(), request.getHeldTasksList());
+                });
+    }
+
+    /**
+     * A TaskManager's heartbeat lists the attempts it runs (or builds the plan of). One that no job
+     * master here runs on that TaskManager ({@link JobMaster#runsOn}) is stopped: nobody would
+     * ever ask it to, and it holds its slot for good (this leader counts that slot free). It
+     * happens when a TaskManager's registration times out on its side while this leader registers
+     * it, and it registers again: this leader takes the second registration for a new TaskManager,
+     * fails what it had deployed there and counts the slots free, while the TaskManager, still in
+     * the same session, accepts and runs those deployments (HighAvailabilityIT saw a job fail after
+     * 10 restarts, each deployment refused as all slots were busy). A cancellation whose call was
+     * lost is sent again the same way.
+     */
+    public void onTasksRunning(String tmId, List<io.duraflow.rpc.proto.AttemptId> attempts) {
+        mainThread.assertRunningInMainThread();
+        for (io.duraflow.rpc.proto.AttemptId attempt : attempts) {
+            JobMaster job = registry.job(attempt.getJobId());
+            if (job != null && job.runsOn(attempt, tmId)) {
+                continue;
+            }
+            if (recovery.isPending(attempt.getJobId()) || resourceManager.isHeld(tmId, attempt)) {
+                continue;  // kept across the leader change: the job's recovery adopts or cancels it
+            }
+            if (strayTasksTold.size() > 10_000) {
+                strayTasksTold.clear();
+            }
+            if (strayTasksTold.add(tmId + "/" + Rpc.describe(attempt))) {
+                LOG.info("TaskManager {} runs {}, which no job here runs there; cancelling it", tmId,
+                        Rpc.describe(attempt));
+            }
+            resourceManager.cancelStray(tmId, attempt);
+        }
+    }
+
+    public void onTaskStateUpdate(TaskStateUpdate update) {
+        mainThread.assertRunningInMainThread();
+        if (!update.getJmSessionId().equals(sessionId)) {
+            LOG.info("Ignoring a task update for session {}", update.getJmSessionId());
+            return;
+        }
+        JobMaster job = registry.job(update.getAttempt().getJobId());
+        if (job != null) {
+            job.onTaskStateUpdate(update);
+        }
+    }
+
+    /** A running task's counters from its TaskManager's heartbeat (of this session). */
+    public void onTaskMetrics(io.duraflow.rpc.proto.AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = registry.job(attempt.getJobId());
+        if (job != null) {
+            job.onTaskMetrics(attempt, sample);
+        }
+    }
+
+    public void onOperatorEvent(OperatorEventFromTask event) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = registry.job(event.getAttempt().getJobId());
+        if (job != null) {
+            job.onOperatorEvent(event.getAttempt(), event.getNodeId(), event.getEvent());
+        }
+    }
+
+    /** A task's part of a checkpoint is durable; INVALID_ARGUMENT if its state handles cannot be decoded. */
+    public void acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
+        mainThread.assertRunningInMainThread();
+        TaskStateSnapshot state;
+        CheckpointMetrics metrics;
+        try {
+            state = StateHandleCodec.fromProto(request.getState());
+            metrics = CheckpointMessages.fromProto(request.getMetrics());
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription("acknowledgement of checkpoint " + request.getCheckpointId()
+                    + " by " + Rpc.describe(request.getAttempt()) + ": " + e.getMessage()).asRuntimeException();
+        }
+        JobMaster job = registry.job(request.getAttempt().getJobId());
+        if (job == null) {
+            // A job that ended and left memory: the coordinator that could delete its files is gone
+            // too; the job directory's cleanup removes them.
+            return;
+        }
+        job.acknowledgeCheckpoint(CheckpointMessages.fromProto(request.getAttempt()), request.getCheckpointId(), state,
+                metrics);
+    }
+
+    /** A task declined a checkpoint; INVALID_ARGUMENT if the reason is unknown. */
+    public void declineCheckpoint(DeclineCheckpointRequest request) {
+        mainThread.assertRunningInMainThread();
+        CheckpointFailure failure;
+        try {
+            failure = CheckpointMessages.fromProto(request.getFailure());
+        } catch (IllegalArgumentException e) {
+            throw Status.INVALID_ARGUMENT.withDescription("decline of checkpoint " + request.getCheckpointId() + " by "
+                    + Rpc.describe(request.getAttempt()) + ": " + e.getMessage()).asRuntimeException();
+        }
+        JobMaster job = registry.job(request.getAttempt().getJobId());
+        if (job != null) {
+            job.declineCheckpoint(CheckpointMessages.fromProto(request.getAttempt()), request.getCheckpointId(),
+                    failure);
+        }
+    }
+
+    /** A streaming task ended its input and waits for its final checkpoint. */
+    public void onInputEnded(TaskInputEnded report) {
+        mainThread.assertRunningInMainThread();
+        JobMaster job = registry.job(report.getAttempt().getJobId());
+        if (job != null) {
+            job.onInputEnded(report.getAttempt());
+        }
+    }
+
+    private void scheduleAll() {
+        for (JobMaster job : registry.jobs()) {
+            job.schedule();
+        }
+    }
+
+    private void taskManagerLost(String tmId) {
+        for (JobMaster job : registry.jobs()) {
+            job.onTaskManagerLost(tmId);
+        }
+    }
+
+    // ------------------------------------------------------------------ the end of a job
+
+    /** A job reached a terminal state: its result must be durable before anyone sees it. */
+    private void jobTerminated(JobMaster job) {
+        scheduleAll();
+        JobResultEntry entry = JobResults.toEntry(job.status(), job.collected(), job.params());
+        JobEventWriter writer = registry.takeEventWriter(job.jobId());
+        CompletableFuture<Void> logClosed = writer == null ? CompletableFuture.completedFuture(null)
+                : writer.closeAsync();
+        cleanup.storeResultAndCleanUp(entry, logClosed);
+    }
+
+    /** The result is durable: from now on the job is known by its result, and its JobMaster is dropped. */
+    private void resultStored(JobResultEntry entry) {
+        JobMaster job = registry.job(entry.jobId());
+        JobStatus last = job == null ? null : job.status();
+        // Keep the job master's detailed status only if the stored result is this run's.
+        boolean thisRun = last != null && last.getEndedAtMs() == entry.endedAtMs() && job.isTerminal()
+                && JobResults.outcome(last.getState()) == entry.state();
+        registry.resultStored(entry, thisRun ? last : null);
+        queries.forget(entry.jobId());
+    }
+
+    // ------------------------------------------------------------------ metrics
+
+    /** What this leadership remembers of its jobs; main thread only (see {@link JobManagerMetrics}). */
+    public JobRegistry registry() {
+        return registry;
+    }
+
+    /** Whether this leader took the job over from an earlier one. */
+    public boolean recovered(String jobId) {
+        return recovery.recovered(jobId);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    static String stateName(JobState state) {
+        return state.name().replace("JOB_", "");
+    }
+
+    /** A failure of a future's stage as one line for a log or a user ({@link Rpc#message}). */
+    public static String describe(Throwable error) {
+        return Rpc.message(Futures.unwrap(error));
+    }
+}

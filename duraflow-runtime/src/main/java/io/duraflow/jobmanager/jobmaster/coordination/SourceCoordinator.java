@@ -1,0 +1,467 @@
+package io.duraflow.jobmanager.jobmaster.coordination;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.api.source.QueueSplitEnumerator;
+import io.duraflow.api.source.Source;
+import io.duraflow.api.source.SourceSplit;
+import io.duraflow.api.source.SplitEnumerator;
+import io.duraflow.api.source.SplitEnumeratorContext;
+import io.duraflow.api.source.SplitSerializer;
+import io.duraflow.rpc.proto.AddSplits;
+import io.duraflow.rpc.proto.NoMoreSplits;
+import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.util.MainThreadExecutor;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator coordinator of a source: runs the split enumerator on the JobManager's main
+ * thread, answers readers' split requests, delivers splits the enumerator pushes on its own,
+ * and gives the splits of a reset subtask back.
+ *
+ * <p>Every assignment, asked for or pushed, is recorded: it is delivered at once if the
+ * subtask's current attempt runs, else kept as <em>pending</em> and delivered (before any
+ * NoMoreSplits) when it runs. Either way the {@link AssignmentListener} hears of it, with the
+ * attempt it was given to. When that attempt is reset (it failed, or its finished output was
+ * lost), its delivered and pending splits go back to the enumerator, so every split is read by
+ * exactly one finished attempt. A NoMoreSplits for a subtask that does not run waits too, but a
+ * reset forgets it: the enumerator, given splits back for that subtask, says it again.
+ * Assigning a split to a subtask whose current attempt has finished is an enumerator error (it
+ * would never be read); it fails the job.
+ *
+ * <p>Until {@link #goLive} (while {@link #start} may run on another thread) nothing is
+ * delivered or reported: assignments made by the enumerator's start wait.
+ *
+ * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false must not be
+ * asked for its state while the job runs ({@link #supportsBatchSnapshot()} tells).
+ */
+public final class SourceCoordinator implements OperatorCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);
+
+    /** The current attempts of the source's subtasks, as the job master sees them. */
+    public interface SubtaskGateway {
+        /** The current attempt runs: its TaskManager confirmed it, so events reach it. */
+        boolean isRunning(int subtask);
+
+        /** The current attempt has finished: it reads nothing more. */
+        boolean hasFinished(int subtask);
+
+        /** Delivers an event to the current attempt, which runs. */
+        void send(int subtask, OperatorEvent event);
+    }
+
+    /**
+     * Hears of every change of who holds which split. The enumerator's state is not taken here:
+     * its size grows with the splits left, so taking it at every change would cost quadratic
+     * time and log space; whoever records the changes takes a {@link #snapshot} when it needs one.
+     */
+    public interface AssignmentListener {
+        /** The splits were given to the current attempt of the subtask (delivered or pending). */
+        void assigned(int subtask, List<byte[]> splits) throws Exception;
+
+        void returned(int subtask, int count) throws Exception;
+
+        AssignmentListener NONE = new AssignmentListener() {
+            @Override
+            public void assigned(int subtask, List<byte[]> splits) {}
+
+            @Override
+            public void returned(int subtask, int count) {}
+        };
+    }
+
+    private final String name;
+    private final Source<?, SourceSplit> source;
+    private final SplitSerializer<SourceSplit> serializer;
+    private final int parallelism;
+    private final SubtaskGateway subtasks;
+    private final AssignmentListener listener;
+    /** Splits delivered to each subtask's current attempt. */
+    private final Map<Integer, List<SourceSplit>> assigned = new HashMap<>();
+    /** Splits given to a subtask whose current attempt does not run yet. */
+    private final Map<Integer, List<SourceSplit>> pending = new TreeMap<>();
+    /** Subtasks told there are no more splits while they did not run. */
+    private final Set<Integer> noMoreSplitsPending = new TreeSet<>();
+    /** Assignments the listener has not heard of yet, in order. */
+    private final Map<Integer, List<byte[]>> unreported = new LinkedHashMap<>();
+    private SplitEnumerator<SourceSplit> enumerator;
+    /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in {@link #start}. */
+    private boolean batchSnapshots = true;
+    private volatile boolean live;
+    /** Where the enumerator's periodic work runs; null: it may not ask for any. */
+    private volatile AsyncServices async;
+    /** Periodic work asked for before {@link #goLive}, started then (the start may still run elsewhere). */
+    private final List<Runnable> asyncBeforeLive = new ArrayList<>();
+    /**
+     * Bumped whenever the enumerator is replaced or closed: work the old one asked for stops, and
+     * a result that comes back for it is dropped.
+     */
+    private final AtomicInteger generation = new AtomicInteger();
+
+    /**
+     * Where an enumerator's {@link SplitEnumeratorContext#callAsync} work runs: {@code worker} (user
+     * code, off the main thread), its result handed over on {@code mainThread}; a handler that
+     * throws is reported to {@code failed} (the job fails over) instead of escaping the main thread.
+     */
+    public record AsyncServices(MainThreadExecutor mainThread, Executor worker, Consumer<Throwable> failed) {}
+
+    @SuppressWarnings("unchecked")
+    public SourceCoordinator(String name, Source<?, ?> source, int parallelism, SubtaskGateway subtasks,
+            AssignmentListener listener) {
+        this.name = name;
+        this.source = (Source<?, SourceSplit>) source;
+        this.serializer = this.source.splitSerializer();
+        this.parallelism = parallelism;
+        this.subtasks = subtasks;
+        this.listener = listener;
+    }
+
+    /** Lets the enumerator ask for periodic work; before {@link #start}. */
+    public void async(AsyncServices services) {
+        this.async = services;
+    }
+
+    /** Creates and starts the enumerator; may run on another thread than the rest (see {@link #goLive}). */
+    @Override
+    public void start() throws Exception {
+        enumerator = source.createEnumerator(context());
+        batchSnapshots = enumerator.supportsBatchSnapshot();
+        enumerator.start();
+    }
+
+    /**
+     * Back on the main thread after {@link #start}: from now on assignments are delivered. They
+     * are reported by {@link #reportAssignments} once the job runs (not before: a recovery may
+     * still replace the enumerator, and a run that starts over logs its RunStarted first).
+     */
+    public void goLive() {
+        List<Runnable> waiting;
+        synchronized (asyncBeforeLive) {
+            live = true;
+            waiting = List.copyOf(asyncBeforeLive);
+            asyncBeforeLive.clear();
+        }
+        waiting.forEach(Runnable::run);
+        for (int subtask = 0; subtask < parallelism; subtask++) {
+            if (subtasks.isRunning(subtask)) {
+                deliverPending(subtask);
+            }
+        }
+    }
+
+    /** Whether the source's split enumerator can snapshot its state mid-job (known after {@link #start}). */
+    public boolean supportsBatchSnapshot() {
+        return batchSnapshots;
+    }
+
+    private SplitEnumeratorContext<SourceSplit> context() {
+        return new SplitEnumeratorContext<>() {
+            @Override
+            public int parallelism() {
+                return parallelism;
+            }
+
+            @Override
+            public void assignSplit(SourceSplit split, int subtask) {
+                assign(split, subtask);
+            }
+
+            @Override
+            public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
+                    long periodMs) {
+                callAsyncFor(generation.get(), work, handler, initialDelayMs, periodMs);
+            }
+
+            @Override
+            public void signalNoMoreSplits(int subtask) {
+                checkSubtask(subtask, "signalled no more splits to");
+                if (delivers(subtask)) {
+                    sendNoMoreSplits(subtask);
+                } else {
+                    noMoreSplitsPending.add(subtask);
+                }
+            }
+        };
+    }
+
+    private <T> void callAsyncFor(int forGeneration, Callable<T> work, BiConsumer<T, Throwable> handler,
+            long initialDelayMs, long periodMs) {
+        if (async == null) {
+            throw new UnsupportedOperationException("source '" + name + "' asked for periodic work, but its"
+                    + " coordinator was given no threads to run it on");
+        }
+        if (initialDelayMs < 0 || periodMs < 0) {
+            throw new IllegalArgumentException("source '" + name + "' asked for periodic work with delay "
+                    + initialDelayMs + " ms and period " + periodMs + " ms; neither may be negative");
+        }
+        Runnable first = () -> runAsyncAfter(forGeneration, work, handler, initialDelayMs, periodMs);
+        synchronized (asyncBeforeLive) {
+            if (!live) {
+                // The enumerator's start may still run on another thread: no result may reach it yet.
+                asyncBeforeLive.add(first);
+                return;
+            }
+        }
+        first.run();
+    }
+
+    /** Runs the work once after the delay, hands its result over on the main thread, then repeats (fixed delay). */
+    private <T> void runAsyncAfter(int forGeneration, Callable<T> work, BiConsumer<T, Throwable> handler,
+            long delayMs, long periodMs) {
+        AsyncServices services = async;
+        services.mainThread().schedule(() -> {
+            if (generation.get() != forGeneration) {
+                return;
+            }
+            services.worker().execute(() -> {
+                T value = null;
+                Throwable error = null;
+                try {
+                    value = work.call();
+                } catch (Exception | LinkageError e) {
+                    error = e;
+                }
+                T result = value;
+                Throwable failure = error;
+                services.mainThread().execute(() -> {
+                    if (generation.get() != forGeneration) {
+                        return;
+                    }
+                    try {
+                        handler.accept(result, failure);
+                        reportAssignments();
+                    } catch (Exception | LinkageError | AssertionError e) {
+                        generation.incrementAndGet();
+                        services.failed().accept(e);
+                        return;
+                    }
+                    if (periodMs > 0) {
+                        runAsyncAfter(forGeneration, work, handler, periodMs, periodMs);
+                    }
+                });
+            });
+        }, delayMs);
+    }
+
+    private void assign(SourceSplit split, int subtask) {
+        checkSubtask(subtask, "assigned split " + split.splitId() + " to");
+        if (live && subtasks.hasFinished(subtask)) {
+            throw new IllegalStateException("the split enumerator of " + name + " assigned split " + split.splitId()
+                    + " to subtask " + subtask + ", which has finished and would never read it");
+        }
+        byte[] bytes = serializer.toBytes(split);
+        unreported.computeIfAbsent(subtask, k -> new ArrayList<>()).add(bytes);
+        if (delivers(subtask)) {
+            LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
+            assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
+            subtasks.send(subtask, OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
+                    .addSplits(ByteString.copyFrom(bytes))).build());
+        } else {
+            LOG.debug("{}: split {} to subtask {}, pending until it runs", name, split.splitId(), subtask);
+            pending.computeIfAbsent(subtask, k -> new ArrayList<>()).add(split);
+        }
+    }
+
+    /** Whether an event for the subtask reaches its current attempt now. */
+    private boolean delivers(int subtask) {
+        return live && subtasks.isRunning(subtask);
+    }
+
+    private void checkSubtask(int subtask, String what) {
+        if (subtask < 0 || subtask >= parallelism) {
+            throw new IllegalArgumentException("the split enumerator of " + name + " " + what + " subtask " + subtask
+                    + ", but the source has parallelism " + parallelism);
+        }
+    }
+
+    private void sendNoMoreSplits(int subtask) {
+        subtasks.send(subtask, OperatorEvent.newBuilder().setNoMoreSplits(NoMoreSplits.getDefaultInstance()).build());
+    }
+
+    /** Sends what waits for a subtask that now runs: its pending splits, then a pending NoMoreSplits. */
+    private void deliverPending(int subtask) {
+        List<SourceSplit> waiting = pending.remove(subtask);
+        if (waiting != null && !waiting.isEmpty()) {
+            LOG.info("{}: {} pending splits go to subtask {} now that it runs", name, waiting.size(), subtask);
+            AddSplits.Builder event = AddSplits.newBuilder();
+            for (SourceSplit split : waiting) {
+                event.addSplits(ByteString.copyFrom(serializer.toBytes(split)));
+            }
+            assigned.computeIfAbsent(subtask, k -> new ArrayList<>()).addAll(waiting);
+            subtasks.send(subtask, OperatorEvent.newBuilder().setAddSplits(event).build());
+        }
+        if (noMoreSplitsPending.remove(subtask)) {
+            sendNoMoreSplits(subtask);
+        }
+    }
+
+    /**
+     * Tells the listener of the assignments it has not heard of. The job master calls this when
+     * the job starts (after any recovery is recorded) and after a reset is recorded, so that
+     * splits pushed back to the reset subtask count for its new attempt.
+     */
+    public void reportAssignments() throws Exception {
+        if (!live || unreported.isEmpty()) {
+            return;
+        }
+        List<Map.Entry<Integer, List<byte[]>>> entries = new ArrayList<>(unreported.entrySet());
+        unreported.clear();
+        for (Map.Entry<Integer, List<byte[]>> entry : entries) {
+            listener.assigned(entry.getKey(), entry.getValue());
+        }
+    }
+
+    /** The subtask's current attempt runs now (its TaskManager confirmed it): deliver what waits for it. */
+    public void subtaskRunning(int subtask) throws Exception {
+        if (live) {
+            deliverPending(subtask);
+            reportAssignments();
+        }
+    }
+
+    @Override
+    public void handleEventFromOperator(int subtask, OperatorEvent event) throws Exception {
+        if (event.getEventCase() == OperatorEvent.EventCase.REQUEST_SPLIT) {
+            deliverPending(subtask);
+            enumerator.handleSplitRequest(subtask);
+            reportAssignments();
+        } else {
+            throw new IllegalArgumentException("source coordinator " + name + " cannot handle " + event.getEventCase());
+        }
+    }
+
+    /**
+     * The subtask's attempt was replaced by a new one, which does not run yet: the old attempt's
+     * delivered and pending splits go back to the enumerator, and a pending NoMoreSplits is
+     * forgotten. Splits the enumerator hands out again in response wait for the new attempt and
+     * are reported by the next {@link #reportAssignments}, once the reset is recorded.
+     */
+    @Override
+    public void subtaskReset(int subtask) throws Exception {
+        List<SourceSplit> splits = new ArrayList<>(assigned.getOrDefault(subtask, List.of()));
+        splits.addAll(pending.getOrDefault(subtask, List.of()));
+        assigned.remove(subtask);
+        pending.remove(subtask);
+        noMoreSplitsPending.remove(subtask);
+        // Reported to nobody yet, and given back now: the listener never needs to hear of them.
+        List<byte[]> unheard = unreported.remove(subtask);
+        int heard = splits.size() - (unheard == null ? 0 : unheard.size());
+        if (splits.isEmpty()) {
+            return;
+        }
+        LOG.info("{}: {} splits of subtask {} go back to the enumerator", name, splits.size(), subtask);
+        if (heard > 0) {
+            listener.returned(subtask, heard);
+        }
+        enumerator.addSplitsBack(splits, subtask);
+    }
+
+    /** Checkpoint {@code checkpointId} completed: the enumerator may drop what it kept for it. */
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        enumerator.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) {
+        return enumerator.isSnapshotAvailable(checkpointId);
+    }
+
+    @Override
+    public byte[] snapshot(long checkpointId) throws Exception {
+        return enumerator.snapshotState(checkpointId);
+    }
+
+    /** Recovery: continues from a logged enumerator state; forgets every assignment. */
+    @Override
+    public void resetToSnapshot(long checkpointId, byte[] state) throws Exception {
+        generation.incrementAndGet();
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        forgetAssignments();
+        enumerator = source.restoreEnumerator(context(), state);
+        enumerator.start();
+    }
+
+    /**
+     * Streaming restart without a checkpoint to go back to: every split goes out again from a new
+     * enumerator, as at the job's first start (the readers restart with empty state too). Runs the
+     * enumerator's start on the main thread, like the rest of its work during a restart.
+     */
+    public void resetToInitial() throws Exception {
+        generation.incrementAndGet();
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        forgetAssignments();
+        enumerator = source.createEnumerator(context());
+        enumerator.start();
+    }
+
+    private void forgetAssignments() {
+        assigned.clear();
+        pending.clear();
+        noMoreSplitsPending.clear();
+        unreported.clear();
+    }
+
+    /** Recovery: splits a subtask held when the old leader died go back to the (restored) enumerator. */
+    public void returnSplits(int subtask, List<byte[]> splits) throws Exception {
+        List<SourceSplit> decoded = new ArrayList<>();
+        for (byte[] bytes : splits) {
+            decoded.add(serializer.fromBytes(bytes));
+        }
+        if (!decoded.isEmpty()) {
+            listener.returned(subtask, decoded.size());
+            enumerator.addSplitsBack(decoded, subtask);
+        }
+    }
+
+    /**
+     * Recovery of a source whose enumerator cannot snapshot and all of whose subtasks finished
+     * under an earlier leader: every split was read, but a new enumerator would hand them all out
+     * again. It is replaced by one without splits, which hands out only splits given back later
+     * (a restored subtask runs again because its output is lost). Still no snapshot is taken.
+     */
+    public void restoreDrained() throws Exception {
+        generation.incrementAndGet();
+        if (enumerator != null) {
+            enumerator.close();
+        }
+        forgetAssignments();
+        enumerator = new QueueSplitEnumerator<>(context(), serializer, List.of());
+        enumerator.start();
+    }
+
+    /**
+     * Recovery: a restored (finished) subtask read these splits; remembered so that they go back
+     * to the enumerator if its output is lost later.
+     */
+    public void markAssigned(int subtask, List<byte[]> splits) {
+        List<SourceSplit> held = assigned.computeIfAbsent(subtask, k -> new ArrayList<>());
+        for (byte[] bytes : splits) {
+            held.add(serializer.fromBytes(bytes));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        generation.incrementAndGet();
+        if (enumerator != null) {
+            enumerator.close();
+        }
+    }
+}

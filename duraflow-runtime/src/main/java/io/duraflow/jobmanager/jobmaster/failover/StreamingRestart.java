@@ -1,0 +1,279 @@
+package io.duraflow.jobmanager.jobmaster.failover;
+
+import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.JobMaster;
+import io.duraflow.jobmanager.jobmaster.StreamingPhase;
+import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointRestore;
+import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
+import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
+import io.duraflow.jobmanager.jobmaster.scheduling.SchedulingDriver;
+import io.duraflow.jobmanager.jobmaster.scheduling.TaskManagerActions;
+
+import io.duraflow.checkpoint.CheckpointCoordinator;
+import io.duraflow.checkpoint.CompletedCheckpoint;
+import io.duraflow.checkpoint.OperatorCheckpointState;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.Rpc;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A streaming job's global restart from its latest completed checkpoint, in the phases of
+ * {@link StreamingPhase}: every active task is cancelled, and only when none is active any more are
+ * the executions reset, the latest checkpoint read and assigned ({@link CheckpointRestore}), the
+ * source coordinators reset, and everything deployed again after the restart delay. Also the
+ * first start of a streaming job, which restores the latest checkpoint a new leader finds.
+ * The {@link JobMaster} says when, and goes on through {@link Job} (schedules, or fails the job).
+ *
+ * <p>Main thread only, like the JobMaster; the job is RUNNING whenever it calls in.
+ */
+public final class StreamingRestart {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamingRestart.class);
+
+    /**
+     * What the restart needs of the job master.
+     *
+     * @param running whether the job is RUNNING (it may have ended while the checkpoint was read)
+     * @param fail fails the job with this cause
+     * @param guarded runs a step; whatever it throws fails the job (see the JobMaster's guarded)
+     * @param schedule deploys what may run now: the restart is over
+     */
+    public record Job(BooleanSupplier running, Consumer<String> fail, BiConsumer<String, Step> guarded,
+            Runnable schedule) {}
+
+    public interface Step {
+        void run() throws Exception;
+    }
+
+    private final String jobId;
+    private final JobGraph graph;
+    private final ExecutionGraph executions;
+    private final TaskManagerActions taskManagers;
+    private final CoordinatorHolder coordinators;
+    private final SchedulingDriver scheduling;
+    private final CheckpointTriggers triggers;
+    private final LongSupplier clock;
+    /** Whether another global restart is allowed, and after which delay. */
+    private final RestartBackoff backoff;
+    private final Job job;
+    private int restarts;
+    private StreamingPhase phase = StreamingPhase.NORMAL;
+    private long restartDelayMs;
+    private String restartCause = "";
+    /** What the next deployments restore; null: empty state. */
+    private CheckpointRestore restoreFrom;
+    /**
+     * The run the next deployments belong to: new at every restore, so a TaskManager's checkpoint
+     * file merging starts new files (and a new private directory) instead of appending to files the
+     * JobManager adopted at the restore.
+     */
+    private String runId = newRunId();
+    /** The job's max parallelism, which a restored checkpoint must have; 0: not checked (no initial restore). */
+    private int jobMaxParallelism;
+    /** Whether state of operators the job no longer has is dropped ({@code --allow-non-restored-state}). */
+    private boolean allowNonRestoredState;
+
+    public StreamingRestart(ExecutionGraph executions, TaskManagerActions taskManagers, CoordinatorHolder coordinators,
+            SchedulingDriver scheduling, CheckpointTriggers triggers, LongSupplier clock, RestartBackoff backoff,
+            Job job) {
+        this.jobId = executions.jobId();
+        this.graph = executions.jobGraph();
+        this.executions = executions;
+        this.taskManagers = taskManagers;
+        this.coordinators = coordinators;
+        this.scheduling = scheduling;
+        this.triggers = triggers;
+        this.clock = clock;
+        this.backoff = backoff;
+        this.job = job;
+    }
+
+    public StreamingPhase phase() {
+        return phase;
+    }
+
+    /** How restored checkpoints are checked (see {@link CheckpointRestore}'s rules 4 and 5). */
+    public void restoreRules(int jobMaxParallelism, boolean allowNonRestoredState) {
+        this.jobMaxParallelism = jobMaxParallelism;
+        this.allowNonRestoredState = allowNonRestoredState;
+    }
+
+    /** Counted restarts so far. */
+    public int restarts() {
+        return restarts;
+    }
+
+    /** What the next deployments restore; null: empty state. */
+    public CheckpointRestore restoreFrom() {
+        return restoreFrom;
+    }
+
+    /** The run of the job the next deployments belong to. */
+    public String runId() {
+        return runId;
+    }
+
+    private static String newRunId() {
+        return java.util.UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * Streaming failure: a global restart from the latest completed checkpoint, if the restart
+     * strategy allows one; a failure during a restart is part of it.
+     */
+    public void restart(String cause) {
+        if (!job.running().getAsBoolean()) {
+            return;
+        }
+        if (phase != StreamingPhase.NORMAL) {
+            LOG.info("Job {}: {} while it restarts", jobId, cause);
+            completeIfIdle();
+            return;
+        }
+        OptionalLong delay = backoff.onFailure(clock.getAsLong());
+        if (delay.isEmpty()) {
+            job.fail().accept(cause + " (no restarts left: " + backoff.exhaustedReason() + ")");
+            return;
+        }
+        restarts++;
+        restartDelayMs = delay.getAsLong();
+        restartCause = cause;
+        phase = StreamingPhase.CANCELLING_FOR_RESTART;
+        LOG.warn("Job {}: restarting every task from the latest checkpoint in {} ms (restart {}): {}", jobId,
+                restartDelayMs, restarts, cause);
+        scheduling.cancelWakeUp();
+        triggers.restartBegins(cause);
+        for (Execution execution : executions.all()) {
+            if (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING) {
+                taskManagers.cancel(execution, "the job restarts: " + cause);
+            }
+        }
+        completeIfIdle();
+    }
+
+    /** Once no execution of a restarting job is active: reset them all, then restore and deploy. */
+    public void completeIfIdle() {
+        if (phase != StreamingPhase.CANCELLING_FOR_RESTART || !executions.active().isEmpty()) {
+            return;
+        }
+        long notBeforeMs = clock.getAsLong() + restartDelayMs;
+        for (Execution execution : executions.all()) {
+            executions.reset(execution, notBeforeMs, "the job restarts: " + restartCause);
+        }
+        restoreAndSchedule(true);
+    }
+
+    /**
+     * Reads the latest completed checkpoint (the store's, so a new leader finds what the old one
+     * completed), assigns its state to the tasks and its enumerator states to the source
+     * coordinators, then schedules. The read is I/O: until it is back the job is RESTORING.
+     *
+     * @param restart false on the job's first start here: nothing to reset without a checkpoint
+     */
+    public void restoreAndSchedule(boolean restart) {
+        phase = StreamingPhase.RESTORING;
+        CheckpointCoordinator checkpoints = triggers.coordinator();
+        if (checkpoints == null) {
+            job.guarded().accept("resetting the source coordinators",
+                    () -> applyRestore(restart, Optional.empty()));
+            return;
+        }
+        checkpoints.restoreLatest().whenComplete((latest, error) -> job.guarded().accept(
+                "restoring the latest checkpoint", () -> {
+                    if (!job.running().getAsBoolean() || phase != StreamingPhase.RESTORING) {
+                        return;
+                    }
+                    if (error != null) {
+                        throw new IllegalStateException("cannot read the checkpoint the job restores: "
+                                + Rpc.describe(error));
+                    }
+                    applyRestore(restart, latest);
+                }));
+    }
+
+    /**
+     * How a new leader takes over a recovered job's kept tasks (issue 14): {@link #decide} plans
+     * over where the job stands and, if it adopts, marks the executions running; {@link #adopted}
+     * goes on once the job's state is set up for the adopted run.
+     */
+    interface Takeover {
+        /** The adopted tasks' run id if the plan adopts them all, else null (the job restores instead). */
+        String decide(CheckpointCoordinator.RestorePoint point) throws Exception;
+
+        void adopted(CheckpointCoordinator.RestorePoint point) throws Exception;
+    }
+
+    /**
+     * A new leader's first start of a recovered job whose TaskManagers kept its tasks: reads where
+     * the job stands without deleting any file ({@link CheckpointCoordinator#restoreForAdoption}),
+     * then either goes on with the adopted tasks (their run, the checkpoint they go on from as the
+     * next restart's restore, the enumerators reset to its state) or restores as at any first start.
+     */
+    public void takeOver(Takeover takeover) {
+        phase = StreamingPhase.RESTORING;
+        CheckpointCoordinator checkpoints = triggers.coordinator();
+        java.util.concurrent.CompletableFuture<CheckpointCoordinator.RestorePoint> read = checkpoints == null
+                ? java.util.concurrent.CompletableFuture.completedFuture(
+                        new CheckpointCoordinator.RestorePoint(Optional.empty(), false, 1))
+                : checkpoints.restoreForAdoption();
+        read.whenComplete((point, error) -> job.guarded().accept("taking over the running tasks", () -> {
+            if (!job.running().getAsBoolean() || phase != StreamingPhase.RESTORING) {
+                return;
+            }
+            if (error != null) {
+                throw new IllegalStateException("cannot read the checkpoint the job goes on from: "
+                        + Rpc.describe(error));
+            }
+            String adoptedRun = takeover.decide(point);
+            if (adoptedRun == null) {
+                restoreAndSchedule(false);
+                return;
+            }
+            runId = adoptedRun;
+            if (point.checkpoint().isPresent()) {
+                CompletedCheckpoint checkpoint = point.checkpoint().get();
+                restoreFrom = CheckpointRestore.of(checkpoint, graph,
+                        jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
+                coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+            }
+            phase = StreamingPhase.NORMAL;
+            takeover.adopted(point);
+        }));
+    }
+
+    private static Map<String, byte[]> enumeratorStates(CompletedCheckpoint checkpoint) {
+        Map<String, byte[]> enumerators = new HashMap<>();
+        for (OperatorCheckpointState operator : checkpoint.operators().values()) {
+            operator.coordinatorStateBytes().ifPresent(bytes -> enumerators.put(operator.uid(), bytes));
+        }
+        return enumerators;
+    }
+
+    private void applyRestore(boolean restart, Optional<CompletedCheckpoint> latest) throws Exception {
+        runId = newRunId();
+        if (latest.isPresent()) {
+            CompletedCheckpoint checkpoint = latest.get();
+            restoreFrom = CheckpointRestore.of(checkpoint, graph,
+                    jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
+            coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+            LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
+        } else {
+            restoreFrom = null;
+            if (restart) {
+                coordinators.resetForRestart(0, Map.of());
+            }
+        }
+        phase = StreamingPhase.NORMAL;
+        job.schedule().run();
+    }
+}

@@ -1,0 +1,34 @@
+package io.duraflow.jobmanager.jobmaster.scheduling;
+
+import io.duraflow.jobmanager.jobmaster.Execution;
+
+/**
+ * Decides which executions run when. Today's is {@link BlockingAdaptiveScheduling} (a vertex
+ * runs once all its inputs are finished, with a parallelism decided from their bytes); a
+ * streaming job will bring a pipelined-region strategy. Main thread only.
+ */
+public interface SchedulingStrategy {
+    /** Deploys one execution into a free slot; false when no slot is free. */
+    interface Deployer {
+        boolean deploy(Execution execution);
+
+        /** Slots free now; a strategy that deploys all or nothing checks it first. */
+        default int freeSlots() {
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    /** {@link #schedule} returned early: no slot is free; a freed slot triggers scheduling again. */
+    long OUT_OF_SLOTS = -1;
+    /** {@link #schedule} found nothing waiting for a restart delay. */
+    long NOTHING_WAITING = Long.MAX_VALUE;
+
+    /**
+     * Hands every execution that may run now to {@code deployer}, in order, until it runs out of
+     * slots.
+     *
+     * @return the earliest time (ms) at which an execution waiting for its restart delay may
+     *         run, {@link #NOTHING_WAITING}, or {@link #OUT_OF_SLOTS}
+     */
+    long schedule(long nowMs, Deployer deployer);
+}

@@ -1,0 +1,119 @@
+package io.duraflow.jobmanager.jobmaster.scheduling;
+
+import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.resourcemanager.SlotPool;
+import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
+
+import io.duraflow.plan.JobGraph;
+import java.util.List;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a job master asks of slots and TaskManagers for its executions: deploy into a free slot,
+ * cancel, free, release partitions. Keeps each execution's state in step with its slot (an
+ * execution holds a slot exactly while {@link ExecutionState#isActive()}). Main thread only.
+ */
+public final class TaskManagerActions {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagerActions.class);
+
+    private final String jobId;
+    private final JobGraph graph;
+    private final SlotPool slots;
+    private final TaskManagerGateways gateways;
+    private final TaskDeployments deployments;
+
+    public TaskManagerActions(String jobId, JobGraph graph, SlotPool slots, TaskManagerGateways gateways,
+            TaskDeployments deployments) {
+        this.jobId = jobId;
+        this.graph = graph;
+        this.slots = slots;
+        this.gateways = gateways;
+        this.deployments = deployments;
+    }
+
+    /**
+     * Deploys the execution's current attempt into a free slot.
+     *
+     * @param onFailure told (on the main thread) when the TaskManager refused or was unreachable
+     * @return false if no slot is free (nothing changed)
+     */
+    boolean deployIntoFreeSlot(Execution execution, BiConsumer<String, Throwable> onFailure) {
+        SlotPool.SlotOffer slot = slots.allocate();
+        if (slot == null) {
+            return false;
+        }
+        execution.assign(slot.tmId(), slot.address());
+        execution.transition(ExecutionState.DEPLOYING, "slot on " + slot.tmId());
+        gateways.deploy(slot.tmId(), deployments.of(execution), error -> onFailure.accept(slot.tmId(), error));
+        return true;
+    }
+
+    /** Slots free now in the cluster. */
+    int freeSlots() {
+        return slots.freeSlots();
+    }
+
+    /** The active execution stopped on its TaskManager (finished, failed, cancelled): its slot is free. */
+    public void stopped(Execution execution, ExecutionState target, String reason) {
+        execution.transition(target, reason);
+        slots.free(execution.tmId());
+    }
+
+    /** Asks the TaskManager to cancel the active execution; it confirms with a CANCELED update. */
+    public void cancel(Execution execution, String reason) {
+        execution.transition(ExecutionState.CANCELING, reason);
+        gateways.cancel(execution.tmId(), execution.attemptId());
+    }
+
+    /**
+     * Marks every active execution stopped here and frees its slot, without a word to its
+     * TaskManager, which keeps the task for the next leader (this one no longer leads).
+     */
+    public void forgetAll(List<Execution> active, String reason) {
+        for (Execution execution : active) {
+            slots.free(execution.tmId());
+            execution.transition(ExecutionState.CANCELED, reason);
+        }
+    }
+
+    /**
+     * Cancels every active execution and frees its slot at once, without waiting for the
+     * TaskManager (the job ends or leaves this leader). A failing cancel is only logged: the
+     * TaskManager drops the task when the job's partitions are released or its JobManager changes.
+     */
+    public void stopAll(List<Execution> active, String reason) {
+        for (Execution execution : active) {
+            slots.free(execution.tmId());
+            // Marked stopped now, so a late confirmation cannot free the slot a second time.
+            execution.transition(ExecutionState.CANCELED, reason);
+            try {
+                gateways.cancel(execution.tmId(), execution.attemptId());
+            } catch (RuntimeException e) {
+                LOG.warn("Job {}: cannot cancel {} on {}: {}", jobId, execution, execution.tmId(), e.toString());
+            }
+        }
+    }
+
+    /** A finished execution runs again: its partitions on its TaskManager go. */
+    public void releaseOutputs(Execution execution) {
+        if (execution.tmId() != null && execution.state() == ExecutionState.FINISHED) {
+            for (int edgeId : graph.vertex(execution.vertex()).outputs()) {
+                gateways.releasePartitions(execution.tmId(), jobId, List.of(execution.partitionId(edgeId)));
+            }
+        }
+    }
+
+    /** The job ended: every partition of it on every TaskManager goes; failures are left to cleanup. */
+    public void releaseAll() {
+        for (String tmId : slots.taskManagers()) {
+            try {
+                gateways.releasePartitions(tmId, jobId, List.of());
+            } catch (RuntimeException e) {
+                LOG.warn("Job {}: cannot release its partitions on {}: {}", jobId, tmId, e.toString());
+            }
+        }
+    }
+}
