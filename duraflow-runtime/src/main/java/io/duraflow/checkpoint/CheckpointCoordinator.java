@@ -6,7 +6,7 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.Futures;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * Takes a job's checkpoints: a state machine per checkpoint ({@link PendingCheckpoint}) on the
  * JobMaster's main thread, with I/O (the id counter, metadata, the completed store, deletions) on a
  * <em>sequential</em> I/O executor whose results come back to the main thread. Time comes from the
- * injected clock and {@link MainThreadExecutor#schedule}, so tests drive it step by step.
+ * injected clock and {@link Mailbox#schedule}, so tests drive it step by step.
  *
  * <p>Rules:
  * <ol>
@@ -90,7 +90,7 @@ public final class CheckpointCoordinator {
     private final CheckpointCoordinatorConfig config;
     private final CheckpointDirectories directories;
     private final FileSystem fileSystem;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final MainThreadIo io;
     private final LongSupplier clockMs;
     private final CheckpointIdCounter idCounter;
@@ -121,7 +121,7 @@ public final class CheckpointCoordinator {
 
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
-    public record Services(FileSystem fileSystem, MainThreadExecutor mainThread, Executor io, LongSupplier clockMs,
+    public record Services(FileSystem fileSystem, Mailbox mainThread, Executor io, LongSupplier clockMs,
             CheckpointIdCounter idCounter, CompletedCheckpointStore store, CheckpointTasks tasks,
             OperatorCoordinatorCheckpoints coordinators, CheckpointFailureHandler failureHandler) {
         public Services {
@@ -168,7 +168,7 @@ public final class CheckpointCoordinator {
 
     /** Rule 9: what the job restores while it has no completed checkpoint of its own; before the first restore. */
     public void initialRestore(InitialRestore restore) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         this.initialRestore = Objects.requireNonNull(restore, "restore");
     }
 
@@ -183,7 +183,7 @@ public final class CheckpointCoordinator {
      * waits for a checkpoint since the old leader's last one).
      */
     public void startPeriodic(boolean firstNow) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (shutdown || config.intervalMs() == 0) {
             return;
         }
@@ -193,14 +193,14 @@ public final class CheckpointCoordinator {
 
     /** Stops periodic triggers; pending checkpoints go on (a job failover aborts them with {@link #abortPending}). */
     public void stopPeriodic() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         scheduler.stop();
         failures.stop();
     }
 
     /** The job ended or leadership is gone: no more triggers, pending checkpoints aborted. */
     public void shutdown() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         stopPeriodic();
         abortPending(CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down");
         declines.clear();
@@ -212,7 +212,7 @@ public final class CheckpointCoordinator {
      * its tasks restart.
      */
     public void abortPending(CheckpointFailureReason reason, String message) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, reason, message, null));
@@ -253,7 +253,7 @@ public final class CheckpointCoordinator {
     public record RestorePoint(Optional<CompletedCheckpoint> checkpoint, boolean initial, long nextId) {}
 
     private CompletableFuture<RestorePoint> restore(boolean adopting) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
         declines.clear();
         InitialRestore initial = initialRestore;
@@ -261,7 +261,7 @@ public final class CheckpointCoordinator {
         CompletableFuture<RestoreRead.Recovered> read =
                 io.run(() -> RestoreRead.read(store, idCounter, fileSystem, directories, initial, adopting, nowMs));
         return read.thenApply(recovered -> {
-            mainThread.assertRunningInMainThread();
+            mainThread.assertRunningInMailbox();
             List<CompletedCheckpoint> retained = recovered.retained();
             failures.restoredWindow(recovered.windowStartMs());
             disposal.restore(retained);
@@ -319,7 +319,7 @@ public final class CheckpointCoordinator {
      * so that snapshots may reuse its shared files.
      */
     public void claim(CompletedCheckpoint restored) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         disposal.claim(restored);
     }
 
@@ -327,7 +327,7 @@ public final class CheckpointCoordinator {
 
     /** Triggers a checkpoint now, whatever the interval, pause and concurrency limit. */
     public CompletableFuture<CompletedCheckpoint> triggerCheckpoint() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return trigger(CheckpointKind.CHECKPOINT, null);
     }
 
@@ -337,7 +337,7 @@ public final class CheckpointCoordinator {
      * deletes once it completed.
      */
     public CompletableFuture<CompletedCheckpoint> triggerSavepoint(FsPath targetDirectory) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return trigger(CheckpointKind.SAVEPOINT, Objects.requireNonNull(targetDirectory, "targetDirectory"));
     }
 
@@ -358,7 +358,7 @@ public final class CheckpointCoordinator {
         triggersInFlight++;
         scheduler.reschedule();
         return io.run(idCounter::getAndIncrement).handle((id, error) -> {
-            mainThread.assertRunningInMainThread();
+            mainThread.assertRunningInMailbox();
             triggersInFlight--;
             if (error != null) {
                 CheckpointFailure failure = new CheckpointFailure(0, CheckpointFailureReason.IO_FAILURE,
@@ -438,7 +438,7 @@ public final class CheckpointCoordinator {
     /** A task's part of checkpoint {@code checkpointId} is durable: its state handles and what it measured. */
     public void acknowledge(CheckpointTask task, long checkpointId, TaskStateSnapshot snapshot,
             CheckpointMetrics metrics) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         SnapshotFiles snapshotFiles = SnapshotFiles.of(snapshot);
         PendingCheckpoint checkpoint = pending.get(checkpointId);
         if (checkpoint == null || checkpoint.state() != PendingCheckpoint.State.AWAITING_ACKS) {
@@ -487,7 +487,7 @@ public final class CheckpointCoordinator {
      * expiring. Does not count as a failure; the next checkpoint leaves the finished task out.
      */
     public void taskFinished(CheckpointTask task) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING && checkpoint.awaits(task)) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId,
@@ -502,7 +502,7 @@ public final class CheckpointCoordinator {
      * after that (another task's) may still count ({@link CheckpointDeclines}).
      */
     public void decline(CheckpointTask task, long checkpointId, CheckpointFailureReason reason, String message) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         CheckpointFailure failure = new CheckpointFailure(checkpointId, reason, message, task.toString());
         PendingCheckpoint checkpoint = pending.get(checkpointId);
         if (checkpoint != null && checkpoint.state() != PendingCheckpoint.State.FINALIZING
@@ -544,7 +544,7 @@ public final class CheckpointCoordinator {
                     ? FileSystems.get(completed.metadataFile()) : fileSystem, completed);
             return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
         }).whenComplete((subsumed, error) -> {
-            mainThread.assertRunningInMainThread();
+            mainThread.assertRunningInMailbox();
             if (error != null && completed.kind() == CheckpointKind.CHECKPOINT
                     && latestCompletedId > checkpoint.checkpointId) {
                 // A newer checkpoint finalized first; the store refused this older one.
@@ -643,26 +643,26 @@ public final class CheckpointCoordinator {
 
     /** The last checkpoints, oldest first: in progress, completed and failed. */
     public List<CheckpointStats> history() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return history.withInProgress(pending.values());
     }
 
     /** What {@code duraflow checkpoints ID} shows. */
     public CheckpointOverview overview() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return new CheckpointOverview(config.intervalMs(), history.completed(), history.failed(), store.latest(),
                 Optional.ofNullable(restoredFrom), history());
     }
 
     /** What the coordinator counted so far, for the metrics endpoint. */
     public CheckpointTotals totals() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return history.totals(pending.size());
     }
 
     /** The id of the savepoint in progress, if one is. */
     public Optional<Long> savepointInProgress() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return pending.values().stream().filter(p -> p.kind == CheckpointKind.SAVEPOINT)
                 .map(p -> p.checkpointId).findFirst();
     }
@@ -672,7 +672,7 @@ public final class CheckpointCoordinator {
      * its plan made and its tasks triggered after that moment (see {@link #pendingCheckpointStartedAfter}).
      */
     public long startMark() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return started;
     }
 
@@ -681,14 +681,14 @@ public final class CheckpointCoordinator {
      * was taken ({@link #startMark}), if there is one.
      */
     public Optional<CompletableFuture<CompletedCheckpoint>> pendingCheckpointStartedAfter(long mark) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return pending.values().stream()
                 .filter(p -> p.kind == CheckpointKind.CHECKPOINT && p.startSequence > mark && !p.isEnded())
                 .map(p -> p.result).findFirst();
     }
 
     public int pendingCount() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return pending.size();
     }
 

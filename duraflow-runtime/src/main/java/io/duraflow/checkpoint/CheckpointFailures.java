@@ -1,6 +1,6 @@
 package io.duraflow.checkpoint;
 
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 final class CheckpointFailures {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointFailures.class);
 
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clockMs;
     private final CheckpointFailureManager manager;
     private final CheckpointFailureHandler failureHandler;
@@ -28,10 +28,10 @@ final class CheckpointFailures {
     private final CompletedCheckpointStore store;
     private final int tolerableFailures;
     private boolean active;
-    private MainThreadExecutor.Cancellable timer;
+    private Mailbox.Cancellable timer;
 
     /** @param store records the start of a new window after a failover by the time limit, on {@code io} */
-    CheckpointFailures(CheckpointCoordinatorConfig config, MainThreadExecutor mainThread, LongSupplier clockMs,
+    CheckpointFailures(CheckpointCoordinatorConfig config, Mailbox mainThread, LongSupplier clockMs,
             CheckpointFailureHandler failureHandler, MainThreadIo io, CompletedCheckpointStore store) {
         this.mainThread = mainThread;
         this.clockMs = clockMs;

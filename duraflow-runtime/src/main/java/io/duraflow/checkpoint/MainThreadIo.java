@@ -1,7 +1,7 @@
 package io.duraflow.checkpoint;
 
 import io.duraflow.util.Futures;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -13,9 +13,9 @@ import java.util.concurrent.Executor;
  */
 final class MainThreadIo {
     private final Executor io;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
 
-    MainThreadIo(Executor io, MainThreadExecutor mainThread) {
+    MainThreadIo(Executor io, Mailbox mainThread) {
         this.io = io;
         this.mainThread = mainThread;
     }

@@ -3,7 +3,7 @@ package io.duraflow.checkpoint;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -68,7 +68,7 @@ final class PendingCheckpoint {
     private long stateSize;
     private long checkpointedSize;
     private State state = State.TRIGGERING;
-    MainThreadExecutor.Cancellable timeout;
+    Mailbox.Cancellable timeout;
 
     PendingCheckpoint(String jobId, long checkpointId, long startSequence, long timestampMs, CheckpointKind kind,
             CheckpointPlan plan, FsPath directory) {

@@ -1,6 +1,6 @@
 package io.duraflow.checkpoint;
 
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
@@ -28,7 +28,7 @@ import java.util.function.LongSupplier;
  */
 final class PeriodicTriggerScheduler {
     private final CheckpointCoordinatorConfig config;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clockMs;
     private final IntSupplier inProgress;
     private final Runnable trigger;
@@ -40,13 +40,13 @@ final class PeriodicTriggerScheduler {
     private long lastCompletionMs = Long.MIN_VALUE / 2;
     /** When a retry after a soft decline may come; MAX_VALUE when none is due. */
     private long softRetryMs = Long.MAX_VALUE;
-    private MainThreadExecutor.Cancellable triggerTimer;
+    private Mailbox.Cancellable triggerTimer;
 
     /**
      * @param inProgress how many checkpoints are in progress: pending plus those drawing their id
      * @param trigger starts a periodic checkpoint; it must call {@link #onTriggered}
      */
-    PeriodicTriggerScheduler(CheckpointCoordinatorConfig config, MainThreadExecutor mainThread, LongSupplier clockMs,
+    PeriodicTriggerScheduler(CheckpointCoordinatorConfig config, Mailbox mainThread, LongSupplier clockMs,
             IntSupplier inProgress, Runnable trigger) {
         this.config = config;
         this.mainThread = mainThread;

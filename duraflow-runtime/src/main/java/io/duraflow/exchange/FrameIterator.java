@@ -1,6 +1,5 @@
 package io.duraflow.exchange;
 
-import io.duraflow.exchange.blocking.PartitionFormat;
 
 /**
  * Walks the frames of a byte array, verifying each frame's bounds and checksum before exposing

@@ -1,7 +1,6 @@
 package io.duraflow.exchange;
 
-import io.duraflow.exchange.blocking.PartitionFileWriter;
-import io.duraflow.exchange.blocking.PartitionSummary;
+
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -11,7 +10,7 @@ import java.io.IOException;
  * per consumer key group range), then {@link #finish()} on success or {@link #abort()} on
  * failure. Used by the task thread only.
  *
- * <p>{@link PartitionFileWriter} is the blocking implementation (a complete partition in files,
+ * <p>{@link io.duraflow.exchange.blocking.PartitionFileWriter} is the blocking implementation (a complete partition in files,
  * read after the producer finished); a pipelined one (records handed to running consumers with
  * flow control) comes with streaming.
  */

@@ -3,7 +3,7 @@ package io.duraflow.jobmanager;
 import io.duraflow.jobmanager.dispatcher.Dispatcher;
 import io.duraflow.jobmanager.dispatcher.JobRegistry;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
-import io.duraflow.util.MainThread;
+import io.duraflow.mailbox.ThreadMailbox;
 
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
@@ -69,7 +69,7 @@ public final class JobManagerMetrics implements MultiCollector {
         }
     }
 
-    private final MainThread mainThread;
+    private final ThreadMailbox mainThread;
     private final Callable<Snapshot> snapshot;
     private final JobResultStore resultStore;
     private final LongSupplier clockMs;
@@ -80,7 +80,7 @@ public final class JobManagerMetrics implements MultiCollector {
     /**
      * @param snapshot runs on the main thread and copies what a scrape needs
      */
-    JobManagerMetrics(MainThread mainThread, Callable<Snapshot> snapshot, JobResultStore resultStore,
+    JobManagerMetrics(ThreadMailbox mainThread, Callable<Snapshot> snapshot, JobResultStore resultStore,
             LongSupplier clockMs) {
         this.mainThread = mainThread;
         this.snapshot = snapshot;

@@ -5,7 +5,7 @@ import io.duraflow.jobmanager.dispatcher.JobDirectories;
 import io.duraflow.jobmanager.dispatcher.StoredJobRecovery;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
 import io.duraflow.jobmanager.resourcemanager.TaskManagerProbes;
-import io.duraflow.util.MainThread;
+import io.duraflow.mailbox.ThreadMailbox;
 
 import io.duraflow.checkpoint.CheckpointServices;
 import io.duraflow.config.ClusterOptions;
@@ -18,7 +18,7 @@ import io.duraflow.jobstore.CleanupRetryPolicy;
 import io.duraflow.metrics.MetricsEndpoint;
 import io.duraflow.rpc.RpcServers;
 import io.duraflow.rpc.proto.JobStatus;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.grpc.Server;
 import io.grpc.Status;
 import java.util.UUID;
@@ -38,7 +38,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     private static final Logger LOG = LoggerFactory.getLogger(JobManagerRunner.class);
 
     private final Configuration config;
-    private final MainThread mainThread = new MainThread();
+    private final ThreadMailbox mainThread = new ThreadMailbox("jobmanager-main");
     private final ExecutorService io = Executors.newFixedThreadPool(2, r -> {
         Thread t = new Thread(r, "jobmanager-io");
         t.setDaemon(true);
@@ -89,12 +89,12 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         final String sessionId;
         final ResourceManager resourceManager;
         final Dispatcher dispatcher;
-        final MainThreadExecutor.Cancellable heartbeatCheck;
+        final Mailbox.Cancellable heartbeatCheck;
         /** False until the stored jobs are recovered: until then every request is turned away. */
         boolean ready;
 
         Leadership(String sessionId, ResourceManager resourceManager, Dispatcher dispatcher,
-                MainThreadExecutor.Cancellable heartbeatCheck) {
+                Mailbox.Cancellable heartbeatCheck) {
             this.sessionId = sessionId;
             this.resourceManager = resourceManager;
             this.dispatcher = dispatcher;
@@ -203,7 +203,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
                 jobId -> CheckpointServices.idCounter(ha.zooKeeperClient(), jobId));
         Dispatcher dispatcher = new Dispatcher(config, sessionId, resourceManager, mainThread,
                 System::currentTimeMillis, services);
-        MainThreadExecutor.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {
+        Mailbox.Cancellable heartbeatCheck = mainThread.scheduleAtFixedRate(() -> {
             resourceManager.checkHeartbeats();
             long now = System.currentTimeMillis();
             if (now - lastExpiryMs > 60_000) {
@@ -343,7 +343,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         return rest.url();
     }
 
-    MainThread mainThread() {
+    ThreadMailbox mainThread() {
         return mainThread;
     }
 

@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager;
 
 import io.duraflow.jobmanager.resourcemanager.TaskManagerAddresses;
-import io.duraflow.util.MainThread;
+import io.duraflow.mailbox.ThreadMailbox;
 
 import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.Ack;
@@ -41,12 +41,12 @@ final class JobManagerServices {
 
     private JobManagerServices() {}
 
-    static <T> void answer(MainThread mainThread, StreamObserver<T> response, Callable<T> call) {
+    static <T> void answer(ThreadMailbox mainThread, StreamObserver<T> response, Callable<T> call) {
         answerAsync(mainThread, response, () -> CompletableFuture.completedFuture(call.call()));
     }
 
     /** Runs {@code call} on the main thread and answers when the future it returns completes. */
-    static <T> void answerAsync(MainThread mainThread, StreamObserver<T> response,
+    static <T> void answerAsync(ThreadMailbox mainThread, StreamObserver<T> response,
             Callable<CompletableFuture<T>> call) {
         mainThread.call(call).thenCompose(future -> future).whenComplete((value, failure) -> {
             Throwable error = failure == null ? null : Futures.unwrap(failure);

@@ -1,5 +1,7 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.mailbox.Mailbox;
+
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.TaskAttemptState;

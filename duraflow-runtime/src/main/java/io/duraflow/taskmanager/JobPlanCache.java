@@ -1,5 +1,7 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.mailbox.Mailbox;
+
 import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.RuntimeMode;

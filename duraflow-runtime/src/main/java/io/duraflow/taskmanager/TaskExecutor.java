@@ -1,5 +1,8 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.mailbox.Mailbox;
+import io.duraflow.mailbox.ThreadMailbox;
+
 import io.duraflow.exchange.blocking.TaskManagerPartitions;
 
 import io.duraflow.config.ClusterOptions;
@@ -484,7 +487,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         if (!onlyKept && partitionIds.isEmpty()) {
             plans.forget(jobId);  // the job is over here
         }
-        partitions.release(jobId, partitionIds, onlyKept, reply);
+        try {
+            partitions.release(jobId, partitionIds, onlyKept);
+        } catch (IOException e) {
+            reply.refuse(io.grpc.Status.INTERNAL.withDescription(e.getMessage()).asRuntimeException());
+            return;
+        }
+        reply.ok();
     }
 
     // ------------------------------------------------------------ task reports

@@ -1,5 +1,8 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.mailbox.Mailbox;
+import io.duraflow.mailbox.ThreadMailbox;
+
 import io.duraflow.plan.JobGraph;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.plan.JobPlans;

@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManagerGatewayImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerService.class);
-    static final int CHUNK_BYTES = 1 << 20;
 
     private final TaskExecutor executor;
 
@@ -140,7 +139,7 @@ public final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManager
                 try {
                     while (stream.isReady()) {
                         // A fresh array that nothing writes to again, so it can be wrapped, not copied.
-                        byte[] chunk = cursor.nextChunk(CHUNK_BYTES);
+                        byte[] chunk = cursor.nextChunk(PartitionFileReader.FETCH_CHUNK_BYTES);
                         if (chunk == null) {
                             done[0] = true;
                             reader.close();
@@ -165,15 +164,6 @@ public final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManager
         });
         stream.setOnReadyHandler(pump);
         pump.run();
-    }
-
-    public static void forEachChunk(PartitionFileReader reader, int from, int to, Consumer<byte[]> consumer)
-            throws IOException {
-        FrameCursor cursor = reader.frames(from, to);
-        byte[] chunk;
-        while ((chunk = cursor.nextChunk(CHUNK_BYTES)) != null) {
-            consumer.accept(chunk);
-        }
     }
 
     private static void closeQuietly(PartitionFileReader reader) {

@@ -4,7 +4,7 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.FileSegmentHandle;
 import io.duraflow.state.KeyGroupRange;
@@ -43,7 +43,7 @@ final class CoordinatorHarness {
     static final CheckpointTask SUM_1 = new CheckpointTask(1, 1, 0);
     static final List<CheckpointTask> ALL = List.of(SOURCE_0, SOURCE_1, SUM_0, SUM_1);
 
-    final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    final ManualMailbox main = new ManualMailbox();
     final ManualIo io = new ManualIo();
     final FileSystem fs = LocalFileSystem.INSTANCE;
     final Path root;

@@ -2,7 +2,7 @@ package io.duraflow.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class PeriodicTriggerSchedulerTest {
     private static final long INTERVAL = 100;
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final List<Long> triggers = new ArrayList<>();
     private int inProgress;
     private PeriodicTriggerScheduler scheduler;

@@ -2,7 +2,6 @@ package io.duraflow.exchange;
 
 import io.duraflow.exchange.blocking.PartitionFileReader;
 import io.duraflow.exchange.blocking.PartitionFileWriter;
-import io.duraflow.exchange.blocking.PartitionSummary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,7 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.mailbox.ManualMailbox;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -58,7 +60,7 @@ class TaskExecutorTest {
     @TempDir
     Path dir;
 
-    private final ManualMailbox mailbox = new ManualMailbox();
+    private final ManualMailbox mailbox = ManualMailbox.guardingMailsOnly();
     private final FakeJobManager jobManagers = new FakeJobManager();
     private final List<Runnable> startedTaskThreads = new CopyOnWriteArrayList<>();
     private final Map<String, FakeTask> tasks = new LinkedHashMap<>();

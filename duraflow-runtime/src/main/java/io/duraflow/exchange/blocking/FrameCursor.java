@@ -1,5 +1,7 @@
 package io.duraflow.exchange.blocking;
 
+import io.duraflow.exchange.PartitionFormat;
+
 import io.duraflow.exchange.Frames;
 
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package io.duraflow.exchange.blocking;
 
+import io.duraflow.exchange.PartitionFormat;
+
 import io.duraflow.exchange.Frames;
 
 import io.duraflow.api.types.CorruptDataException;
@@ -23,6 +25,9 @@ import java.util.Objects;
  * their own position. Each cursor is used by one thread.
  */
 public final class PartitionFileReader implements Closeable {
+    /** How many bytes of whole frames one fetch message carries, at most (one frame may exceed it). */
+    public static final int FETCH_CHUNK_BYTES = 1 << 20;
+
     private final Path dataFile;
     private final FileChannel data;
     private final long dataFileBytes;
@@ -202,6 +207,15 @@ public final class PartitionFileReader implements Closeable {
                 }
             }
             return new Index(bytes, records, offsets);
+        }
+    }
+
+    /** Hands the frames of subpartitions {@code [from, to)} to {@code consumer} in chunks of whole frames. */
+    public void forEachChunk(int from, int to, java.util.function.Consumer<byte[]> consumer) throws IOException {
+        FrameCursor cursor = frames(from, to);
+        byte[] chunk;
+        while ((chunk = cursor.nextChunk(FETCH_CHUNK_BYTES)) != null) {
+            consumer.accept(chunk);
         }
     }
 }

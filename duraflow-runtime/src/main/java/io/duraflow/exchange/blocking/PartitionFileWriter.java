@@ -1,5 +1,9 @@
 package io.duraflow.exchange.blocking;
 
+import io.duraflow.exchange.PartitionFormat;
+
+import io.duraflow.exchange.PartitionSummary;
+
 import io.duraflow.exchange.Frames;
 import io.duraflow.exchange.ResultPartitionWriter;
 

@@ -1,8 +1,6 @@
 package io.duraflow.exchange.blocking;
 
-import io.duraflow.taskmanager.Mailbox;
-import io.duraflow.taskmanager.TaskExecutor;
-import io.duraflow.taskmanager.TaskManagerService;
+import io.duraflow.mailbox.Mailbox;
 
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.PartitionLocation;
@@ -95,7 +93,7 @@ public final class TaskManagerPartitions {
     public void fetch(PartitionLocation location, int from, int to, Consumer<byte[]> frames) throws Exception {
         if (location.getTmId().equals(tmId)) {
             try (PartitionFileReader reader = open(location.getPartitionId())) {
-                TaskManagerService.forEachChunk(reader, from, to, frames);
+                reader.forEachChunk(from, to, frames);
             }
             return;
         }
@@ -162,10 +160,12 @@ public final class TaskManagerPartitions {
      * with {@code onlyKept}, only while they are still the ones kept from an earlier leader. The
      * answer comes once the files are deleted: the release of all of a job's partitions is a step
      * of the job's cleanup, which is CLEAN only once every TaskManager confirmed it, so a file
-     * that cannot be deleted refuses the request (INTERNAL, naming the file) and the JobManager
-     * asks again.
+     * that cannot be deleted fails the release (the TaskExecutor refuses the request with
+     * INTERNAL, naming the file) and the JobManager asks again.
+     *
+     * @throws IOException naming this TaskManager, the job and the file that could not be deleted
      */
-    public void release(String jobId, List<String> partitionIds, boolean onlyKept, TaskExecutor.Reply reply) {
+    public void release(String jobId, List<String> partitionIds, boolean onlyKept) throws IOException {
         mailbox.assertRunningInMailbox();
         if (onlyKept) {
             store.releaseKept(jobId, partitionIds);
@@ -174,16 +174,14 @@ public final class TaskManagerPartitions {
                 store.releaseJob(jobId);
             } catch (IOException e) {
                 LOG.warn("Could not delete the partitions of job {}: {}", jobId, e.toString());
-                reply.refuse(io.grpc.Status.INTERNAL.withDescription("TaskManager " + tmId + " could not delete the"
-                        + " partitions of job " + jobId + ": " + e).asRuntimeException());
-                return;
+                throw new IOException("TaskManager " + tmId + " could not delete the partitions of job " + jobId
+                        + ": " + e, e);
             }
         } else {
             for (String partitionId : partitionIds) {
                 store.release(jobId, partitionId);
             }
         }
-        reply.ok();
     }
 
     /** Deletes every partition and stops fetching from peers: the TaskManager stops. Any thread. */

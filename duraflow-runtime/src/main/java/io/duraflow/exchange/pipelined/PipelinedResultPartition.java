@@ -1,6 +1,6 @@
 package io.duraflow.exchange.pipelined;
 
-import io.duraflow.exchange.blocking.PartitionSummary;
+import io.duraflow.exchange.PartitionSummary;
 import io.duraflow.exchange.ResultPartitionWriter;
 import java.io.IOException;
 import java.util.Objects;

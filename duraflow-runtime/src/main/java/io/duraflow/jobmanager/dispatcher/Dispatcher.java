@@ -39,7 +39,7 @@ import io.duraflow.rpc.proto.TriggerSavepointRequest;
 import io.duraflow.rpc.proto.TriggerSavepointResponse;
 import io.duraflow.util.Futures;
 import io.duraflow.state.TaskStateSnapshot;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import java.io.IOException;
 import java.util.List;
@@ -104,7 +104,7 @@ public final class Dispatcher {
     private final String sessionId;
     private final Configuration clusterConfig;
     private final ResourceManager resourceManager;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     private final Services services;
     private final JobRegistry registry;
@@ -117,7 +117,7 @@ public final class Dispatcher {
     private boolean closed;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
-            MainThreadExecutor mainThread, LongSupplier clock, Services services) {
+            Mailbox mainThread, LongSupplier clock, Services services) {
         this.clock = clock;
         this.sessionId = sessionId;
         this.clusterConfig = clusterConfig;
@@ -151,19 +151,19 @@ public final class Dispatcher {
 
     /** As {@link #recover()}, by a leader elected at {@code electedAtMs} (shown in a recovered job's status). */
     public CompletableFuture<Void> recover(long electedAtMs) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return recovery.recover(electedAtMs);
     }
 
     /** Phase two, once this leader is published; see {@link StoredJobRecovery}. */
     public void startRecoveredJobs() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         recovery.startRecoveredJobs();
     }
 
     /** Leadership is gone: stop every job without a result; the next leader takes over. */
     public void close() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         closed = true;
         queries.close();
         for (JobMaster job : registry.jobs()) {
@@ -184,12 +184,12 @@ public final class Dispatcher {
     // ------------------------------------------------------------------ requests
 
     public CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return submissions.submit(request);
     }
 
     public CompletableFuture<JobStatus> status(String jobId) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return queries.status(jobId);
     }
 
@@ -199,12 +199,12 @@ public final class Dispatcher {
     }
 
     public CompletableFuture<JobResult> result(String jobId) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return queries.result(jobId);
     }
 
     public List<JobStatus> list() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return queries.list();
     }
 
@@ -213,19 +213,19 @@ public final class Dispatcher {
     }
 
     public CompletableFuture<io.duraflow.rpc.proto.JobCheckpoints> checkpoints(String jobId) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return queries.checkpoints(jobId);
     }
 
     /** The TaskManagers with the finished partitions of running jobs on each (see {@link JobQueries#withPartitions}). */
     public List<io.duraflow.rpc.proto.TaskManagerInfo> withPartitions(
             List<io.duraflow.rpc.proto.TaskManagerInfo> taskManagers) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return queries.withPartitions(taskManagers);
     }
 
     public int runningJobs() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return queries.runningJobs();
     }
 
@@ -239,7 +239,7 @@ public final class Dispatcher {
     }
 
     public void cancel(String jobId) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         JobMaster job = runningJob(jobId);
         recovery.cancelPending(jobId);
         job.cancel();
@@ -256,7 +256,7 @@ public final class Dispatcher {
      * a missing or bad directory.
      */
     public CompletableFuture<TriggerSavepointResponse> triggerSavepoint(TriggerSavepointRequest request) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         String jobId = request.getJobId();
         JobMaster job = runningJob(jobId);
         FsPath target = savepointTarget(request.getTargetDirectory());
@@ -349,10 +349,10 @@ public final class Dispatcher {
      *     could not be logged or leadership ended meanwhile (the TaskManager registers again)
      */
     public CompletableFuture<Void> registerTaskManager(RegisterTaskManagerRequest request) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return recovery.takeEarlierFinishes(sessionId, request.getTmId(), request.getAddress(),
                 request.getEarlierFinishedReportsList()).thenRun(() -> {
-                    mainThread.assertRunningInMainThread();
+                    mainThread.assertRunningInMailbox();
                     if (closed) {
                         throw Status.UNAVAILABLE.withDescription("this JobManager is no longer the leader")
                                 .asRuntimeException();
@@ -374,7 +374,7 @@ public final class Dispatcher {
      * lost is sent again the same way.
      */
     public void onTasksRunning(String tmId, List<io.duraflow.rpc.proto.AttemptId> attempts) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         for (io.duraflow.rpc.proto.AttemptId attempt : attempts) {
             JobMaster job = registry.job(attempt.getJobId());
             if (job != null && job.runsOn(attempt, tmId)) {
@@ -395,7 +395,7 @@ public final class Dispatcher {
     }
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (!update.getJmSessionId().equals(sessionId)) {
             LOG.info("Ignoring a task update for session {}", update.getJmSessionId());
             return;
@@ -408,7 +408,7 @@ public final class Dispatcher {
 
     /** A running task's counters from its TaskManager's heartbeat (of this session). */
     public void onTaskMetrics(io.duraflow.rpc.proto.AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         JobMaster job = registry.job(attempt.getJobId());
         if (job != null) {
             job.onTaskMetrics(attempt, sample);
@@ -416,7 +416,7 @@ public final class Dispatcher {
     }
 
     public void onOperatorEvent(OperatorEventFromTask event) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         JobMaster job = registry.job(event.getAttempt().getJobId());
         if (job != null) {
             job.onOperatorEvent(event.getAttempt(), event.getNodeId(), event.getEvent());
@@ -425,7 +425,7 @@ public final class Dispatcher {
 
     /** A task's part of a checkpoint is durable; INVALID_ARGUMENT if its state handles cannot be decoded. */
     public void acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         TaskStateSnapshot state;
         CheckpointMetrics metrics;
         try {
@@ -447,7 +447,7 @@ public final class Dispatcher {
 
     /** A task declined a checkpoint; INVALID_ARGUMENT if the reason is unknown. */
     public void declineCheckpoint(DeclineCheckpointRequest request) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         CheckpointFailure failure;
         try {
             failure = CheckpointMessages.fromProto(request.getFailure());
@@ -464,7 +464,7 @@ public final class Dispatcher {
 
     /** A streaming task ended its input and waits for its final checkpoint. */
     public void onInputEnded(TaskInputEnded report) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         JobMaster job = registry.job(report.getAttempt().getJobId());
         if (job != null) {
             job.onInputEnded(report.getAttempt());

@@ -6,7 +6,7 @@ import io.duraflow.config.Configuration;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.JobResultEntryExistsException;
 import io.duraflow.util.Failpoints;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,7 +34,7 @@ final class JobCleanup {
 
     private final Dispatcher.Services services;
     private final ResourceManager resourceManager;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final java.util.function.LongSupplier clock;
     private final Runnable requireLeadership;
     /** True once the dispatcher's leadership ended: nothing happens after that. */
@@ -46,7 +46,7 @@ final class JobCleanup {
     private final JobResourceDeletion resources;
 
     JobCleanup(Configuration clusterConfig, Dispatcher.Services services, ResourceManager resourceManager,
-            MainThreadExecutor mainThread,
+            Mailbox mainThread,
             java.util.function.LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed,
             java.util.function.Consumer<JobResultEntry> resultStored) {
         this.services = services;

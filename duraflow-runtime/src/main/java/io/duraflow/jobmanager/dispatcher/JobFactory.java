@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.dispatcher;
 
+import io.duraflow.jobmanager.jobmaster.execution.RestartStrategy;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
 import io.duraflow.util.SequentialExecutor;
 
@@ -24,14 +25,14 @@ import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.jobmaster.RecordingJobEventLog;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
-import io.duraflow.jobmanager.jobmaster.JobSettings;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
 import io.duraflow.jobmanager.jobmaster.failover.RestartBackoff;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.util.Futures;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.HashMap;
@@ -58,7 +59,7 @@ final class JobFactory {
     private final Configuration clusterConfig;
     private final String sessionId;
     private final ResourceManager resourceManager;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     private final JobDirectories jobDirectories;
     private final Executor userCode;
@@ -67,7 +68,7 @@ final class JobFactory {
     private final BooleanSupplier stillLeads;
     private final Function<String, CheckpointIdCounter> checkpointIdCounters;
 
-    JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, MainThreadExecutor mainThread,
+    JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Mailbox mainThread,
             LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
             JobMaster.TerminationListener terminated, Executor io, BooleanSupplier stillLeads,
             Function<String, CheckpointIdCounter> checkpointIdCounters) {
@@ -288,7 +289,7 @@ final class JobFactory {
         return new JobSettings(parallelism, config.get(ExecutionOptions.BATCH_MAX_KEY_GROUPS),
                 config.get(ExecutionOptions.ADAPTIVE_MIN_PARALLELISM), configuredMax > 0 ? configuredMax : parallelism,
                 config.get(ExecutionOptions.ADAPTIVE_AVG_BYTES_PER_TASK).bytes(),
-                RestartBackoff.Spec.fromConfiguration(config),
+                RestartStrategy.fromConfiguration(config),
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes());
     }
 }

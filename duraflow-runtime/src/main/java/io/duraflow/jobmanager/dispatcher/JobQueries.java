@@ -4,8 +4,8 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.jobmanager.events.JobEventFormatter;
 import io.duraflow.jobmanager.events.JobEventReader;
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.SubpartitionSizes;
@@ -25,7 +25,7 @@ import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -44,12 +44,12 @@ final class JobQueries {
     private final Dispatcher.Services services;
     private final JobRegistry registry;
     private final JobFactory factory;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     /** Running jobs' statuses for queries that need not wait for the main thread. */
     private final PublishedStatuses published;
 
-    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
+    JobQueries(Dispatcher.Services services, JobRegistry registry, JobFactory factory, Mailbox mainThread,
             LongSupplier clock) {
         this.services = services;
         this.clock = clock;

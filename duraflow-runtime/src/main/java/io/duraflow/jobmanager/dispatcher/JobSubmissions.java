@@ -9,7 +9,7 @@ import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.util.Futures;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -43,7 +43,7 @@ final class JobSubmissions {
     private final Dispatcher.Services services;
     private final JobRegistry registry;
     private final JobFactory factory;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     private final Runnable requireLeadership;
     /** True once the dispatcher's leadership ended. */
@@ -53,7 +53,7 @@ final class JobSubmissions {
 
     private record InFlight(SubmittedJob job, CompletableFuture<SubmitJobResponse> response) {}
 
-    JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, MainThreadExecutor mainThread,
+    JobSubmissions(Dispatcher.Services services, JobRegistry registry, JobFactory factory, Mailbox mainThread,
             LongSupplier clock, Runnable requireLeadership, BooleanSupplier closed) {
         this.services = services;
         this.registry = registry;

@@ -15,7 +15,7 @@ import io.duraflow.jobmanager.events.proto.JobEvent;
 import io.duraflow.jobmanager.recovery.AdoptionPlan;
 import io.duraflow.jobmanager.recovery.AdoptionPlanner;
 import io.duraflow.jobmanager.recovery.ReportedTask;
-import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
@@ -31,7 +31,7 @@ import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.TaskStateUpdate;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -73,7 +73,7 @@ public final class StoredJobRecovery {
     private final JobFactory factory;
     private final JobCleanup cleanup;
     private final ResourceManager resourceManager;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     /** True once the dispatcher's leadership ended. */
     private final BooleanSupplier closed;
@@ -81,7 +81,7 @@ public final class StoredJobRecovery {
     private final Map<String, PendingTakeover> takeovers = new LinkedHashMap<>();
     /** Whether TaskManagers keep their tasks for a new leader ({@code taskmanager.leader-loss.timeout} > 0). */
     private final boolean adoptionOn;
-    private MainThreadExecutor.Cancellable recoveryCheck;
+    private Mailbox.Cancellable recoveryCheck;
     /** Set once this leader is published: from then on recovered jobs may plan. */
     private boolean started;
     /** The jobs this leader took over from stored job graphs (for the metrics' recovery figures). */
@@ -91,7 +91,7 @@ public final class StoredJobRecovery {
     private long electedAtMs;
 
     StoredJobRecovery(Dispatcher.Services services, JobRegistry registry, JobFactory factory, JobCleanup cleanup,
-            ResourceManager resourceManager, MainThreadExecutor mainThread, LongSupplier clock,
+            ResourceManager resourceManager, Mailbox mainThread, LongSupplier clock,
             BooleanSupplier closed, boolean adoptionOn) {
         this.adoptionOn = adoptionOn;
         this.services = services;

@@ -6,7 +6,7 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsOutputStream;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.WriteMode;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -80,7 +80,7 @@ public final class JobEventWriter implements AutoCloseable {
     private final long flushIntervalMs;
     private final long maxPendingBytes;
     /** Runs every write, close and timer action, one at a time, in submission order. */
-    private final MainThreadExecutor writerThread;
+    private final Mailbox writerThread;
     private final Runnable stopWriterThread;
     private final FileOpener opener;
     /** Collected data of one finish above this many bytes goes out of line. */
@@ -93,7 +93,7 @@ public final class JobEventWriter implements AutoCloseable {
     /** The buffer a flush returns after writing; null while a flush writes it. Guarded by lock. */
     private RecordBuffer spare = new RecordBuffer();
     /** Flush due flushInterval after the oldest pending event; null while pending is empty. Guarded by lock. */
-    private MainThreadExecutor.Cancellable intervalFlush;
+    private Mailbox.Cancellable intervalFlush;
     /** A flush for a full buffer is queued on the writer thread. Guarded by lock. */
     private boolean sizeFlushQueued;
     /** Completes when the writer has stopped; set by closeAsync()/abandon(). Guarded by lock. */
@@ -126,14 +126,14 @@ public final class JobEventWriter implements AutoCloseable {
     }
 
     /** For tests: {@code writerThread} runs the writes (e.g. a manual scheduler); {@code opener} creates files. */
-    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, MainThreadExecutor writerThread,
+    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, Mailbox writerThread,
             FileOpener opener) {
         this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener,
                 CollectedDataFiles.OUT_OF_LINE_THRESHOLD_BYTES);
     }
 
     /** For tests: as above, with collected data above {@code outOfLineThresholdBytes} out of line. */
-    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, MainThreadExecutor writerThread,
+    JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval, Mailbox writerThread,
             FileOpener opener, long outOfLineThresholdBytes) {
         this(fileSystem, dir, bufferBytes, flushInterval, writerThread, () -> { }, opener, outOfLineThresholdBytes);
     }
@@ -145,7 +145,7 @@ public final class JobEventWriter implements AutoCloseable {
     }
 
     private JobEventWriter(FileSystem fileSystem, FsPath dir, long bufferBytes, Duration flushInterval,
-            MainThreadExecutor writerThread, Runnable stopWriterThread, FileOpener opener,
+            Mailbox writerThread, Runnable stopWriterThread, FileOpener opener,
             long outOfLineThresholdBytes) {
         if (bufferBytes < 1 || bufferBytes > JobEventLogFormat.MAX_PAYLOAD_BYTES) {
             throw new IllegalArgumentException("write buffer of " + bufferBytes + " bytes; expected 1 to "
@@ -458,8 +458,8 @@ public final class JobEventWriter implements AutoCloseable {
         return executor;
     }
 
-    private static MainThreadExecutor schedulerOf(ScheduledThreadPoolExecutor executor) {
-        return new MainThreadExecutor() {
+    private static Mailbox schedulerOf(ScheduledThreadPoolExecutor executor) {
+        return new Mailbox() {
             @Override
             public void execute(Runnable action) {
                 executor.execute(action);
@@ -472,7 +472,12 @@ public final class JobEventWriter implements AutoCloseable {
             }
 
             @Override
-            public void assertRunningInMainThread() {
+            public long now() {
+                return System.currentTimeMillis();
+            }
+
+            @Override
+            public void assertRunningInMailbox() {
                 if (!Thread.currentThread().getName().equals(THREAD_NAME)) {
                     throw new IllegalStateException("must run on " + THREAD_NAME + ", not "
                             + Thread.currentThread().getName());

@@ -1,5 +1,12 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
+import io.duraflow.jobmanager.jobmaster.execution.StreamingPhase;
+
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointRestore;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
 import io.duraflow.jobmanager.jobmaster.checkpointing.JobSavepoints;
@@ -8,6 +15,7 @@ import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
 import io.duraflow.jobmanager.jobmaster.coordination.SourceCoordinator;
 import io.duraflow.jobmanager.jobmaster.failover.BatchFailoverStrategy;
 import io.duraflow.jobmanager.jobmaster.failover.FailoverHandler;
+import io.duraflow.jobmanager.jobmaster.failover.RestartBackoff;
 import io.duraflow.jobmanager.jobmaster.failover.FailoverStrategy;
 import io.duraflow.jobmanager.jobmaster.failover.RecoveryRestore;
 import io.duraflow.jobmanager.jobmaster.failover.StreamingRestart;
@@ -35,7 +43,7 @@ import io.duraflow.config.RuntimeMode;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import io.duraflow.jobmanager.recovery.RecoveryPlan;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
@@ -121,11 +129,11 @@ public final class JobMaster {
     /** When the first task of this JobMaster was reported running; 0 before. */
     private long firstTaskRunningAtMs;
     /** Every state-changing entry asserts it runs here (the Dispatcher's main thread). */
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
 
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
-            MainThreadExecutor scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
+            Mailbox scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
         this.jobId = jobId;
         this.mainThread = scheduler;
         this.jobClass = jobClass;
@@ -150,11 +158,11 @@ public final class JobMaster {
                 () -> state == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL);
         this.checkpointTriggers = new CheckpointTriggers(executions, scheduler);
         this.streamingRestart = new StreamingRestart(executions, taskManagers, coordinators, scheduling,
-                checkpointTriggers, clock, settings.restart().start(), new StreamingRestart.Job(
+                checkpointTriggers, clock, RestartBackoff.start(settings.restart()), new StreamingRestart.Job(
                         () -> state == JobMasterState.RUNNING, cause -> terminate(JobMasterState.FAILED, cause),
                         (what, step) -> guarded(what, step::run), this::scheduleNow));
         this.failover = new FailoverHandler(new BatchFailoverStrategy(), executions, taskManagers, coordinators,
-                () -> eventLog, clock, settings.restart().start());
+                () -> eventLog, clock, RestartBackoff.start(settings.restart()));
         this.taskEvents = new TaskEvents(settings, streaming, executions, taskManagers, coordinators, failover,
                 streamingRestart, checkpointTriggers, new TaskEvents.Job(() -> state, this::terminate,
                         this::completeCancellationIfIdle, this::scheduleNow, () -> eventLog));
@@ -210,7 +218,7 @@ public final class JobMaster {
      */
     public CompletableFuture<io.duraflow.checkpoint.CompletedCheckpoint> triggerSavepoint(
             io.duraflow.fs.FsPath targetDirectory, boolean cancelJob) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         return savepoints.trigger(targetDirectory, cancelJob);
     }
 
@@ -257,7 +265,7 @@ public final class JobMaster {
      * @return how many executions were restored
      */
     public int restore(RecoveryPlan plan) throws Exception {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         restoredTasks = RecoveryRestore.apply(plan, executions, coordinators, eventLog);
         takenOverAtMs = clock.getAsLong();
         rerunTasks = plan.nextAttempts().size();
@@ -274,7 +282,7 @@ public final class JobMaster {
      */
     public List<Execution> adopt(io.duraflow.jobmanager.recovery.AdoptionPlan plan,
             java.util.function.Function<String, String> tmAddress) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         List<Execution> adopted = new ArrayList<>();
         for (var decision : plan.adopted()) {
             Execution execution = executions.executions(decision.key().vertex())[decision.key().subtask()];
@@ -299,7 +307,7 @@ public final class JobMaster {
      * failures do); the TaskManager cancels them when its leader-loss timeout passes.
      */
     public void adoptionFailed(List<AttemptId> attempts, String reason) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         for (AttemptId attempt : attempts) {
             Execution[] subtasks = executions.executions(attempt.getVertex());
             Execution execution = subtasks == null ? null : subtasks[attempt.getSubtask()];
@@ -345,7 +353,7 @@ public final class JobMaster {
 
     /** Starts scheduling; {@link #prepareAsync} must have succeeded. */
     public void start() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (state != JobMasterState.CREATED) {
             throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
         }
@@ -381,7 +389,7 @@ public final class JobMaster {
      */
     public void startTakingOver(List<io.duraflow.jobmanager.recovery.ReportedTask> reports,
             TakeoverActions actions, java.util.function.Function<String, String> tmAddress) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (state != JobMasterState.CREATED) {
             throw new IllegalStateException("job " + jobId + " cannot start: it is " + state);
         }
@@ -402,7 +410,7 @@ public final class JobMaster {
 
     /** The job cannot even start (e.g. its input vanished before a recovery): it fails. */
     public void failBeforeStart(String cause) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         terminate(JobMasterState.FAILED, cause);
     }
 
@@ -411,7 +419,7 @@ public final class JobMaster {
      * the next leader recovers the job.
      */
     public void suspend() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (state.isDeadEnd()) {
             return;
         }
@@ -493,7 +501,7 @@ public final class JobMaster {
 
     /** Deploys every task the scheduling strategy says may run, as long as there are free slots. */
     public void schedule() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         guarded("scheduling", this::scheduleNow);
     }
 
@@ -511,7 +519,7 @@ public final class JobMaster {
     // ------------------------------------------------------------------ events from TaskManagers
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (firstTaskRunningAtMs == 0 && update.getState() == io.duraflow.rpc.proto.TaskState.RUNNING) {
             firstTaskRunningAtMs = clock.getAsLong();
         }
@@ -520,7 +528,7 @@ public final class JobMaster {
 
     /** A heartbeat's sample of a running streaming task's counters; one of an attempt no longer current is ignored. */
     public void onTaskMetrics(AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         Execution[] subtasks = executions.executions(attempt.getVertex());
         if (subtasks != null && attempt.getSubtask() < subtasks.length
                 && subtasks[attempt.getSubtask()].attempt() == attempt.getAttempt()) {
@@ -540,7 +548,7 @@ public final class JobMaster {
      * master (see {@code Dispatcher#onTasksRunning}).
      */
     public boolean runsOn(AttemptId attempt, String tmId) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         Execution[] subtasks = executions.executions(attempt.getVertex());
         if (subtasks == null || attempt.getSubtask() < 0 || attempt.getSubtask() >= subtasks.length) {
             return false;
@@ -553,12 +561,12 @@ public final class JobMaster {
 
     /** A TaskManager is gone: its running tasks failed, and its finished output is lost. */
     public void onTaskManagerLost(String tmId) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         guarded("handling the loss of a TaskManager", () -> taskEvents.onTaskManagerLost(tmId));
     }
 
     public void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         guarded("handling an operator event", () -> taskEvents.onOperatorEvent(attempt, nodeId, event));
     }
 
@@ -571,7 +579,7 @@ public final class JobMaster {
     /** A task's part of a checkpoint is durable (decoded by the caller). */
     public void acknowledgeCheckpoint(CheckpointTask task, long checkpointId, TaskStateSnapshot state,
             CheckpointMetrics metrics) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         // Also after the job ended: the coordinator then deletes the files the task wrote.
         guarded("handling a checkpoint acknowledgement", () -> checkpointTriggers.acknowledge(task, checkpointId,
                 state, metrics));
@@ -579,7 +587,7 @@ public final class JobMaster {
 
     /** A task will not take its part of a checkpoint: the checkpoint is aborted. */
     public void declineCheckpoint(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         guarded("handling a checkpoint decline", () -> checkpointTriggers.decline(task, checkpointId, failure));
     }
 
@@ -591,14 +599,14 @@ public final class JobMaster {
      * taken after their own end.
      */
     public void onInputEnded(AttemptId attempt) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         guarded("handling the end of a task's input", () -> taskEvents.onInputEnded(attempt));
     }
 
     // ------------------------------------------------------------------ cancellation and the end
 
     public void cancel() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         guarded("cancelling the job", () -> cancelNow());
     }
 
@@ -616,7 +624,7 @@ public final class JobMaster {
 
     /** Forces cancellation to end even if a TaskManager never confirms. */
     public void forceCancelled() {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (state == JobMasterState.CANCELLING) {
             terminate(JobMasterState.CANCELED, "cancelled by the user");
         }
@@ -704,7 +712,7 @@ public final class JobMaster {
      * from an earlier one, so its tasks to run again count.
      */
     public JobMetrics metrics(boolean recovered) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         JobStatus status = status();
         int runAgain = 0;
         if (recovered) {

@@ -1,5 +1,9 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+
 import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.JobStatus;

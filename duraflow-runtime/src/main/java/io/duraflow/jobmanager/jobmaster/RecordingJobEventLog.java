@@ -1,5 +1,8 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
+
 import com.google.protobuf.ByteString;
 import io.duraflow.jobmanager.events.JobEventWriter;
 import io.duraflow.jobmanager.events.proto.Collected;

@@ -1,5 +1,12 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
+import io.duraflow.jobmanager.jobmaster.execution.StreamingPhase;
+
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
 import io.duraflow.jobmanager.jobmaster.failover.FailoverHandler;

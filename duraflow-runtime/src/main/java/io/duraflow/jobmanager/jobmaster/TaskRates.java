@@ -1,5 +1,8 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+
 import io.duraflow.rpc.proto.TaskMetricsSample;
 import io.duraflow.rpc.proto.VertexRates;
 import java.util.HashMap;

@@ -7,7 +7,7 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerInfo;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Registered TaskManagers, their slots and heartbeats, and the calls to them (through a {@link
  * TaskManagerTransport}, gRPC outside tests). Main thread only; RPC callbacks come back through
- * the main thread's {@link MainThreadExecutor#execute}.
+ * the main thread's {@link Mailbox#execute}.
  *
  * <p>A TaskManager is lost when its heartbeats stop for {@code heartbeat.timeout}, or, much
  * sooner, when a sign that it died (a broken connection, a refused call, a task that could not
@@ -67,7 +67,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
         }
     }
 
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     private final long heartbeatTimeoutMs;
     private final TaskManagerTransport transport;
@@ -93,31 +93,31 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     static final long MAX_DEPLOY_RETRY_MS = 500;
 
     /** A deployment refused for busy slots, waiting to be sent again. */
-    private record DeployRetry(String tmId, MainThreadExecutor.Cancellable timer, Consumer<Throwable> onFailure) {}
+    private record DeployRetry(String tmId, Mailbox.Cancellable timer, Consumer<Throwable> onFailure) {}
 
     /** By attempt: deployments waiting to be sent again. */
     private final Map<AttemptId, DeployRetry> deployRetries = new LinkedHashMap<>();
 
     /** Calls the TaskManagers over gRPC, in leadership session {@code sessionId}. */
-    public ResourceManager(String sessionId, MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+    public ResourceManager(String sessionId, Mailbox mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             long rpcTimeoutMs) {
         this(sessionId, mainThread, clock, heartbeatTimeoutMs, rpcTimeoutMs, TaskManagerProbes.Settings.DEFAULT);
     }
 
     /** Calls the TaskManagers over gRPC and settles suspicions with {@code probeSettings}. */
-    public ResourceManager(String sessionId, MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+    public ResourceManager(String sessionId, Mailbox mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             long rpcTimeoutMs, TaskManagerProbes.Settings probeSettings) {
         this(mainThread, clock, heartbeatTimeoutMs, new GrpcTaskManagerTransport(sessionId, rpcTimeoutMs),
                 probeSettings);
     }
 
     /** Calls the TaskManagers through {@code transport} (a fake in tests). */
-    public ResourceManager(MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+    public ResourceManager(Mailbox mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             TaskManagerTransport transport) {
         this(mainThread, clock, heartbeatTimeoutMs, transport, TaskManagerProbes.Settings.DEFAULT);
     }
 
-    public ResourceManager(MainThreadExecutor mainThread, LongSupplier clock, long heartbeatTimeoutMs,
+    public ResourceManager(Mailbox mainThread, LongSupplier clock, long heartbeatTimeoutMs,
             TaskManagerTransport transport, TaskManagerProbes.Settings probeSettings) {
         this.mainThread = mainThread;
         this.clock = clock;
@@ -276,7 +276,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     private void suspect(String tmId, String why, Runnable onKept) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (taskManagers.containsKey(tmId)) {
             probes.suspect(tmId, why, onKept);
         } else if (onKept != null) {

@@ -1,6 +1,6 @@
 package io.duraflow.jobmanager.resourcemanager;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
 
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;

@@ -3,7 +3,7 @@ package io.duraflow.jobmanager.resourcemanager;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobManagerOptions;
 import io.duraflow.jobmanager.resourcemanager.TaskManagerTransport.PingResult;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * task is deployed onto a TaskManager that is probably dead.
  *
  * <p>Main thread only; pings run on the transport's threads and their results come back through
- * the main thread's {@link MainThreadExecutor#execute}, retries through its timers.
+ * the main thread's {@link Mailbox#execute}, retries through its timers.
  */
 public final class TaskManagerProbes {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerProbes.class);
@@ -94,7 +94,7 @@ public final class TaskManagerProbes {
         /** Told when the TaskManager is kept; dropped when it is lost (the loss handles their cause). */
         final List<Runnable> onKept = new ArrayList<>();
         int refused;
-        MainThreadExecutor.Cancellable retry;
+        Mailbox.Cancellable retry;
 
         Probe(String tmId, String suspicion, long startedMs) {
             this.tmId = tmId;
@@ -103,7 +103,7 @@ public final class TaskManagerProbes {
         }
     }
 
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final LongSupplier clock;
     private final Settings settings;
     private final Pinger pinger;
@@ -112,7 +112,7 @@ public final class TaskManagerProbes {
     private final Map<String, Probe> probes = new HashMap<>();
     private long probesStarted;
 
-    TaskManagerProbes(MainThreadExecutor mainThread, LongSupplier clock, Settings settings, Pinger pinger,
+    TaskManagerProbes(Mailbox mainThread, LongSupplier clock, Settings settings, Pinger pinger,
             Verdicts verdicts) {
         if (settings.attempts() < 0 || settings.intervalMs() < 0 || settings.timeoutMs() <= 0) {
             throw new IllegalArgumentException("invalid suspect-probe settings " + settings);
@@ -130,7 +130,7 @@ public final class TaskManagerProbes {
      * @param onKept run if the probe keeps the TaskManager (null: nothing); not run if it is lost
      */
     void suspect(String tmId, String why, Runnable onKept) {
-        mainThread.assertRunningInMainThread();
+        mainThread.assertRunningInMailbox();
         if (settings.attempts() == 0) {
             LOG.info("TaskManager {} may be gone ({}); not probed (heartbeat.suspect-probe.attempts is 0)", tmId, why);
             if (onKept != null) {

@@ -38,7 +38,7 @@ import io.duraflow.exchange.Frames;
 import io.duraflow.exchange.RecordIterator;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.exchange.ResultPartitionWriter;
-import io.duraflow.exchange.blocking.PartitionSummary;
+import io.duraflow.exchange.PartitionSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

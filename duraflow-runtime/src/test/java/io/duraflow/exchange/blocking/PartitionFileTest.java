@@ -1,5 +1,7 @@
 package io.duraflow.exchange.blocking;
 
+import io.duraflow.exchange.PartitionSummary;
+
 import io.duraflow.exchange.FrameIterator;
 import io.duraflow.exchange.Frames;
 import io.duraflow.exchange.RecordIterator;

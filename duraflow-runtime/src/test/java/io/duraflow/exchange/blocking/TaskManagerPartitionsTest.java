@@ -1,7 +1,6 @@
 package io.duraflow.exchange.blocking;
 
-import io.duraflow.taskmanager.ManualMailbox;
-import io.duraflow.taskmanager.TaskExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,7 +23,7 @@ class TaskManagerPartitionsTest {
     @TempDir
     Path dir;
 
-    private final ManualMailbox mailbox = new ManualMailbox();
+    private final ManualMailbox mailbox = ManualMailbox.guardingMailsOnly();
     private final AtomicBoolean registered = new AtomicBoolean();
 
     private TaskManagerPartitions partitions(boolean retain) throws Exception {
@@ -38,17 +37,18 @@ class TaskManagerPartitionsTest {
     }
 
     /** How a release was answered. */
-    static final class Answer implements TaskExecutor.Reply {
+    /** What the TaskExecutor answers the JobManager's release request with. */
+    static final class Answer {
         String outcome = "none";
+    }
 
-        @Override
-        public void ok() {
-            outcome = "ok";
-        }
-
-        @Override
-        public void refuse(io.grpc.StatusRuntimeException error) {
-            outcome = error.getStatus().getCode() + ": " + error.getStatus().getDescription();
+    private static void release(TaskManagerPartitions partitions, String jobId, List<String> partitionIds,
+            boolean onlyKept, Answer answer) {
+        try {
+            partitions.release(jobId, partitionIds, onlyKept);
+            answer.outcome = "ok";
+        } catch (java.io.IOException e) {
+            answer.outcome = "INTERNAL: " + e.getMessage();
         }
     }
 
@@ -105,7 +105,7 @@ class TaskManagerPartitionsTest {
                 .containsExactly("p1");
         assertThat(served(partitions)).isTrue();
         // Taken over, they count as kept: the new leader releases those it does not need.
-        mailbox.execute(() -> partitions.release("job", List.of(), true, new Answer()));
+        mailbox.execute(() -> release(partitions, "job", List.of(), true, new Answer()));
         mailbox.runDue();
         assertThat(served(partitions)).isFalse();
     }
@@ -141,14 +141,14 @@ class TaskManagerPartitionsTest {
         TaskManagerPartitions partitions = partitions(false);
         Answer answer = new Answer();
 
-        mailbox.execute(() -> partitions.release("job", List.of(), false, answer));
+        mailbox.execute(() -> release(partitions, "job", List.of(), false, answer));
         mailbox.runDue();
 
         assertThat(answer.outcome).isEqualTo("ok");
         assertThat(served(partitions)).isFalse();
         assertThat(dir.resolve("partitions").resolve("job")).doesNotExist();
         Answer again = new Answer();
-        mailbox.execute(() -> partitions.release("job", List.of(), false, again));
+        mailbox.execute(() -> release(partitions, "job", List.of(), false, again));
         mailbox.runDue();
         assertThat(again.outcome).as("releasing again is a no-op").isEqualTo("ok");
     }
@@ -165,7 +165,7 @@ class TaskManagerPartitionsTest {
         }
         Answer answer = new Answer();
 
-        mailbox.execute(() -> partitions.release("job", List.of(), false, answer));
+        mailbox.execute(() -> release(partitions, "job", List.of(), false, answer));
         mailbox.runDue();
 
         assertThat(answer.outcome).startsWith("INTERNAL: TaskManager tm-1 could not delete the partitions of job job")
@@ -178,7 +178,7 @@ class TaskManagerPartitionsTest {
 
         assertThatThrownBy(() -> partitions.keepForNextLeader(registered::get))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("mailbox");
-        assertThatThrownBy(() -> partitions.release("job", List.of(), false, new Answer()))
+        assertThatThrownBy(() -> release(partitions, "job", List.of(), false, new Answer()))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(served(partitions)).isTrue();
     }

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.duraflow.exchange.Frames;
-import io.duraflow.exchange.blocking.PartitionSummary;
+import io.duraflow.exchange.PartitionSummary;
 import io.duraflow.exchange.RecordIterator;
 import java.time.Duration;
 import java.util.ArrayList;

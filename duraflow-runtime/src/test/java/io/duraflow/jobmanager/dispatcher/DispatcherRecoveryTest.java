@@ -2,7 +2,7 @@ package io.duraflow.jobmanager.dispatcher;
 
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -79,7 +79,7 @@ class DispatcherRecoveryTest {
     @TempDir
     Path tempDir;
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final InMemoryJobResultStore results = new InMemoryJobResultStore();
     private final InMemoryJobGraphStore jobGraphs = new InMemoryJobGraphStore();
     private final JobGraph graph = JobPlans.build(WordCount.class.getName(), PARAMS, PARALLELISM);
@@ -398,7 +398,7 @@ class DispatcherRecoveryTest {
     void aJobRestartedFromScratchStartsOnlyOnceItsOldLogIsDeleted() throws IOException {
         List<String> sourceOutputs = firstLeaderDiesWhileTheCountRuns();
         flipPayloadByte(eventLogFiles().get(0), 2);
-        ManualMainThreadExecutor io = new ManualMainThreadExecutor();
+        ManualMailbox io = new ManualMailbox();
         Leader second = leader("session-2", io);
         CompletableFuture<Void> recovered = second.dispatcher().recover();
         io.runDue();
@@ -510,7 +510,7 @@ class DispatcherRecoveryTest {
         Deployment lost = firstCountDeployments.get(0);
         String otherTm = lost.tmId().equals("tm-1") ? "tm-2" : "tm-1";
         // Store I/O waits for the test: the job's cleanup would delete the log it reads back.
-        ManualMainThreadExecutor io = new ManualMainThreadExecutor();
+        ManualMailbox io = new ManualMailbox();
         Leader second = leader("session-2", io);
         CompletableFuture<Void> recovered = second.dispatcher().recover();
         io.runDue();

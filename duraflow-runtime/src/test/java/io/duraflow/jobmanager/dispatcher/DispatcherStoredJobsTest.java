@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager.dispatcher;
 
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,7 +39,7 @@ class DispatcherStoredJobsTest {
     @TempDir
     Path tempDir;
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final ManualClock storeClock = new ManualClock(1_000_000);
     private InMemoryJobResultStore results = new InMemoryJobResultStore();
     private FileSystemJobGraphStore jobGraphs;

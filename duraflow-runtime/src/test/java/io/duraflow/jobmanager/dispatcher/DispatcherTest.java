@@ -2,7 +2,7 @@ package io.duraflow.jobmanager.dispatcher;
 
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -42,7 +42,7 @@ class DispatcherTest {
     @TempDir
     Path tempDir;
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final InMemoryJobResultStore results = new InMemoryJobResultStore();
     private final FlakyJobGraphStore jobGraphs = new FlakyJobGraphStore();
     private final AtomicBoolean leads = new AtomicBoolean(true);

@@ -2,7 +2,7 @@ package io.duraflow.jobmanager.dispatcher;
 
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +34,7 @@ class JobCleanupStepsTest {
     @TempDir
     Path tempDir;
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final InMemoryJobResultStore results = new InMemoryJobResultStore();
     private final InMemoryJobGraphStore jobGraphs = new InMemoryJobGraphStore();
     private final RecordingGateways gateways = new RecordingGateways(main);

@@ -2,7 +2,7 @@ package io.duraflow.jobmanager.dispatcher;
 
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,7 +25,7 @@ class JobFactoryTest {
     @TempDir
     Path dir;
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
 
     private JobFactory factory() {
         ResourceManager resourceManager = new ResourceManager(main, main::now, 10_000, new RecordingGateways(main));

@@ -11,7 +11,7 @@ import io.duraflow.fs.FsOutputStream;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.fs.WriteMode;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 import io.duraflow.jobmanager.events.JobEventReader.ReadResult;
 import io.duraflow.jobmanager.events.proto.Collected;
 import io.duraflow.jobmanager.events.proto.CollectedFile;
@@ -44,7 +44,7 @@ class CollectedDataFilesTest {
 
     @TempDir
     Path dir;
-    private final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
+    private final ManualMailbox scheduler = new ManualMailbox();
     /** Every create, write and sync of the writer's files, in order: "sync events.0". */
     private final List<String> operations = new CopyOnWriteArrayList<>();
     private final ListAppender<ILoggingEvent> log = new ListAppender<>();

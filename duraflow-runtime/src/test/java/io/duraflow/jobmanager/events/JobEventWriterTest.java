@@ -10,7 +10,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 import io.duraflow.jobmanager.events.proto.JobEvent;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,7 +36,7 @@ class JobEventWriterTest {
     @TempDir
     Path tempDir;
     private Path dir;
-    private final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
+    private final ManualMailbox scheduler = new ManualMailbox();
     private final List<JobEventWriter> writers = new ArrayList<>();
     private final ListAppender<ILoggingEvent> log = new ListAppender<>();
     private final Logger writerLogger = (Logger) LoggerFactory.getLogger(JobEventWriter.class);

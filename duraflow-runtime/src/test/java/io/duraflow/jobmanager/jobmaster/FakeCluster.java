@@ -1,10 +1,14 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
+
 import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.config.ClusterOptions;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways.Deployment;
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways.Event;
@@ -48,7 +52,7 @@ public final class FakeCluster {
     public static final JobSettings SETTINGS = new JobSettings(TestJobs.DEFAULT_PARALLELISM, 8, 1, 4, 100, 3, 1_000,
             ClusterOptions.COLLECT_MAX_BYTES.defaultValue().bytes());
 
-    public final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
+    public final ManualMailbox scheduler = new ManualMailbox();
     public final FakeSlotPool slots;
     public final RecordingGateways gateways = new RecordingGateways(scheduler);
     final JobGraph graph;

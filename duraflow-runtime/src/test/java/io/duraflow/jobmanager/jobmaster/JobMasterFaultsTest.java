@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
+
 import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 
 import static io.duraflow.jobmanager.jobmaster.TestJobs.REDUCE;

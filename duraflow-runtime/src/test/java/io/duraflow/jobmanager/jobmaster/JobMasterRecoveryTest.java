@@ -1,5 +1,9 @@
 package io.duraflow.jobmanager.jobmaster;
 
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
+
 import io.duraflow.jobmanager.jobmaster.scheduling.AdaptiveParallelism;
 
 import static io.duraflow.jobmanager.jobmaster.JobMasterSchedulingTest.location;

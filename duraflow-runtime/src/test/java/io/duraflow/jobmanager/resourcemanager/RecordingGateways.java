@@ -3,7 +3,7 @@ package io.duraflow.jobmanager.resourcemanager;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ public final class RecordingGateways implements TaskManagerTransport {
         }
     }
 
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
     private final Deque<Throwable> deployErrors = new ArrayDeque<>();
     private final Deque<String> lateDeployErrors = new ArrayDeque<>();
     private final List<Deployment> deployments = new ArrayList<>();
@@ -66,7 +66,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     private final List<Notification> notifications = new ArrayList<>();
     private final Map<String, String> connected = new LinkedHashMap<>();
 
-    public RecordingGateways(MainThreadExecutor mainThread) {
+    public RecordingGateways(Mailbox mainThread) {
         this.mainThread = mainThread;
     }
 

@@ -1,6 +1,6 @@
 package io.duraflow.jobmanager.resourcemanager;
 
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * its kept outputs were redone).
  */
 class ResourceManagerChannelTest {
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final AtomicInteger deploymentsReceived = new AtomicInteger();
     private Server taskManager;
     private String address;

@@ -1,6 +1,6 @@
 package io.duraflow.jobmanager.resourcemanager;
 
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +25,7 @@ class ResourceManagerSuspicionTest {
     private static final TaskManagerProbes.Settings PROBES = new TaskManagerProbes.Settings(3, 100, 1_000);
     private static final PingResult REFUSED = new PingResult.Refused("Connection refused: /127.0.0.1:6122");
 
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final RecordingGateways taskManagers = new RecordingGateways(main);
     private final List<String> lost = new ArrayList<>();
     private final AtomicInteger slotsOffered = new AtomicInteger();
@@ -230,7 +230,7 @@ class ResourceManagerSuspicionTest {
 
     @Test
     void withZeroAttemptsSuspicionsAreOnlyLogged() {
-        ManualMainThreadExecutor otherMain = new ManualMainThreadExecutor();
+        ManualMailbox otherMain = new ManualMailbox();
         RecordingGateways gateways = new RecordingGateways(otherMain);
         ResourceManager heartbeatsOnly = new ResourceManager(otherMain, otherMain::now, HEARTBEAT_TIMEOUT_MS, gateways,
                 new TaskManagerProbes.Settings(0, 100, 1_000));

@@ -1,6 +1,6 @@
 package io.duraflow.jobmanager.resourcemanager;
 
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /** Registrations and the partitions TaskManagers kept through a JobManager failover. */
 class ResourceManagerTest {
-    private final ManualMainThreadExecutor main = new ManualMainThreadExecutor();
+    private final ManualMailbox main = new ManualMailbox();
     private final RecordingGateways taskManagers = new RecordingGateways(main);
     private final ResourceManager resourceManager = new ResourceManager(main, main::now, 10_000, taskManagers);
 

@@ -2,7 +2,7 @@ package io.duraflow.taskmanager.task;
 
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.TypeSerializer;
-import io.duraflow.exchange.blocking.PartitionSummary;
+import io.duraflow.exchange.PartitionSummary;
 import io.duraflow.exchange.ResultPartitionWriter;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,8 +1,8 @@
 package io.duraflow.jobmanager.jobmaster.checkpointing;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
 
 import io.duraflow.checkpoint.CheckpointCoordinator;
@@ -15,7 +15,7 @@ import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.state.TaskStateSnapshot;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -60,12 +60,12 @@ public final class CheckpointTriggers {
      * the shutdown would be tried again every {@link #FINAL_RETRY_DELAY_MS} ms for good.
      */
     private boolean shutDown;
-    private final MainThreadExecutor mainThread;
+    private final Mailbox mainThread;
 
     /** How soon a final checkpoint that did not complete is tried again. */
     public static final long FINAL_RETRY_DELAY_MS = 200;
 
-    public CheckpointTriggers(ExecutionGraph executions, MainThreadExecutor mainThread) {
+    public CheckpointTriggers(ExecutionGraph executions, Mailbox mainThread) {
         this.mainThread = mainThread;
         this.jobId = executions.jobId();
         this.executions = executions;

@@ -1,8 +1,8 @@
 package io.duraflow.jobmanager.jobmaster.checkpointing;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
 import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 

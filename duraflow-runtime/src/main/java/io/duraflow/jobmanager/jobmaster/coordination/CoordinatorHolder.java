@@ -1,9 +1,9 @@
 package io.duraflow.jobmanager.jobmaster.coordination;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
-import io.duraflow.jobmanager.jobmaster.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
 import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 
 import io.duraflow.plan.JobGraph;
@@ -11,7 +11,7 @@ import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.util.Futures;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -51,7 +51,7 @@ public final class CoordinatorHolder {
     private CompletableFuture<Void> starting;
 
     /** Where sources' periodic enumerator work hands its results back, and who hears of a handler's failure. */
-    private final MainThreadExecutor mainThreadExecutor;
+    private final Mailbox mainThreadExecutor;
     private final Consumer<Throwable> asyncFailed;
 
     public CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways) {
@@ -64,7 +64,7 @@ public final class CoordinatorHolder {
      * @param asyncFailed told on the main thread when handling such a result threw
      */
     public CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways,
-            MainThreadExecutor mainThread, Consumer<Throwable> asyncFailed) {
+            Mailbox mainThread, Consumer<Throwable> asyncFailed) {
         this.mainThreadExecutor = mainThread;
         this.asyncFailed = asyncFailed;
         this.jobId = executions.jobId();

@@ -10,7 +10,7 @@ import io.duraflow.api.source.SplitSerializer;
 import io.duraflow.rpc.proto.AddSplits;
 import io.duraflow.rpc.proto.NoMoreSplits;
 import io.duraflow.rpc.proto.OperatorEvent;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -116,7 +116,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
      * code, off the main thread), its result handed over on {@code mainThread}; a handler that
      * throws is reported to {@code failed} (the job fails over) instead of escaping the main thread.
      */
-    public record AsyncServices(MainThreadExecutor mainThread, Executor worker, Consumer<Throwable> failed) {}
+    public record AsyncServices(Mailbox mainThread, Executor worker, Consumer<Throwable> failed) {}
 
     @SuppressWarnings("unchecked")
     public SourceCoordinator(String name, Source<?, ?> source, int parallelism, SubtaskGateway subtasks,

@@ -1,8 +1,8 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
 import io.duraflow.jobmanager.jobmaster.scheduling.TaskManagerActions;

@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
+import io.duraflow.jobmanager.jobmaster.execution.RestartStrategy;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.IllegalConfigurationException;
@@ -24,56 +25,15 @@ import java.util.function.DoubleSupplier;
  * {@code reset-backoff-threshold} after the previous one, i.e. after the job ran stably that long.
  */
 public final class RestartBackoff {
-    /**
-     * A restart strategy as configured; {@link #start} makes the stateful {@link RestartBackoff}
-     * of one job.
-     */
-    public record Spec(RestartStrategyType type, int attempts, long initialMs, long maxMs, double multiplier,
-            long resetThresholdMs, double jitter) {
-        public static Spec fixedDelay(int attempts, long delayMs) {
-            return new Spec(RestartStrategyType.FIXED_DELAY, attempts, delayMs, delayMs, 1.0, Long.MAX_VALUE, 0);
-        }
+    /** The stateful back-off of one job, following {@code strategy}. */
+    public static RestartBackoff start(RestartStrategy strategy) {
+        return start(strategy, Math::random);
+    }
 
-        public static Spec none() {
-            return new Spec(RestartStrategyType.NONE, 0, 0, 0, 1.0, Long.MAX_VALUE, 0);
-        }
-
-        /**
-         * The strategy the {@code restart-strategy.*} options in {@code config} describe.
-         *
-         * @throws IllegalConfigurationException if the maximum backoff is shorter than the initial one
-         */
-        public static Spec fromConfiguration(Configuration config) {
-            RestartStrategyType type = config.get(ExecutionOptions.RESTART_STRATEGY_TYPE);
-            return switch (type) {
-                case FIXED_DELAY -> fixedDelay(config.get(ExecutionOptions.FIXED_DELAY_ATTEMPTS),
-                        config.get(ExecutionOptions.FIXED_DELAY_DELAY).toMillis());
-                case EXPONENTIAL_DELAY -> {
-                    Duration initial = config.get(ExecutionOptions.EXPONENTIAL_DELAY_INITIAL_BACKOFF);
-                    Duration max = config.get(ExecutionOptions.EXPONENTIAL_DELAY_MAX_BACKOFF);
-                    if (max.compareTo(initial) < 0) {
-                        throw new IllegalConfigurationException(ExecutionOptions.EXPONENTIAL_DELAY_MAX_BACKOFF.key()
-                                + " (" + ExecutionOptions.EXPONENTIAL_DELAY_MAX_BACKOFF.format(max) + ") must not be"
-                                + " shorter than " + ExecutionOptions.EXPONENTIAL_DELAY_INITIAL_BACKOFF.key() + " ("
-                                + ExecutionOptions.EXPONENTIAL_DELAY_INITIAL_BACKOFF.format(initial) + ")");
-                    }
-                    yield new Spec(type, config.get(ExecutionOptions.EXPONENTIAL_DELAY_ATTEMPTS), initial.toMillis(),
-                            max.toMillis(), config.get(ExecutionOptions.EXPONENTIAL_DELAY_MULTIPLIER),
-                            config.get(ExecutionOptions.EXPONENTIAL_DELAY_RESET_THRESHOLD).toMillis(),
-                            config.get(ExecutionOptions.EXPONENTIAL_DELAY_JITTER));
-                }
-                case NONE -> none();
-            };
-        }
-
-        public RestartBackoff start() {
-            return start(Math::random);
-        }
-
-        /** @param random uniform in [0, 1), for the jitter */
-        public RestartBackoff start(DoubleSupplier random) {
-            return new RestartBackoff(type, attempts, initialMs, maxMs, multiplier, resetThresholdMs, jitter, random);
-        }
+    /** @param random uniform in [0, 1), for the jitter */
+    public static RestartBackoff start(RestartStrategy strategy, DoubleSupplier random) {
+        return new RestartBackoff(strategy.type(), strategy.attempts(), strategy.initialMs(), strategy.maxMs(),
+                strategy.multiplier(), strategy.resetThresholdMs(), strategy.jitter(), random);
     }
 
     private final RestartStrategyType type;

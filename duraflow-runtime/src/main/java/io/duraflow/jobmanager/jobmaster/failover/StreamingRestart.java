@@ -1,10 +1,10 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
-import io.duraflow.jobmanager.jobmaster.StreamingPhase;
+import io.duraflow.jobmanager.jobmaster.execution.StreamingPhase;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointRestore;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;

@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
 import io.duraflow.jobmanager.jobmaster.checkpointing.StreamingCheckpoints;
 

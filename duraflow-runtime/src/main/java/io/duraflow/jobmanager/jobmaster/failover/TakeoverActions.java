@@ -1,6 +1,6 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
 
 import io.duraflow.jobmanager.recovery.ReportedTask;

@@ -1,10 +1,10 @@
 package io.duraflow.jobmanager.jobmaster.scheduling;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
-import io.duraflow.jobmanager.jobmaster.JobEventLog;
-import io.duraflow.jobmanager.jobmaster.JobSettings;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
 
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.plan.JobGraph;

@@ -1,11 +1,11 @@
 package io.duraflow.jobmanager.jobmaster.scheduling;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
 import io.duraflow.jobmanager.jobmaster.JobMaster;
 
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.util.MainThreadExecutor;
+import io.duraflow.mailbox.Mailbox;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,15 +31,15 @@ public final class SchedulingDriver {
 
     private final SchedulingStrategy strategy;
     private final TaskManagerActions taskManagers;
-    private final MainThreadExecutor scheduler;
+    private final Mailbox scheduler;
     private final LongSupplier clock;
     private final Runnable wakeUpAction;
     private final DeploymentFailed deploymentFailed;
     private final java.util.function.Supplier<JobEventLog> eventLog;
-    private MainThreadExecutor.Cancellable wakeUp;
+    private Mailbox.Cancellable wakeUp;
 
     /** @param wakeUpAction what runs when a restart delay ends: scheduling again, through the JobMaster */
-    public SchedulingDriver(SchedulingStrategy strategy, TaskManagerActions taskManagers, MainThreadExecutor scheduler,
+    public SchedulingDriver(SchedulingStrategy strategy, TaskManagerActions taskManagers, Mailbox scheduler,
             LongSupplier clock, Runnable wakeUpAction, DeploymentFailed deploymentFailed,
             java.util.function.Supplier<JobEventLog> eventLog) {
         this.strategy = strategy;

@@ -1,6 +1,6 @@
 package io.duraflow.jobmanager.jobmaster.scheduling;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
 
 /**
  * Decides which executions run when. Today's is {@link BlockingAdaptiveScheduling} (a vertex

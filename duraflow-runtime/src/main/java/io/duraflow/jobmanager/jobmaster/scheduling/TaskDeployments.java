@@ -1,8 +1,8 @@
 package io.duraflow.jobmanager.jobmaster.scheduling;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.JobSettings;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointRestore;
 
 import io.duraflow.config.RuntimeMode;

@@ -1,7 +1,7 @@
 package io.duraflow.jobmanager.jobmaster.scheduling;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.resourcemanager.SlotPool;
 import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 

@@ -1,8 +1,8 @@
 package io.duraflow.jobmanager.jobmaster.coordination;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
 import io.duraflow.jobmanager.jobmaster.FakeCluster;
-import io.duraflow.jobmanager.jobmaster.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
 import io.duraflow.jobmanager.jobmaster.JobMasterState;
 import io.duraflow.jobmanager.jobmaster.TestSources;
 

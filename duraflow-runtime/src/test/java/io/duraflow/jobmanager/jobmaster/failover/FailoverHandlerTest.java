@@ -1,10 +1,11 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
-import io.duraflow.jobmanager.jobmaster.Execution;
-import io.duraflow.jobmanager.jobmaster.ExecutionGraph;
-import io.duraflow.jobmanager.jobmaster.ExecutionState;
+import io.duraflow.jobmanager.jobmaster.execution.RestartStrategy;
+import io.duraflow.jobmanager.jobmaster.execution.Execution;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
+import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.FakeCluster;
-import io.duraflow.jobmanager.jobmaster.JobEventLog;
+import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
 import io.duraflow.jobmanager.jobmaster.TestJobs;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
 import io.duraflow.jobmanager.jobmaster.scheduling.TaskDeployments;
@@ -14,7 +15,7 @@ import static io.duraflow.jobmanager.jobmaster.TestJobs.SOURCE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.jobmanager.jobmaster.FakeSlotPool;
-import io.duraflow.util.ManualMainThreadExecutor;
+import io.duraflow.mailbox.ManualMailbox;
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class FailoverHandlerTest {
     private static final long RESTART_DELAY_MS = 1_000;
 
-    private final ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
+    private final ManualMailbox scheduler = new ManualMailbox();
     private final ExecutionGraph executions = new ExecutionGraph("job-1", TestJobs.wordCount(4));
     private final RecordingGateways gateways = new RecordingGateways(scheduler);
     private final List<String> loggedResets = new ArrayList<>();
@@ -62,7 +63,7 @@ class FailoverHandlerTest {
 
     /** A handler whose strategy decides {@code decision} for every failure. */
     private FailoverHandler handler(FailoverStrategy.Decision decision) {
-        return handler(decision, RestartBackoff.Spec.fixedDelay(10, RESTART_DELAY_MS).start());
+        return handler(decision, RestartBackoff.start(RestartStrategy.fixedDelay(10, RESTART_DELAY_MS)));
     }
 
     private FailoverHandler handler(FailoverStrategy.Decision decision, RestartBackoff backoff) {
@@ -132,7 +133,7 @@ class FailoverHandlerTest {
     void whenTheRestartStrategyHasNoRestartLeftTheJobFailsWithTheCauseAndResetsNothing() {
         FailoverHandler handler = handler(new FailoverStrategy.Restart(
                 List.of(new FailoverStrategy.Reset(source(0), "it failed")), true),
-                RestartBackoff.Spec.fixedDelay(1, RESTART_DELAY_MS).start());
+                RestartBackoff.start(RestartStrategy.fixedDelay(1, RESTART_DELAY_MS)));
         assertThat(handler.onFailure(failureOf(source(0)))).isEqualTo(new FailoverHandler.ExecutionsReset(1));
 
         assertThat(handler.onFailure(failureOf(source(0))))
@@ -149,8 +150,8 @@ class FailoverHandlerTest {
     void exponentialDelayGrowsTheWaitOfEachCountedRestart() {
         FailoverHandler handler = handler(new FailoverStrategy.Restart(
                 List.of(new FailoverStrategy.Reset(source(0), "it failed")), true),
-                new RestartBackoff.Spec(io.duraflow.config.RestartStrategyType.EXPONENTIAL_DELAY, 5, 100, 10_000, 3.0,
-                        60_000, 0).start(() -> 0.5));
+                RestartBackoff.start(new RestartStrategy(io.duraflow.config.RestartStrategyType.EXPONENTIAL_DELAY, 5,
+                        100, 10_000, 3.0, 60_000, 0), () -> 0.5));
         handler.onFailure(failureOf(source(0)));
         assertThat(source(0).notBeforeMs()).isEqualTo(100);
         handler.onFailure(failureOf(source(0)));

@@ -1,5 +1,6 @@
 package io.duraflow.jobmanager.jobmaster.failover;
 
+import io.duraflow.jobmanager.jobmaster.execution.RestartStrategy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,7 +19,7 @@ class RestartBackoffTest {
 
     @Test
     void fixedDelayWaitsTheSameEachTimeUntilItsAttemptsAreUsed() {
-        RestartBackoff backoff = RestartBackoff.Spec.fixedDelay(2, 300).start();
+        RestartBackoff backoff = RestartBackoff.start(RestartStrategy.fixedDelay(2, 300));
         assertThat(backoff.onFailure(0)).hasValue(300);
         assertThat(backoff.onFailure(10_000_000)).hasValue(300);
         assertThat(backoff.onFailure(20_000_000)).isEmpty();
@@ -56,21 +57,21 @@ class RestartBackoffTest {
 
     @Test
     void noneNeverRestarts() {
-        RestartBackoff backoff = RestartBackoff.Spec.none().start();
+        RestartBackoff backoff = RestartBackoff.start(RestartStrategy.none());
         assertThat(backoff.onFailure(0)).isEqualTo(OptionalLong.empty());
         assertThat(backoff.exhaustedReason()).isEqualTo("restart-strategy.type is none");
     }
 
     @Test
     void configurationBuildsTheStrategyAndRefusesAMaximumBelowTheInitialDelay() {
-        RestartBackoff fromConfig = RestartBackoff.Spec.fromConfiguration(Configuration.fromMap(Map.of(
-                "restart-strategy.type", "exponential-delay",
-                "restart-strategy.exponential-delay.initial-backoff", "200 ms",
-                "restart-strategy.exponential-delay.jitter-factor", "0"))).start();
+        RestartBackoff fromConfig = RestartBackoff.start(RestartStrategy.fromConfiguration(Configuration.fromMap(
+                Map.of("restart-strategy.type", "exponential-delay",
+                        "restart-strategy.exponential-delay.initial-backoff", "200 ms",
+                        "restart-strategy.exponential-delay.jitter-factor", "0"))));
         assertThat(fromConfig.onFailure(0)).hasValue(200);
         assertThat(fromConfig.onFailure(1)).hasValue(400);
 
-        assertThatThrownBy(() -> RestartBackoff.Spec.fromConfiguration(Configuration.fromMap(Map.of(
+        assertThatThrownBy(() -> RestartStrategy.fromConfiguration(Configuration.fromMap(Map.of(
                 "restart-strategy.type", "exponential-delay",
                 "restart-strategy.exponential-delay.initial-backoff", "2 min"))))
                 .isInstanceOf(IllegalConfigurationException.class)

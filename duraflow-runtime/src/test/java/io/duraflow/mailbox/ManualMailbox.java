@@ -1,10 +1,10 @@
-package io.duraflow.util;
+package io.duraflow.mailbox;
 
 import java.util.OptionalLong;
 import java.util.PriorityQueue;
 
 /**
- * A {@link MainThreadExecutor} and clock for tests: nothing runs until the test says so, and time moves
+ * The manual {@link Mailbox}, for tests: nothing runs until the test says so, and time moves
  * only through {@link #advance}. Actions given to {@link #execute} are due now and run on the
  * next {@link #runDue()} or {@link #advance}; actions due at the same time run in the order
  * they were submitted.
@@ -12,8 +12,13 @@ import java.util.PriorityQueue;
  * <p>Actions run on the thread that calls {@link #runDue()} or {@link #advance}, the test's
  * "main thread". Other threads (say, a job event writer completing a future) may submit actions
  * at any time; they run on the next call, like those of the main thread.
+ *
+ * <p>Its guard has two modes. By default the test's thread is the owner at any time, so a test
+ * may call a component's methods directly. {@link #guardingMailsOnly()} is stricter: the test's
+ * thread counts as the mailbox only while it runs mails, which catches a component that changes
+ * its state from a caller's thread (the TaskExecutor's tests use it).
  */
-public final class ManualMainThreadExecutor implements MainThreadExecutor {
+public final class ManualMailbox implements Mailbox {
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     private long nowMs;
     private long submitted;
@@ -41,11 +46,33 @@ public final class ManualMainThreadExecutor implements MainThreadExecutor {
         }
     }
 
-    /** The test's "main thread": the one that created this scheduler and runs its actions. */
+    /** The test's "main thread": the one that created this mailbox and runs its actions. */
     private final Thread owner = Thread.currentThread();
+    private final boolean mailsOnly;
+    /** The thread running mails right now, null between runs; used when {@link #mailsOnly}. */
+    private volatile Thread running;
+
+    public ManualMailbox() {
+        this(false);
+    }
+
+    private ManualMailbox(boolean mailsOnly) {
+        this.mailsOnly = mailsOnly;
+    }
+
+    /** A manual mailbox whose guard passes only inside mails it runs; see the class comment. */
+    public static ManualMailbox guardingMailsOnly() {
+        return new ManualMailbox(true);
+    }
 
     @Override
-    public void assertRunningInMainThread() {
+    public void assertRunningInMailbox() {
+        if (mailsOnly) {
+            if (Thread.currentThread() != running) {
+                throw new IllegalStateException("must run in the mailbox, not on " + Thread.currentThread().getName());
+            }
+            return;
+        }
         if (Thread.currentThread() != owner) {
             throw new IllegalStateException("must run on the test's main thread (" + owner.getName() + "), not "
                     + Thread.currentThread().getName());
@@ -53,6 +80,7 @@ public final class ManualMainThreadExecutor implements MainThreadExecutor {
     }
 
     /** The manual clock, in milliseconds; pass {@code scheduler::now} where a LongSupplier is wanted. */
+    @Override
     public synchronized long now() {
         return nowMs;
     }
@@ -97,7 +125,7 @@ public final class ManualMainThreadExecutor implements MainThreadExecutor {
         }
         long targetMs = now() + ms;
         for (Timer timer = nextDue(targetMs); timer != null; timer = nextDue(targetMs)) {
-            timer.action.run();
+            run(timer);
             if (stop.getAsBoolean()) {
                 return true;
             }
@@ -108,10 +136,25 @@ public final class ManualMainThreadExecutor implements MainThreadExecutor {
     private int runUntil(long targetMs) {
         int ran = 0;
         for (Timer timer = nextDue(targetMs); timer != null; timer = nextDue(targetMs)) {
-            timer.action.run();
+            run(timer);
             ran++;
         }
         return ran;
+    }
+
+    private void run(Timer timer) {
+        Thread before = running;
+        running = Thread.currentThread();
+        try {
+            timer.action.run();
+        } finally {
+            running = before;
+        }
+    }
+
+    /** Whether a mail that was not called off is due now. */
+    public boolean hasDue() {
+        return nextDueMs().orElse(Long.MAX_VALUE) <= now();
     }
 
     /** The next action due by {@code targetMs}, with the clock moved to it; or null, the clock at the target. */

@@ -1,27 +1,28 @@
-package io.duraflow.exchange.blocking;
+package io.duraflow.exchange;
 
-import io.duraflow.exchange.Frames;
+import io.duraflow.exchange.blocking.PartitionFileWriter;
+
 
 /**
  * Constants of the partition file format; the layout itself is drawn in the javadoc of
  * {@link PartitionFileWriter} (files) and {@link Frames} (frames).
  */
 public final class PartitionFormat {
-    static final byte[] DATA_MAGIC = {'D', 'F', 'P', 'D'};
-    static final byte[] INDEX_MAGIC = {'D', 'F', 'P', 'I'};
-    static final int VERSION = 1;
+    public static final byte[] DATA_MAGIC = {'D', 'F', 'P', 'D'};
+    public static final byte[] INDEX_MAGIC = {'D', 'F', 'P', 'I'};
+    public static final int VERSION = 1;
     /** Magic and version. */
-    static final int DATA_HEADER_BYTES = 8;
+    public static final int DATA_HEADER_BYTES = 8;
     /** Magic, version, subpartition count. */
-    static final int INDEX_HEADER_BYTES = 12;
+    public static final int INDEX_HEADER_BYTES = 12;
     /** Per subpartition: record bytes, record count, frame count (offsets follow). */
-    static final int INDEX_ENTRY_FIXED_BYTES = 20;
-    static final int INDEX_CRC_BYTES = 4;
+    public static final int INDEX_ENTRY_FIXED_BYTES = 20;
+    public static final int INDEX_CRC_BYTES = 4;
 
     private PartitionFormat() {
     }
 
-    static boolean hasMagic(byte[] bytes, byte[] magic) {
+    public static boolean hasMagic(byte[] bytes, byte[] magic) {
         if (bytes.length < magic.length) {
             return false;
         }

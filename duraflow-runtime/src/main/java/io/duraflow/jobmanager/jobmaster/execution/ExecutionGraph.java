@@ -1,4 +1,4 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.plan.JobGraph;
@@ -70,7 +70,7 @@ public final class ExecutionGraph {
     }
 
     /** Something a job's status shows changed (an execution, or the job's state). */
-    void changed() {
+    public void changed() {
         changes.incrementAndGet();
     }
 

@@ -1,4 +1,4 @@
-package io.duraflow.util;
+package io.duraflow.mailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,11 +7,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The test clock the scheduler tests rely on. */
-class ManualMainThreadExecutorTest {
+class ManualMailboxTest {
 
     @Test
     void actionsRunAtTheirDueTimeInOrderAndOnlyWhenTheClockIsMoved() {
-        ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
+        ManualMailbox scheduler = new ManualMailbox();
         List<String> ran = new ArrayList<>();
         scheduler.schedule(() -> ran.add("b@20 at " + scheduler.now()), 20);
         scheduler.schedule(() -> ran.add("a@10 at " + scheduler.now()), 10);
@@ -31,9 +31,9 @@ class ManualMainThreadExecutorTest {
 
     @Test
     void calledOffActionsDoNotRunAndActionsMayScheduleMore() {
-        ManualMainThreadExecutor scheduler = new ManualMainThreadExecutor();
+        ManualMailbox scheduler = new ManualMailbox();
         List<Long> ran = new ArrayList<>();
-        MainThreadExecutor.Cancellable off = scheduler.schedule(() -> ran.add(-1L), 5);
+        Mailbox.Cancellable off = scheduler.schedule(() -> ran.add(-1L), 5);
         scheduler.schedule(() -> scheduler.schedule(() -> ran.add(scheduler.now()), 5), 10);
         off.cancel();
         assertThat(scheduler.nextDueMs()).hasValue(10);

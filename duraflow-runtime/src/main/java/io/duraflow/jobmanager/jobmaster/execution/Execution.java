@@ -1,4 +1,4 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CollectedResult;
@@ -47,11 +47,11 @@ public final class Execution {
     /** Told of every change of state, attempt or TaskManager (the status a query shows changed). */
     private final Runnable changed;
 
-    Execution(String jobId, int vertex, int subtask) {
+    public Execution(String jobId, int vertex, int subtask) {
         this(jobId, vertex, subtask, () -> {});
     }
 
-    Execution(String jobId, int vertex, int subtask, Runnable changed) {
+    public Execution(String jobId, int vertex, int subtask, Runnable changed) {
         this.jobId = jobId;
         this.vertex = vertex;
         this.subtask = subtask;

@@ -1,4 +1,4 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
 /**
  * Where a RUNNING streaming job is in its global restart cycle (a batch job stays NORMAL).

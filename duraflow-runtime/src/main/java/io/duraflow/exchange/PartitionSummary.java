@@ -1,4 +1,4 @@
-package io.duraflow.exchange.blocking;
+package io.duraflow.exchange;
 
 import java.util.Arrays;
 import java.util.Objects;

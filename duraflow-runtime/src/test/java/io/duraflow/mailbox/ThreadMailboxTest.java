@@ -1,4 +1,7 @@
-package io.duraflow.taskmanager;
+package io.duraflow.mailbox;
+
+import java.util.concurrent.atomic.AtomicReference;
+import static org.awaitility.Awaitility.await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -37,5 +40,31 @@ class ThreadMailboxTest {
             assertThatThrownBy(mailbox::assertRunningInMailbox).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("not on " + Thread.currentThread().getName());
         }
+    }
+
+    @Test
+    void anExceptionThatEscapesAnActionIsHandedToTheOwnerNotOnlyLogged() {
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        try (ThreadMailbox main = new ThreadMailbox("jobmanager-main")) {
+            main.onUncaughtException(seen::set);
+            main.execute(() -> {
+                throw new IllegalStateException("broken invariant");
+            });
+            await().until(() -> seen.get() != null);
+            assertThat(seen.get()).hasMessage("broken invariant");
+        }
+    }
+
+    @Test
+    void lateCallbacksAfterCloseAreDroppedAndCallsFailWithAClearError() {
+        ThreadMailbox main = new ThreadMailbox("jobmanager-main");
+        main.close();
+        // An RPC answer that arrives after the JobManager closed must not throw into gRPC's thread.
+        main.execute(() -> { });
+        main.schedule(() -> { }, 10).cancel();
+        main.scheduleAtFixedRate(() -> { }, 10).cancel();
+        assertThat(main.call(() -> 1)).failsWithin(java.time.Duration.ofSeconds(5))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withMessageContaining("is shutting down");
     }
 }

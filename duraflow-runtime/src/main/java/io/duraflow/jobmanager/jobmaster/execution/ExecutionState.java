@@ -1,4 +1,4 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
 import java.util.EnumSet;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.util.List;

@@ -1,6 +1,5 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
-import io.duraflow.jobmanager.jobmaster.failover.RestartBackoff;
 
 /**
  * What a job master needs to know from the configuration.
@@ -14,13 +13,13 @@ import io.duraflow.jobmanager.jobmaster.failover.RestartBackoff;
  * @param collectMaxBytes      most bytes all collecting sinks of the job together may send back
  */
 public record JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
-        long bytesPerTask, RestartBackoff.Spec restart, long collectMaxBytes) {
+        long bytesPerTask, RestartStrategy restart, long collectMaxBytes) {
 
     /** Settings with a fixed-delay restart strategy. */
     public JobSettings(int defaultParallelism, int keyGroups, int minParallelism, int maxParallelism,
             long bytesPerTask, int maxRestarts, long restartDelayMs, long collectMaxBytes) {
         this(defaultParallelism, keyGroups, minParallelism, maxParallelism, bytesPerTask,
-                RestartBackoff.Spec.fixedDelay(maxRestarts, restartDelayMs), collectMaxBytes);
+                RestartStrategy.fixedDelay(maxRestarts, restartDelayMs), collectMaxBytes);
     }
 
     /** Restarts allowed (between two resets of an exponential-delay strategy). */

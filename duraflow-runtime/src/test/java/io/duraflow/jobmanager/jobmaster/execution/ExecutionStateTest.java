@@ -1,12 +1,12 @@
-package io.duraflow.jobmanager.jobmaster;
+package io.duraflow.jobmanager.jobmaster.execution;
 
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.CANCELED;
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.CANCELING;
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.CREATED;
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.DEPLOYING;
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.FAILED;
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.FINISHED;
-import static io.duraflow.jobmanager.jobmaster.ExecutionState.RUNNING;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.CANCELED;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.CANCELING;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.CREATED;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.DEPLOYING;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.FAILED;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.FINISHED;
+import static io.duraflow.jobmanager.jobmaster.execution.ExecutionState.RUNNING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
