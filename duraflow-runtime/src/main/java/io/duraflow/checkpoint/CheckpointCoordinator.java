@@ -8,13 +8,10 @@ import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -77,11 +74,12 @@ import org.slf4j.LoggerFactory;
  *       Once the job has a checkpoint of its own, the initial restore is never read again.</li>
  * </ol>
  *
- * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
- * CheckpointFileDisposal} decides which files and directories rules 3, 4, 5 and 7 delete; {@link
- * MainThreadIo} runs the I/O and {@link RestoreRead} a restore's reads; {@link CheckpointHistory}
- * keeps the ended checkpoints' statistics; {@link CheckpointDeclines} the declines after an abort;
- * {@link CheckpointFailures} fails the job over when checkpoints fail too often or too long.
+ * <p>Parts: {@link PendingCheckpoints} keeps the checkpoints in progress; {@link
+ * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointFileDisposal}
+ * decides which files and directories rules 3, 4, 5 and 7 delete; {@link MainThreadIo} runs the
+ * I/O and {@link RestoreRead} a restore's reads; {@link CheckpointHistory} keeps the ended
+ * checkpoints' statistics; {@link CheckpointDeclines} the declines after an abort; {@link
+ * CheckpointFailures} fails the job over when checkpoints fail too often or too long.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -98,16 +96,12 @@ public final class CheckpointCoordinator {
     private final CheckpointTasks tasks;
     private final OperatorCoordinatorCheckpoints coordinators;
 
-    private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
+    private final PendingCheckpoints pending;
     private final CheckpointFileDisposal disposal;
     private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
     private final CheckpointHistory history = new CheckpointHistory();
     private final CheckpointDeclines declines;
-    private int triggersInFlight;
-    /** Checkpoints and savepoints started (given an id and a plan) so far; see {@link #startMark}. */
-    private long started;
-    private long highestTriggeredId;
     private long latestCompletedId;
     /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
     private CompletedCheckpoint restoredFrom;
@@ -154,13 +148,13 @@ public final class CheckpointCoordinator {
         this.store = services.store();
         this.tasks = services.tasks();
         this.coordinators = services.coordinators();
+        this.pending = new PendingCheckpoints(store);
         this.disposal = new CheckpointFileDisposal(directories,
                 new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
         this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler(), io, store);
         this.declines = new CheckpointDeclines(jobId, config.timeoutMs(), history, failures);
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
-        this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
-                () -> pending.size() + triggersInFlight,
+        this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs, pending::inProgress,
                 () -> trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null));
     }
 
@@ -213,7 +207,7 @@ public final class CheckpointCoordinator {
      */
     public void abortPending(CheckpointFailureReason reason, String message) {
         mainThread.assertRunningInMainThread();
-        for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
+        for (PendingCheckpoint checkpoint : pending.all()) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, reason, message, null));
             }
@@ -286,7 +280,7 @@ public final class CheckpointCoordinator {
     private void deleteOrphansAfterRestore(RestoreRead.Recovered recovered, boolean adopting) {
         if (recovered.warnings().isEmpty()) {
             disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), recovered.fileMergingDirectories(),
-                    liveCheckpointIds(), triggersInFlight == 0, adopting ? -1 : recovered.nextId());
+                    pending.liveCheckpointIds(), !pending.triggerInFlight(), adopting ? -1 : recovered.nextId());
         } else {
             // A checkpoint that could not be read may be whole after all: keep what it may refer to.
             LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,
@@ -355,11 +349,11 @@ public final class CheckpointCoordinator {
             return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
                     CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running", null)));
         }
-        triggersInFlight++;
+        pending.triggerStarted();
         scheduler.reschedule();
         return io.run(idCounter::getAndIncrement).handle((id, error) -> {
             mainThread.assertRunningInMainThread();
-            triggersInFlight--;
+            pending.triggerEnded();
             if (error != null) {
                 CheckpointFailure failure = new CheckpointFailure(0, CheckpointFailureReason.IO_FAILURE,
                         "cannot draw a checkpoint id: " + MainThreadIo.describe(error), null);
@@ -388,9 +382,7 @@ public final class CheckpointCoordinator {
             FsPath savepointTarget, CheckpointPlan plan) {
         FsPath directory = kind == CheckpointKind.SAVEPOINT
                 ? savepointTarget.resolve("savepoint-" + jobId + "-" + id) : directories.checkpoint(id);
-        PendingCheckpoint checkpoint = new PendingCheckpoint(jobId, id, ++started, timestampMs, kind, plan, directory);
-        highestTriggeredId = Math.max(highestTriggeredId, id);
-        pending.put(id, checkpoint);
+        PendingCheckpoint checkpoint = pending.start(jobId, id, timestampMs, kind, plan, directory);
         long expiresInMs = Math.max(0, timestampMs + config.timeoutMs() - clockMs.getAsLong());
         checkpoint.timeout = mainThread.schedule(() -> expire(checkpoint), expiresInMs);
         LOG.info("Triggering {} {} of job {} ({} tasks to trigger, {} to acknowledge)",
@@ -454,7 +446,7 @@ public final class CheckpointCoordinator {
             }
             disposal.discardUnreferenced(snapshotFiles);
             if (checkpoint == null) {
-                disposal.discardDeadDirectory(checkpointId, highestTriggeredId, liveCheckpointIds());
+                disposal.discardDeadDirectory(checkpointId, pending.highestTriggeredId(), pending.liveCheckpointIds());
             }
             return;
         }
@@ -488,7 +480,7 @@ public final class CheckpointCoordinator {
      */
     public void taskFinished(CheckpointTask task) {
         mainThread.assertRunningInMainThread();
-        for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
+        for (PendingCheckpoint checkpoint : pending.all()) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING && checkpoint.awaits(task)) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId,
                         CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "task " + task
@@ -584,7 +576,7 @@ public final class CheckpointCoordinator {
             disposal.onSavepointCompleted(checkpoint.checkpointId);
         } else {
             declines.onCompleted(checkpoint.checkpointId);
-            for (PendingCheckpoint older : new ArrayList<>(pending.headMap(checkpoint.checkpointId).values())) {
+            for (PendingCheckpoint older : pending.olderThan(checkpoint.checkpointId)) {
                 if (older.kind == CheckpointKind.CHECKPOINT && older.state() != PendingCheckpoint.State.FINALIZING) {
                     abort(older, new CheckpointFailure(older.checkpointId, CheckpointFailureReason.SUBSUMED,
                             "checkpoint " + checkpoint.checkpointId + " completed first", null));
@@ -597,7 +589,7 @@ public final class CheckpointCoordinator {
                 dropped.add(claimed);
                 claimed = null;
             }
-            disposal.onCheckpointCompleted(checkpoint.checkpointId, dropped, liveCheckpointIds());
+            disposal.onCheckpointCompleted(checkpoint.checkpointId, dropped, pending.liveCheckpointIds());
         }
         checkpoint.result.complete(completed);
         scheduler.reschedule();
@@ -630,21 +622,12 @@ public final class CheckpointCoordinator {
         scheduler.reschedule();
     }
 
-    // ------------------------------------------------------------------ files
-
-    /** The ids of the pending and the retained checkpoints: their files and directories stay. */
-    private Set<Long> liveCheckpointIds() {
-        Set<Long> live = new HashSet<>(pending.keySet());
-        store.retained().forEach(retained -> live.add(retained.checkpointId()));
-        return live;
-    }
-
     // ------------------------------------------------------------------ queries
 
     /** The last checkpoints, oldest first: in progress, completed and failed. */
     public List<CheckpointStats> history() {
         mainThread.assertRunningInMainThread();
-        return history.withInProgress(pending.values());
+        return history.withInProgress(pending.all());
     }
 
     /** What {@code duraflow checkpoints ID} shows. */
@@ -663,8 +646,7 @@ public final class CheckpointCoordinator {
     /** The id of the savepoint in progress, if one is. */
     public Optional<Long> savepointInProgress() {
         mainThread.assertRunningInMainThread();
-        return pending.values().stream().filter(p -> p.kind == CheckpointKind.SAVEPOINT)
-                .map(p -> p.checkpointId).findFirst();
+        return pending.savepointInProgress();
     }
 
     /**
@@ -673,7 +655,7 @@ public final class CheckpointCoordinator {
      */
     public long startMark() {
         mainThread.assertRunningInMainThread();
-        return started;
+        return pending.startMark();
     }
 
     /**
@@ -682,9 +664,7 @@ public final class CheckpointCoordinator {
      */
     public Optional<CompletableFuture<CompletedCheckpoint>> pendingCheckpointStartedAfter(long mark) {
         mainThread.assertRunningInMainThread();
-        return pending.values().stream()
-                .filter(p -> p.kind == CheckpointKind.CHECKPOINT && p.startSequence > mark && !p.isEnded())
-                .map(p -> p.result).findFirst();
+        return pending.checkpointStartedAfter(mark);
     }
 
     public int pendingCount() {
