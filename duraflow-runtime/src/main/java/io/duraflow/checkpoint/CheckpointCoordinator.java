@@ -1,7 +1,6 @@
 package io.duraflow.checkpoint;
 
 import io.duraflow.fs.FileSystem;
-import io.duraflow.fs.FileSystems;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
@@ -75,11 +74,12 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Parts: {@link PendingCheckpoints} keeps the checkpoints in progress; {@link
- * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointFileDisposal}
- * decides which files and directories rules 3, 4, 5 and 7 delete; {@link MainThreadIo} runs the
- * I/O and {@link RestoreRead} a restore's reads; {@link CheckpointHistory} keeps the ended
- * checkpoints' statistics; {@link CheckpointDeclines} the declines after an abort; {@link
- * CheckpointFailures} fails the job over when checkpoints fail too often or too long.
+ * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointFinalizer} makes a
+ * checkpoint durable (rule 3); {@link CheckpointFileDisposal} decides which files and directories
+ * rules 3, 4, 5 and 7 delete; {@link MainThreadIo} runs the I/O and {@link RestoreRead} a
+ * restore's reads; {@link CheckpointHistory} keeps the ended checkpoints' statistics; {@link
+ * CheckpointDeclines} the declines after an abort; {@link CheckpointFailures} fails the job over
+ * when checkpoints fail too often or too long.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -100,9 +100,9 @@ public final class CheckpointCoordinator {
     private final CheckpointFileDisposal disposal;
     private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
+    private final CheckpointFinalizer finalizer;
     private final CheckpointHistory history = new CheckpointHistory();
     private final CheckpointDeclines declines;
-    private long latestCompletedId;
     /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
     private CompletedCheckpoint restoredFrom;
     private boolean shutdown;
@@ -156,6 +156,7 @@ public final class CheckpointCoordinator {
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs, pending::inProgress,
                 () -> trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null));
+        this.finalizer = new CheckpointFinalizer(config, services, io, this::onFinalized);
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -522,33 +523,15 @@ public final class CheckpointCoordinator {
     private void finalizeCheckpoint(PendingCheckpoint checkpoint) {
         checkpoint.transition(PendingCheckpoint.State.FINALIZING, "every task acknowledged");
         checkpoint.timeout.cancel();
-        CompletedCheckpoint completed;
-        try {
-            completed = checkpoint.toCompleted(config.maxParallelism(), clockMs.getAsLong(),
-                    checkpoint.directory.resolve(CheckpointDirectories.METADATA_FILE));
-        } catch (IllegalArgumentException e) {
-            abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
-                    e.getMessage(), null));
-            return;
+        finalizer.makeDurable(checkpoint);
+    }
+
+    private void onFinalized(CheckpointFinalizer.Outcome outcome) {
+        if (outcome instanceof CheckpointFinalizer.Durable durable) {
+            complete(durable.checkpoint(), durable.completed(), durable.subsumed());
+        } else if (outcome instanceof CheckpointFinalizer.Failed failed) {
+            abort(failed.checkpoint(), failed.failure());
         }
-        io.run(() -> {
-            CheckpointMetadataFormat.write(completed.kind() == CheckpointKind.SAVEPOINT
-                    ? FileSystems.get(completed.metadataFile()) : fileSystem, completed);
-            return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
-        }).whenComplete((subsumed, error) -> {
-            mainThread.assertRunningInMainThread();
-            if (error != null && completed.kind() == CheckpointKind.CHECKPOINT
-                    && latestCompletedId > checkpoint.checkpointId) {
-                // A newer checkpoint finalized first; the store refused this older one.
-                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.SUBSUMED,
-                        "checkpoint " + latestCompletedId + " completed first", null));
-            } else if (error != null) {
-                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
-                        "cannot make the checkpoint durable: " + MainThreadIo.describe(error), null));
-            } else {
-                complete(checkpoint, completed, subsumed);
-            }
-        });
     }
 
     private void complete(PendingCheckpoint checkpoint, CompletedCheckpoint completed, List<CompletedCheckpoint> subsumed) {
@@ -557,7 +540,6 @@ public final class CheckpointCoordinator {
         long nowMs = clockMs.getAsLong();
         scheduler.onCompleted(nowMs);
         if (completed.kind() == CheckpointKind.CHECKPOINT) {
-            latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
             fullUntilCompleted = false;
         }
         failures.onCompleted(checkpoint.checkpointId, nowMs);
