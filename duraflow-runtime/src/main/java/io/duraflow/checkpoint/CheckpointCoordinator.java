@@ -6,7 +6,6 @@ import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.Futures;
 import io.duraflow.util.MainThreadExecutor;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -57,29 +56,22 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Leftovers.</b> After every completion, {@code chk-<n>} directories of the job that are
  *       neither retained nor pending and older than the completed one are deleted: what a task wrote
  *       after the abort of its checkpoint, or what a crashed JobManager left.</li>
- *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
- *       the completed store, moves the id counter past the latest, rebuilds the file references and
- *       deletes what checkpoints that can never complete left: unreferenced files under
- *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending; not if the
- *       store skipped an unreadable checkpoint (what it refers to may still be needed).</li>
+ *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), then
+ *       reads the completed store, moves the id counter past the latest and deletes what
+ *       checkpoints that can never complete left ({@link CheckpointRestorer} rule 1).</li>
  *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
- *       store holds none of the job's own checkpoints, a restore reads the savepoint or retained
- *       checkpoint the job was submitted with instead, every time (task restarts, a new leader),
- *       and moves the id counter past its id. <em>No-claim</em>: its files are never registered,
- *       so the job never deletes them, and every checkpoint is triggered full (refers to no earlier
- *       file) until one completes. <em>Claim</em>: its files are registered as if it were the
- *       job's own retained checkpoint, and when the job's first checkpoint completes it is
- *       subsumed like one: its directory and the files no retained checkpoint uses are deleted.
- *       Once the job has a checkpoint of its own, the initial restore is never read again.</li>
+ *       store holds none of the job's own checkpoints, a restore reads what the job was submitted
+ *       with, claimed or not ({@link CheckpointRestorer} rule 2).</li>
  * </ol>
  *
  * <p>Parts: {@link PendingCheckpoints} keeps the checkpoints in progress; {@link
  * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointFinalizer} makes a
  * checkpoint durable (rule 3); {@link CheckpointFileDisposal} decides which files and directories
- * rules 3, 4, 5 and 7 delete; {@link MainThreadIo} runs the I/O and {@link RestoreRead} a
- * restore's reads; {@link CheckpointHistory} keeps the ended checkpoints' statistics; {@link
- * CheckpointDeclines} the declines after an abort; {@link CheckpointFailures} fails the job over
- * when checkpoints fail too often or too long.
+ * rules 3, 4, 5 and 7 delete; {@link CheckpointRestorer} restores (rules 8 and 9); {@link
+ * MainThreadIo} runs the I/O; {@link CheckpointHistory} keeps the ended checkpoints' statistics;
+ * {@link CheckpointDeclines} the declines after an abort; {@link CheckpointFailures} fails the job
+ * over when checkpoints fail too often or too long. Each part is touched on the main thread only;
+ * blocking I/O goes to the one sequential I/O executor.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -87,7 +79,6 @@ public final class CheckpointCoordinator {
     private final String jobId;
     private final CheckpointCoordinatorConfig config;
     private final CheckpointDirectories directories;
-    private final FileSystem fileSystem;
     private final MainThreadExecutor mainThread;
     private final MainThreadIo io;
     private final LongSupplier clockMs;
@@ -101,18 +92,10 @@ public final class CheckpointCoordinator {
     private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
     private final CheckpointFinalizer finalizer;
+    private final CheckpointRestorer restorer;
     private final CheckpointHistory history = new CheckpointHistory();
     private final CheckpointDeclines declines;
-    /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
-    private CompletedCheckpoint restoredFrom;
     private boolean shutdown;
-    /** Rule 9: what the job restores while its store is empty; null: nothing. */
-    private InitialRestore initialRestore;
-    /** Rule 9, claim mode: the restored checkpoint, subsumed by the job's first completed checkpoint; or null. */
-    private CompletedCheckpoint claimed;
-    /** Rule 9, no-claim mode: checkpoints are triggered full until one completes. */
-    private boolean fullUntilCompleted;
-
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
     public record Services(FileSystem fileSystem, MainThreadExecutor mainThread, Executor io, LongSupplier clockMs,
@@ -140,7 +123,6 @@ public final class CheckpointCoordinator {
         this.jobId = Objects.requireNonNull(jobId, "jobId");
         this.config = Objects.requireNonNull(config, "config");
         this.directories = Objects.requireNonNull(directories, "directories");
-        this.fileSystem = services.fileSystem();
         this.mainThread = services.mainThread();
         this.io = new MainThreadIo(services.io(), mainThread);
         this.clockMs = services.clockMs();
@@ -150,13 +132,14 @@ public final class CheckpointCoordinator {
         this.coordinators = services.coordinators();
         this.pending = new PendingCheckpoints(store);
         this.disposal = new CheckpointFileDisposal(directories,
-                new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
+                new CheckpointFileCleaner(jobId, services.fileSystem(), directories, services.io()));
         this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler(), io, store);
         this.declines = new CheckpointDeclines(jobId, config.timeoutMs(), history, failures);
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs, pending::inProgress,
                 () -> trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null));
         this.finalizer = new CheckpointFinalizer(config, services, io, this::onFinalized);
+        this.restorer = new CheckpointRestorer(jobId, directories, services, io, disposal, failures, pending);
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -164,7 +147,7 @@ public final class CheckpointCoordinator {
     /** Rule 9: what the job restores while it has no completed checkpoint of its own; before the first restore. */
     public void initialRestore(InitialRestore restore) {
         mainThread.assertRunningInMainThread();
-        this.initialRestore = Objects.requireNonNull(restore, "restore");
+        restorer.initialRestore(restore);
     }
 
     /** Starts periodic checkpoints (if an interval is configured); the first comes one interval from now. */
@@ -251,59 +234,7 @@ public final class CheckpointCoordinator {
         mainThread.assertRunningInMainThread();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
         declines.clear();
-        InitialRestore initial = initialRestore;
-        long nowMs = clockMs.getAsLong();
-        CompletableFuture<RestoreRead.Recovered> read =
-                io.run(() -> RestoreRead.read(store, idCounter, fileSystem, directories, initial, adopting, nowMs));
-        return read.thenApply(recovered -> {
-            mainThread.assertRunningInMainThread();
-            List<CompletedCheckpoint> retained = recovered.retained();
-            failures.restoredWindow(recovered.windowStartMs());
-            disposal.restore(retained);
-            if (recovered.initial() != null) {
-                CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
-                deleteOrphansAfterRestore(recovered, adopting);
-                return new RestorePoint(Optional.of(restored), true, recovered.nextId());
-            }
-            deleteOrphansAfterRestore(recovered, adopting);
-            if (retained.isEmpty()) {
-                LOG.info("Job {} has no completed checkpoint to restore", jobId);
-                restoredFrom = null;
-                return new RestorePoint(Optional.empty(), false, recovered.nextId());
-            }
-            CompletedCheckpoint latest = retained.get(retained.size() - 1);
-            restoredFrom = latest;
-            LOG.info("Job {} {} {}", jobId, adopting ? "goes on from" : "restores", latest);
-            return new RestorePoint(Optional.of(latest), false, recovered.nextId());
-        });
-    }
-
-    private void deleteOrphansAfterRestore(RestoreRead.Recovered recovered, boolean adopting) {
-        if (recovered.warnings().isEmpty()) {
-            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), recovered.fileMergingDirectories(),
-                    pending.liveCheckpointIds(), !pending.triggerInFlight(), adopting ? -1 : recovered.nextId());
-        } else {
-            // A checkpoint that could not be read may be whole after all: keep what it may refer to.
-            LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,
-                    recovered.warnings());
-        }
-    }
-
-    /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
-    private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
-        restoredFrom = restored;
-        if (claim) {
-            claimed = restored;
-            disposal.restore(List.of(restored));
-            disposal.claim(restored);
-            LOG.info("Job {} restores {} in claim mode: its files are the job's now, deleted once subsumed", jobId,
-                    restored);
-        } else {
-            fullUntilCompleted = true;
-            LOG.info("Job {} restores {} in no-claim mode: its files stay untouched, and the job's checkpoints are"
-                    + " full until one completes", jobId, restored);
-        }
-        return restored;
+        return restorer.restore(adopting);
     }
 
     /**
@@ -315,7 +246,7 @@ public final class CheckpointCoordinator {
      */
     public void claim(CompletedCheckpoint restored) {
         mainThread.assertRunningInMainThread();
-        disposal.claim(restored);
+        restorer.claim(restored);
     }
 
     // ------------------------------------------------------------------ triggering
@@ -417,7 +348,8 @@ public final class CheckpointCoordinator {
         checkpoint.coordinatorStates(states);
         checkpoint.transition(PendingCheckpoint.State.AWAITING_ACKS, "coordinators snapshotted");
         CheckpointTrigger trigger = new CheckpointTrigger(checkpoint.checkpointId, checkpoint.timestampMs,
-                checkpoint.kind, checkpoint.directory, checkpoint.kind == CheckpointKind.CHECKPOINT && fullUntilCompleted);
+                checkpoint.kind, checkpoint.directory,
+                checkpoint.kind == CheckpointKind.CHECKPOINT && restorer.checkpointsFull());
         for (CheckpointTask task : checkpoint.plan.toTrigger()) {
             tasks.triggerCheckpoint(task, trigger);
         }
@@ -540,7 +472,7 @@ public final class CheckpointCoordinator {
         long nowMs = clockMs.getAsLong();
         scheduler.onCompleted(nowMs);
         if (completed.kind() == CheckpointKind.CHECKPOINT) {
-            fullUntilCompleted = false;
+            restorer.checkpointCompleted();
         }
         failures.onCompleted(checkpoint.checkpointId, nowMs);
         history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
@@ -564,14 +496,8 @@ public final class CheckpointCoordinator {
                             "checkpoint " + checkpoint.checkpointId + " completed first", null));
                 }
             }
-            List<CompletedCheckpoint> dropped = subsumed;
-            if (claimed != null) {
-                LOG.info("Job {}: {} subsumes the claimed {}", jobId, completed, claimed);
-                dropped = new ArrayList<>(subsumed);
-                dropped.add(claimed);
-                claimed = null;
-            }
-            disposal.onCheckpointCompleted(checkpoint.checkpointId, dropped, pending.liveCheckpointIds());
+            disposal.onCheckpointCompleted(checkpoint.checkpointId, restorer.subsumedBy(completed, subsumed),
+                    pending.liveCheckpointIds());
         }
         checkpoint.result.complete(completed);
         scheduler.reschedule();
@@ -616,7 +542,7 @@ public final class CheckpointCoordinator {
     public CheckpointOverview overview() {
         mainThread.assertRunningInMainThread();
         return new CheckpointOverview(config.intervalMs(), history.completed(), history.failed(), store.latest(),
-                Optional.ofNullable(restoredFrom), history());
+                restorer.restoredFrom(), history());
     }
 
     /** What the coordinator counted so far, for the metrics endpoint. */
