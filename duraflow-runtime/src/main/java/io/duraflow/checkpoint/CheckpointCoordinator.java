@@ -1,20 +1,15 @@
 package io.duraflow.checkpoint;
 
 import io.duraflow.fs.FileSystem;
-import io.duraflow.fs.FileSystems;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.util.Futures;
 import io.duraflow.mailbox.Mailbox;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -61,27 +56,22 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Leftovers.</b> After every completion, {@code chk-<n>} directories of the job that are
  *       neither retained nor pending and older than the completed one are deleted: what a task wrote
  *       after the abort of its checkpoint, or what a crashed JobManager left.</li>
- *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), reads
- *       the completed store, moves the id counter past the latest, rebuilds the file references and
- *       deletes what checkpoints that can never complete left: unreferenced files under
- *       {@code shared/} and {@code chk-<n>} directories neither retained nor pending; not if the
- *       store skipped an unreadable checkpoint (what it refers to may still be needed).</li>
+ *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), then
+ *       reads the completed store, moves the id counter past the latest and deletes what
+ *       checkpoints that can never complete left ({@link CheckpointRestorer} rule 1).</li>
  *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
- *       store holds none of the job's own checkpoints, a restore reads the savepoint or retained
- *       checkpoint the job was submitted with instead, every time (task restarts, a new leader),
- *       and moves the id counter past its id. <em>No-claim</em>: its files are never registered,
- *       so the job never deletes them, and every checkpoint is triggered full (refers to no earlier
- *       file) until one completes. <em>Claim</em>: its files are registered as if it were the
- *       job's own retained checkpoint, and when the job's first checkpoint completes it is
- *       subsumed like one: its directory and the files no retained checkpoint uses are deleted.
- *       Once the job has a checkpoint of its own, the initial restore is never read again.</li>
+ *       store holds none of the job's own checkpoints, a restore reads what the job was submitted
+ *       with, claimed or not ({@link CheckpointRestorer} rule 2).</li>
  * </ol>
  *
- * <p>Parts: {@link PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link
- * CheckpointFileDisposal} decides which files and directories rules 3, 4, 5 and 7 delete; {@link
- * MainThreadIo} runs the I/O and {@link RestoreRead} a restore's reads; {@link CheckpointHistory}
- * keeps the ended checkpoints' statistics; {@link CheckpointDeclines} the declines after an abort;
- * {@link CheckpointFailures} fails the job over when checkpoints fail too often or too long.
+ * <p>Parts: {@link PendingCheckpoints} keeps the checkpoints in progress; {@link
+ * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointFinalizer} makes a
+ * checkpoint durable (rule 3); {@link CheckpointFileDisposal} decides which files and directories
+ * rules 3, 4, 5 and 7 delete; {@link CheckpointRestorer} restores (rules 8 and 9); {@link
+ * MainThreadIo} runs the I/O; {@link CheckpointHistory} keeps the ended checkpoints' statistics;
+ * {@link CheckpointDeclines} the declines after an abort; {@link CheckpointFailures} fails the job
+ * over when checkpoints fail too often or too long. Each part is touched on the main thread only;
+ * blocking I/O goes to the one sequential I/O executor.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -89,7 +79,6 @@ public final class CheckpointCoordinator {
     private final String jobId;
     private final CheckpointCoordinatorConfig config;
     private final CheckpointDirectories directories;
-    private final FileSystem fileSystem;
     private final Mailbox mainThread;
     private final MainThreadIo io;
     private final LongSupplier clockMs;
@@ -98,27 +87,15 @@ public final class CheckpointCoordinator {
     private final CheckpointTasks tasks;
     private final OperatorCoordinatorCheckpoints coordinators;
 
-    private final TreeMap<Long, PendingCheckpoint> pending = new TreeMap<>();
+    private final PendingCheckpoints pending;
     private final CheckpointFileDisposal disposal;
     private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
+    private final CheckpointFinalizer finalizer;
+    private final CheckpointRestorer restorer;
     private final CheckpointHistory history = new CheckpointHistory();
     private final CheckpointDeclines declines;
-    private int triggersInFlight;
-    /** Checkpoints and savepoints started (given an id and a plan) so far; see {@link #startMark}. */
-    private long started;
-    private long highestTriggeredId;
-    private long latestCompletedId;
-    /** What the job's tasks last restored from, for {@link #overview()}; null: empty state. */
-    private CompletedCheckpoint restoredFrom;
     private boolean shutdown;
-    /** Rule 9: what the job restores while its store is empty; null: nothing. */
-    private InitialRestore initialRestore;
-    /** Rule 9, claim mode: the restored checkpoint, subsumed by the job's first completed checkpoint; or null. */
-    private CompletedCheckpoint claimed;
-    /** Rule 9, no-claim mode: checkpoints are triggered full until one completes. */
-    private boolean fullUntilCompleted;
-
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
     public record Services(FileSystem fileSystem, Mailbox mainThread, Executor io, LongSupplier clockMs,
@@ -146,7 +123,6 @@ public final class CheckpointCoordinator {
         this.jobId = Objects.requireNonNull(jobId, "jobId");
         this.config = Objects.requireNonNull(config, "config");
         this.directories = Objects.requireNonNull(directories, "directories");
-        this.fileSystem = services.fileSystem();
         this.mainThread = services.mainThread();
         this.io = new MainThreadIo(services.io(), mainThread);
         this.clockMs = services.clockMs();
@@ -154,14 +130,16 @@ public final class CheckpointCoordinator {
         this.store = services.store();
         this.tasks = services.tasks();
         this.coordinators = services.coordinators();
+        this.pending = new PendingCheckpoints(store);
         this.disposal = new CheckpointFileDisposal(directories,
-                new CheckpointFileCleaner(jobId, fileSystem, directories, services.io()));
+                new CheckpointFileCleaner(jobId, services.fileSystem(), directories, services.io()));
         this.failures = new CheckpointFailures(config, mainThread, clockMs, services.failureHandler(), io, store);
         this.declines = new CheckpointDeclines(jobId, config.timeoutMs(), history, failures);
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
-        this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs,
-                () -> pending.size() + triggersInFlight,
+        this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs, pending::inProgress,
                 () -> trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null));
+        this.finalizer = new CheckpointFinalizer(config, services, io, this::onFinalized);
+        this.restorer = new CheckpointRestorer(jobId, directories, services, io, disposal, failures, pending);
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -169,7 +147,7 @@ public final class CheckpointCoordinator {
     /** Rule 9: what the job restores while it has no completed checkpoint of its own; before the first restore. */
     public void initialRestore(InitialRestore restore) {
         mainThread.assertRunningInMailbox();
-        this.initialRestore = Objects.requireNonNull(restore, "restore");
+        restorer.initialRestore(restore);
     }
 
     /** Starts periodic checkpoints (if an interval is configured); the first comes one interval from now. */
@@ -213,7 +191,7 @@ public final class CheckpointCoordinator {
      */
     public void abortPending(CheckpointFailureReason reason, String message) {
         mainThread.assertRunningInMailbox();
-        for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
+        for (PendingCheckpoint checkpoint : pending.all()) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, reason, message, null));
             }
@@ -256,59 +234,7 @@ public final class CheckpointCoordinator {
         mainThread.assertRunningInMailbox();
         abortPending(CheckpointFailureReason.JOB_FAILOVER, "the job restores its latest checkpoint");
         declines.clear();
-        InitialRestore initial = initialRestore;
-        long nowMs = clockMs.getAsLong();
-        CompletableFuture<RestoreRead.Recovered> read =
-                io.run(() -> RestoreRead.read(store, idCounter, fileSystem, directories, initial, adopting, nowMs));
-        return read.thenApply(recovered -> {
-            mainThread.assertRunningInMailbox();
-            List<CompletedCheckpoint> retained = recovered.retained();
-            failures.restoredWindow(recovered.windowStartMs());
-            disposal.restore(retained);
-            if (recovered.initial() != null) {
-                CompletedCheckpoint restored = restoreInitial(recovered.initial(), initial.claim());
-                deleteOrphansAfterRestore(recovered, adopting);
-                return new RestorePoint(Optional.of(restored), true, recovered.nextId());
-            }
-            deleteOrphansAfterRestore(recovered, adopting);
-            if (retained.isEmpty()) {
-                LOG.info("Job {} has no completed checkpoint to restore", jobId);
-                restoredFrom = null;
-                return new RestorePoint(Optional.empty(), false, recovered.nextId());
-            }
-            CompletedCheckpoint latest = retained.get(retained.size() - 1);
-            restoredFrom = latest;
-            LOG.info("Job {} {} {}", jobId, adopting ? "goes on from" : "restores", latest);
-            return new RestorePoint(Optional.of(latest), false, recovered.nextId());
-        });
-    }
-
-    private void deleteOrphansAfterRestore(RestoreRead.Recovered recovered, boolean adopting) {
-        if (recovered.warnings().isEmpty()) {
-            disposal.deleteOrphansAfterRestore(recovered.sharedFiles(), recovered.fileMergingDirectories(),
-                    liveCheckpointIds(), triggersInFlight == 0, adopting ? -1 : recovered.nextId());
-        } else {
-            // A checkpoint that could not be read may be whole after all: keep what it may refer to.
-            LOG.warn("Job {}: not deleting unreferenced checkpoint files after the restore: {}", jobId,
-                    recovered.warnings());
-        }
-    }
-
-    /** Rule 9, on the main thread: the store is empty and the job restores what it was submitted with. */
-    private CompletedCheckpoint restoreInitial(CompletedCheckpoint restored, boolean claim) {
-        restoredFrom = restored;
-        if (claim) {
-            claimed = restored;
-            disposal.restore(List.of(restored));
-            disposal.claim(restored);
-            LOG.info("Job {} restores {} in claim mode: its files are the job's now, deleted once subsumed", jobId,
-                    restored);
-        } else {
-            fullUntilCompleted = true;
-            LOG.info("Job {} restores {} in no-claim mode: its files stay untouched, and the job's checkpoints are"
-                    + " full until one completes", jobId, restored);
-        }
-        return restored;
+        return restorer.restore(adopting);
     }
 
     /**
@@ -320,7 +246,7 @@ public final class CheckpointCoordinator {
      */
     public void claim(CompletedCheckpoint restored) {
         mainThread.assertRunningInMailbox();
-        disposal.claim(restored);
+        restorer.claim(restored);
     }
 
     // ------------------------------------------------------------------ triggering
@@ -355,11 +281,11 @@ public final class CheckpointCoordinator {
             return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
                     CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running", null)));
         }
-        triggersInFlight++;
+        pending.triggerStarted();
         scheduler.reschedule();
         return io.run(idCounter::getAndIncrement).handle((id, error) -> {
             mainThread.assertRunningInMailbox();
-            triggersInFlight--;
+            pending.triggerEnded();
             if (error != null) {
                 CheckpointFailure failure = new CheckpointFailure(0, CheckpointFailureReason.IO_FAILURE,
                         "cannot draw a checkpoint id: " + MainThreadIo.describe(error), null);
@@ -388,9 +314,7 @@ public final class CheckpointCoordinator {
             FsPath savepointTarget, CheckpointPlan plan) {
         FsPath directory = kind == CheckpointKind.SAVEPOINT
                 ? savepointTarget.resolve("savepoint-" + jobId + "-" + id) : directories.checkpoint(id);
-        PendingCheckpoint checkpoint = new PendingCheckpoint(jobId, id, ++started, timestampMs, kind, plan, directory);
-        highestTriggeredId = Math.max(highestTriggeredId, id);
-        pending.put(id, checkpoint);
+        PendingCheckpoint checkpoint = pending.start(jobId, id, timestampMs, kind, plan, directory);
         long expiresInMs = Math.max(0, timestampMs + config.timeoutMs() - clockMs.getAsLong());
         checkpoint.timeout = mainThread.schedule(() -> expire(checkpoint), expiresInMs);
         LOG.info("Triggering {} {} of job {} ({} tasks to trigger, {} to acknowledge)",
@@ -424,7 +348,8 @@ public final class CheckpointCoordinator {
         checkpoint.coordinatorStates(states);
         checkpoint.transition(PendingCheckpoint.State.AWAITING_ACKS, "coordinators snapshotted");
         CheckpointTrigger trigger = new CheckpointTrigger(checkpoint.checkpointId, checkpoint.timestampMs,
-                checkpoint.kind, checkpoint.directory, checkpoint.kind == CheckpointKind.CHECKPOINT && fullUntilCompleted);
+                checkpoint.kind, checkpoint.directory,
+                checkpoint.kind == CheckpointKind.CHECKPOINT && restorer.checkpointsFull());
         for (CheckpointTask task : checkpoint.plan.toTrigger()) {
             tasks.triggerCheckpoint(task, trigger);
         }
@@ -454,7 +379,7 @@ public final class CheckpointCoordinator {
             }
             disposal.discardUnreferenced(snapshotFiles);
             if (checkpoint == null) {
-                disposal.discardDeadDirectory(checkpointId, highestTriggeredId, liveCheckpointIds());
+                disposal.discardDeadDirectory(checkpointId, pending.highestTriggeredId(), pending.liveCheckpointIds());
             }
             return;
         }
@@ -488,7 +413,7 @@ public final class CheckpointCoordinator {
      */
     public void taskFinished(CheckpointTask task) {
         mainThread.assertRunningInMailbox();
-        for (PendingCheckpoint checkpoint : new ArrayList<>(pending.values())) {
+        for (PendingCheckpoint checkpoint : pending.all()) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING && checkpoint.awaits(task)) {
                 abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId,
                         CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "task " + task
@@ -530,33 +455,15 @@ public final class CheckpointCoordinator {
     private void finalizeCheckpoint(PendingCheckpoint checkpoint) {
         checkpoint.transition(PendingCheckpoint.State.FINALIZING, "every task acknowledged");
         checkpoint.timeout.cancel();
-        CompletedCheckpoint completed;
-        try {
-            completed = checkpoint.toCompleted(config.maxParallelism(), clockMs.getAsLong(),
-                    checkpoint.directory.resolve(CheckpointDirectories.METADATA_FILE));
-        } catch (IllegalArgumentException e) {
-            abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
-                    e.getMessage(), null));
-            return;
+        finalizer.makeDurable(checkpoint);
+    }
+
+    private void onFinalized(CheckpointFinalizer.Outcome outcome) {
+        if (outcome instanceof CheckpointFinalizer.Durable durable) {
+            complete(durable.checkpoint(), durable.completed(), durable.subsumed());
+        } else if (outcome instanceof CheckpointFinalizer.Failed failed) {
+            abort(failed.checkpoint(), failed.failure());
         }
-        io.run(() -> {
-            CheckpointMetadataFormat.write(completed.kind() == CheckpointKind.SAVEPOINT
-                    ? FileSystems.get(completed.metadataFile()) : fileSystem, completed);
-            return completed.kind() == CheckpointKind.CHECKPOINT ? store.add(completed) : List.<CompletedCheckpoint>of();
-        }).whenComplete((subsumed, error) -> {
-            mainThread.assertRunningInMailbox();
-            if (error != null && completed.kind() == CheckpointKind.CHECKPOINT
-                    && latestCompletedId > checkpoint.checkpointId) {
-                // A newer checkpoint finalized first; the store refused this older one.
-                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.SUBSUMED,
-                        "checkpoint " + latestCompletedId + " completed first", null));
-            } else if (error != null) {
-                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.FINALIZE_FAILURE,
-                        "cannot make the checkpoint durable: " + MainThreadIo.describe(error), null));
-            } else {
-                complete(checkpoint, completed, subsumed);
-            }
-        });
     }
 
     private void complete(PendingCheckpoint checkpoint, CompletedCheckpoint completed, List<CompletedCheckpoint> subsumed) {
@@ -565,8 +472,7 @@ public final class CheckpointCoordinator {
         long nowMs = clockMs.getAsLong();
         scheduler.onCompleted(nowMs);
         if (completed.kind() == CheckpointKind.CHECKPOINT) {
-            latestCompletedId = Math.max(latestCompletedId, checkpoint.checkpointId);
-            fullUntilCompleted = false;
+            restorer.checkpointCompleted();
         }
         failures.onCompleted(checkpoint.checkpointId, nowMs);
         history.record(checkpoint, CheckpointStats.Status.COMPLETED, null, clockMs.getAsLong());
@@ -584,20 +490,14 @@ public final class CheckpointCoordinator {
             disposal.onSavepointCompleted(checkpoint.checkpointId);
         } else {
             declines.onCompleted(checkpoint.checkpointId);
-            for (PendingCheckpoint older : new ArrayList<>(pending.headMap(checkpoint.checkpointId).values())) {
+            for (PendingCheckpoint older : pending.olderThan(checkpoint.checkpointId)) {
                 if (older.kind == CheckpointKind.CHECKPOINT && older.state() != PendingCheckpoint.State.FINALIZING) {
                     abort(older, new CheckpointFailure(older.checkpointId, CheckpointFailureReason.SUBSUMED,
                             "checkpoint " + checkpoint.checkpointId + " completed first", null));
                 }
             }
-            List<CompletedCheckpoint> dropped = subsumed;
-            if (claimed != null) {
-                LOG.info("Job {}: {} subsumes the claimed {}", jobId, completed, claimed);
-                dropped = new ArrayList<>(subsumed);
-                dropped.add(claimed);
-                claimed = null;
-            }
-            disposal.onCheckpointCompleted(checkpoint.checkpointId, dropped, liveCheckpointIds());
+            disposal.onCheckpointCompleted(checkpoint.checkpointId, restorer.subsumedBy(completed, subsumed),
+                    pending.liveCheckpointIds());
         }
         checkpoint.result.complete(completed);
         scheduler.reschedule();
@@ -630,28 +530,19 @@ public final class CheckpointCoordinator {
         scheduler.reschedule();
     }
 
-    // ------------------------------------------------------------------ files
-
-    /** The ids of the pending and the retained checkpoints: their files and directories stay. */
-    private Set<Long> liveCheckpointIds() {
-        Set<Long> live = new HashSet<>(pending.keySet());
-        store.retained().forEach(retained -> live.add(retained.checkpointId()));
-        return live;
-    }
-
     // ------------------------------------------------------------------ queries
 
     /** The last checkpoints, oldest first: in progress, completed and failed. */
     public List<CheckpointStats> history() {
         mainThread.assertRunningInMailbox();
-        return history.withInProgress(pending.values());
+        return history.withInProgress(pending.all());
     }
 
     /** What {@code duraflow checkpoints ID} shows. */
     public CheckpointOverview overview() {
         mainThread.assertRunningInMailbox();
         return new CheckpointOverview(config.intervalMs(), history.completed(), history.failed(), store.latest(),
-                Optional.ofNullable(restoredFrom), history());
+                restorer.restoredFrom(), history());
     }
 
     /** What the coordinator counted so far, for the metrics endpoint. */
@@ -663,8 +554,7 @@ public final class CheckpointCoordinator {
     /** The id of the savepoint in progress, if one is. */
     public Optional<Long> savepointInProgress() {
         mainThread.assertRunningInMailbox();
-        return pending.values().stream().filter(p -> p.kind == CheckpointKind.SAVEPOINT)
-                .map(p -> p.checkpointId).findFirst();
+        return pending.savepointInProgress();
     }
 
     /**
@@ -673,7 +563,7 @@ public final class CheckpointCoordinator {
      */
     public long startMark() {
         mainThread.assertRunningInMailbox();
-        return started;
+        return pending.startMark();
     }
 
     /**
@@ -682,9 +572,7 @@ public final class CheckpointCoordinator {
      */
     public Optional<CompletableFuture<CompletedCheckpoint>> pendingCheckpointStartedAfter(long mark) {
         mainThread.assertRunningInMailbox();
-        return pending.values().stream()
-                .filter(p -> p.kind == CheckpointKind.CHECKPOINT && p.startSequence > mark && !p.isEnded())
-                .map(p -> p.result).findFirst();
+        return pending.checkpointStartedAfter(mark);
     }
 
     public int pendingCount() {

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * A savepoint or retained checkpoint (of any job) that a job starts from ({@code run
  * --from-savepoint}), read by {@link CheckpointCoordinator#restoreLatest} while the job has no
- * completed checkpoint of its own (the coordinator's rule 9).
+ * completed checkpoint of its own ({@link CheckpointRestorer} rule 2).
  *
  * @param metadataFile its {@code _metadata}
  * @param claim claim mode: the job takes over its files and deletes them once subsumed; else

@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a restore of the {@link CheckpointCoordinator} (its rules 8 and 9) reads from storage, on
+ * What a restore by the {@link CheckpointRestorer} (its rules 1 and 2) reads from storage, on
  * the coordinator's sequential I/O executor: the retained checkpoints, where the failure window
  * starts, the files a restore may have to delete, and the id the next checkpoint gets. The
- * coordinator applies the result on its main thread.
+ * restorer applies the result on the main thread.
  */
 final class RestoreRead {
     private RestoreRead() {}

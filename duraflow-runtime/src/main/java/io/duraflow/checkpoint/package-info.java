@@ -6,7 +6,10 @@
  *       thread; triggers checkpoints, collects acknowledgements, finalizes, aborts, subsumes,
  *       restores. It reaches the job only through {@link io.duraflow.checkpoint.CheckpointTasks},
  *       {@link io.duraflow.checkpoint.OperatorCoordinatorCheckpoints} and
- *       {@link io.duraflow.checkpoint.CheckpointFailureHandler}, so it is tested alone.</li>
+ *       {@link io.duraflow.checkpoint.CheckpointFailureHandler}, so it is tested alone. Its parts:
+ *       {@link io.duraflow.checkpoint.PendingCheckpoints} (the checkpoints in progress),
+ *       {@link io.duraflow.checkpoint.CheckpointFinalizer} (making one durable) and
+ *       {@link io.duraflow.checkpoint.CheckpointRestorer} (what a restarting job restores).</li>
  *   <li>{@link io.duraflow.checkpoint.CheckpointFailureManager}: counts failures toward
  *       {@code tolerable-failed-checkpoints}.</li>
  *   <li>{@link io.duraflow.checkpoint.CheckpointMetadataFormat}: the {@code _metadata} file;
