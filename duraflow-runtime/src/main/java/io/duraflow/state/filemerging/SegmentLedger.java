@@ -35,8 +35,9 @@ import java.util.function.Predicate;
  *       bytes of its live segments; neither is ever negative.</li>
  *   <li><b>Referenced segments live.</b> A segment a checkpoint that is retained or may still
  *       complete refers to is live: a segment dies only when a completion raises the lowest
- *       retained id above its watermark, when the one checkpoint that used it is aborted, or at the
- *       end of the run when no acknowledgement not known aborted covers its watermark.</li>
+ *       retained id above its watermark, when the one checkpoint that used it is aborted, at the
+ *       end of the run when no acknowledgement not known aborted covers its watermark, or as it is
+ *       written, for a checkpoint known to have ended.</li>
  *   <li><b>No resurrection.</b> A dead segment stays dead and is never reused; a segment of a file
  *       space control picked ({@code reusable} false) is never reused, and such a file never
  *       becomes reusable again.</li>
