@@ -13,14 +13,11 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedSet;
-import java.util.TreeSet;
 import java.util.concurrent.Executor;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,43 +74,28 @@ import org.slf4j.LoggerFactory;
  *       writing anything again.</li>
  * </ol>
  *
+ * <p>The parts: a {@link SegmentLedger} keeps the files, their segments and what may refer to them
+ * (rules 1 to 5); {@link FilePools} keeps the open files writers take ({@link FilePool}'s rules);
+ * {@link SpaceControl} decides rule 6. All three are single-threaded and free of I/O; this class is
+ * the thread-safe front that serializes them and does the I/O they call for.
+ *
  * <p>Threads: task threads (stream factories, notifications, restores), snapshot and upload threads
  * (streams). Bookkeeping is guarded by this object's lock; bytes are written outside it by the one
- * writer that holds a file. Deletions run on the given executor.
+ * writer that holds a file, and files are closed outside it. Deletions run on the given executor.
  */
 public final class FileMergingSnapshotManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FileMergingSnapshotManager.class);
-    private static final String PRIVATE_POOL = "private";
 
     private final String jobId;
     private final FileSystem fileSystem;
     private final CheckpointDirectories directories;
     private final FileMergingSettings settings;
-    private final Executor deleter;
     private final FsPath privateDirectory;
+    private final MergedFileDeleter deleter;
 
-    /** Every file this manager knows (created, or restored), by path. */
-    private final Map<FsPath, PhysicalFile> files = new HashMap<>();
-    private final Map<String, FilePool> pools = new HashMap<>();
-    /** Subtasks of this run here, for the capacity of the private pool. */
-    private final Set<SubtaskKey> subtasks = new HashSet<>();
-    /** Shared directories a file was created in. */
-    private final Set<FsPath> sharedDirectoriesWritten = new HashSet<>();
-    /** Per subtask, the checkpoints it sent an acknowledgement for (pruned below the lowest retained id). */
-    private final Map<SubtaskKey, TreeSet<Long>> acknowledged = new HashMap<>();
-    /**
-     * Subtasks with an acknowledgement pruned while not known aborted: a completed checkpoint may
-     * name their directories, which are then the JobManager's (rule 5).
-     */
-    private final Set<SubtaskKey> namedByCompleted = new HashSet<>();
-    /** Checkpoints known aborted (pruned below the lowest retained id). */
-    private final TreeSet<Long> abortedCheckpoints = new TreeSet<>();
-    private long lowestRetained;
-    /** The newest checkpoint a completion notification named (rule 6's look ahead judges only what such checkpoints wrote). */
-    private long latestCompleted = -1;
-    /** Files opened outside a pool at its bound (FilePool rule 3), for the metrics. */
-    private long unpooledFiles;
-    private boolean closed;
+    private final SegmentLedger ledger = new SegmentLedger();
+    private final FilePools pools;
+    private final SpaceControl spaceControl;
 
     public FileMergingSnapshotManager(String jobId, String taskManagerId, String runId, FileSystem fileSystem,
             CheckpointDirectories directories, FileMergingSettings settings, Executor deleter) {
@@ -121,8 +103,10 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         this.fileSystem = fileSystem;
         this.directories = directories;
         this.settings = settings;
-        this.deleter = deleter;
         this.privateDirectory = directories.taskOwnedFileMergingDirectory(taskManagerId + "-" + runId);
+        this.deleter = new MergedFileDeleter(jobId, fileSystem, deleter);
+        this.pools = new FilePools(settings, ledger);
+        this.spaceControl = new SpaceControl(settings.maxSpaceAmplification());
     }
 
     // ------------------------------------------------------------------ tasks of the run
@@ -130,7 +114,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     /** A task of this run starts here. */
     public synchronized void register(SubtaskKey subtask) {
         checkOpen();
-        subtasks.add(subtask);
+        pools.register(subtask);
     }
 
     /** The streams of {@code subtask}'s part of checkpoint {@code checkpointId} (not of a savepoint). */
@@ -156,22 +140,16 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         }
         synchronized (this) {
             for (FileSegmentHandle handle : merged) {
-                PhysicalFile file = files.get(handle.file());
-                if (file == null) {
-                    file = new PhysicalFile(handle.file(), null, false);
-                    file.reusable = directories.fileMergingDirectoryOf(handle.file()) != null; // rule 4: another job's
-                    file.size = sizes.getOrDefault(handle.file(), handle.offset() + handle.length());
-                    files.put(file.path, file);
-                }
-                if (!file.segments.containsKey(handle.offset())) {
-                    file.segmentAdded(new Segment(file, subtask, handle.offset(), handle.length(), checkpointId));
-                }
+                // Rule 4: a merged file of another job is never reused.
+                boolean ofThisJob = directories.fileMergingDirectoryOf(handle.file()) != null;
+                ledger.restored(subtask, checkpointId, handle, ofThisJob,
+                        sizes.getOrDefault(handle.file(), handle.offset() + handle.length()));
             }
         }
     }
 
     private synchronized boolean knows(FsPath file) {
-        return files.containsKey(file);
+        return ledger.knows(file);
     }
 
     /**
@@ -179,7 +157,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
      * directories the acknowledgement must name.
      */
     public synchronized Set<FsPath> acknowledging(SubtaskKey subtask, long checkpointId) {
-        acknowledged.computeIfAbsent(subtask, key -> new TreeSet<>()).add(checkpointId);
+        ledger.acknowledging(subtask, checkpointId);
         return Set.of(sharedDirectory(subtask), privateDirectory);
     }
 
@@ -200,152 +178,73 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
      */
     public void checkpointCompleted(long checkpointId, long lowestRetainedId) {
         List<PhysicalFile> toClose = new ArrayList<>();
-        List<PhysicalFile> toDelete = new ArrayList<>();
+        List<PhysicalFile> toDelete;
         synchronized (this) {
-            latestCompleted = Math.max(latestCompleted, checkpointId);
-            retirePoolsUpTo(checkpointId, toClose);
-            if (lowestRetainedId > lowestRetained) {
-                lowestRetained = lowestRetainedId;
-                acknowledged.forEach((subtask, ids) -> {
-                    SortedSet<Long> pruned = ids.headSet(lowestRetainedId);
-                    if (!abortedCheckpoints.containsAll(pruned)) {
-                        namedByCompleted.add(subtask);
-                    }
-                    pruned.clear();
-                });
-                abortedCheckpoints.headSet(lowestRetainedId).clear();
-                for (PhysicalFile file : files.values()) {
-                    for (Segment segment : file.segments.values()) {
-                        if (segment.live && segment.lastUsed < lowestRetainedId) {
-                            file.segmentDied(segment);
-                        }
-                    }
-                }
+            boolean segmentsMayHaveDied = ledger.checkpointCompleted(checkpointId, lowestRetainedId);
+            pools.retireUpTo(checkpointId, toClose);
+            if (segmentsMayHaveDied) {
                 controlSpace(toClose);
             }
-            collectDeletable(toDelete);
+            toDelete = ledger.collectDeletable();
             notifyAll();
         }
-        closeAndDelete(toClose, toDelete);
+        closeStreams(toClose);
+        deleter.deleteFiles(toDelete);
     }
 
     /** Checkpoint {@code checkpointId} will never complete: the segments written for it and used by nothing later die. */
     public void checkpointAborted(long checkpointId) {
         List<PhysicalFile> toClose = new ArrayList<>();
-        List<PhysicalFile> toDelete = new ArrayList<>();
+        List<PhysicalFile> toDelete;
         synchronized (this) {
-            if (checkpointId < lowestRetained) {
+            if (!ledger.checkpointAborted(checkpointId)) {
                 return;
             }
-            abortedCheckpoints.add(checkpointId);
-            for (PhysicalFile file : files.values()) {
-                for (Segment segment : file.segments.values()) {
-                    if (segment.live && segment.createdFor == checkpointId && segment.lastUsed == checkpointId) {
-                        file.segmentDied(segment);
-                    }
-                }
-            }
-            retirePool(checkpointId, toClose);
-            collectDeletable(toDelete);
+            pools.retire(checkpointId, toClose);
+            toDelete = ledger.collectDeletable();
             notifyAll();
         }
-        closeAndDelete(toClose, toDelete);
-    }
-
-    /** Within checkpoints: the pools of checkpoints up to {@code checkpointId} take no more segments. */
-    private void retirePoolsUpTo(long checkpointId, List<PhysicalFile> toClose) {
-        for (FilePool pool : new ArrayList<>(pools.values())) {
-            if (pool.checkpointId >= 0 && pool.checkpointId <= checkpointId) {
-                retire(pool, toClose);
-            }
-        }
-    }
-
-    private void retirePool(long checkpointId, List<PhysicalFile> toClose) {
-        for (FilePool pool : new ArrayList<>(pools.values())) {
-            if (pool.checkpointId == checkpointId) {
-                retire(pool, toClose);
-            }
-        }
-    }
-
-    private void retire(FilePool pool, List<PhysicalFile> toClose) {
-        pool.retired = true;
-        pools.values().remove(pool);
-        for (PhysicalFile file : new ArrayList<>(pool.files)) {
-            file.closing = true;
-            if (!file.busy) {
-                detachForClose(file, toClose);
-            }
-        }
+        closeStreams(toClose);
+        deleter.deleteFiles(toDelete);
     }
 
     // ------------------------------------------------------------------ rule 6: space
 
     /** Bytes of every file known (created or restored), and their live bytes; the files of the pools. */
     public synchronized SpaceUsage spaceUsage() {
-        long physical = 0;
-        long live = 0;
-        int open = 0;
-        for (PhysicalFile file : files.values()) {
-            physical += file.size;
-            live += file.liveBytes;
-            open += file.out != null ? 1 : 0;
-        }
-        int pooled = pools.values().stream().mapToInt(FilePool::openFiles).sum();
-        return new SpaceUsage(physical, live, files.size(), open, pooled, unpooledFiles);
+        SpaceUsage files = ledger.usage();
+        return new SpaceUsage(files.physicalBytes(), files.liveBytes(), files.files(), files.openFiles(),
+                pools.pooledFiles(), pools.unpooledFiles());
     }
 
+    /** Under the lock, after a completion: the files space control picks are closed and no longer reused. */
     private void controlSpace(List<PhysicalFile> toClose) {
-        for (PhysicalFile file : SpaceControl.pick(files.values(), settings, jobId)) {
+        SpaceControl.Pick pick = ledger.controlSpace(spaceControl);
+        if (pick.overLimit()) {
+            LOG.info("Job {}: merged checkpoint files hold {} bytes for {} live bytes ({}x, limit {}x): {} file(s) take"
+                            + " no new segments and their live segments are written again", jobId, pick.physicalBytes(),
+                    pick.liveBytes(), String.format(Locale.ROOT, "%.2f", pick.liveBytes() == 0 ? Double.POSITIVE_INFINITY
+                            : (double) pick.physicalBytes() / pick.liveBytes()),
+                    settings.maxSpaceAmplification(), pick.files().size());
+        }
+        for (PhysicalFile file : pick.files()) {
             if (file.out != null && !file.busy) {
-                detachForClose(file, toClose);
+                FilePools.detachForClose(file, toClose);
             }
         }
     }
-
 
     // ------------------------------------------------------------------ writing (MergingStreams)
 
     /** Rule 3: whether checkpoint {@code checkpointId} may refer to {@code handle} again; if so its watermark moves up. */
     synchronized boolean tryReuse(long checkpointId, StreamStateHandle handle) {
-        if (!(handle instanceof FileSegmentHandle segment)) {
-            return true;
-        }
-        PhysicalFile file = files.get(segment.file());
-        if (file == null) {
-            // Not a merged file of this run (rule 4): a plain file, which the JobManager counts, or no reuse.
-            return !CheckpointDirectories.isMergedFile(segment.file());
-        }
-        Segment known = file.segments.get(segment.offset());
-        if (known == null || known.length != segment.length() || !known.live || !file.reusable || file.deleted) {
-            return false;
-        }
-        known.lastUsed = Math.max(known.lastUsed, checkpointId);
-        return true;
+        return ledger.tryReuse(checkpointId, handle);
     }
 
     /** The pool a stream of {@code subtask} with {@code scope} for {@code checkpointId} writes to. */
-    synchronized FilePool pool(SubtaskKey subtask, CheckpointedStateScope scope, long checkpointId) throws IOException {
+    synchronized FilePool pool(SubtaskKey subtask, CheckpointedStateScope scope, long checkpointId) {
         checkOpen();
-        String base = scope == CheckpointedStateScope.SHARED ? "shared " + subtask : PRIVATE_POOL;
-        long poolCheckpoint = settings.acrossCheckpoints() ? -1 : checkpointId;
-        String name = poolCheckpoint < 0 ? base : base + " @" + poolCheckpoint;
-        FilePool pool = pools.get(name);
-        if (pool == null) {
-            pool = new FilePool(name, poolCheckpoint, 1, scope == CheckpointedStateScope.SHARED);
-            if (poolCheckpoint < 0 || !abortedCheckpoints.contains(poolCheckpoint) && poolCheckpoint >= lowestRetained) {
-                pools.put(name, pool);
-            } else {
-                pool.retired = true; // a late writer of an ended checkpoint: its files close after use
-            }
-        }
-        boolean shared = scope == CheckpointedStateScope.SHARED;
-        int perSubtasks = shared ? 1 : Math.max(1, (subtasks.size() + settings.maxSubtasksPerFile() - 1)
-                / settings.maxSubtasksPerFile());
-        pool.capacity = settings.blockingPool() ? perSubtasks : Math.max(settings.maxFilePoolSize(), perSubtasks);
-        pool.maxSubtasksPerFile = shared ? Integer.MAX_VALUE : settings.maxSubtasksPerFile();
-        return pool;
+        return pools.pool(subtask, scope, checkpointId, ledger::hasEnded);
     }
 
     FsPath directoryFor(SubtaskKey subtask, CheckpointedStateScope scope) {
@@ -363,30 +262,10 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         synchronized (this) {
             while (true) {
                 checkOpen();
-                PhysicalFile candidate = stream ? pool.forStream(subtask) : pool.forAppend(subtask);
-                boolean found = candidate != null && candidate != FilePool.NEEDS_WAIT;
-                if (found && SpaceControl.wouldBeWasteful(candidate, subtask, checkpointId, files.values(), settings,
-                        latestCompleted, jobId)) {
-                    candidate.closing = true;
-                    detachForClose(candidate, toClose);
-                    continue;
-                }
-                if (found) {
-                    file = candidate;
+                file = pools.take(pool, directory, subtask, checkpointId, stream,
+                        candidate -> wouldBeWasteful(candidate, subtask, checkpointId), toClose);
+                if (file != null) {
                     break;
-                }
-                if (candidate == null) {
-                    // FilePool rule 3: open a file below the bound; at it, make room or (non-blocking) go unpooled.
-                    PhysicalFile idle = pool.mayOpen() ? null : pool.fullestIdle();
-                    if (idle != null) {
-                        idle.closing = true;
-                        detachForClose(idle, toClose);
-                        continue;
-                    }
-                    if (pool.mayOpen() || !settings.blockingPool()) {
-                        file = newFile(pool, directory, checkpointId, pool.mayOpen());
-                        break;
-                    }
                 }
                 try {
                     wait();
@@ -395,12 +274,8 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                     throw new InterruptedIOException("interrupted while waiting for a checkpoint file of " + pool);
                 }
             }
-            file.busy = true;
-            file.writers.add(subtask);
-            file.streaming = stream;
-            file.lastTakenFor = Math.max(file.lastTakenFor, checkpointId);
         }
-        closeAndDelete(toClose, List.of());
+        closeStreams(toClose);
         if (file.out == null) {
             try {
                 FsOutputStream out = fileSystem.create(file.path, WriteMode.EXCLUSIVE);
@@ -417,20 +292,15 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
         return file;
     }
 
-    /** Under the lock: a new file for {@code checkpointId}; an unpooled one takes one segment (FilePool rule 3). */
-    private PhysicalFile newFile(FilePool pool, FsPath directory, long checkpointId, boolean pooled) {
-        PhysicalFile file = new PhysicalFile(directory.resolve(MergedFileNames.newName(checkpointId)), pool, true);
-        if (!directory.equals(privateDirectory)) {
-            sharedDirectoriesWritten.add(directory);
+    /** Under the lock: rule 6 ahead of the completion ({@link SpaceControl#wouldBeWasteful}). */
+    private boolean wouldBeWasteful(PhysicalFile file, SubtaskKey subtask, long checkpointId) {
+        boolean wasteful = spaceControl.wouldBeWasteful(file, subtask, checkpointId, ledger.files(),
+                ledger.latestCompleted());
+        if (wasteful) {
+            LOG.debug("Job {}: checkpoint {} of {} refers to too few of the {} bytes of {}: a new file takes its"
+                    + " segments", jobId, checkpointId, subtask, file.size, file.path);
         }
-        if (pooled) {
-            pool.files.add(file);
-        } else {
-            file.closing = true;
-            unpooledFiles++;
-        }
-        files.put(file.path, file);
-        return file;
+        return wasteful;
     }
 
     /**
@@ -441,7 +311,7 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
      */
     void giveBack(PhysicalFile file, Segment written, boolean broken, long sizeAfter) {
         List<PhysicalFile> toClose = new ArrayList<>();
-        List<PhysicalFile> toDelete = new ArrayList<>();
+        List<PhysicalFile> toDelete;
         List<FsPath> emptyDirectories;
         synchronized (this) {
             file.busy = false;
@@ -450,52 +320,27 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 file.size = sizeAfter;
             }
             if (written != null) {
-                file.segmentAdded(written);
-                if (closed || abortedCheckpoints.contains(written.createdFor)
-                        || written.createdFor < lowestRetained) {
-                    file.segmentDied(written);
-                }
+                ledger.segmentWritten(written);
             }
-            if (broken || closed || file.size >= settings.maxFileSizeBytes() || file.pool.retired) {
+            boolean runEnded = ledger.hasRunEnded();
+            if (broken || runEnded || file.size >= settings.maxFileSizeBytes() || file.pool.retired) {
                 file.closing = true;
             }
             if (file.closing) {
-                detachForClose(file, toClose);
+                FilePools.detachForClose(file, toClose);
             }
-            collectDeletable(toDelete);
+            toDelete = ledger.collectDeletable();
             // The last writer after the end of the run: its directory may be empty now.
-            emptyDirectories = closed && !toDelete.isEmpty() ? directoriesToDeleteIfEmpty() : List.of();
+            emptyDirectories = runEnded && !toDelete.isEmpty() ? directoriesToDeleteIfEmpty() : List.of();
             notifyAll();
         }
-        closeAndDelete(toClose, toDelete);
-        deleteIfEmpty(emptyDirectories);
+        closeStreams(toClose);
+        deleter.deleteFiles(toDelete);
+        deleter.deleteIfEmpty(emptyDirectories);
     }
 
-    /** Under the lock: takes the file out of its pool and its stream out of the file, for closing outside the lock. */
-    private void detachForClose(PhysicalFile file, List<PhysicalFile> toClose) {
-        if (file.pool != null) {
-            file.pool.files.remove(file);
-        }
-        if (file.out != null || file.busy) {
-            toClose.add(file);
-        }
-    }
-
-    /** Under the lock: rule 2, created files that are closed and hold no live segment; restored ones without live segments are forgotten. */
-    private void collectDeletable(List<PhysicalFile> toDelete) {
-        for (PhysicalFile file : new ArrayList<>(files.values())) {
-            boolean closedForGood = file.closing || file.pool == null || file.pool.retired || closed;
-            if (file.liveSegments == 0 && !file.busy && closedForGood) {
-                files.remove(file.path);
-                if (file.owned) {
-                    file.deleted = true;
-                    toDelete.add(file);
-                }
-            }
-        }
-    }
-
-    private void closeAndDelete(List<PhysicalFile> toClose, List<PhysicalFile> toDelete) {
+    /** Outside the lock: closes the streams of files detached for closing, unless a writer still holds one. */
+    private void closeStreams(List<PhysicalFile> toClose) {
         for (PhysicalFile file : toClose) {
             FsOutputStream out;
             synchronized (this) {
@@ -513,18 +358,6 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
                 }
             }
         }
-        if (!toDelete.isEmpty()) {
-            List<FsPath> paths = toDelete.stream().map(file -> file.path).toList();
-            deleter.execute(() -> {
-                for (FsPath path : paths) {
-                    try {
-                        fileSystem.delete(path);
-                    } catch (IOException | RuntimeException e) {
-                        LOG.warn("Job {}: cannot delete merged checkpoint file {}: {}", jobId, path, e.toString());
-                    }
-                }
-            });
-        }
     }
 
     // ------------------------------------------------------------------ the end of the run
@@ -537,102 +370,39 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
     @Override
     public void close() {
         List<PhysicalFile> toClose = new ArrayList<>();
-        List<PhysicalFile> toDelete = new ArrayList<>();
+        List<PhysicalFile> toDelete;
         List<FsPath> emptyDirectories;
         synchronized (this) {
-            if (closed) {
+            if (ledger.hasRunEnded()) {
                 return;
             }
-            closed = true;
-            for (FilePool pool : new ArrayList<>(pools.values())) {
-                retire(pool, toClose);
-            }
-            for (PhysicalFile file : files.values()) {
-                for (Segment segment : file.segments.values()) {
-                    if (segment.live && file.owned && !mayBeReferenced(segment)) {
-                        file.segmentDied(segment);
-                    }
-                }
-            }
-            collectDeletable(toDelete);
+            pools.retireAll(toClose);
+            ledger.runEnded();
+            toDelete = ledger.collectDeletable();
             emptyDirectories = directoriesToDeleteIfEmpty();
             notifyAll();
         }
-        closeAndDelete(toClose, toDelete);
-        deleteIfEmpty(emptyDirectories);
+        closeStreams(toClose);
+        deleter.deleteFiles(toDelete);
+        deleter.deleteIfEmpty(emptyDirectories);
     }
 
     /** Under the lock, once the run ended: the directories it wrote that no acknowledgement that may complete names. */
     private List<FsPath> directoriesToDeleteIfEmpty() {
         List<FsPath> directories = new ArrayList<>();
-        if (!mayBeNamedByACompletedCheckpoint(subtask -> true)) {
+        if (!ledger.mayBeNamedByACompletedCheckpoint(subtask -> true)) {
             directories.add(privateDirectory);
         }
-        for (FsPath shared : sharedDirectoriesWritten) {
-            if (!mayBeNamedByACompletedCheckpoint(subtask -> sharedDirectory(subtask).equals(shared))) {
+        for (FsPath shared : pools.sharedDirectoriesWritten()) {
+            if (!ledger.mayBeNamedByACompletedCheckpoint(subtask -> sharedDirectory(subtask).equals(shared))) {
                 directories.add(shared);
             }
         }
         return directories;
     }
 
-    private void deleteIfEmpty(List<FsPath> emptyDirectories) {
-        if (!emptyDirectories.isEmpty()) {
-            // After the files (the deleter runs in order): a directory no acknowledgement that may
-            // complete named holds nothing any checkpoint refers to; one of a restored subtask may
-            // hold adopted files, so only empty ones go.
-            deleter.execute(() -> {
-                for (FsPath directory : emptyDirectories) {
-                    try {
-                        if (fileSystem.listIfExists(directory).isEmpty()) {
-                            fileSystem.delete(directory);
-                        }
-                    } catch (IOException | RuntimeException e) {
-                        LOG.info("Job {}: keeping file-merging directory {}: {}", jobId, directory, e.toString());
-                    }
-                }
-            });
-        }
-    }
-
-    /**
-     * Rule 5: whether a checkpoint that completed (or may still complete) may name the directories
-     * of the subtasks {@code naming} accepts: one of them sent an acknowledgement not known aborted.
-     */
-    private boolean mayBeNamedByACompletedCheckpoint(Predicate<SubtaskKey> naming) {
-        for (SubtaskKey subtask : namedByCompleted) {
-            if (naming.test(subtask)) {
-                return true;
-            }
-        }
-        for (Map.Entry<SubtaskKey, TreeSet<Long>> entry : acknowledged.entrySet()) {
-            if (naming.test(entry.getKey()) && !abortedCheckpoints.containsAll(entry.getValue())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Whether a checkpoint that completed may refer to {@code segment}: its subtask sent an
-     * acknowledgement, not known aborted, for a checkpoint from the one it was written for to the
-     * last that used it.
-     */
-    private boolean mayBeReferenced(Segment segment) {
-        TreeSet<Long> ids = acknowledged.get(segment.subtask);
-        if (ids == null) {
-            return false;
-        }
-        for (long id : ids.subSet(segment.createdFor, true, segment.lastUsed, true)) {
-            if (!abortedCheckpoints.contains(id)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private void checkOpen() throws IllegalStateException {
-        if (closed) {
+        if (ledger.hasRunEnded()) {
             throw new IllegalStateException("the file-merging manager of job " + jobId + " for " + privateDirectory
                     + " is closed: its run ended");
         }
@@ -644,6 +414,6 @@ public final class FileMergingSnapshotManager implements AutoCloseable {
 
     @Override
     public synchronized String toString() {
-        return "file merging of job " + jobId + " (" + privateDirectory + ", " + files.size() + " files)";
+        return "file merging of job " + jobId + " (" + privateDirectory + ", " + ledger.files().size() + " files)";
     }
 }

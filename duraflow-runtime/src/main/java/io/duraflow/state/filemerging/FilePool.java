@@ -8,7 +8,7 @@ import java.util.List;
  * or the private state of the job's tasks on this TaskManager; with merging within checkpoints, one
  * pool per checkpoint. Guarded by the manager's lock.
  *
- * <p>Rules for picking a file (the manager applies them):
+ * <p>Rules for picking a file ({@link FilePools#take} applies them):
  * <ol>
  *   <li>An append (a stream small enough to be collected in memory) takes an open file no large
  *       stream holds, preferring one no one holds; if every such file is held by another append it

@@ -8,7 +8,8 @@ import java.util.TreeMap;
 
 /**
  * A file that holds segments of many checkpoint streams ({@link MergedFileFormat}). Bookkeeping is
- * guarded by the {@link FileMergingSnapshotManager}'s lock; the output stream belongs to the one
+ * guarded by the {@link FileMergingSnapshotManager}'s lock: the {@link SegmentLedger} keeps its
+ * segments, the {@link FilePools} and writers its pool fields; the output stream belongs to the one
  * writer that holds the file ({@link #busy}) and is touched by no one else meanwhile.
  *
  * <p>Life: <b>open</b> (has an output stream, takes segments) -> <b>closed</b> (no more segments:
@@ -53,6 +54,11 @@ final class PhysicalFile {
 
     boolean isOpen() {
         return out != null && !closing;
+    }
+
+    /** Closed for good: takes no new segment, ever (closing, restored, or its pool retired). */
+    boolean takesNoMoreSegments() {
+        return closing || pool == null || pool.retired;
     }
 
     /** Whether a writer of {@code subtask} may take it: at most {@code maxSubtasks} subtasks write to one file. */

@@ -2,7 +2,7 @@ package io.duraflow.state.filemerging;
 
 /**
  * One checkpoint stream's bytes in a {@link PhysicalFile} (a "logical file"): live while a
- * checkpoint that may still be retained refers to it. Mutable, guarded by the manager's lock.
+ * checkpoint that may still be retained refers to it. Mutable, kept by the {@link SegmentLedger}.
  */
 final class Segment {
     final PhysicalFile file;

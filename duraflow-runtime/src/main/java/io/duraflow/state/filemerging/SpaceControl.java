@@ -4,28 +4,55 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Rule 6 of {@link FileMergingSnapshotManager} (space), as functions of the manager's files: which
- * files to close and stop reusing after a completion, and whether a checkpoint about to append to
- * an open file should take a new one instead. Called under the manager's lock.
+ * Rule 6 of {@link FileMergingSnapshotManager} (space) as a pure decision over the files of a
+ * {@link SegmentLedger}: which files to close and stop reusing after a completion, and whether a
+ * checkpoint about to append to an open file should take a new one instead. It reads the files and
+ * changes nothing; the ledger applies a {@link Pick} ({@link SegmentLedger#controlSpace}) and the
+ * manager closes the files it names.
+ *
+ * <p>The bound it keeps: after a completion, the bytes of the files, less the dead bytes of the
+ * files picked (now or before: they go once their live segments die), are at most {@code
+ * max-space-amplification} times the live bytes, or every file with dead bytes is picked.
  */
 final class SpaceControl {
-    private static final Logger LOG = LoggerFactory.getLogger(SpaceControl.class);
+    private final double maxSpaceAmplification;
 
-    private SpaceControl() {
+    /** @param maxSpaceAmplification bytes on disk per live byte; below 1: no limit */
+    SpaceControl(double maxSpaceAmplification) {
+        this.maxSpaceAmplification = maxSpaceAmplification;
+    }
+
+    /** Whether space amplification is controlled at all ({@link FileMergingSettings#controlsSpace()}). */
+    boolean enabled() {
+        return maxSpaceAmplification >= 1.0;
+    }
+
+    double maxSpaceAmplification() {
+        return maxSpaceAmplification;
+    }
+
+    /**
+     * What {@link #pick} decided.
+     *
+     * @param files the files to close and stop reusing now, most dead bytes first
+     * @param physicalBytes bytes of every file judged
+     * @param liveBytes their live bytes
+     * @param overLimit whether the files, less what picked files will free, were above the limit
+     */
+    record Pick(List<PhysicalFile> files, long physicalBytes, long liveBytes, boolean overLimit) {
+        static final Pick NONE = new Pick(List.of(), 0, 0, false);
     }
 
     /**
      * After a completion: if the bytes of {@code files} exceed {@code max-space-amplification} times
-     * their live bytes, marks the files with most dead bytes closing and not reusable until the
-     * limit is met (the dead bytes of files picked before count as freed); returns those picked now.
+     * their live bytes, the reusable files with most dead bytes until the limit is met (the dead
+     * bytes of files picked before, no longer reusable, count as freed).
      */
-    static List<PhysicalFile> pick(Collection<PhysicalFile> files, FileMergingSettings settings, String jobId) {
-        if (!settings.controlsSpace()) {
-            return List.of();
+    Pick pick(Collection<PhysicalFile> files) {
+        if (!enabled()) {
+            return Pick.NONE;
         }
         long physical = 0;
         long live = 0;
@@ -43,10 +70,10 @@ final class SpaceControl {
                 candidates.add(file);
             }
         }
-        double limit = settings.maxSpaceAmplification() * live;
+        double limit = maxSpaceAmplification * live;
         long projected = physical - freedByPicked;
         if (projected <= limit) {
-            return List.of();
+            return new Pick(List.of(), physical, live, false);
         }
         candidates.sort(Comparator.comparingLong(PhysicalFile::deadBytes).reversed());
         List<PhysicalFile> picked = new ArrayList<>();
@@ -54,16 +81,10 @@ final class SpaceControl {
             if (projected <= limit) {
                 break;
             }
-            file.reusable = false;
-            file.closing = true;
             projected -= file.deadBytes();
             picked.add(file);
         }
-        LOG.info("Job {}: merged checkpoint files hold {} bytes for {} live bytes ({}x, limit {}x): {} file(s) take no"
-                        + " new segments and their live segments are written again", jobId, physical, live,
-                String.format(java.util.Locale.ROOT, "%.2f", live == 0 ? Double.POSITIVE_INFINITY : (double) physical / live),
-                settings.maxSpaceAmplification(), picked.size());
-        return picked;
+        return new Pick(List.copyOf(picked), physical, live, true);
     }
 
     /**
@@ -72,18 +93,18 @@ final class SpaceControl {
      * take a new file instead. The checkpoint decided what it reuses before it writes (a RocksDB
      * snapshot asks for every reuse, then uploads), so the bytes it will not refer to are known:
      * after a compaction most of the file is such bytes, and appending the compaction's output would
-     * tie that output to them, so neither could go without rewriting the other. Closes the file when
-     * the file alone, and the subtask's files together, would be above the limit once the
-     * checkpoint's predecessors are subsumed (only segments of completed checkpoints that it does not
-     * refer to count as going: exact with one retained checkpoint, the default; with more
-     * retained, such segments live a few completions longer, so a file may be closed earlier than
-     * needed, costing a file, never a byte); more data only lowers the ratio, so a file within the
-     * limit stays. A closed file whose segments all die with the checkpoint's completion is deleted
-     * then (rule 2).
+     * tie that output to them, so neither could go without rewriting the other. True when the file
+     * alone, and the subtask's files together, would be above the limit once the checkpoint's
+     * predecessors are subsumed (only segments of completed checkpoints, up to {@code
+     * latestCompleted}, that it does not refer to count as going: exact with one retained
+     * checkpoint, the default; with more retained, such segments live a few completions longer, so
+     * a file may be closed earlier than needed, costing a file, never a byte); more data only lowers
+     * the ratio, so a file within the limit stays. A closed file whose segments all die with the
+     * checkpoint's completion is deleted then (rule 2).
      */
-    static boolean wouldBeWasteful(PhysicalFile file, SubtaskKey subtask, long checkpointId,
-            Collection<PhysicalFile> files, FileMergingSettings settings, long latestCompleted, String jobId) {
-        if (!settings.controlsSpace() || file.pool == null || !file.pool.shared || file.pool.checkpointId >= 0
+    boolean wouldBeWasteful(PhysicalFile file, SubtaskKey subtask, long checkpointId, Collection<PhysicalFile> files,
+            long latestCompleted) {
+        if (!enabled() || file.pool == null || !file.pool.shared || file.pool.checkpointId >= 0
                 || checkpointId <= file.lastTakenFor) {
             return false;
         }
@@ -107,13 +128,7 @@ final class SpaceControl {
             }
             used += usedHere;
         }
-        double limit = settings.maxSpaceAmplification();
         long fileSegmentBytes = file.size - MergedFileFormat.HEADER_BYTES;
-        if (fileSegmentBytes <= limit * fileUsed || physical <= limit * used) {
-            return false;
-        }
-        LOG.debug("Job {}: checkpoint {} of {} refers to {} of the {} bytes of {}: a new file takes its segments", jobId,
-                checkpointId, subtask, fileUsed, file.size, file.path);
-        return true;
+        return fileSegmentBytes > maxSpaceAmplification * fileUsed && physical > maxSpaceAmplification * used;
     }
 }
