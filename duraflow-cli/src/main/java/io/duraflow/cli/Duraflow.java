@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import io.duraflow.cli.demo.DemoCommand;
 import io.duraflow.config.ConfigLoader;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.JobManagerOptions;
@@ -30,14 +31,14 @@ public final class Duraflow {
 
     @Option(names = "-D", scope = ScopeType.INHERIT, paramLabel = "key=value",
             description = "Overrides a configuration option, e.g. -D heartbeat.timeout=5s")
-    Map<String, String> overrides = new LinkedHashMap<>();
+    public Map<String, String> overrides = new LinkedHashMap<>();
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces with errors")
     boolean verbose;
 
     @Option(names = "--work-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
             description = "Local cluster directory (pids, logs, state); default: cluster.work-dir")
-    Path workDir;
+    public Path workDir;
 
     @Option(names = "--jobmanager", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT",
             description = "JobManager to talk to (default: the local cluster's, else jobmanager.rpc.address/port)")
@@ -70,7 +71,7 @@ public final class Duraflow {
      * The configuration file (or conf/duraflow.yaml), then the settings a local cluster in the
      * work directory left for its clients (cluster.conf: how to find its leader), then -D.
      */
-    Configuration configuration() throws java.io.IOException {
+    public Configuration configuration() throws java.io.IOException {
         Path file = configFile;
         if (file == null) {
             Path defaultFile = Path.of("conf", "duraflow.yaml");

@@ -11,16 +11,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** Options shared by run and demo. */
-final class JobOptions {
+public final class JobOptions {
     @Parameters(index = "0", paramLabel = "JOB", description = "Job class, or an example: wordcount, tpch-q1, join")
-    String job;
+    public String job;
 
     @Option(names = "--param", paramLabel = "key=value", description = "A job parameter (repeatable)")
-    Map<String, String> params = new LinkedHashMap<>();
+    public Map<String, String> params = new LinkedHashMap<>();
 
     @Option(names = "--parallelism", paramLabel = "N", description = "Parallelism of sources, upper bound of"
             + " the rest (default: parallelism.default)")
-    int parallelism;
+    public int parallelism;
 
     @Option(names = "--job-id", paramLabel = "ID", description = "Job id to use (default: a random one)")
     String jobId;
@@ -52,7 +52,7 @@ final class JobOptions {
     }
 
     /** Builds the plan here first, so a bad job or parameter fails before anything is sent. */
-    JobGraph plan(Configuration config) {
+    public JobGraph plan(Configuration config) {
         int p = parallelism > 0 ? parallelism : config.get(io.duraflow.config.ExecutionOptions.PARALLELISM_DEFAULT);
         try {
             return JobPlans.build(JobAliases.resolve(job), params, p);

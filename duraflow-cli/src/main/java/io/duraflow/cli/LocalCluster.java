@@ -45,7 +45,7 @@ public final class LocalCluster {
         this.out = out;
     }
 
-    Path workDir() {
+    public Path workDir() {
         return workDir;
     }
 
@@ -433,7 +433,7 @@ public final class LocalCluster {
         return log.resolveSibling(log.getFileName() + "." + generation);
     }
 
-    Path log(String name) {
+    public Path log(String name) {
         return workDir.resolve("log").resolve(name + ".log");
     }
 
@@ -599,7 +599,7 @@ public final class LocalCluster {
     }
 
     /** Pids of the cluster's processes that are still alive. */
-    List<Long> alivePids() throws IOException {
+    public List<Long> alivePids() throws IOException {
         Path pids = workDir.resolve("pids");
         List<Long> alive = new ArrayList<>();
         if (!Files.isDirectory(pids)) {
@@ -615,7 +615,7 @@ public final class LocalCluster {
     }
 
     /** name -> pid of every process with a pid file, alive or not. */
-    Map<String, Long> processes() throws IOException {
+    public Map<String, Long> processes() throws IOException {
         Map<String, Long> result = new java.util.TreeMap<>();
         Path pids = workDir.resolve("pids");
         if (!Files.isDirectory(pids)) {

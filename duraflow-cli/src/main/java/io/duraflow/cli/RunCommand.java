@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "run", description = "Submits a job and follows it to the end (exit code 0 if it finished).")
-final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer> {
     @CommandLine.ParentCommand
     Duraflow root;
 
@@ -46,7 +46,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Submits the job whose plan the caller built with {@link JobOptions#plan}, and follows it unless detached. */
-    static int runJob(ClusterClient client, JobOptions options, Map<String, String> config, JobGraph graph,
+    public static int runJob(ClusterClient client, JobOptions options, Map<String, String> config, JobGraph graph,
             boolean detached) throws InterruptedException {
         SubmitJobRequest request = options.request(config);
         SubmitJobResponse submitted;

@@ -1,5 +1,10 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
+import io.duraflow.cli.ClusterClient;
+import io.duraflow.cli.Duraflow;
+import io.duraflow.cli.JobOptions;
+import io.duraflow.cli.LocalCluster;
+import io.duraflow.cli.RunCommand;
 import io.duraflow.plan.JobGraph;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +21,7 @@ import picocli.CommandLine.Option;
         + " leader JobManager, reports checkpoints, recovery times and replayed records, and checks the output."
         + " 'demo checkpoint-rejection' runs a source that declines checkpoints while a table chunk is open,"
         + " kills a TaskManager, reports declined and completed checkpoints, and checks the output.")
-final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand implements Callable<Integer> {
     @CommandLine.ParentCommand
     Duraflow root;
 
