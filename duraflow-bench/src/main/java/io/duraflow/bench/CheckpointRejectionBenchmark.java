@@ -1,8 +1,8 @@
 package io.duraflow.bench;
 
-import io.duraflow.cli.CheckpointRejectionDemo;
 import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.LocalCluster;
+import io.duraflow.cli.demo.CheckpointRejectionDemo;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -4,7 +4,7 @@ package io.duraflow.cli;
 public final class CliException extends RuntimeException {
     private final int exitCode;
 
-    CliException(String message) {
+    public CliException(String message) {
         this(message, 1, null);
     }
 

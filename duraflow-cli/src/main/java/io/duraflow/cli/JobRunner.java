@@ -43,7 +43,7 @@ public final class JobRunner {
         return state == JobState.JOB_FINISHED || state == JobState.JOB_FAILED || state == JobState.JOB_CANCELED;
     }
 
-    static String stateName(JobState state) {
+    public static String stateName(JobState state) {
         return state.name().replace("JOB_", "");
     }
 

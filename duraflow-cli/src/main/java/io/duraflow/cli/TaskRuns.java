@@ -22,11 +22,11 @@ import java.util.TreeMap;
  * started (a status cannot tell that from a cancelled run, so it is not counted). A stored result
  * of a job that did not finish keeps only the attempt numbers (state "").
  */
-final class TaskRuns {
+public final class TaskRuns {
     private TaskRuns() {}
 
     /** A subtask of a vertex. */
-    record TaskKey(int vertex, int subtask) implements Comparable<TaskKey> {
+    public record TaskKey(int vertex, int subtask) implements Comparable<TaskKey> {
         @Override
         public int compareTo(TaskKey other) {
             return vertex != other.vertex ? Integer.compare(vertex, other.vertex)
@@ -64,7 +64,7 @@ final class TaskRuns {
     }
 
     /** The attempt number of every FINISHED subtask. */
-    static Map<TaskKey, Integer> finishedAttempts(JobStatus status) {
+    public static Map<TaskKey, Integer> finishedAttempts(JobStatus status) {
         Map<TaskKey, Integer> finished = new TreeMap<>();
         for (VertexStatus vertex : status.getVerticesList()) {
             for (int subtask = 0; subtask < vertex.getTasksCount(); subtask++) {
@@ -82,7 +82,7 @@ final class TaskRuns {
      * again later: their attempt number in {@code later} is higher, because every new run of a
      * subtask, under any leader, gets a higher number.
      */
-    static List<TaskKey> ranAgain(Map<TaskKey, Integer> finishedBefore, JobStatus later) {
+    public static List<TaskKey> ranAgain(Map<TaskKey, Integer> finishedBefore, JobStatus later) {
         Map<TaskKey, Integer> attempts = attempts(later);
         List<TaskKey> again = new ArrayList<>();
         finishedBefore.forEach((task, attempt) -> {
@@ -95,7 +95,7 @@ final class TaskRuns {
     }
 
     /** The current or last attempt number of every subtask the status lists. */
-    static Map<TaskKey, Integer> attempts(JobStatus status) {
+    public static Map<TaskKey, Integer> attempts(JobStatus status) {
         Map<TaskKey, Integer> attempts = new TreeMap<>();
         for (VertexStatus vertex : status.getVerticesList()) {
             for (int subtask = 0; subtask < vertex.getTasksCount(); subtask++) {
@@ -106,7 +106,7 @@ final class TaskRuns {
     }
 
     /** Subtasks running right now: RUNNING, not merely being deployed. */
-    static int running(JobStatus status) {
+    public static int running(JobStatus status) {
         int running = 0;
         for (VertexStatus vertex : status.getVerticesList()) {
             for (TaskStatus task : vertex.getTasksList()) {
@@ -119,7 +119,7 @@ final class TaskRuns {
     }
 
     /** Subtasks a new leader adopted running from an earlier one (status recovery ADOPTED). */
-    static int adopted(JobStatus status) {
+    public static int adopted(JobStatus status) {
         int adopted = 0;
         for (VertexStatus vertex : status.getVerticesList()) {
             for (TaskStatus task : vertex.getTasksList()) {

@@ -3,6 +3,7 @@ package io.duraflow.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.duraflow.cli.demo.CheckpointWatch;
 import io.duraflow.examples.SnapshotChangelogJob;
 import io.duraflow.examples.cdc.CdcFiles;
 import io.duraflow.rpc.proto.JobResult;

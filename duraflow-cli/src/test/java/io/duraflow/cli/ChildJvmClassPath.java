@@ -175,7 +175,7 @@ final class ChildJvmClassPath {
      */
     private static void shareWithLocalClusters(String classPath, Path archive) throws IOException {
         for (String role : List.of("jobmanager", "taskmanager")) {
-            Path path = LocalCluster.archivePath(role, classPath);
+            Path path = ClassDataSharing.archivePath(role, classPath);
             if (path != null && !Files.exists(path)) {
                 Path tmp = path.resolveSibling(path.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
                 Files.deleteIfExists(tmp);

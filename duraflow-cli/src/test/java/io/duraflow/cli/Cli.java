@@ -10,11 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Runs the {@code duraflow} command line as a child process, as a user would. */
-final class Cli {
+public final class Cli {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     /** What a finished command left behind. */
-    record Result(List<String> command, int exitCode, String stdout, String stderr) {
+    public record Result(List<String> command, int exitCode, String stdout, String stderr) {
         List<String> stderrLines() {
             return stderr.lines().toList();
         }
@@ -37,7 +37,7 @@ final class Cli {
      * {@code workingDir/log/cli-N.out} and {@code .err}, and waits at most {@code timeout}; a
      * command still running then is killed and fails the test.
      */
-    static Result run(Path workingDir, Duration timeout, String... args) throws IOException, InterruptedException {
+    public static Result run(Path workingDir, Duration timeout, String... args) throws IOException, InterruptedException {
         return start(workingDir, args).await(timeout);
     }
 

@@ -14,7 +14,7 @@ class JobOptionsTest {
         CommandLine cli = new CommandLine(root);
         CommandLine.ParseResult parsed = cli.parseArgs("run", "-D", "execution.runtime-mode=streaming",
                 "streaming-keyed-sum", "--param", "records=10", "-D", "execution.checkpointing.interval=1s");
-        Duraflow.Run run = (Duraflow.Run) parsed.subcommand().commandSpec().userObject();
+        RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
 
         SubmitJobRequest request = run.options.request(run.root.overrides);
 

@@ -18,14 +18,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * -Dduraflow.it.keep-logs=DIR} it also copies the watched directories' whole logs to {@code
  * DIR/<test>/}.
  */
-final class LogsOnFailure implements BeforeEachCallback, AfterEachCallback {
+public final class LogsOnFailure implements BeforeEachCallback, AfterEachCallback {
     private static final int LINES = 80;
 
     private final List<Path> classDirs = new CopyOnWriteArrayList<>();
     private final List<Path> testDirs = new CopyOnWriteArrayList<>();
     private volatile boolean inTest;
 
-    Path watch(Path dir) {
+    public Path watch(Path dir) {
         List<Path> dirs = inTest ? testDirs : classDirs;
         if (!dirs.contains(dir)) {
             dirs.add(dir);

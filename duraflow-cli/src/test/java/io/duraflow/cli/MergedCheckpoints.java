@@ -7,6 +7,7 @@ import io.duraflow.checkpoint.CheckpointMetadataFormat;
 import io.duraflow.checkpoint.CheckpointVerifier;
 import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.checkpoint.StateFileRegistry;
+import io.duraflow.cli.demo.ExactOutput;
 import io.duraflow.examples.StreamingKeyedSum;
 import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FileSystems;

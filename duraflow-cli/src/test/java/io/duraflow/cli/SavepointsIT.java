@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.duraflow.checkpoint.CheckpointMetadataFormat;
 import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.checkpoint.StateFileRegistry;
+import io.duraflow.cli.demo.ExactOutput;
 import io.duraflow.examples.StreamingKeyedSum;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;

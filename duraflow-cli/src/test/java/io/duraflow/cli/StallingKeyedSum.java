@@ -15,6 +15,7 @@ import io.duraflow.api.sink.SinkWriter;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.api.types.Types;
+import io.duraflow.cli.demo.ExactOutput;
 import io.duraflow.examples.StreamingKeyedSum;
 import java.io.IOException;
 import java.io.UncheckedIOException;

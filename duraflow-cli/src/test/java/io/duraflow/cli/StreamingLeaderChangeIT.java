@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.duraflow.cli.TaskRuns.TaskKey;
+import io.duraflow.cli.demo.ExactOutput;
 import io.duraflow.examples.StreamingKeyedSum;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.rpc.proto.CheckpointSummary;

@@ -1,4 +1,6 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
+
+import io.duraflow.cli.LocalCluster;
 
 /**
  * While a demo runs, Ctrl-C (or SIGTERM) must not leave its processes running: a shutdown hook

@@ -1,4 +1,4 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
 import io.duraflow.api.connectors.StrideSplit;
 import io.duraflow.api.types.DataReader;
@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * <p>For each checkpoint it keeps how many records the job's {@link StrideSplit} sources
  * (the {@code DataGeneratorSource}) had read: the positions of the splits in the readers' state.
  */
-final class CheckpointWatch {
+public final class CheckpointWatch {
     /** A completed checkpoint: its times (epoch ms, JobManager clock) and the sources' position in it. */
     record Seen(long id, long triggeredMs, long completedMs, long sourceRecordsRead) {
     }
@@ -116,7 +116,7 @@ final class CheckpointWatch {
      * was read to its end (a reader drops exhausted splits); a checkpoint without source state is
      * one taken after the sources finished.
      */
-    static long sourceRecordsRead(CompletedCheckpoint checkpoint, long records) throws IOException {
+    public static long sourceRecordsRead(CompletedCheckpoint checkpoint, long records) throws IOException {
         List<StrideSplit> splits = new ArrayList<>();
         for (OperatorCheckpointState operator : checkpoint.operators().values()) {
             for (OperatorSubtaskState subtask : operator.sortedSubtasks().values()) {
@@ -150,7 +150,7 @@ final class CheckpointWatch {
      * The ids of the job's checkpoints that some JobManager logged as completed
      * ({@code Completed checkpoint N of job ID ...}), from the logs under {@code logDirectory}.
      */
-    static TreeSet<Long> completedInLogs(Path logDirectory, String jobId) throws IOException {
+    public static TreeSet<Long> completedInLogs(Path logDirectory, String jobId) throws IOException {
         return idsInLogs(logDirectory, Pattern.compile("Completed checkpoint (\\d+) of job " + Pattern.quote(jobId) + " "));
     }
 

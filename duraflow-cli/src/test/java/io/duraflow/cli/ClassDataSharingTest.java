@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A class-data archive is used only once its recorder exited by itself: one cut short by a
  * SIGKILL while it was written was kept before, and every later process silently refused it.
  */
-class LocalClusterCdsTest {
+class ClassDataSharingTest {
     @TempDir
     Path dir;
 
@@ -26,7 +26,7 @@ class LocalClusterCdsTest {
     void theArchiveOfARecorderThatExitedByItselfIsMovedIntoPlace() throws Exception {
         Path recording = Files.write(dir.resolve("tm.jsa.taskmanager-1.tmp"), new byte[] {1, 2, 3});
         Path archive = dir.resolve("tm.jsa");
-        LocalCluster.finishRecording(note(recording, archive));
+        ClassDataSharing.finishRecording(note(recording, archive));
 
         assertThat(archive).hasBinaryContent(new byte[] {1, 2, 3});
         assertThat(recording).doesNotExist();
@@ -39,8 +39,8 @@ class LocalClusterCdsTest {
         Path archive = dir.resolve("tm.jsa");
         Path note = note(recording, archive);
 
-        LocalCluster.discardRecording(note);
-        LocalCluster.finishRecording(note);
+        ClassDataSharing.discardRecording(note);
+        ClassDataSharing.finishRecording(note);
 
         assertThat(archive).doesNotExist();
         assertThat(recording).doesNotExist();
@@ -58,7 +58,7 @@ class LocalClusterCdsTest {
         Path recording = Files.write(dir.resolve("duraflow-taskmanager-new.jsa.taskmanager-1.tmp"), new byte[] {2});
         Path archive = dir.resolve("duraflow-taskmanager-new.jsa");
 
-        LocalCluster.finishRecording(note(recording, archive));
+        ClassDataSharing.finishRecording(note(recording, archive));
 
         try (var files = Files.list(dir)) {
             assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".jsa")))
@@ -73,7 +73,7 @@ class LocalClusterCdsTest {
     void anExistingArchiveIsNotReplacedAndAnEmptyRecordingIsDropped() throws Exception {
         Path archive = Files.write(dir.resolve("tm.jsa"), new byte[] {9});
         Path recording = Files.write(dir.resolve("tm.jsa.taskmanager-1.tmp"), new byte[0]);
-        LocalCluster.finishRecording(note(recording, archive));
+        ClassDataSharing.finishRecording(note(recording, archive));
 
         assertThat(archive).hasBinaryContent(new byte[] {9});
         assertThat(recording).doesNotExist();

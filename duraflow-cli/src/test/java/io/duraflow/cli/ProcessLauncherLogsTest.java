@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A start on an existing work directory keeps the previous runs' logs (the evidence of a crash). */
-class LocalClusterLogsTest {
+class ProcessLauncherLogsTest {
     @TempDir
     Path dir;
 
@@ -16,7 +16,7 @@ class LocalClusterLogsTest {
     void eachStartMovesTheLogsOneGenerationUpAndKeepsFive() throws Exception {
         Path log = dir.resolve("jobmanager-1.log");
         for (int run = 1; run <= 7; run++) {
-            LocalCluster.rotateLog(log, LocalCluster.KEPT_LOGS);
+            ProcessLauncher.rotateLog(log, ProcessLauncher.KEPT_LOGS);
             Files.writeString(log, "run " + run);
         }
 
@@ -31,9 +31,9 @@ class LocalClusterLogsTest {
     @Test
     void anEmptyOrMissingLogIsNotKept() throws Exception {
         Path log = dir.resolve("taskmanager-1.log");
-        LocalCluster.rotateLog(log, 5);
+        ProcessLauncher.rotateLog(log, 5);
         Files.writeString(log, "");
-        LocalCluster.rotateLog(log, 5);
+        ProcessLauncher.rotateLog(log, 5);
 
         assertThat(dir.resolve("taskmanager-1.log.1")).doesNotExist();
     }

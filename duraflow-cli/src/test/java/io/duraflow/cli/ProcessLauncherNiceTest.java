@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A local cluster's TaskManagers start at a lower CPU priority than its JobManagers, where {@code nice} exists. */
-class LocalClusterNiceTest {
+class ProcessLauncherNiceTest {
     @TempDir
     Path dir;
     private Path bin;
@@ -28,30 +28,30 @@ class LocalClusterNiceTest {
     void byDefaultATaskManagerRunsUnderNiceFiveFoundOnThePath() {
         String path = dir.resolve("empty") + File.pathSeparator + bin;
 
-        assertThat(LocalCluster.taskManagerNice(null, path)).containsExactly(bin.resolve("nice").toString(), "-n", "5");
-        assertThat(LocalCluster.taskManagerNice(" ", path)).containsExactly(bin.resolve("nice").toString(), "-n", "5");
+        assertThat(ProcessLauncher.taskManagerNice(null, path)).containsExactly(bin.resolve("nice").toString(), "-n", "5");
+        assertThat(ProcessLauncher.taskManagerNice(" ", path)).containsExactly(bin.resolve("nice").toString(), "-n", "5");
     }
 
     @Test
     void theEnvironmentChoosesTheNicenessAndZeroTurnsItOff() {
-        assertThat(LocalCluster.taskManagerNice("10", bin.toString()))
+        assertThat(ProcessLauncher.taskManagerNice("10", bin.toString()))
                 .containsExactly(bin.resolve("nice").toString(), "-n", "10");
-        assertThat(LocalCluster.taskManagerNice("0", bin.toString())).isEmpty();
+        assertThat(ProcessLauncher.taskManagerNice("0", bin.toString())).isEmpty();
     }
 
     @Test
     void withoutNiceOnThePathTaskManagersStartAsTheyAre() {
-        assertThat(LocalCluster.taskManagerNice(null, dir.resolve("empty").toString())).isEmpty();
-        assertThat(LocalCluster.taskManagerNice(null, "")).isEmpty();
+        assertThat(ProcessLauncher.taskManagerNice(null, dir.resolve("empty").toString())).isEmpty();
+        assertThat(ProcessLauncher.taskManagerNice(null, "")).isEmpty();
     }
 
     @Test
     void aBadSettingIsAOneLineErrorThatSaysWhatToDo() {
-        assertThatThrownBy(() -> LocalCluster.taskManagerNice("low", bin.toString()))
+        assertThatThrownBy(() -> ProcessLauncher.taskManagerNice("low", bin.toString()))
                 .isInstanceOf(CliException.class)
                 .hasMessage("DURAFLOW_TASKMANAGER_NICE must be a number from 0 to 19 (got 'low'); unset it for the"
                         + " default of 5, or set 0 to run TaskManagers at the JobManager's priority");
-        assertThatThrownBy(() -> LocalCluster.taskManagerNice("20", bin.toString()))
+        assertThatThrownBy(() -> ProcessLauncher.taskManagerNice("20", bin.toString()))
                 .isInstanceOf(CliException.class).hasMessage("DURAFLOW_TASKMANAGER_NICE must be from 0 to 19 (got 20);"
                         + " unset it for the default of 5, or set 0 to run TaskManagers at the JobManager's priority");
     }

@@ -1,5 +1,10 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
+import io.duraflow.cli.CliException;
+import io.duraflow.cli.ClusterClient;
+import io.duraflow.cli.JobRunner;
+import io.duraflow.cli.LocalCluster;
+import io.duraflow.cli.TaskRuns;
 import io.duraflow.config.Configuration;
 import io.duraflow.examples.StreamingKeyedSum;
 import io.duraflow.ha.HighAvailabilityServices;

@@ -1,4 +1,4 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,7 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
+import io.duraflow.cli.CliException;
+import io.duraflow.cli.LocalCluster;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;

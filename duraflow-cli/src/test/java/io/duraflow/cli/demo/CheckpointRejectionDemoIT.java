@@ -1,7 +1,10 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.duraflow.cli.Cli;
+import io.duraflow.cli.LocalCluster;
+import io.duraflow.cli.LogsOnFailure;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.examples.StreamingKeyedSum;
@@ -12,7 +12,7 @@ import java.util.Map;
  * {@link StreamingKeyedSum} against a plain loop over the same generated records, which shares
  * no code with the job (record {@code i} has key {@code i * 7919 mod keys} and value {@code i}).
  */
-final class ExactOutput {
+public final class ExactOutput {
     /** Problems listed one per line, at most this many of each kind. */
     static final int MAX_LISTED = 10;
 
@@ -23,7 +23,7 @@ final class ExactOutput {
      * exactly once, and nothing else; then what {@link StreamingKeyedSum#verify} finds (its own
      * rules: one line per key, counts, sums adding up to N(N-1)/2). Empty when the output is exact.
      */
-    static List<String> check(List<Tuple3<Long, Long, Long>> output, long records, long keys) {
+    public static List<String> check(List<Tuple3<Long, Long, Long>> output, long records, long keys) {
         java.util.Set<Tuple3<Long, Long, Long>> expected = expected(records, keys);
         List<String> problems = new ArrayList<>();
         Map<Tuple3<Long, Long, Long>, Integer> seen = new HashMap<>();

@@ -1,5 +1,9 @@
-package io.duraflow.cli;
+package io.duraflow.cli.demo;
 
+import io.duraflow.cli.CliException;
+import io.duraflow.cli.ClusterClient;
+import io.duraflow.cli.JobRunner;
+import io.duraflow.cli.TaskRuns;
 import io.duraflow.rpc.proto.JobStatus;
 import java.io.IOException;
 import java.nio.file.Path;

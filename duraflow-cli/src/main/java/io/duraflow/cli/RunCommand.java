@@ -1,0 +1,79 @@
+package io.duraflow.cli;
+
+import io.duraflow.plan.JobGraph;
+import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.JobState;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "run", description = "Submits a job and follows it to the end (exit code 0 if it finished).")
+public final class RunCommand implements Callable<Integer> {
+    @CommandLine.ParentCommand
+    Duraflow root;
+
+    @CommandLine.Mixin
+    JobOptions options = new JobOptions();
+
+    @Option(names = "--detached", description = "Return after submission")
+    boolean detached;
+
+    @Option(names = "--from-savepoint", paramLabel = "PATH", description = "Start from a savepoint or a retained"
+            + " checkpoint (its directory or _metadata), with another parallelism if you like")
+    String fromSavepoint;
+
+    @Option(names = "--claim", description = "With --from-savepoint: the job takes over the restored files and"
+            + " deletes them once its first checkpoint subsumes them")
+    boolean claim;
+
+    @Option(names = "--no-claim", description = "With --from-savepoint (the default): the job never deletes or"
+            + " depends on the restored files; its first checkpoint is full")
+    boolean noClaim;
+
+    @Option(names = "--allow-non-restored-state", description = "With --from-savepoint: drop (and log) the"
+            + " state of operators the job no longer has instead of refusing it")
+    boolean allowNonRestoredState;
+
+    @Override
+    public Integer call() throws Exception {
+        options.restore = SavepointCommand.restore(fromSavepoint, claim, noClaim, allowNonRestoredState);
+        return root.withClient((client, config) -> runJob(client, options, root.overrides,
+                options.plan(config), detached));
+    }
+
+    /** Submits the job whose plan the caller built with {@link JobOptions#plan}, and follows it unless detached. */
+    public static int runJob(ClusterClient client, JobOptions options, Map<String, String> config, JobGraph graph,
+            boolean detached) throws InterruptedException {
+        SubmitJobRequest request = options.request(config);
+        SubmitJobResponse submitted;
+        try {
+            submitted = client.submit(request);
+        } catch (CliException e) {
+            if (!(e.getCause() instanceof io.grpc.StatusRuntimeException status)
+                    || status.getStatus().getCode() != io.grpc.Status.Code.ALREADY_EXISTS
+                    || !String.valueOf(e.getMessage()).contains("already ended")) {
+                throw e;
+            }
+            // The job ran before: say so, show that result, and exit as that run ended.
+            System.out.println("duraflow: " + e.getMessage());
+            JobResult previous = client.result(request.getJobId());
+            new JobRunner(client, System.out).printResult(previous, graph, options.show.records);
+            return previous.getStatus().getState() == JobState.JOB_FINISHED ? 0 : Duraflow.EXIT_JOB_FAILED;
+        }
+        System.out.println("Submitted job " + submitted.getJobId() + " (" + graph.jobName() + ", plan "
+                + submitted.getFingerprint() + ") to " + client.address());
+        if (detached) {
+            System.out.println("Follow it with 'duraflow status " + submitted.getJobId() + "'");
+            return 0;
+        }
+        JobRunner runner = new JobRunner(client, System.out);
+        runner.follow(submitted.getJobId());
+        JobResult result = client.result(submitted.getJobId());
+        runner.printResult(result, graph, options.show.records);
+        return result.getStatus().getState() == JobState.JOB_FINISHED ? 0 : Duraflow.EXIT_JOB_FAILED;
+    }
+}
