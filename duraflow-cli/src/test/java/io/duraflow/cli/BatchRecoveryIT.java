@@ -91,8 +91,9 @@ class BatchRecoveryIT {
      */
     @Test
     void theDemoLosesNoFinishedWork() throws Exception {
-        Cli.Result result = Cli.run(tempDir, Duration.ofMinutes(3), "demo", "batch-failover", "--work-dir",
-                tempDir.resolve("cluster").toString(), "--param", "records=20000000");
+        Path work = LOGS.watch(tempDir.resolve("cluster"));
+        Cli.Result result = Cli.run(LOGS.watch(tempDir), Duration.ofMinutes(3), "demo", "batch-failover",
+                "--work-dir", work.toString(), "--param", "records=20000000");
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(result.stdout()).contains("with the same result as without the crash");
