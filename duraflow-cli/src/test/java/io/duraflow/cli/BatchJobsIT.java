@@ -160,8 +160,8 @@ class BatchJobsIT {
     void cliRunPrintsAllRecordsSorted() throws Exception {
         long words = 1_000;
         long distinct = 7;
-        Cli.Result run = Cli.run(tempDir, JOB_TIMEOUT, "run", "wordcount", "--jobmanager", cluster.address(),
-                "--param", "words=" + words, "--param", "distinct=" + distinct, "--show", "100");
+        Cli.Result run = Cli.run(LOGS.watch(tempDir), JOB_TIMEOUT, "run", "wordcount", "--jobmanager",
+                cluster.address(), "--param", "words=" + words, "--param", "distinct=" + distinct, "--show", "100");
 
         assertThat(run.exitCode()).as("%s", run).isZero();
         List<String> lines = run.stdout().lines().toList();
@@ -191,8 +191,8 @@ class BatchJobsIT {
         writeWords(input.resolve("_skipped.txt"), 100, new Random(3), new HashMap<>());
         writeWords(input.resolve(".hidden.txt"), 100, new Random(4), new HashMap<>());
 
-        Cli.Result run = Cli.run(tempDir, JOB_TIMEOUT, "run", "wordcount", "--jobmanager", cluster.address(),
-                "--parallelism", "2", "--param", "input=" + input, "--param", "output=" + output);
+        Cli.Result run = Cli.run(LOGS.watch(tempDir), JOB_TIMEOUT, "run", "wordcount", "--jobmanager",
+                cluster.address(), "--parallelism", "2", "--param", "input=" + input, "--param", "output=" + output);
 
         assertThat(run.exitCode()).as("%s", run).isZero();
         assertThat(run.stdout()).as("%s", run).containsPattern("Job \\S+ \\(WordCount\\) FINISHED in");

@@ -193,7 +193,7 @@ class FileMergingHdfsIT {
         assertMerged(ROCKSDB, ofRocksDb, true);
         assertMerged(HEAP, ofHeap, false);
         for (String jobId : List.of(ROCKSDB, HEAP)) {
-            Cli.Result verify = Cli.run(tempDir, Duration.ofSeconds(90), "checkpoints", "verify",
+            Cli.Result verify = Cli.run(LOGS.watch(tempDir), Duration.ofSeconds(90), "checkpoints", "verify",
                     jobDirectory(jobId).toString());
             assertThat(verify.exitCode()).as("%s", verify).isZero();
             assertThat(verify.stdout()).as("%s", verify).contains("Checking " + jobDirectory(jobId))

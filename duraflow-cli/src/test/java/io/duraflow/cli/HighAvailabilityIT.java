@@ -180,7 +180,7 @@ class HighAvailabilityIT {
                 Integer.toString(PARALLELISM)));
         params.forEach((k, v) -> run.addAll(List.of("--param", k + "=" + v)));
         run.addAll(cluster.clientOptions());
-        Cli.Running attached = Cli.start(tempDir, run.toArray(String[]::new));
+        Cli.Running attached = Cli.start(LOGS.watch(tempDir), run.toArray(String[]::new));
 
         awaitSourcesRunningWithoutSinks(jobId);
         LeaderInfo oldLeader = cluster.leaderInfo();

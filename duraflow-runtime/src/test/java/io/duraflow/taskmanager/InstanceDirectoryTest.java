@@ -71,9 +71,11 @@ class InstanceDirectoryTest {
     @Test
     void aSigkilledTaskManagerProcessLeavesADirectoryTheNextOneSweeps() throws Exception {
         Path data = dir.resolve("tm");
+        Path log = Files.createDirectories(Path.of("target", "process-logs", getClass().getSimpleName()))
+                .resolve("holder.log");
         Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Holder.class.getName(), data.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("holder.log").toFile()).start();
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             Path partition = data.resolve("partitions/job/p.data");
             await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(partition));

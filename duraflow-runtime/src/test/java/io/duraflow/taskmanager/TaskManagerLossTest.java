@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,9 +50,13 @@ class TaskManagerLossTest {
     private DispatcherGatewayGrpc.DispatcherGatewayBlockingStub dispatcher;
     private TaskManagerRunner survivor;
     private Process victim;
+    /** The victim's output, kept under target/ after the test's {@code @TempDir} is gone. */
+    private Path victimLog;
 
     @BeforeEach
-    void startJobManager() throws Exception {
+    void startJobManager(TestInfo test) throws Exception {
+        victimLog = Path.of("target", "process-logs", getClass().getSimpleName(),
+                test.getTestMethod().orElseThrow().getName() + "-victim.log").toAbsolutePath();
         settings = new HashMap<>(Map.of("cluster.work-dir", dir.resolve("work").toString(),
                 "jobmanager.rpc.port", "0", "heartbeat.interval", "200ms",
                 "heartbeat.timeout", HEARTBEAT_TIMEOUT_MS + "ms", "taskmanager.slots", "4",
@@ -76,7 +81,7 @@ class TaskManagerLossTest {
     private Process startVictim() throws Exception {
         Map<String, String> tm = new HashMap<>(settings);
         tm.put("taskmanager.data-dir", dir.resolve("victim").toString());
-        return TaskManagerProcess.start("127.0.0.1:" + jobManager.port(), tm, dir.resolve("victim.log"));
+        return TaskManagerProcess.start("127.0.0.1:" + jobManager.port(), tm, victimLog);
     }
 
     private List<TaskManagerInfo> taskManagers() {
@@ -92,8 +97,7 @@ class TaskManagerLossTest {
     }
 
     private String victimLog() throws Exception {
-        Path log = dir.resolve("victim.log");
-        return Files.exists(log) ? Files.readString(log) : "(none)";
+        return Files.exists(victimLog) ? Files.readString(victimLog) : "(none)";
     }
 
     /** SIGKILLs the victim and returns how long after the kill the JobManager no longer lists it. */

@@ -3,15 +3,20 @@ package io.duraflow.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.cli.Cli;
+import io.duraflow.cli.LogsOnFailure;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** 'duraflow demo batch-failover' end to end, as a user runs it. */
 class BatchFailoverDemoIT {
+    @RegisterExtension
+    static final LogsOnFailure LOGS = new LogsOnFailure();
+
     @TempDir
     Path tempDir;
 
@@ -24,8 +29,9 @@ class BatchFailoverDemoIT {
      */
     @Test
     void theDemoLosesNoFinishedWork() throws Exception {
-        Cli.Result result = Cli.run(tempDir, Duration.ofMinutes(3), "demo", "batch-failover", "--work-dir",
-                tempDir.resolve("cluster").toString(), "--param", "records=20000000");
+        Path work = LOGS.watch(tempDir.resolve("cluster"));
+        Cli.Result result = Cli.run(LOGS.watch(tempDir), Duration.ofMinutes(3), "demo", "batch-failover",
+                "--work-dir", work.toString(), "--param", "records=20000000");
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(result.stdout()).contains("with the same result as without the crash");

@@ -31,8 +31,8 @@ class CheckpointRejectionDemoIT {
     @Test
     void theDemoDeclinesSoftlyRestartsOnlyForTheCrashAndWritesExactOutput() throws Exception {
         Path work = LOGS.watch(tempDir.resolve("cluster"));
-        Cli.Result result = Cli.run(tempDir, Duration.ofMinutes(4), "demo", "checkpoint-rejection", "--work-dir",
-                work.toString(), "--param", "rows=24000", "--param", "changes=20000");
+        Cli.Result result = Cli.run(LOGS.watch(tempDir), Duration.ofMinutes(4), "demo", "checkpoint-rejection",
+                "--work-dir", work.toString(), "--param", "rows=24000", "--param", "changes=20000");
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         String stdout = result.stdout();

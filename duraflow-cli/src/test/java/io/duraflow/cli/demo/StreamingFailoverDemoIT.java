@@ -30,8 +30,8 @@ class StreamingFailoverDemoIT {
     @Test
     void theDemoRecoversFromBothCrashesWithExactlyOnceOutput() throws Exception {
         Path work = LOGS.watch(tempDir.resolve("cluster"));
-        Cli.Result result = Cli.run(tempDir, Duration.ofMinutes(4), "demo", "streaming-failover", "--work-dir",
-                work.toString(), "--param", "records=1600000", "--param", "keys=10000");
+        Cli.Result result = Cli.run(LOGS.watch(tempDir), Duration.ofMinutes(4), "demo", "streaming-failover",
+                "--work-dir", work.toString(), "--param", "records=1600000", "--param", "keys=10000");
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         String stdout = result.stdout();

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -35,11 +34,11 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * the jobs overview, the job's graph with live states and rates, the subtask table with attempt
  * numbers, the checkpoint history with its chart, the TaskManagers, the job result store, and a
  * cancel from the UI. Screenshots go to {@code target/ui-screenshots/} (the job page also to
- * {@code docs/ui-job.png} with {@code -Dui.screenshot.docs=true}). Skipped, saying why, only when
- * the browser or its driver is not installed.
+ * {@code docs/ui-job.png} with {@code -Dui.screenshot.docs=true}). An integration test (failsafe,
+ * in {@code verify}); without the browser or its driver it fails, saying what to install.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class WebUiBrowserTest {
+class WebUiBrowserIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final String STREAMING = "ui-streaming";
     private static final String BATCH = "ui-batch";
@@ -53,11 +52,9 @@ class WebUiBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        String chromium = System.getProperty("chromium.binary", "/usr/bin/chromium");
-        String driver = System.getProperty("chromium.driver", "/usr/bin/chromedriver");
-        Assumptions.assumeTrue(new File(chromium).canExecute() && new File(driver).canExecute(),
-                "browser tests skipped: no chromium at " + chromium + " or no chromedriver at " + driver
-                        + " (install Debian's chromium and chromium-driver; .ci/run does)");
+        Chromium.require();
+        String chromium = Chromium.BINARY;
+        String driver = Chromium.DRIVER;
         dir = Files.createTempDirectory("web-ui-test");
         Configuration config = Configuration.fromMap(Map.of("cluster.work-dir", dir.resolve("work").toString(),
                 "jobmanager.rpc.port", "0", "rest.port", "0", "heartbeat.interval", "200ms",

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -29,9 +28,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * waves on two slots) runs under ZooKeeper high availability; once some sources finished, the
  * leader JobManager goes away and the standby takes the job over. Its page shows the failover in
  * the timeline with the finished sources kept and the others run again. Screenshot:
- * {@code target/ui-screenshots/recovery-timeline.png}. Skipped only without chromium.
+ * {@code target/ui-screenshots/recovery-timeline.png}. An integration test (failsafe, in
+ * {@code verify}); without chromium it fails, saying what to install.
  */
-class WebUiFailoverBrowserTest {
+class WebUiFailoverBrowserIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final String JOB = "ui-failover";
 
@@ -64,11 +64,9 @@ class WebUiFailoverBrowserTest {
 
     @Test
     void theTimelineShowsTheFailoverWithKeptAndRerunTasks() throws Exception {
-        String chromium = System.getProperty("chromium.binary", "/usr/bin/chromium");
-        String driver = System.getProperty("chromium.driver", "/usr/bin/chromedriver");
-        Assumptions.assumeTrue(new File(chromium).canExecute() && new File(driver).canExecute(),
-                "browser tests skipped: no chromium at " + chromium + " or no chromedriver at " + driver
-                        + " (install Debian's chromium and chromium-driver; .ci/run does)");
+        Chromium.require();
+        String chromium = Chromium.BINARY;
+        String driver = Chromium.DRIVER;
         zooKeeper = new ZooKeeperServerExtension(dir.resolve("zk"));
         Configuration config = Configuration.fromMap(Map.of("cluster.work-dir", dir.resolve("work").toString(),
                 "jobmanager.rpc.port", "0", "rest.port", "0", "heartbeat.interval", "200ms",
