@@ -33,9 +33,9 @@ final class JobPlanCache {
      * Jobs whose cached streaming plan a task already runs. Streaming functions keep per-task
      * fields (state handles set in open()), which tasks sharing one function object would
      * overwrite for each other: only the first task of a streaming job gets the cached plan, every
-     * other task a plan of its own. Touched from the futures' threads, hence concurrent.
+     * other task a plan of its own.
      */
-    private final java.util.Set<String> streamingPlansInUse = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<String> streamingPlansInUse = new java.util.HashSet<>();
 
     JobPlanCache(Mailbox mailbox, Executor planBuilds, TaskExecutorServices.PlanBuilder planBuilder, long timeoutMs) {
         this.mailbox = mailbox;
@@ -50,7 +50,8 @@ final class JobPlanCache {
         String jobId = deployment.getAttempt().getJobId();
         // Not thenCompose: it would wrap the build's error, whose message the task's report carries.
         CompletableFuture<JobGraph> plan = new CompletableFuture<>();
-        shared(deployment).whenComplete((graph, error) -> {
+        // The build completes on its thread; the set is decided on in the mailbox.
+        shared(deployment).whenComplete((graph, error) -> mailbox.execute(() -> {
             if (error != null) {
                 plan.completeExceptionally(error);
             } else if (graph.mode() != RuntimeMode.STREAMING || streamingPlansInUse.add(jobId)) {
@@ -66,7 +67,7 @@ final class JobPlanCache {
                     }
                 });
             }
-        });
+        }));
         return plan;
     }
 

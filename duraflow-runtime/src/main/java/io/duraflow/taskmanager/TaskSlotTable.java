@@ -43,6 +43,13 @@ final class TaskSlotTable {
         io.duraflow.rpc.proto.TaskInputEnded inputEnded;
         /** A source reader's split request a leader took and has not answered (no splits, no "no more") since. */
         io.duraflow.rpc.proto.OperatorEventFromTask unansweredRequest;
+        /** Someone asked the running task to stop: the JobManager, a leader loss or its timeout, or shutdown. */
+        boolean cancelRequested;
+        /**
+         * Why this TaskManager stopped the running task itself (an operator event of it could not be
+         * sent, see {@link OperatorEventSender}), or null; its end is then reported as this failure.
+         */
+        IllegalStateException failure;
 
         Slot(TaskDeployment deployment) {
             this.deployment = deployment;
@@ -65,6 +72,27 @@ final class TaskSlotTable {
                 sequenceSession = session;
                 sequenceBase = lastSequence;
             }
+        }
+
+        /** Stops the running task on request; it ends CANCELED, even if it was {@linkplain #failTask failed} before. */
+        void cancelTask() {
+            cancelRequested = true;
+            task.cancel();
+        }
+
+        /**
+         * Stops the running task because it failed here, unless it was cancelled or failed already
+         * (a request to cancel wins, as it does within the task itself).
+         *
+         * @return whether this stopped the task
+         */
+        boolean failTask(IllegalStateException error) {
+            if (cancelRequested || failure != null) {
+                return false;
+            }
+            failure = error;
+            task.cancel();
+            return true;
         }
 
         /** The sequence number a leader gave an operator event or trigger, as this task counts it (0: unordered). */
@@ -124,7 +152,7 @@ final class TaskSlotTable {
         for (Iterator<Slot> it = byAttempt.values().iterator(); it.hasNext(); ) {
             Slot slot = it.next();
             if (slot.task != null) {
-                slot.task.cancel();
+                slot.cancelTask();
             } else if (freeWaiting) {
                 it.remove();
             }

@@ -4,7 +4,6 @@ import io.duraflow.mailbox.ManualMailbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.config.Configuration;
@@ -32,7 +31,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -787,21 +785,162 @@ class TaskExecutorTest {
     // ------------------------------------------------------------------ operator events and threads
 
     @Test
-    void operatorEventsCarryTheSessionThatDeployedTheTask() throws Exception {
+    void operatorEventsCarryTheSessionThatDeployedTheTask() {
         register(FIRST);
         deploy(FIRST, 0, 0);
         mailbox.runDue();
-        OperatorEventFromTask event = OperatorEventFromTask.newBuilder().setAttempt(attempt(0, 0)).setNodeId(1)
-                .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build();
 
-        CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> executor.sendOperatorEvent(event));
-        await().atMost(Duration.ofSeconds(10)).until(mailbox::hasDue);
+        executor.sendOperatorEvent(splitRequest().toBuilder().setJmSessionId("forged").build());
         mailbox.runDue();
-        FakeJobManager.last(jobManagers.operatorEvents).answer().complete(Ack.getDefaultInstance());
 
-        sent.get(10, TimeUnit.SECONDS);
         assertThat(FakeJobManager.last(jobManagers.operatorEvents).request().getJmSessionId())
                 .isEqualTo(FIRST.sessionId());
+    }
+
+    @Test
+    void aTaskSendingOperatorEventsDoesNotWaitAndTheyGoOutOneAtATimeInTheOrderSent() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+
+        // The test's thread plays the task's: it returns at once, before anything was sent.
+        executor.sendOperatorEvent(customEvent("first"));
+        executor.sendOperatorEvent(customEvent("second"));
+        assertThat(jobManagers.operatorEvents).isEmpty();
+        mailbox.runDue();
+        assertThat(sentEvents()).as("the second waits until the first was taken").containsExactly("first");
+
+        FakeJobManager.last(jobManagers.operatorEvents).answer().complete(Ack.getDefaultInstance());
+        mailbox.runDue();
+        assertThat(sentEvents()).containsExactly("first", "second");
+    }
+
+    @Test
+    @org.junit.jupiter.api.Tag(KEEPS_TASKS)
+    void anOperatorEventALeaderChangeHoldsUpIsSentAgainOnTheMailboxsTimersUntilTheAdoptingLeaderTakesIt() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        executor.sendOperatorEvent(splitRequest());
+        mailbox.runDue();
+        assertThat(jobManagers.operatorEvents).hasSize(1);
+
+        // A try that gets no answer counts as failed once the answer timeout passed; its late answer changes nothing.
+        FakeJobManager.Call<OperatorEventFromTask, Ack> unanswered = FakeJobManager.last(jobManagers.operatorEvents);
+        mailbox.advance(OperatorEventSender.ANSWER_TIMEOUT_MS);
+        assertThat(jobManagers.operatorEvents).hasSize(1);
+        mailbox.advance(OperatorEventSender.FIRST_BACKOFF_MS);
+        assertThat(jobManagers.operatorEvents).hasSize(2);
+        unanswered.answer().completeExceptionally(Status.UNAVAILABLE.asRuntimeException());
+        mailbox.runDue();
+
+        // The leader is killed: its call fails, the TaskManager keeps the task and registers at the next.
+        FakeJobManager.last(jobManagers.operatorEvents).answer().completeExceptionally(
+                Status.UNAVAILABLE.withDescription("io exception").asRuntimeException());
+        mailbox.runDue();
+        leaders.listener.accept(SECOND);
+        mailbox.runDue();
+        mailbox.advance(2 * OperatorEventSender.FIRST_BACKOFF_MS - 1);
+        assertThat(jobManagers.operatorEvents).as("waits out the doubled backoff").hasSize(2);
+        mailbox.advance(1);
+        assertThat(FakeJobManager.last(jobManagers.operatorEvents)).satisfies(call -> {
+            assertThat(call.address()).isEqualTo(SECOND.address());
+            assertThat(call.request().getJmSessionId()).as("the task's own session").isEqualTo(FIRST.sessionId());
+        });
+        // The new leader refuses the old session until it adopted the task.
+        FakeJobManager.last(jobManagers.operatorEvents).answer().completeExceptionally(
+                Status.PERMISSION_DENIED.asRuntimeException());
+        mailbox.runDue();
+        answerRegistration(SECOND);
+        executor.adopt(SECOND.sessionId(), List.of(attempt(0, 0)), new Answer());
+        mailbox.runDue();
+        assertThat(jobManagers.operatorEvents).as("nothing unanswered to ask again").hasSize(3);
+
+        mailbox.advance(4 * OperatorEventSender.FIRST_BACKOFF_MS);
+        assertThat(FakeJobManager.last(jobManagers.operatorEvents).request().getJmSessionId())
+                .isEqualTo(SECOND.sessionId());
+        FakeJobManager.last(jobManagers.operatorEvents).answer().complete(Ack.getDefaultInstance());
+        mailbox.advance(LEADER_LOSS_TIMEOUT_MS);
+        assertThat(jobManagers.operatorEvents).as("taken: not sent again").hasSize(4);
+        assertThat(tasks.get("0#0").cancelled).isFalse();
+    }
+
+    @Test
+    @org.junit.jupiter.api.Tag(KEEPS_TASKS)
+    void anOperatorEventNotTakenWithinTheLeaderLossTimeoutFailsTheTaskAndItsLaterEventsAreDropped() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        executor.sendOperatorEvent(splitRequest());
+        mailbox.runDue();
+
+        long backoffMs = OperatorEventSender.FIRST_BACKOFF_MS;
+        long waitedMs = 0;
+        while (waitedMs < LEADER_LOSS_TIMEOUT_MS) {
+            FakeJobManager.last(jobManagers.operatorEvents).answer().completeExceptionally(
+                    Status.UNAVAILABLE.withDescription("io exception").asRuntimeException());
+            mailbox.runDue();
+            assertThat(tasks.get("0#0").cancelled).isFalse();
+            int tries = jobManagers.operatorEvents.size();
+            mailbox.advance(backoffMs);
+            assertThat(jobManagers.operatorEvents).hasSize(tries + 1);
+            waitedMs += backoffMs;
+            backoffMs = Math.min(OperatorEventSender.MAX_BACKOFF_MS, 2 * backoffMs);
+        }
+        int tries = jobManagers.operatorEvents.size();
+        FakeJobManager.last(jobManagers.operatorEvents).answer().completeExceptionally(
+                Status.UNAVAILABLE.withDescription("io exception").asRuntimeException());
+        mailbox.runDue();
+
+        assertThat(tasks.get("0#0").cancelled).as("stopped, to fail").isTrue();
+        executor.sendOperatorEvent(customEvent("after the failure"));
+        mailbox.advance(OperatorEventSender.MAX_BACKOFF_MS);
+        assertThat(jobManagers.operatorEvents).hasSize(tries);
+        endTask(attempt(0, 0), TaskState.CANCELED);
+        assertThat(reportsOf(TaskState.CANCELED)).isEmpty();
+        assertThat(reportsOf(TaskState.FAILED)).singleElement().satisfies(report -> {
+            assertThat(report.getFailure()).isEqualTo(
+                    "IllegalStateException: cannot send an operator event to the JobManager: io exception");
+            assertThat(report.getRecordsOut()).isEqualTo(42);
+        });
+    }
+
+    @Test
+    void anOperatorEventTheJobManagerRefusesFailsTheTaskAtOnce() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        executor.sendOperatorEvent(splitRequest());
+        mailbox.runDue();
+
+        FakeJobManager.last(jobManagers.operatorEvents).answer().completeExceptionally(
+                Status.FAILED_PRECONDITION.withDescription("no coordinator for node 1").asRuntimeException());
+        mailbox.runDue();
+
+        assertThat(tasks.get("0#0").cancelled).isTrue();
+        endTask(attempt(0, 0), TaskState.CANCELED);
+        assertThat(reportsOf(TaskState.FAILED)).singleElement().satisfies(report -> assertThat(report.getFailure())
+                .isEqualTo("IllegalStateException: cannot send an operator event to the JobManager:"
+                        + " no coordinator for node 1"));
+    }
+
+    @Test
+    void aTaskCancelledWhileItsOperatorEventIsOnItsWayEndsCancelledWhenTheEventFails() {
+        register(FIRST);
+        deploy(FIRST, 0, 0);
+        mailbox.runDue();
+        executor.sendOperatorEvent(splitRequest());
+        mailbox.runDue();
+
+        executor.cancel(FIRST.sessionId(), attempt(0, 0), new Answer());
+        mailbox.runDue();
+        FakeJobManager.last(jobManagers.operatorEvents).answer().completeExceptionally(
+                Status.FAILED_PRECONDITION.asRuntimeException());
+        mailbox.runDue();
+        endTask(attempt(0, 0), TaskState.CANCELED);
+
+        assertThat(reportsOf(TaskState.CANCELED)).hasSize(1);
+        assertThat(reportsOf(TaskState.FAILED)).isEmpty();
     }
 
     @Test
@@ -882,6 +1021,22 @@ class TaskExecutorTest {
 
     private List<TaskStateUpdate> reportsOf(TaskState state) {
         return jobManagers.reports.stream().map(FakeJobManager.Call::request).filter(r -> r.getState() == state)
+                .toList();
+    }
+
+    private static OperatorEventFromTask splitRequest() {
+        return OperatorEventFromTask.newBuilder().setAttempt(attempt(0, 0)).setNodeId(1)
+                .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build();
+    }
+
+    private static OperatorEventFromTask customEvent(String payload) {
+        return OperatorEventFromTask.newBuilder().setAttempt(attempt(0, 0)).setNodeId(1).setEvent(OperatorEvent
+                .newBuilder().setCustom(com.google.protobuf.ByteString.copyFromUtf8(payload))).build();
+    }
+
+    /** The payloads of the custom operator events sent to JobManagers, in the order sent. */
+    private List<String> sentEvents() {
+        return jobManagers.operatorEvents.stream().map(call -> call.request().getEvent().getCustom().toStringUtf8())
                 .toList();
     }
 
