@@ -4,12 +4,8 @@ import io.duraflow.jobmanager.JobManagerMetrics;
 import io.duraflow.jobmanager.resourcemanager.ResourceManager;
 
 import io.duraflow.checkpoint.CheckpointException;
-import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointIdCounter;
-import io.duraflow.checkpoint.CheckpointMessages;
-import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.StandaloneCheckpointIdCounter;
-import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.ClusterOptions;
 import io.duraflow.fs.FileSystems;
@@ -24,6 +20,7 @@ import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.JobResultStore;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
+import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.JobEvents;
 import io.duraflow.rpc.proto.JobResult;
@@ -34,11 +31,11 @@ import io.duraflow.rpc.proto.RegisterTaskManagerRequest;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.duraflow.rpc.proto.TaskInputEnded;
+import io.duraflow.rpc.proto.TaskMetricsSample;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.rpc.proto.TriggerSavepointRequest;
 import io.duraflow.rpc.proto.TriggerSavepointResponse;
 import io.duraflow.util.Futures;
-import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import java.io.IOException;
@@ -67,6 +64,8 @@ import org.slf4j.LoggerFactory;
  *                      finishes that registering TaskManagers carried from earlier leaders
  *                      are logged before the recovery plans (EarlierFinishes decides which)
  *   JobQueries         status, result, list, events: memory first, then the result store
+ *   TaskManagerEvents  registrations and reports of TaskManagers, routed to the jobs' masters;
+ *                      attempts no job here runs are cancelled
  * </pre>
  * State lives on the main thread; store I/O runs on {@code io}, the jobs' own code on
  * {@code userCode}, and every durable write first checks with the election that this session
@@ -103,7 +102,6 @@ public final class Dispatcher {
 
     private final String sessionId;
     private final Configuration clusterConfig;
-    private final ResourceManager resourceManager;
     private final Mailbox mainThread;
     private final LongSupplier clock;
     private final Services services;
@@ -112,8 +110,7 @@ public final class Dispatcher {
     private final StoredJobRecovery recovery;
     private final JobSubmissions submissions;
     private final JobQueries queries;
-    /** Stray tasks already logged by {@link #onTasksRunning} ({@code tmId/attempt}), so each is logged once. */
-    private final java.util.Set<String> strayTasksTold = new java.util.HashSet<>();
+    private final TaskManagerEvents taskManagerEvents;
     private boolean closed;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
@@ -121,7 +118,6 @@ public final class Dispatcher {
         this.clock = clock;
         this.sessionId = sessionId;
         this.clusterConfig = clusterConfig;
-        this.resourceManager = resourceManager;
         this.mainThread = mainThread;
         this.services = services;
         this.registry = new JobRegistry(clusterConfig.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(),
@@ -137,7 +133,9 @@ public final class Dispatcher {
         this.submissions = new JobSubmissions(services, registry, factory, mainThread, clock, this::requireLeadership,
                 closed);
         this.queries = new JobQueries(services, registry, factory, mainThread, clock);
-        resourceManager.addLossListener(this::taskManagerLost);
+        this.taskManagerEvents = new TaskManagerEvents(sessionId, registry, recovery, resourceManager, mainThread,
+                closed);
+        resourceManager.addLossListener(taskManagerEvents::taskManagerLost);
         resourceManager.addSlotListener(this::scheduleAll);
         resourceManager.addRegistrationListener(recovery::taskManagerRegistered);
     }
@@ -340,146 +338,47 @@ public final class Dispatcher {
 
     // ------------------------------------------------------------------ events from TaskManagers
 
-    /**
-     * A TaskManager registers. The finishes it carried from earlier leaderships are logged first
-     * ({@link StoredJobRecovery#takeEarlierFinishes}); only once they are durable is it registered
-     * with the partitions it kept, which may let a pending recovery plan.
-     *
-     * @return completes on the main thread once registered; fails with UNAVAILABLE if a finish
-     *     could not be logged or leadership ended meanwhile (the TaskManager registers again)
-     */
+    /** A TaskManager registers; see {@link TaskManagerEvents#registerTaskManager}. */
     public CompletableFuture<Void> registerTaskManager(RegisterTaskManagerRequest request) {
-        mainThread.assertRunningInMailbox();
-        return recovery.takeEarlierFinishes(sessionId, request.getTmId(), request.getAddress(),
-                request.getEarlierFinishedReportsList()).thenRun(() -> {
-                    mainThread.assertRunningInMailbox();
-                    if (closed) {
-                        throw Status.UNAVAILABLE.withDescription("this JobManager is no longer the leader")
-                                .asRuntimeException();
-                    }
-                    resourceManager.register(request.getTmId(), request.getAddress(), request.getSlots(),
-                            request.getHeldPartitionsList(), request.getRegistrationId(), request.getHeldTasksList());
-                });
+        return taskManagerEvents.registerTaskManager(request);
     }
 
-    /**
-     * A TaskManager's heartbeat lists the attempts it runs (or builds the plan of). One that no job
-     * master here runs on that TaskManager ({@link JobMaster#runsOn}) is stopped: nobody would
-     * ever ask it to, and it holds its slot for good (this leader counts that slot free). It
-     * happens when a TaskManager's registration times out on its side while this leader registers
-     * it, and it registers again: this leader takes the second registration for a new TaskManager,
-     * fails what it had deployed there and counts the slots free, while the TaskManager, still in
-     * the same session, accepts and runs those deployments (HighAvailabilityIT saw a job fail after
-     * 10 restarts, each deployment refused as all slots were busy). A cancellation whose call was
-     * lost is sent again the same way.
-     */
-    public void onTasksRunning(String tmId, List<io.duraflow.rpc.proto.AttemptId> attempts) {
-        mainThread.assertRunningInMailbox();
-        for (io.duraflow.rpc.proto.AttemptId attempt : attempts) {
-            JobMaster job = registry.job(attempt.getJobId());
-            if (job != null && job.runsOn(attempt, tmId)) {
-                continue;
-            }
-            if (recovery.isPending(attempt.getJobId()) || resourceManager.isHeld(tmId, attempt)) {
-                continue;  // kept across the leader change: the job's recovery adopts or cancels it
-            }
-            if (strayTasksTold.size() > 10_000) {
-                strayTasksTold.clear();
-            }
-            if (strayTasksTold.add(tmId + "/" + Rpc.describe(attempt))) {
-                LOG.info("TaskManager {} runs {}, which no job here runs there; cancelling it", tmId,
-                        Rpc.describe(attempt));
-            }
-            resourceManager.cancelStray(tmId, attempt);
-        }
+    /** The attempts a TaskManager runs; strays are cancelled (see {@link TaskManagerEvents#onTasksRunning}). */
+    public void onTasksRunning(String tmId, List<AttemptId> attempts) {
+        taskManagerEvents.onTasksRunning(tmId, attempts);
     }
 
     public void onTaskStateUpdate(TaskStateUpdate update) {
-        mainThread.assertRunningInMailbox();
-        if (!update.getJmSessionId().equals(sessionId)) {
-            LOG.info("Ignoring a task update for session {}", update.getJmSessionId());
-            return;
-        }
-        JobMaster job = registry.job(update.getAttempt().getJobId());
-        if (job != null) {
-            job.onTaskStateUpdate(update);
-        }
+        taskManagerEvents.onTaskStateUpdate(update);
     }
 
     /** A running task's counters from its TaskManager's heartbeat (of this session). */
-    public void onTaskMetrics(io.duraflow.rpc.proto.AttemptId attempt, io.duraflow.rpc.proto.TaskMetricsSample sample) {
-        mainThread.assertRunningInMailbox();
-        JobMaster job = registry.job(attempt.getJobId());
-        if (job != null) {
-            job.onTaskMetrics(attempt, sample);
-        }
+    public void onTaskMetrics(AttemptId attempt, TaskMetricsSample sample) {
+        taskManagerEvents.onTaskMetrics(attempt, sample);
     }
 
     public void onOperatorEvent(OperatorEventFromTask event) {
-        mainThread.assertRunningInMailbox();
-        JobMaster job = registry.job(event.getAttempt().getJobId());
-        if (job != null) {
-            job.onOperatorEvent(event.getAttempt(), event.getNodeId(), event.getEvent());
-        }
+        taskManagerEvents.onOperatorEvent(event);
     }
 
     /** A task's part of a checkpoint is durable; INVALID_ARGUMENT if its state handles cannot be decoded. */
     public void acknowledgeCheckpoint(AcknowledgeCheckpointRequest request) {
-        mainThread.assertRunningInMailbox();
-        TaskStateSnapshot state;
-        CheckpointMetrics metrics;
-        try {
-            state = StateHandleCodec.fromProto(request.getState());
-            metrics = CheckpointMessages.fromProto(request.getMetrics());
-        } catch (IllegalArgumentException e) {
-            throw Status.INVALID_ARGUMENT.withDescription("acknowledgement of checkpoint " + request.getCheckpointId()
-                    + " by " + Rpc.describe(request.getAttempt()) + ": " + e.getMessage()).asRuntimeException();
-        }
-        JobMaster job = registry.job(request.getAttempt().getJobId());
-        if (job == null) {
-            // A job that ended and left memory: the coordinator that could delete its files is gone
-            // too; the job directory's cleanup removes them.
-            return;
-        }
-        job.acknowledgeCheckpoint(CheckpointMessages.fromProto(request.getAttempt()), request.getCheckpointId(), state,
-                metrics);
+        taskManagerEvents.acknowledgeCheckpoint(request);
     }
 
     /** A task declined a checkpoint; INVALID_ARGUMENT if the reason is unknown. */
     public void declineCheckpoint(DeclineCheckpointRequest request) {
-        mainThread.assertRunningInMailbox();
-        CheckpointFailure failure;
-        try {
-            failure = CheckpointMessages.fromProto(request.getFailure());
-        } catch (IllegalArgumentException e) {
-            throw Status.INVALID_ARGUMENT.withDescription("decline of checkpoint " + request.getCheckpointId() + " by "
-                    + Rpc.describe(request.getAttempt()) + ": " + e.getMessage()).asRuntimeException();
-        }
-        JobMaster job = registry.job(request.getAttempt().getJobId());
-        if (job != null) {
-            job.declineCheckpoint(CheckpointMessages.fromProto(request.getAttempt()), request.getCheckpointId(),
-                    failure);
-        }
+        taskManagerEvents.declineCheckpoint(request);
     }
 
     /** A streaming task ended its input and waits for its final checkpoint. */
     public void onInputEnded(TaskInputEnded report) {
-        mainThread.assertRunningInMailbox();
-        JobMaster job = registry.job(report.getAttempt().getJobId());
-        if (job != null) {
-            job.onInputEnded(report.getAttempt());
-        }
+        taskManagerEvents.onInputEnded(report);
     }
 
     private void scheduleAll() {
         for (JobMaster job : registry.jobs()) {
             job.schedule();
-        }
-    }
-
-    private void taskManagerLost(String tmId) {
-        for (JobMaster job : registry.jobs()) {
-            job.onTaskManagerLost(tmId);
         }
     }
 
