@@ -154,10 +154,10 @@ class ResourceManagerTest {
         resourceManager.deploy("tm-1", deployment(0), failures::add);
         main.runDue();
         assertThat(taskManagers.refused()).hasSize(1);
-        main.advance(ResourceManager.FIRST_DEPLOY_RETRY_MS);
+        main.advance(TaskManagerCalls.FIRST_DEPLOY_RETRY_MS);
         assertThat(taskManagers.refused()).hasSize(2);
         assertThat(taskManagers.deployments()).isEmpty();
-        main.advance(2 * ResourceManager.FIRST_DEPLOY_RETRY_MS);
+        main.advance(2 * TaskManagerCalls.FIRST_DEPLOY_RETRY_MS);
 
         assertThat(taskManagers.deployments()).singleElement().satisfies(d -> assertThat(d.subtask()).isZero());
         assertThat(failures).as("no failure, so no restart used up").isEmpty();
@@ -177,7 +177,7 @@ class ResourceManagerTest {
         }
 
         assertThat(failures).singleElement().extracting(Throwable::getMessage).asString().contains("busy");
-        assertThat(main.now()).isBetween(10_000L - ResourceManager.MAX_DEPLOY_RETRY_MS, 10_100L);
+        assertThat(main.now()).isBetween(10_000L - TaskManagerCalls.MAX_DEPLOY_RETRY_MS, 10_100L);
         assertThat(taskManagers.refused().size()).isBetween(20, 30);
     }
 

@@ -1,0 +1,105 @@
+package io.duraflow.jobmanager.resourcemanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.duraflow.mailbox.ManualMailbox;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The slot pool alone: which slot is offered, what counts as free, and when waiting jobs are told. */
+class TaskManagerSlotPoolTest {
+    private final ManualMailbox main = new ManualMailbox();
+    private final Set<String> probed = new HashSet<>();
+    private final TaskManagerSlotPool pool = new TaskManagerSlotPool(main, probed::contains);
+    private final AtomicInteger told = new AtomicInteger();
+
+    @BeforeEach
+    void listen() {
+        pool.addSlotListener(told::incrementAndGet);
+    }
+
+    @Test
+    void slotsAreOfferedOnTheTaskManagerWithTheMostFreeOnesAndTiesGoToTheEarlierRegistration() {
+        pool.add("tm-1", "tm-1.test:6122", 2, 0);
+        pool.add("tm-2", "tm-2.test:6122", 3, 0);
+
+        assertThat(pool.allocate()).isEqualTo(new SlotPool.SlotOffer("tm-2", "tm-2.test:6122"));
+        assertThat(pool.allocate().tmId()).as("2 free each: the earlier one").isEqualTo("tm-1");
+        assertThat(pool.allocate().tmId()).isEqualTo("tm-2");
+        assertThat(pool.allocate().tmId()).isEqualTo("tm-1");
+        assertThat(pool.allocate().tmId()).isEqualTo("tm-2");
+        assertThat(pool.allocate()).as("all busy").isNull();
+        assertThat(pool.freeSlots()).isZero();
+    }
+
+    @Test
+    void slotsHeldByKeptTasksAreInUseFromTheStart() {
+        pool.add("tm-1", "tm-1.test:6122", 2, 2);
+
+        assertThat(pool.freeSlots()).isZero();
+        assertThat(pool.freeSlotsOn("tm-1")).isZero();
+        assertThat(pool.allocate()).isNull();
+    }
+
+    @Test
+    void aTaskManagerBeingProbedOffersNoSlotAndCountsNoneAsFree() {
+        pool.add("tm-1", "tm-1.test:6122", 2, 0);
+        pool.add("tm-2", "tm-2.test:6122", 1, 0);
+        probed.add("tm-1");
+
+        assertThat(pool.freeSlots()).isEqualTo(1);
+        assertThat(pool.freeSlotsOn("tm-1")).as("the overview still shows them").isEqualTo(2);
+        assertThat(pool.allocate().tmId()).isEqualTo("tm-2");
+        assertThat(pool.allocate()).isNull();
+
+        probed.clear();
+        assertThat(pool.allocate().tmId()).isEqualTo("tm-1");
+    }
+
+    @Test
+    void aFreedSlotIsOfferedAgainAndWaitingJobsAreToldAfterTheCurrentEvent() {
+        pool.add("tm-1", "tm-1.test:6122", 1, 0);
+        pool.allocate();
+
+        pool.free("tm-1");
+        assertThat(told).as("not while the caller runs").hasValue(0);
+        main.runDue();
+        assertThat(told).hasValue(1);
+        assertThat(pool.freeSlots()).isEqualTo(1);
+
+        pool.free("tm-1");
+        pool.free("tm-9");
+        main.runDue();
+        assertThat(told).as("a slot not in use, or of an unknown TaskManager, frees nothing").hasValue(1);
+        assertThat(pool.freeSlots()).isEqualTo(1);
+    }
+
+    @Test
+    void aRemovedTaskManagerTakesItsSlotsAlong() {
+        pool.add("tm-1", "tm-1.test:6122", 2, 0);
+        pool.add("tm-2", "tm-2.test:6122", 2, 0);
+        pool.allocate();
+
+        pool.remove("tm-1");
+
+        assertThat(pool.taskManagers()).containsExactly("tm-2");
+        assertThat(pool.freeSlots()).isEqualTo(2);
+        assertThat(pool.freeSlotsOn("tm-1")).isZero();
+        pool.free("tm-1");
+        main.runDue();
+        assertThat(told).hasValue(0);
+
+        pool.clear();
+        assertThat(pool.taskManagers()).isEmpty();
+        assertThat(pool.allocate()).isNull();
+    }
+
+    @Test
+    void slotsAvailableTellsTheListenersAtOnce() {
+        pool.slotsAvailable();
+        assertThat(told).hasValue(1);
+    }
+}
