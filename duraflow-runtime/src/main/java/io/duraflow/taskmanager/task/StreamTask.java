@@ -80,7 +80,7 @@ import org.slf4j.LoggerFactory;
  * everything. The JobManager triggers that checkpoint at the task (also a non-source task, whose
  * gate delivers no barrier any more once its producers ended).
  */
-final class StreamTask {
+public final class StreamTask implements TaskBody {
     private static final Logger LOG = LoggerFactory.getLogger(StreamTask.class);
     /** Longest wait without a mail or a flush deadline; mails normally end it much sooner. */
     private static final long MAX_IDLE_WAIT_MS = 60_000;
@@ -103,6 +103,7 @@ final class StreamTask {
         FINISHING
     }
 
+    private final Context context;
     private final TaskDeployment deployment;
     private final AttemptId attempt;
     private final JobGraph graph;
@@ -127,53 +128,47 @@ final class StreamTask {
     /** The future a wake-up mail is registered on, so each future gets one callback. */
     private CompletableFuture<?> wakeUpRegisteredOn;
 
-    StreamTask(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment, TaskCounters counters,
-            MailboxProcessor mailbox, SinkContext sinkContext) {
-        this.deployment = deployment;
-        this.attempt = deployment.getAttempt();
-        this.graph = graph;
-        this.vertex = graph.vertex(attempt.getVertex());
-        this.environment = environment;
+    public StreamTask(Context context) {
+        this.context = context;
+        this.deployment = context.deployment();
+        this.attempt = context.attempt();
+        this.graph = context.graph();
+        this.vertex = context.vertex();
+        this.environment = context.environment();
         this.streaming = environment.streaming();
-        this.counters = counters;
-        this.mailbox = mailbox;
-        this.sinkContext = sinkContext;
+        this.counters = context.counters();
+        this.mailbox = context.mailbox();
+        this.sinkContext = context.sinkContext();
         this.name = Rpc.describe(attempt) + " " + vertex.name();
     }
 
-    // ------------------------------------------------------------ other threads
-
-    /** Any thread: starts a checkpoint at this task (a source, or a task whose input ended). */
-    void triggerCheckpoint(TriggerCheckpointRequest request) {
-        mailbox.put(() -> onTrigger(request));
+    @Override
+    public boolean isStreaming() {
+        return true;
     }
 
-    /** Any thread: a checkpoint completed or was aborted. */
-    void notifyCheckpoint(CheckpointNotification notification) {
-        mailbox.put(() -> onNotification(notification));
+    /** Task thread (a mail): an operator event from the source's enumerator. */
+    @Override
+    public void onOperatorEvent(OperatorEvent event) {
+        if (reader == null) {
+            throw new IllegalStateException("operator event " + event.getEventCase() + " for task " + name
+                    + ", which runs no source reader");
+        }
+        SourceSplitRequests.applyToReader(reader, chain.source().splitSerializer(), event);
     }
-
-    /** Any thread: an operator event from the source's enumerator. */
-    void deliver(OperatorEvent event) {
-        mailbox.put(() -> {
-            if (reader == null) {
-                throw new IllegalStateException("operator event " + event.getEventCase() + " for task " + name
-                        + ", which runs no source reader");
-            }
-            Task.applyToReader(reader, chain.source().splitSerializer(), event);
-        });
-    }
-
-    // ------------------------------------------------------------ the task thread
 
     /**
      * Runs the task until its input ended and a checkpoint after the end completed; returns the
      * collected records for the FINISHED report. Releases everything it made, also when it throws.
-     *
-     * @param setDefaultAction plugs this task's default action into the mailbox loop
      */
-    List<CollectedResult> run(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
-            throws Exception {
+    @Override
+    public Finished run() throws Exception {
+        List<CollectedResult> collected = runUntilFinished();
+        context.checkCancelled();
+        return new Finished(List.of(), collected);
+    }
+
+    private List<CollectedResult> runUntilFinished() throws Exception {
         Configuration config = Configuration.fromMap(deployment.getConfigMap());
         int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
@@ -207,9 +202,9 @@ final class StreamTask {
                     deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
                     localStateDirectory);
             if (vertex.isSource()) {
-                runSource(setDefaultAction);
+                runSource();
             } else {
-                runInputs(setDefaultAction);
+                runInputs();
             }
             for (PipelinedResultPartition partition : partitions.values()) {
                 partition.finish();
@@ -276,8 +271,7 @@ final class StreamTask {
     }
 
     @SuppressWarnings("unchecked")
-    private void runSource(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
-            throws Exception {
+    private void runSource() throws Exception {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
@@ -295,7 +289,7 @@ final class StreamTask {
             reader = sourceReader;
             chain.source().attach(sourceReader);
             sourceReader.start();
-            setDefaultAction.accept(controller -> {
+            context.defaultAction().accept(controller -> {
                 if (!beforeInput(controller)) {
                     return;
                 }
@@ -319,8 +313,7 @@ final class StreamTask {
     }
 
     @SuppressWarnings("unchecked")
-    private void runInputs(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
-            throws Exception {
+    private void runInputs() throws Exception {
         List<ChannelLocation> channels = new ArrayList<>();
         TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
         for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
@@ -411,7 +404,7 @@ final class StreamTask {
         };
         PipelinedInputAction readInput = new PipelinedInputAction(gate, handler,
                 new ArrayList<>(partitions.values()), mailbox::put);
-        setDefaultAction.accept(controller -> {
+        context.defaultAction().accept(controller -> {
             if (phase != Phase.RUNNING) {
                 beforeInput(controller);
                 return;
@@ -500,7 +493,9 @@ final class StreamTask {
                 });
     }
 
-    private void onTrigger(TriggerCheckpointRequest request) throws Exception {
+    /** Task thread (a mail): starts a checkpoint at this task (a source, or a task whose input ended). */
+    @Override
+    public void onCheckpointTrigger(TriggerCheckpointRequest request) {
         if (phase == Phase.FINISHING) {
             return; // the outputs are finishing; the JobManager hears FINISHED instead
         }
@@ -523,7 +518,9 @@ final class StreamTask {
         }
     }
 
-    private void onNotification(CheckpointNotification notification) throws Exception {
+    /** Task thread (a mail): a checkpoint completed or was aborted. */
+    @Override
+    public void onCheckpointNotification(CheckpointNotification notification) throws Exception {
         long checkpointId = notification.getCheckpointId();
         if (notification.getCompleted()) {
             checkpoints.completed(checkpointId, notification.getLowestRetainedCheckpointId());

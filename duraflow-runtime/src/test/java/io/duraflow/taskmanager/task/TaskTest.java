@@ -160,7 +160,7 @@ class TaskTest {
         TaskDeployment deployment = TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
                 .setAttempt(AttemptId.newBuilder().setJobId("job").setVertex(graph.vertices().get(0).id()))
                 .build();
-        Task task = new Task(deployment, graph, environment);
+        Task task = new Task(deployment, graph, environment, BatchTask::new);
         environment.task = task;
         return task;
     }
