@@ -87,14 +87,14 @@ public final class BatchTask implements TaskBody {
     public Finished run() throws Exception {
         Map<Integer, ResultPartitionWriter> writers = new LinkedHashMap<>();
         Map<Integer, Integer> subpartitions = new LinkedHashMap<>();
-        OperatorChain chain = null;
+        BatchOperatorChain chain = null;
         try {
             for (OutputSpec output : deployment.getOutputsList()) {
                 writers.put(output.getEdgeId(), environment.createPartition(attempt.getJobId(),
                         output.getPartitionId(), output.getSubpartitions()));
                 subpartitions.put(output.getEdgeId(), output.getSubpartitions());
             }
-            chain = new OperatorChain(graph, vertex, writers, subpartitions, context.sinkContext(),
+            chain = new BatchOperatorChain(graph, vertex, writers, subpartitions, context.sinkContext(),
                     environment.settings(), counters);
             return runBatch(writers, chain);
         } catch (Throwable t) {
@@ -116,7 +116,7 @@ public final class BatchTask implements TaskBody {
         }
     }
 
-    private Finished runBatch(Map<Integer, ResultPartitionWriter> writers, OperatorChain chain) throws Exception {
+    private Finished runBatch(Map<Integer, ResultPartitionWriter> writers, BatchOperatorChain chain) throws Exception {
         chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
                 deployment.getParallelism(), attempt.getAttempt()));
         if (vertex.isSource()) {
@@ -133,7 +133,7 @@ public final class BatchTask implements TaskBody {
      * Finishes and publishes the output partitions and collects the results for the FINISHED
      * report. A writer leaves {@code writers} once it is finished (or has aborted itself).
      */
-    private Finished publishOutputs(Map<Integer, ResultPartitionWriter> writers, OperatorChain chain)
+    private Finished publishOutputs(Map<Integer, ResultPartitionWriter> writers, BatchOperatorChain chain)
             throws IOException {
         List<SubpartitionSizes> outputs = new ArrayList<>();
         for (OutputSpec output : deployment.getOutputsList()) {
@@ -155,7 +155,7 @@ public final class BatchTask implements TaskBody {
         return new Finished(outputs, collected);
     }
 
-    private static void closeChain(OperatorChain chain, String name) {
+    private static void closeChain(BatchOperatorChain chain, String name) {
         try {
             chain.close();
         } catch (Exception e) {
@@ -212,7 +212,7 @@ public final class BatchTask implements TaskBody {
         TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
         for (io.duraflow.rpc.proto.InputGate gate : deployment.getInputsList()) {
             ExchangeEdge edge = graph.edge(gate.getEdgeId());
-            wireTypes[edge.inputIndex()] = OperatorChain.wireType(edge);
+            wireTypes[edge.inputIndex()] = BatchOperatorChain.wireType(edge);
             List<BlockingInputChannel> channels = new ArrayList<>();
             for (PartitionLocation producer : gate.getProducersList()) {
                 channels.add(BlockingInputGate.blockingPartition(environment, producer, gate.getSubpartitionFrom(),

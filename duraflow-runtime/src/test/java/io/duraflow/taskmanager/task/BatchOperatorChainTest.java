@@ -14,7 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class OperatorChainTest {
+class BatchOperatorChainTest {
     @TempDir
     Path dir;
 
@@ -29,7 +29,7 @@ class OperatorChainTest {
         JobVertex vertex = graph.vertices().get(0);
         assertThat(vertex.nodes()).as("both sinks chained to the source").hasSize(3);
 
-        assertThatThrownBy(() -> new OperatorChain(graph, vertex, Map.of(), Map.of(), context(),
+        assertThatThrownBy(() -> new BatchOperatorChain(graph, vertex, Map.of(), Map.of(), context(),
                 new OperatorChain.Settings(1 << 20, 1 << 20, dir), new TaskCounters()))
                 .hasMessage("cannot create writer");
 
