@@ -15,7 +15,7 @@ import java.util.List;
  * A source reader's context in a batch or streaming task: split requests go to the enumerator as
  * operator events, and {@link #applyToReader} gives the reader what the enumerator answered.
  */
-record SourceSplitRequests(TaskEnvironment environment, AttemptId attempt, int parallelism, int nodeId)
+public record SourceSplitRequests(TaskEnvironment environment, AttemptId attempt, int parallelism, int nodeId)
         implements SourceReaderContext {
 
     @Override
@@ -30,7 +30,7 @@ record SourceSplitRequests(TaskEnvironment environment, AttemptId attempt, int p
     }
 
     /** Task thread: gives a source reader what its enumerator sent (splits, or that no more come). */
-    static void applyToReader(SourceReader<Object, SourceSplit> reader, SplitSerializer<SourceSplit> splitSerializer,
+    public static void applyToReader(SourceReader<Object, SourceSplit> reader, SplitSerializer<SourceSplit> splitSerializer,
             OperatorEvent event) {
         switch (event.getEventCase()) {
             case ADD_SPLITS -> {

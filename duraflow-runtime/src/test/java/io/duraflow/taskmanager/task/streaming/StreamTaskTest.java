@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +64,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.StreamEnvironment;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /**
  * Streaming tasks of one job on one TaskManager, connected by local pipelined channels, with the

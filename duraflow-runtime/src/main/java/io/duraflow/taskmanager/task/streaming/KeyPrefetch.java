@@ -1,7 +1,8 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.state.backend.KeyedStateBackend;
+import io.duraflow.taskmanager.task.HeadOperator;
 
 /**
  * The {@link HeadOperator#prefetch} of a keyed operator: the keys of the records about to be

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointFailureReason;
@@ -29,6 +29,8 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.duraflow.taskmanager.task.StreamEnvironment;
+import io.duraflow.taskmanager.task.Task;
 
 /**
  * The checkpoints of one {@link StreamTask}: takes a snapshot of its chain (synchronous part on

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.sink.SinkWriter;
@@ -9,12 +9,18 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
-import io.duraflow.plan.ShipStrategy;
 import io.duraflow.plan.ExchangeMode;
 import io.duraflow.exchange.ResultPartitionWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.ExchangeOutputs;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.TaskCounters;
 
 /**
  * The operators of one batch task: the shared back-to-front wiring of {@link OperatorChain} with
@@ -102,7 +108,7 @@ final class BatchOperatorChain implements AutoCloseable {
         if (operation instanceof Operation.SourceOp) {
             return null;
         } else if (operation instanceof Operation.RebalanceOp) {
-            return HeadOperators.passThrough(out);
+            return HeadOperator.passThrough(out);
         } else if (operation instanceof Operation.KeyedAggregateOp op) {
             return new HeadOperators.Aggregate(op.keyType(), op.accumulatorType(), op.aggregation(),
                     settings.memoryBudgetBytes(), settings.spillDirectory(), out);
@@ -136,14 +142,14 @@ final class BatchOperatorChain implements AutoCloseable {
         Operation consumer = edge.consumerNode().operation();
         if (consumer instanceof Operation.KeyedAggregateOp op) {
             if (edge.combine()) {
-                return new ExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(),
+                return new BatchExchangeOutputs.Combiner(op.keySelector(), op.keyType(), op.accumulatorType(),
                         op.aggregation(), writer, subpartitions, settings.memoryBudgetBytes(), counters);
             }
             throw new IllegalStateException("edge " + edge.id() + " into " + edge.consumerNode()
                     + " has no combiner: the aggregation reads (key, partial) records, so plan compilation sets it");
         }
         if (consumer instanceof Operation.JoinOp op) {
-            return ExchangeOutputs.hash(edge.inputIndex() == 0 ? op.leftKey() : op.rightKey(), op.keyType(),
+            return BatchExchangeOutputs.hash(edge.inputIndex() == 0 ? op.leftKey() : op.rightKey(), op.keyType(),
                     recordType, writer, subpartitions, counters);
         }
         throw new IllegalStateException("no hash exchange into " + edge.consumerNode());

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.TaskCounters;
 
 class BatchOperatorChainTest {
     @TempDir

@@ -1,4 +1,6 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
+
+import io.duraflow.taskmanager.task.MailboxProcessor;
 
 /**
  * The task's clock and its wake-ups, for processing-time timers. A wake-up runs as a mail on the

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import com.google.protobuf.ByteString;
 import io.duraflow.api.sink.SinkContext;
@@ -57,6 +57,17 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.MailboxProcessor;
+import io.duraflow.taskmanager.task.SourceSplitRequests;
+import io.duraflow.taskmanager.task.StreamEnvironment;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskBody;
+import io.duraflow.taskmanager.task.TaskCounters;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /**
  * The streaming body of a {@link Task}: pipelined outputs and input gate, operators with state

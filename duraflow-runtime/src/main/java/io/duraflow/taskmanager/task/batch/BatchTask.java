@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import com.google.protobuf.ByteString;
 import io.duraflow.api.dag.Operation;
@@ -36,6 +36,16 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.MailboxProcessor;
+import io.duraflow.taskmanager.task.SourceSplitRequests;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskBody;
+import io.duraflow.taskmanager.task.TaskCounters;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /**
  * The body of a batch {@link Task}: read the source or the blocking input partitions, push the

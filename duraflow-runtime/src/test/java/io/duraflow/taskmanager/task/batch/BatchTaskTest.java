@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,9 +31,12 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /** A source task run on the test thread against a fake TaskManager: how it ends and what it releases. */
-class TaskTest {
+class BatchTaskTest {
     @TempDir
     Path dir;
 

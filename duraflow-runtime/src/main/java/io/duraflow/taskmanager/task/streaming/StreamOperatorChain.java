@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
@@ -24,6 +24,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RunnableFuture;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.ExchangeOutputs;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.TaskCounters;
 
 /**
  * The operators of one streaming task: the shared back-to-front wiring of {@link OperatorChain}
@@ -111,7 +118,7 @@ final class StreamOperatorChain implements AutoCloseable {
             statefulNodes.put(source, node);
             return source;
         } else if (operation instanceof Operation.RebalanceOp) {
-            return HeadOperators.passThrough(out);
+            return HeadOperator.passThrough(out);
         } else if (operation instanceof Operation.KeyedProcessOp op) {
             HeadOperator head = new KeyedProcessOperator(op, out, time);
             statefulNodes.put(head, node);
