@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import com.google.protobuf.ByteString;
 import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
@@ -10,6 +11,7 @@ import io.duraflow.api.functions.MapFunction;
 import io.duraflow.api.sink.SinkWriter;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.rpc.proto.CollectedResult;
 
 /** The record-at-a-time operators that run chained to their input. */
 public final class ChainedOperators {
@@ -71,6 +73,18 @@ public final class ChainedOperators {
         };
     }
 
+    /** What a source task's reader emits into: each record counts as read and goes into the chain. */
+    public static Collector<Object> sourceCollector(Downstream out, TaskCounters counters) {
+        return record -> {
+            counters.recordsIn++;
+            try {
+                out.push(record);
+            } catch (Exception e) {
+                throw ChainException.wrap(e);
+            }
+        };
+    }
+
     /** Lets checked exceptions of downstream operators cross a user's Collector call. */
     public static final class ChainException extends RuntimeException {
         private ChainException(Exception cause) {
@@ -123,6 +137,12 @@ public final class ChainedOperators {
             this.serializer = serializer;
             this.maxBytes = maxBytes;
             this.counters = counters;
+        }
+
+        /** What this operator collected, for the FINISHED report of subtask {@code subtask}. */
+        public CollectedResult result(int subtask) {
+            return CollectedResult.newBuilder().setName(name).setSubtask(subtask).setRecords(records)
+                    .setData(ByteString.copyFrom(buffer.buffer(), 0, buffer.position())).build();
         }
 
         @Override

@@ -1,6 +1,5 @@
 package io.duraflow.taskmanager.task.batch;
 
-import com.google.protobuf.ByteString;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.source.InputStatus;
 import io.duraflow.api.source.Source;
@@ -158,9 +157,7 @@ public final class BatchTask implements TaskBody {
         }
         List<CollectedResult> collected = new ArrayList<>();
         for (ChainedOperators.CollectOperator collect : chain.collects) {
-            collected.add(CollectedResult.newBuilder().setName(collect.name)
-                    .setSubtask(attempt.getSubtask()).setRecords(collect.records)
-                    .setData(ByteString.copyFrom(collect.buffer.buffer(), 0, collect.buffer.position())).build());
+            collected.add(collect.result(attempt.getSubtask()));
         }
         return new Finished(outputs, collected);
     }
@@ -179,14 +176,7 @@ public final class BatchTask implements TaskBody {
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
         SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
-        io.duraflow.api.functions.Collector<Object> collector = record -> {
-            counters.recordsIn++;
-            try {
-                out.push(record);
-            } catch (Exception e) {
-                throw ChainedOperators.ChainException.wrap(e);
-            }
-        };
+        io.duraflow.api.functions.Collector<Object> collector = ChainedOperators.sourceCollector(out, counters);
         this.splitSerializer = source.splitSerializer();
         try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
             this.reader = sourceReader;

@@ -12,7 +12,7 @@ import io.duraflow.taskmanager.task.HeadOperator;
  */
 final class KeyPrefetch {
     private final KeySelector<Object, Object> keySelector;
-    private final Object[] keys = new Object[StreamTask.MAX_BATCH];
+    private final Object[] keys = new Object[PipelinedInputHandler.MAX_BATCH];
 
     KeyPrefetch(KeySelector<Object, Object> keySelector) {
         this.keySelector = keySelector;

@@ -1,24 +1,15 @@
 package io.duraflow.taskmanager.task.streaming;
 
-import com.google.protobuf.ByteString;
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.source.InputStatus;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
 import io.duraflow.api.source.SourceSplit;
-import io.duraflow.api.types.DataReader;
-import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.dag.Operation;
-import io.duraflow.checkpoint.CheckpointFailure;
-import io.duraflow.checkpoint.CheckpointFailureReason;
-import io.duraflow.checkpoint.CheckpointMessages;
-import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.Configuration;
-import io.duraflow.fs.FsPath;
-import io.duraflow.exchange.pipelined.NetworkBuffer;
 import io.duraflow.exchange.pipelined.NetworkEnvironment.ChannelLocation;
 import io.duraflow.exchange.pipelined.NetworkEvent;
 import io.duraflow.exchange.pipelined.PipelinedInputGate;
@@ -27,39 +18,28 @@ import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.Rpc;
-import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CollectedResult;
-import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
-import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.state.backend.StateBackend;
 import io.duraflow.state.loader.StateBackendLoader;
-import io.duraflow.state.filemerging.FileMergingManagers;
-import io.duraflow.state.filemerging.FileMergingSettings;
-import io.duraflow.state.filemerging.SubtaskKey;
-import io.duraflow.state.storage.FsCheckpointStorage;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.duraflow.taskmanager.task.ChainedOperators;
 import io.duraflow.taskmanager.task.Downstream;
-import io.duraflow.taskmanager.task.HeadOperator;
 import io.duraflow.taskmanager.task.MailboxProcessor;
 import io.duraflow.taskmanager.task.SourceSplitRequests;
 import io.duraflow.taskmanager.task.StreamEnvironment;
@@ -76,7 +56,7 @@ import io.duraflow.taskmanager.task.TaskEnvironment;
  * thread inside {@link #run}, and everything other threads ask for comes as a mail.
  *
  * <h2>Checkpoints</h2>
- * A source task is triggered by the JobManager ({@link #triggerCheckpoint}); any other task
+ * A source task is triggered by the JobManager ({@link #onCheckpointTrigger}); any other task
  * snapshots when its gate aligned the barrier. Either way, on the task thread between two
  * records, {@link TaskCheckpoints} takes the snapshot: every operator's synchronous part, then the
  * barrier on every output, then the asynchronous part on the TaskManager's snapshot pool, which
@@ -98,11 +78,6 @@ public final class StreamTask implements TaskBody {
     /** How long a source waiting for splits waits for a mail before polling its reader again. */
     private static final long SOURCE_IDLE_WAIT_MS = 200;
     private static final MailboxProcessor.Mail WAKE_UP = () -> { };
-    /**
-     * Records of a buffer read ahead and handed to the head operator's {@link HeadOperator#prefetch}
-     * together before each is processed (TypeSerializer: a read never changes an earlier record).
-     */
-    static final int MAX_BATCH = 16;
 
     /** The life of the task's input. */
     enum Phase {
@@ -183,32 +158,21 @@ public final class StreamTask implements TaskBody {
         Configuration config = Configuration.fromMap(deployment.getConfigMap());
         int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
-        String checkpointDir = config.get(CheckpointingOptions.DIR);
-        FsCheckpointStorage storage = checkpointDir == null ? null
-                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config);
-        FileMergingManagers.Lease fileMerging = storage != null && FileMergingSettings.isEnabled(config)
-                ? streaming.fileMerging().acquire(attempt.getJobId(), deployment.getRunId(),
-                        new SubtaskKey(attempt.getVertex(), attempt.getSubtask(), deployment.getParallelism()),
-                        storage.fileSystem(), storage.directories(), FileMergingSettings.from(config))
-                : null;
-        checkpoints = new TaskCheckpoints(deployment, name, streaming, storage, fileMerging);
+        checkpoints = TaskCheckpoints.create(deployment, name, streaming, config);
         boolean finished = false;
-        java.nio.file.Path localStateDirectory = streaming.localStateDirectory().resolve(attempt.getJobId() + "-v"
-                + attempt.getVertex() + "-s" + attempt.getSubtask() + "-a" + attempt.getAttempt());
+        java.nio.file.Path localStateDirectory = LocalStateDirectory.of(streaming, attempt);
         try {
             for (OutputSpec output : deployment.getOutputsList()) {
                 partitions.put(output.getEdgeId(),
                         streaming.createPipelinedPartition(output.getPartitionId(), output.getSubpartitions()));
             }
             chain = new StreamOperatorChain(graph, vertex, partitions, sinkContext, environment.settings(), counters,
-                    timeService(), new StreamOperatorChain.Subtask(attempt.getSubtask(), deployment.getParallelism(),
-                            maxParallelism));
+                    ProcessingTimeService.of(streaming, mailbox), new StreamOperatorChain.Subtask(attempt.getSubtask(),
+                            deployment.getParallelism(), maxParallelism));
             TaskStateSnapshot restored = deployment.hasRestore()
                     ? StateHandleCodec.fromProto(deployment.getRestore().getState()) : TaskStateSnapshot.EMPTY;
             long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
-            if (fileMerging != null && restoredId > 0) {
-                fileMerging.manager().restore(fileMerging.subtask(), restoredId, streamsOf(restored));
-            }
+            checkpoints.restore(restoredId, restored);
             chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
                     deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
                     localStateDirectory);
@@ -225,10 +189,7 @@ public final class StreamTask implements TaskBody {
                     counters.recordsOut);
             List<CollectedResult> results = new ArrayList<>();
             for (StreamOperators.Collect collect : chain.collects) {
-                ChainedOperators.CollectOperator collected = collect.collected;
-                results.add(CollectedResult.newBuilder().setName(collected.name).setSubtask(attempt.getSubtask())
-                        .setRecords(collected.records)
-                        .setData(ByteString.copyFrom(collected.buffer.buffer(), 0, collected.buffer.position())).build());
+                results.add(collect.collected.result(attempt.getSubtask()));
             }
             return results;
         } finally {
@@ -250,34 +211,8 @@ public final class StreamTask implements TaskBody {
                     LOG.warn("Task {}: closing operators failed", name, e);
                 }
             }
-            deleteLocalState(localStateDirectory);
-            if (fileMerging != null) {
-                fileMerging.close();
-            }
-        }
-    }
-
-    /** Every stream of state {@code snapshot} refers to. */
-    private static List<io.duraflow.state.StreamStateHandle> streamsOf(TaskStateSnapshot snapshot) {
-        List<io.duraflow.state.StreamStateHandle> streams = new ArrayList<>();
-        for (OperatorSubtaskState state : snapshot.operators().values()) {
-            state.keyedState().forEach(handle -> streams.addAll(handle.streams()));
-            state.operatorState().forEach(handle -> streams.add(handle.stream()));
-        }
-        return streams;
-    }
-
-    /** The backends deleted their own directories when disposed; this removes the attempt's (and anything left). */
-    private void deleteLocalState(java.nio.file.Path directory) {
-        if (!java.nio.file.Files.exists(directory)) {
-            return;
-        }
-        try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(directory)) {
-            for (java.nio.file.Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                java.nio.file.Files.deleteIfExists(path);
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            LOG.warn("Task {}: could not delete its local state directory {}", name, directory, e);
+            LocalStateDirectory.delete(localStateDirectory, name);
+            checkpoints.close();
         }
     }
 
@@ -288,14 +223,7 @@ public final class StreamTask implements TaskBody {
         int nodeId = vertex.head().id();
         SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
         Downstream out = chain.sourceOutput();
-        io.duraflow.api.functions.Collector<Object> collector = record -> {
-            counters.recordsIn++;
-            try {
-                out.push(record);
-            } catch (Exception e) {
-                throw ChainedOperators.ChainException.wrap(e);
-            }
-        };
+        io.duraflow.api.functions.Collector<Object> collector = ChainedOperators.sourceCollector(out, counters);
         try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
             reader = sourceReader;
             chain.source().attach(sourceReader);
@@ -323,13 +251,10 @@ public final class StreamTask implements TaskBody {
         }
     }
 
-    @SuppressWarnings("unchecked")
     private void runInputs() throws Exception {
         List<ChannelLocation> channels = new ArrayList<>();
-        TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
         for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
             ExchangeEdge edge = graph.edge(input.getEdgeId());
-            wireTypes[edge.inputIndex()] = (TypeSerializer<Object>) edge.producerNode().outputType();
             // Consumer subtask i reads subpartition i of every producer unless the deployment says otherwise.
             int from = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionFrom()
                     : attempt.getSubtask();
@@ -343,58 +268,22 @@ public final class StreamTask implements TaskBody {
         }
         gate = streaming.createInputGate(name, channels);
         gate.start();
-        HeadOperator head = chain.head();
-        DataReader frame = new DataReader();
-        DataReader record = new DataReader();
-        Object[] batch = new Object[MAX_BATCH];
-        int[] batchBytes = new int[MAX_BATCH];
-        PipelinedInputGate.Handler handler = new PipelinedInputGate.Handler() {
-            @Override
-            public void onBuffer(int input, NetworkBuffer buffer) throws Exception {
-                try {
-                    TypeSerializer<Object> wireType = wireTypes[input];
-                    byte[] memory = buffer.memory();
-                    frame.reset(memory, 0, buffer.size());
-                    while (frame.hasRemaining()) {
-                        int count = 0;
-                        while (count < MAX_BATCH && frame.hasRemaining()) {
-                            int length = frame.readVarInt();
-                            int start = frame.position();
-                            record.reset(memory, start, length);
-                            frame.skip(length);
-                            batch[count] = wireType.read(record);
-                            batchBytes[count++] = length;
-                        }
-                        head.prefetch(input, batch, count);
-                        for (int i = 0; i < count; i++) {
-                            counters.recordsIn++;
-                            head.process(input, batch[i], batchBytes[i]);
+        PipelinedInputGate.Handler handler = new PipelinedInputHandler(chain.head(),
+                PipelinedInputHandler.wireTypes(graph, vertex, deployment), counters,
+                new PipelinedInputHandler.Checkpoints() {
+                    @Override
+                    public void barrierAligned(NetworkEvent.CheckpointBarrier barrier) {
+                        performCheckpoint(barrier, gate.lastAlignmentMs());
+                    }
+
+                    @Override
+                    public void alignmentAborted(long checkpointId) {
+                        // Downstream tasks may be aligning it too: they must not wait for our barrier.
+                        for (PipelinedResultPartition partition : partitions.values()) {
+                            partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
                         }
                     }
-                } finally {
-                    java.util.Arrays.fill(batch, null);
-                    buffer.recycle();
-                }
-            }
-
-            @Override
-            public void onEndOfInput(int input) throws Exception {
-                head.endInput(input);
-            }
-
-            @Override
-            public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
-                performCheckpoint(barrier, gate.lastAlignmentMs());
-            }
-
-            @Override
-            public void onCheckpointAborted(long checkpointId, String reason) {
-                // Downstream tasks may be aligning it too: they must not wait for our barrier.
-                for (PipelinedResultPartition partition : partitions.values()) {
-                    partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
-                }
-            }
-        };
+                });
         boolean[] gateEnded = {false};
         MailboxProcessor.Controller[] outer = new MailboxProcessor.Controller[1];
         MailboxProcessor.Controller inner = new MailboxProcessor.Controller() {
@@ -551,20 +440,5 @@ public final class StreamTask implements TaskBody {
                 firstCheckpointAfterEnd = -1; // the next checkpoint after the end counts instead
             }
         }
-    }
-
-    private ProcessingTimeService timeService() {
-        return new ProcessingTimeService() {
-            @Override
-            public long currentTimeMs() {
-                return streaming.currentTimeMs();
-            }
-
-            @Override
-            public void wakeUpAt(long timeMs, MailboxProcessor.Mail action) {
-                long delayMs = Math.max(0, timeMs - streaming.currentTimeMs());
-                streaming.timers().schedule(() -> mailbox.put(action), delayMs, TimeUnit.MILLISECONDS);
-            }
-        };
     }
 }
