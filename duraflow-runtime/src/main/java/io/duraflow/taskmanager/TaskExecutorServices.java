@@ -8,6 +8,8 @@ import io.duraflow.config.RuntimeMode;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.taskmanager.task.batch.BatchTask;
+import io.duraflow.taskmanager.task.streaming.StreamTask;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;
 import java.util.Map;
@@ -31,7 +33,8 @@ public record TaskExecutorServices(Mailbox mailbox, JobManagerClient.Factory cli
                 Executors.newCachedThreadPool(daemon("task-", taskIds)),
                 Executors.newCachedThreadPool(daemon("plan-build-", planIds)), JobPlans::build,
                 (deployment, graph, environment) -> {
-                    Task task = new Task(deployment, graph, environment);
+                    Task task = new Task(deployment, graph, environment,
+                            graph.mode() == RuntimeMode.STREAMING ? StreamTask::new : BatchTask::new);
                     return new RunningTask() {
                         @Override
                         public void run() {

@@ -28,6 +28,6 @@
  * for local channels and for the stream service; {@link
  * io.duraflow.exchange.pipelined.PartitionStreamConnections} keeps one gRPC connection per peer. The building
  * blocks here depend on {@code shuffle} (record layout, the writer interface) and {@code rpc}, never
- * on the TaskManager; {@code taskmanager.task.PipelinedInputAction} is the task loop over them.
+ * on the TaskManager; {@code taskmanager.task.streaming.PipelinedInputAction} is the task loop over them.
  */
 package io.duraflow.exchange.pipelined;

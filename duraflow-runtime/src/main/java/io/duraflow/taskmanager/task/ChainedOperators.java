@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import com.google.protobuf.ByteString;
 import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
@@ -10,12 +11,13 @@ import io.duraflow.api.functions.MapFunction;
 import io.duraflow.api.sink.SinkWriter;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.rpc.proto.CollectedResult;
 
 /** The record-at-a-time operators that run chained to their input. */
-final class ChainedOperators {
+public final class ChainedOperators {
     private ChainedOperators() {}
 
-    static Downstream map(MapFunction<Object, Object> function, Downstream out) {
+    public static Downstream map(MapFunction<Object, Object> function, Downstream out) {
         return new Downstream() {
             @Override
             public void push(Object record) throws Exception {
@@ -29,7 +31,7 @@ final class ChainedOperators {
         };
     }
 
-    static Downstream filter(FilterFunction<Object> function, Downstream out) {
+    public static Downstream filter(FilterFunction<Object> function, Downstream out) {
         return new Downstream() {
             @Override
             public void push(Object record) throws Exception {
@@ -45,7 +47,7 @@ final class ChainedOperators {
         };
     }
 
-    static Downstream flatMap(FlatMapFunction<Object, Object> function, Downstream out) {
+    public static Downstream flatMap(FlatMapFunction<Object, Object> function, Downstream out) {
         return new Downstream() {
             @Override
             public SnapshotAvailability snapshotAvailability(long checkpointId) {
@@ -71,19 +73,31 @@ final class ChainedOperators {
         };
     }
 
+    /** What a source task's reader emits into: each record counts as read and goes into the chain. */
+    public static Collector<Object> sourceCollector(Downstream out, TaskCounters counters) {
+        return record -> {
+            counters.recordsIn++;
+            try {
+                out.push(record);
+            } catch (Exception e) {
+                throw ChainException.wrap(e);
+            }
+        };
+    }
+
     /** Lets checked exceptions of downstream operators cross a user's Collector call. */
-    static final class ChainException extends RuntimeException {
+    public static final class ChainException extends RuntimeException {
         private ChainException(Exception cause) {
             super(cause);
         }
 
         /** {@code e} itself if unchecked, else {@code e} wrapped; for a catch block that must rethrow unchecked. */
-        static RuntimeException wrap(Exception e) {
+        public static RuntimeException wrap(Exception e) {
             return e instanceof RuntimeException unchecked ? unchecked : new ChainException(e);
         }
     }
 
-    static Downstream sink(SinkWriter<Object> writer, TaskCounters counters) {
+    public static Downstream sink(SinkWriter<Object> writer, TaskCounters counters) {
         return new Downstream() {
             @Override
             public void push(Object record) throws Exception {
@@ -109,20 +123,26 @@ final class ChainedOperators {
     }
 
     /** Buffers records for the client: varint length | bytes, up to a byte limit. */
-    static final class CollectOperator implements Downstream {
-        final String name;
+    public static final class CollectOperator implements Downstream {
+        public final String name;
         private final TypeSerializer<Object> serializer;
         private final long maxBytes;
         private final TaskCounters counters;
-        final DataWriter buffer = new DataWriter(4096);
+        public final DataWriter buffer = new DataWriter(4096);
         private final DataWriter scratch = new DataWriter(256);
-        long records;
+        public long records;
 
-        CollectOperator(String name, TypeSerializer<Object> serializer, long maxBytes, TaskCounters counters) {
+        public CollectOperator(String name, TypeSerializer<Object> serializer, long maxBytes, TaskCounters counters) {
             this.name = name;
             this.serializer = serializer;
             this.maxBytes = maxBytes;
             this.counters = counters;
+        }
+
+        /** What this operator collected, for the FINISHED report of subtask {@code subtask}. */
+        public CollectedResult result(int subtask) {
+            return CollectedResult.newBuilder().setName(name).setSubtask(subtask).setRecords(records)
+                    .setData(ByteString.copyFrom(buffer.buffer(), 0, buffer.position())).build();
         }
 
         @Override

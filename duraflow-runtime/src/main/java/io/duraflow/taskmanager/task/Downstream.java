@@ -1,7 +1,7 @@
 package io.duraflow.taskmanager.task;
 
 /** Receives records inside an operator chain (a one-input operator or an exchange output). */
-interface Downstream extends StreamOperator {
+public interface Downstream extends StreamOperator {
     void push(Object record) throws Exception;
 
     /** No more records will be pushed; emit what is left. Called once, in chain order. */

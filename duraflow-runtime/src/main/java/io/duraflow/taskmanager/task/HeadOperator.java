@@ -1,7 +1,20 @@
 package io.duraflow.taskmanager.task;
 
 /** The first operator of a non-source chain: it reads the vertex's input edges. */
-interface HeadOperator extends StreamOperator {
+public interface HeadOperator extends StreamOperator {
+    /** Passes every record on (the head of a rebalanced input). */
+    static HeadOperator passThrough(Downstream out) {
+        return new HeadOperator() {
+            @Override
+            public void process(int input, Object record, int serializedBytes) throws Exception {
+                out.push(record);
+            }
+
+            @Override
+            public void endInput(int input) {}
+        };
+    }
+
     /** One record of input {@code input}; {@code serializedBytes} is its size on the wire. */
     void process(int input, Object record, int serializedBytes) throws Exception;
 

@@ -15,21 +15,21 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <p>An exception thrown by a mail or the default action ends the loop with that exception: the
  * task fails with it as the cause.
  */
-final class MailboxProcessor {
+public final class MailboxProcessor {
     /** Work that runs on the task thread. */
     @FunctionalInterface
-    interface Mail {
+    public interface Mail {
         void run() throws Exception;
     }
 
     /** The work the loop does when no mail is pending. */
     @FunctionalInterface
-    interface DefaultAction {
+    public interface DefaultAction {
         void run(Controller controller) throws Exception;
     }
 
     /** What a default action may tell the loop. */
-    interface Controller {
+    public interface Controller {
         /** The input is processed: the loop returns once the mails already put have run. */
         void allActionsCompleted();
 
@@ -72,7 +72,7 @@ final class MailboxProcessor {
     private boolean suspendForOutput;
     private final TaskTimes times;
 
-    MailboxProcessor(DefaultAction defaultAction) {
+    public MailboxProcessor(DefaultAction defaultAction) {
         this(defaultAction, new TaskTimes(System::nanoTime));
     }
 
@@ -87,7 +87,7 @@ final class MailboxProcessor {
     }
 
     /** Any thread: runs {@code mail} on the task thread before its next default action. */
-    void put(Mail mail) {
+    public void put(Mail mail) {
         mails.add(mail);
         hasMail = true;
         synchronized (arrival) {
@@ -101,7 +101,7 @@ final class MailboxProcessor {
      *
      * @throws Exception what a mail or the default action threw; the loop stops there
      */
-    void runMailboxLoop() throws Exception {
+    public void runMailboxLoop() throws Exception {
         while (true) {
             if (yieldToMails()) {
                 // A mail may be what a suspended action waited for (a split): try the action again.
@@ -125,7 +125,7 @@ final class MailboxProcessor {
      *
      * @return whether any ran
      */
-    boolean yieldToMails() throws Exception {
+    public boolean yieldToMails() throws Exception {
         if (!hasMail) {
             return false;
         }

@@ -22,7 +22,7 @@ import io.duraflow.state.backend.KeyedStateBackend;
  *
  * <p>Every hook defaults to doing nothing: batch operators implement only what they use.
  */
-interface StreamOperator {
+public interface StreamOperator {
     default void initializeState(StateInitializationContext context) throws Exception {}
 
     default void open(OperatorContext context) throws Exception {}
@@ -59,9 +59,9 @@ interface StreamOperator {
      */
     record StateInitializationContext(long restoredCheckpointId, OperatorStateStore operatorState,
             KeyedStateBackend<Object> keyedState) {
-        static final StateInitializationContext EMPTY = new StateInitializationContext(-1, null, null);
+        public static final StateInitializationContext EMPTY = new StateInitializationContext(-1, null, null);
 
-        boolean isRestored() {
+        public boolean isRestored() {
             return restoredCheckpointId >= 0;
         }
     }

@@ -1,7 +1,7 @@
 package io.duraflow.taskmanager.task;
 
 /** Per-attempt record counts; touched by the task thread only. */
-final class TaskCounters {
-    long recordsIn;
-    long recordsOut;
+public final class TaskCounters {
+    public long recordsIn;
+    public long recordsOut;
 }

@@ -9,13 +9,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Keeps written records per subpartition in memory; for testing what operators write. */
-final class InMemoryPartitionWriter implements ResultPartitionWriter {
+public final class InMemoryPartitionWriter implements ResultPartitionWriter {
     enum State { OPEN, FINISHED, ABORTED }
 
     final List<List<byte[]>> subpartitions = new ArrayList<>();
     State state = State.OPEN;
 
-    InMemoryPartitionWriter(int count) {
+    public InMemoryPartitionWriter(int count) {
         for (int i = 0; i < count; i++) {
             subpartitions.add(new ArrayList<>());
         }
@@ -34,7 +34,7 @@ final class InMemoryPartitionWriter implements ResultPartitionWriter {
         subpartitions.get(subpartition).add(Arrays.copyOfRange(record, offset, offset + length));
     }
 
-    <T> List<T> read(int subpartition, TypeSerializer<T> type) {
+    public <T> List<T> read(int subpartition, TypeSerializer<T> type) {
         List<T> records = new ArrayList<>();
         for (byte[] bytes : subpartitions.get(subpartition)) {
             DataReader reader = new DataReader();

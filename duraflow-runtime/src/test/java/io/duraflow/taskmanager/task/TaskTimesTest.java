@@ -11,6 +11,7 @@ import io.duraflow.exchange.pipelined.PipelinedInputGate;
 import io.duraflow.exchange.pipelined.PipelinedPartitionSettings;
 import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import io.duraflow.rpc.proto.TaskMetricsSample;
+import io.duraflow.taskmanager.task.streaming.PipelinedInputAction;
 import io.duraflow.exchange.Frames;
 import io.duraflow.exchange.RecordIterator;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.exchange.pipelined.PipelinedInputGate;
 import io.duraflow.exchange.pipelined.PipelinedInputGate.InputStatus;
@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import io.duraflow.taskmanager.task.MailboxProcessor;
 
 /**
  * The default action of a streaming task that reads pipelined input: what the wiring into {@link
@@ -22,7 +23,7 @@ import java.util.function.Consumer;
  * mailbox, and the wait is bounded by the earliest output flush deadline so an idle task still
  * flushes on time. Task thread only.
  */
-final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
+public final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
     /** Longest wait when no flush is pending; the awaited future's mail normally ends it much sooner. */
     private static final long MAX_IDLE_WAIT_MS = 60_000;
     private static final MailboxProcessor.Mail WAKE_UP = () -> { };
@@ -39,7 +40,7 @@ final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
     /**
      * @param mailbox {@link MailboxProcessor#put} of the task's mailbox
      */
-    PipelinedInputAction(PipelinedInputGate gate, PipelinedInputGate.Handler handler,
+    public PipelinedInputAction(PipelinedInputGate gate, PipelinedInputGate.Handler handler,
             List<PipelinedResultPartition> outputs, Consumer<MailboxProcessor.Mail> mailbox) {
         this.gate = gate;
         this.handler = handler;
@@ -97,7 +98,7 @@ final class PipelinedInputAction implements MailboxProcessor.DefaultAction {
     }
 
     /** How often the task waited because an output was unavailable; for status and tests. */
-    long backpressuredWaits() {
+    public long backpressuredWaits() {
         return backpressuredWaits;
     }
 

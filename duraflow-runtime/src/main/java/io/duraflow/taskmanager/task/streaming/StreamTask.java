@@ -1,24 +1,15 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
-import com.google.protobuf.ByteString;
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.source.InputStatus;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
 import io.duraflow.api.source.SourceSplit;
-import io.duraflow.api.types.DataReader;
-import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.dag.Operation;
-import io.duraflow.checkpoint.CheckpointFailure;
-import io.duraflow.checkpoint.CheckpointFailureReason;
-import io.duraflow.checkpoint.CheckpointMessages;
-import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.Configuration;
-import io.duraflow.fs.FsPath;
-import io.duraflow.exchange.pipelined.NetworkBuffer;
 import io.duraflow.exchange.pipelined.NetworkEnvironment.ChannelLocation;
 import io.duraflow.exchange.pipelined.NetworkEvent;
 import io.duraflow.exchange.pipelined.PipelinedInputGate;
@@ -27,36 +18,36 @@ import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.Rpc;
-import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CollectedResult;
-import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
-import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.state.backend.StateBackend;
 import io.duraflow.state.loader.StateBackendLoader;
-import io.duraflow.state.filemerging.FileMergingManagers;
-import io.duraflow.state.filemerging.FileMergingSettings;
-import io.duraflow.state.filemerging.SubtaskKey;
-import io.duraflow.state.storage.FsCheckpointStorage;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.MailboxProcessor;
+import io.duraflow.taskmanager.task.SourceSplitRequests;
+import io.duraflow.taskmanager.task.StreamEnvironment;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskBody;
+import io.duraflow.taskmanager.task.TaskCounters;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /**
  * The streaming body of a {@link Task}: pipelined outputs and input gate, operators with state
@@ -65,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * thread inside {@link #run}, and everything other threads ask for comes as a mail.
  *
  * <h2>Checkpoints</h2>
- * A source task is triggered by the JobManager ({@link #triggerCheckpoint}); any other task
+ * A source task is triggered by the JobManager ({@link #onCheckpointTrigger}); any other task
  * snapshots when its gate aligned the barrier. Either way, on the task thread between two
  * records, {@link TaskCheckpoints} takes the snapshot: every operator's synchronous part, then the
  * barrier on every output, then the asynchronous part on the TaskManager's snapshot pool, which
@@ -80,18 +71,13 @@ import org.slf4j.LoggerFactory;
  * everything. The JobManager triggers that checkpoint at the task (also a non-source task, whose
  * gate delivers no barrier any more once its producers ended).
  */
-final class StreamTask {
+public final class StreamTask implements TaskBody {
     private static final Logger LOG = LoggerFactory.getLogger(StreamTask.class);
     /** Longest wait without a mail or a flush deadline; mails normally end it much sooner. */
     private static final long MAX_IDLE_WAIT_MS = 60_000;
     /** How long a source waiting for splits waits for a mail before polling its reader again. */
     private static final long SOURCE_IDLE_WAIT_MS = 200;
     private static final MailboxProcessor.Mail WAKE_UP = () -> { };
-    /**
-     * Records of a buffer read ahead and handed to the head operator's {@link HeadOperator#prefetch}
-     * together before each is processed (TypeSerializer: a read never changes an earlier record).
-     */
-    static final int MAX_BATCH = 16;
 
     /** The life of the task's input. */
     enum Phase {
@@ -103,6 +89,7 @@ final class StreamTask {
         FINISHING
     }
 
+    private final Context context;
     private final TaskDeployment deployment;
     private final AttemptId attempt;
     private final JobGraph graph;
@@ -127,89 +114,72 @@ final class StreamTask {
     /** The future a wake-up mail is registered on, so each future gets one callback. */
     private CompletableFuture<?> wakeUpRegisteredOn;
 
-    StreamTask(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment, TaskCounters counters,
-            MailboxProcessor mailbox, SinkContext sinkContext) {
-        this.deployment = deployment;
-        this.attempt = deployment.getAttempt();
-        this.graph = graph;
-        this.vertex = graph.vertex(attempt.getVertex());
-        this.environment = environment;
+    public StreamTask(Context context) {
+        this.context = context;
+        this.deployment = context.deployment();
+        this.attempt = context.attempt();
+        this.graph = context.graph();
+        this.vertex = context.vertex();
+        this.environment = context.environment();
         this.streaming = environment.streaming();
-        this.counters = counters;
-        this.mailbox = mailbox;
-        this.sinkContext = sinkContext;
+        this.counters = context.counters();
+        this.mailbox = context.mailbox();
+        this.sinkContext = context.sinkContext();
         this.name = Rpc.describe(attempt) + " " + vertex.name();
     }
 
-    // ------------------------------------------------------------ other threads
-
-    /** Any thread: starts a checkpoint at this task (a source, or a task whose input ended). */
-    void triggerCheckpoint(TriggerCheckpointRequest request) {
-        mailbox.put(() -> onTrigger(request));
+    @Override
+    public boolean isStreaming() {
+        return true;
     }
 
-    /** Any thread: a checkpoint completed or was aborted. */
-    void notifyCheckpoint(CheckpointNotification notification) {
-        mailbox.put(() -> onNotification(notification));
+    /** Task thread (a mail): an operator event from the source's enumerator. */
+    @Override
+    public void onOperatorEvent(OperatorEvent event) {
+        if (reader == null) {
+            throw new IllegalStateException("operator event " + event.getEventCase() + " for task " + name
+                    + ", which runs no source reader");
+        }
+        SourceSplitRequests.applyToReader(reader, chain.source().splitSerializer(), event);
     }
-
-    /** Any thread: an operator event from the source's enumerator. */
-    void deliver(OperatorEvent event) {
-        mailbox.put(() -> {
-            if (reader == null) {
-                throw new IllegalStateException("operator event " + event.getEventCase() + " for task " + name
-                        + ", which runs no source reader");
-            }
-            Task.applyToReader(reader, chain.source().splitSerializer(), event);
-        });
-    }
-
-    // ------------------------------------------------------------ the task thread
 
     /**
      * Runs the task until its input ended and a checkpoint after the end completed; returns the
      * collected records for the FINISHED report. Releases everything it made, also when it throws.
-     *
-     * @param setDefaultAction plugs this task's default action into the mailbox loop
      */
-    List<CollectedResult> run(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
-            throws Exception {
+    @Override
+    public Finished run() throws Exception {
+        List<CollectedResult> collected = runUntilFinished();
+        context.checkCancelled();
+        return new Finished(List.of(), collected);
+    }
+
+    private List<CollectedResult> runUntilFinished() throws Exception {
         Configuration config = Configuration.fromMap(deployment.getConfigMap());
         int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
-        String checkpointDir = config.get(CheckpointingOptions.DIR);
-        FsCheckpointStorage storage = checkpointDir == null ? null
-                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config);
-        FileMergingManagers.Lease fileMerging = storage != null && FileMergingSettings.isEnabled(config)
-                ? streaming.fileMerging().acquire(attempt.getJobId(), deployment.getRunId(),
-                        new SubtaskKey(attempt.getVertex(), attempt.getSubtask(), deployment.getParallelism()),
-                        storage.fileSystem(), storage.directories(), FileMergingSettings.from(config))
-                : null;
-        checkpoints = new TaskCheckpoints(deployment, name, streaming, storage, fileMerging);
+        checkpoints = TaskCheckpoints.create(deployment, name, streaming, config);
         boolean finished = false;
-        java.nio.file.Path localStateDirectory = streaming.localStateDirectory().resolve(attempt.getJobId() + "-v"
-                + attempt.getVertex() + "-s" + attempt.getSubtask() + "-a" + attempt.getAttempt());
+        java.nio.file.Path localStateDirectory = LocalStateDirectory.of(streaming, attempt);
         try {
             for (OutputSpec output : deployment.getOutputsList()) {
                 partitions.put(output.getEdgeId(),
                         streaming.createPipelinedPartition(output.getPartitionId(), output.getSubpartitions()));
             }
             chain = new StreamOperatorChain(graph, vertex, partitions, sinkContext, environment.settings(), counters,
-                    timeService(), new StreamOperatorChain.Subtask(attempt.getSubtask(), deployment.getParallelism(),
-                            maxParallelism));
+                    ProcessingTimeService.of(streaming, mailbox), new StreamOperatorChain.Subtask(attempt.getSubtask(),
+                            deployment.getParallelism(), maxParallelism));
             TaskStateSnapshot restored = deployment.hasRestore()
                     ? StateHandleCodec.fromProto(deployment.getRestore().getState()) : TaskStateSnapshot.EMPTY;
             long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
-            if (fileMerging != null && restoredId > 0) {
-                fileMerging.manager().restore(fileMerging.subtask(), restoredId, streamsOf(restored));
-            }
+            checkpoints.restore(restoredId, restored);
             chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
                     deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
                     localStateDirectory);
             if (vertex.isSource()) {
-                runSource(setDefaultAction);
+                runSource();
             } else {
-                runInputs(setDefaultAction);
+                runInputs();
             }
             for (PipelinedResultPartition partition : partitions.values()) {
                 partition.finish();
@@ -219,10 +189,7 @@ final class StreamTask {
                     counters.recordsOut);
             List<CollectedResult> results = new ArrayList<>();
             for (StreamOperators.Collect collect : chain.collects) {
-                ChainedOperators.CollectOperator collected = collect.collected;
-                results.add(CollectedResult.newBuilder().setName(collected.name).setSubtask(attempt.getSubtask())
-                        .setRecords(collected.records)
-                        .setData(ByteString.copyFrom(collected.buffer.buffer(), 0, collected.buffer.position())).build());
+                results.add(collect.collected.result(attempt.getSubtask()));
             }
             return results;
         } finally {
@@ -244,58 +211,24 @@ final class StreamTask {
                     LOG.warn("Task {}: closing operators failed", name, e);
                 }
             }
-            deleteLocalState(localStateDirectory);
-            if (fileMerging != null) {
-                fileMerging.close();
-            }
-        }
-    }
-
-    /** Every stream of state {@code snapshot} refers to. */
-    private static List<io.duraflow.state.StreamStateHandle> streamsOf(TaskStateSnapshot snapshot) {
-        List<io.duraflow.state.StreamStateHandle> streams = new ArrayList<>();
-        for (OperatorSubtaskState state : snapshot.operators().values()) {
-            state.keyedState().forEach(handle -> streams.addAll(handle.streams()));
-            state.operatorState().forEach(handle -> streams.add(handle.stream()));
-        }
-        return streams;
-    }
-
-    /** The backends deleted their own directories when disposed; this removes the attempt's (and anything left). */
-    private void deleteLocalState(java.nio.file.Path directory) {
-        if (!java.nio.file.Files.exists(directory)) {
-            return;
-        }
-        try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(directory)) {
-            for (java.nio.file.Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                java.nio.file.Files.deleteIfExists(path);
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            LOG.warn("Task {}: could not delete its local state directory {}", name, directory, e);
+            LocalStateDirectory.delete(localStateDirectory, name);
+            checkpoints.close();
         }
     }
 
     @SuppressWarnings("unchecked")
-    private void runSource(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
-            throws Exception {
+    private void runSource() throws Exception {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
         SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
         Downstream out = chain.sourceOutput();
-        io.duraflow.api.functions.Collector<Object> collector = record -> {
-            counters.recordsIn++;
-            try {
-                out.push(record);
-            } catch (Exception e) {
-                throw ChainedOperators.ChainException.wrap(e);
-            }
-        };
+        io.duraflow.api.functions.Collector<Object> collector = ChainedOperators.sourceCollector(out, counters);
         try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
             reader = sourceReader;
             chain.source().attach(sourceReader);
             sourceReader.start();
-            setDefaultAction.accept(controller -> {
+            context.defaultAction().accept(controller -> {
                 if (!beforeInput(controller)) {
                     return;
                 }
@@ -318,14 +251,10 @@ final class StreamTask {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private void runInputs(java.util.function.Consumer<MailboxProcessor.DefaultAction> setDefaultAction)
-            throws Exception {
+    private void runInputs() throws Exception {
         List<ChannelLocation> channels = new ArrayList<>();
-        TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
         for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
             ExchangeEdge edge = graph.edge(input.getEdgeId());
-            wireTypes[edge.inputIndex()] = (TypeSerializer<Object>) edge.producerNode().outputType();
             // Consumer subtask i reads subpartition i of every producer unless the deployment says otherwise.
             int from = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionFrom()
                     : attempt.getSubtask();
@@ -339,58 +268,22 @@ final class StreamTask {
         }
         gate = streaming.createInputGate(name, channels);
         gate.start();
-        HeadOperator head = chain.head();
-        DataReader frame = new DataReader();
-        DataReader record = new DataReader();
-        Object[] batch = new Object[MAX_BATCH];
-        int[] batchBytes = new int[MAX_BATCH];
-        PipelinedInputGate.Handler handler = new PipelinedInputGate.Handler() {
-            @Override
-            public void onBuffer(int input, NetworkBuffer buffer) throws Exception {
-                try {
-                    TypeSerializer<Object> wireType = wireTypes[input];
-                    byte[] memory = buffer.memory();
-                    frame.reset(memory, 0, buffer.size());
-                    while (frame.hasRemaining()) {
-                        int count = 0;
-                        while (count < MAX_BATCH && frame.hasRemaining()) {
-                            int length = frame.readVarInt();
-                            int start = frame.position();
-                            record.reset(memory, start, length);
-                            frame.skip(length);
-                            batch[count] = wireType.read(record);
-                            batchBytes[count++] = length;
-                        }
-                        head.prefetch(input, batch, count);
-                        for (int i = 0; i < count; i++) {
-                            counters.recordsIn++;
-                            head.process(input, batch[i], batchBytes[i]);
+        PipelinedInputGate.Handler handler = new PipelinedInputHandler(chain.head(),
+                PipelinedInputHandler.wireTypes(graph, vertex, deployment), counters,
+                new PipelinedInputHandler.Checkpoints() {
+                    @Override
+                    public void barrierAligned(NetworkEvent.CheckpointBarrier barrier) {
+                        performCheckpoint(barrier, gate.lastAlignmentMs());
+                    }
+
+                    @Override
+                    public void alignmentAborted(long checkpointId) {
+                        // Downstream tasks may be aligning it too: they must not wait for our barrier.
+                        for (PipelinedResultPartition partition : partitions.values()) {
+                            partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
                         }
                     }
-                } finally {
-                    java.util.Arrays.fill(batch, null);
-                    buffer.recycle();
-                }
-            }
-
-            @Override
-            public void onEndOfInput(int input) throws Exception {
-                head.endInput(input);
-            }
-
-            @Override
-            public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
-                performCheckpoint(barrier, gate.lastAlignmentMs());
-            }
-
-            @Override
-            public void onCheckpointAborted(long checkpointId, String reason) {
-                // Downstream tasks may be aligning it too: they must not wait for our barrier.
-                for (PipelinedResultPartition partition : partitions.values()) {
-                    partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
-                }
-            }
-        };
+                });
         boolean[] gateEnded = {false};
         MailboxProcessor.Controller[] outer = new MailboxProcessor.Controller[1];
         MailboxProcessor.Controller inner = new MailboxProcessor.Controller() {
@@ -411,7 +304,7 @@ final class StreamTask {
         };
         PipelinedInputAction readInput = new PipelinedInputAction(gate, handler,
                 new ArrayList<>(partitions.values()), mailbox::put);
-        setDefaultAction.accept(controller -> {
+        context.defaultAction().accept(controller -> {
             if (phase != Phase.RUNNING) {
                 beforeInput(controller);
                 return;
@@ -500,7 +393,9 @@ final class StreamTask {
                 });
     }
 
-    private void onTrigger(TriggerCheckpointRequest request) throws Exception {
+    /** Task thread (a mail): starts a checkpoint at this task (a source, or a task whose input ended). */
+    @Override
+    public void onCheckpointTrigger(TriggerCheckpointRequest request) {
         if (phase == Phase.FINISHING) {
             return; // the outputs are finishing; the JobManager hears FINISHED instead
         }
@@ -523,7 +418,9 @@ final class StreamTask {
         }
     }
 
-    private void onNotification(CheckpointNotification notification) throws Exception {
+    /** Task thread (a mail): a checkpoint completed or was aborted. */
+    @Override
+    public void onCheckpointNotification(CheckpointNotification notification) throws Exception {
         long checkpointId = notification.getCheckpointId();
         if (notification.getCompleted()) {
             checkpoints.completed(checkpointId, notification.getLowestRetainedCheckpointId());
@@ -543,20 +440,5 @@ final class StreamTask {
                 firstCheckpointAfterEnd = -1; // the next checkpoint after the end counts instead
             }
         }
-    }
-
-    private ProcessingTimeService timeService() {
-        return new ProcessingTimeService() {
-            @Override
-            public long currentTimeMs() {
-                return streaming.currentTimeMs();
-            }
-
-            @Override
-            public void wakeUpAt(long timeMs, MailboxProcessor.Mail action) {
-                long delayMs = Math.max(0, timeMs - streaming.currentTimeMs());
-                streaming.timers().schedule(() -> mailbox.put(action), delayMs, TimeUnit.MILLISECONDS);
-            }
-        };
     }
 }

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.state.KeyGroupRange;
@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
+import io.duraflow.taskmanager.task.StreamOperator;
 
 /**
  * The state of one operator of a streaming task: its operator state, and its keyed state when it

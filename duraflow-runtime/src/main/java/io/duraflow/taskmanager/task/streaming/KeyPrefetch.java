@@ -1,7 +1,8 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.state.backend.KeyedStateBackend;
+import io.duraflow.taskmanager.task.HeadOperator;
 
 /**
  * The {@link HeadOperator#prefetch} of a keyed operator: the keys of the records about to be
@@ -11,7 +12,7 @@ import io.duraflow.state.backend.KeyedStateBackend;
  */
 final class KeyPrefetch {
     private final KeySelector<Object, Object> keySelector;
-    private final Object[] keys = new Object[StreamTask.MAX_BATCH];
+    private final Object[] keys = new Object[PipelinedInputHandler.MAX_BATCH];
 
     KeyPrefetch(KeySelector<Object, Object> keySelector) {
         this.keySelector = keySelector;

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,6 +29,8 @@ import java.util.TreeMap;
 import java.util.concurrent.RunnableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.MailboxProcessor;
+import io.duraflow.taskmanager.task.StreamOperator;
 
 /**
  * A keyed process function over a real heap backend: state per key, processing-time timers fired

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.TaskCounters;
 
 class CombinerTest {
     private static final long BUDGET = 64 * 1024;
@@ -48,9 +49,9 @@ class CombinerTest {
     };
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private ExchangeOutputs.Combiner combiner(io.duraflow.api.functions.KeySelector<Object, Object> keySelector,
+    private BatchExchangeOutputs.Combiner combiner(io.duraflow.api.functions.KeySelector<Object, Object> keySelector,
             TypeSerializer<?> keyType, PartitionFileWriter writer) {
-        return new ExchangeOutputs.Combiner(keySelector, (TypeSerializer) keyType,
+        return new BatchExchangeOutputs.Combiner(keySelector, (TypeSerializer) keyType,
                 (TypeSerializer) Types.list(Types.LONG), COLLECT_VALUES, writer, 4, BUDGET, new TaskCounters());
     }
 
@@ -62,7 +63,7 @@ class CombinerTest {
     void largeKeysAreChargedTheirSizeSoTheTableFlushesByBytes() throws Exception {
         String padding = "k".repeat(10_000);
         try (PartitionFileWriter writer = writer()) {
-            ExchangeOutputs.Combiner combiner = combiner(value -> padding + ((Long) value % 60), Types.STRING, writer);
+            BatchExchangeOutputs.Combiner combiner = combiner(value -> padding + ((Long) value % 60), Types.STRING, writer);
             for (long i = 0; i < 120; i++) {
                 combiner.push(i);
                 assertThat(combiner.estimatedBytes()).isLessThanOrEqualTo(BUDGET);
@@ -77,7 +78,7 @@ class CombinerTest {
     @Test
     void aGrowingListAccumulatorIsMeasuredAgainAndFlushedBeforeItOutgrowsTheBudget() throws Exception {
         try (PartitionFileWriter writer = writer()) {
-            ExchangeOutputs.Combiner combiner = combiner(value -> "one key", Types.STRING, writer);
+            BatchExchangeOutputs.Combiner combiner = combiner(value -> "one key", Types.STRING, writer);
             for (long i = 0; i < 200_000; i++) {
                 combiner.push(1_000_000_000L + i);
                 // Measured after 1, 2, 4, 8, ... additions: at most twice what was measured.
@@ -93,7 +94,7 @@ class CombinerTest {
     @Test
     void smallKeysAndFixedSizeAccumulatorsDoNotFlushEarly() throws Exception {
         try (PartitionFileWriter writer = writer()) {
-            ExchangeOutputs.Combiner combiner = combiner(value -> (Long) value % 100, Types.LONG, writer);
+            BatchExchangeOutputs.Combiner combiner = combiner(value -> (Long) value % 100, Types.LONG, writer);
             for (long i = 0; i < 100; i++) {
                 combiner.push(i);
             }

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +64,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.StreamEnvironment;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /**
  * Streaming tasks of one job on one TaskManager, connected by local pipelined channels, with the
@@ -315,7 +319,7 @@ class StreamTaskTest {
         Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString());
         AttemptId first = sourceAttempt(0, 0);
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1).setAttempt(first)
-                .putAllConfig(config).build(), job.get(), cluster);
+                .putAllConfig(config).build(), job.get(), cluster, StreamTask::new);
         Map<AttemptId, Task> tasks = Map.of(first, task);
         // Both mails are put on the task thread while it asks for its first split, so they run one
         // after the other: the split is in the reader, not yet read, when checkpoint 1 is taken.
@@ -343,7 +347,7 @@ class StreamTaskTest {
         AttemptId second = sourceAttempt(0, 1).toBuilder().setJobId("restoring-job").build();
         Task restored = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
                 .setAttempt(second).putAllConfig(config).setRestore(TaskRestore.newBuilder().setCheckpointId(1)
-                        .setState(checkpoint1.getState())).build(), job.get(), cluster);
+                        .setState(checkpoint1.getState())).build(), job.get(), cluster, StreamTask::new);
         cluster.start(restored);
         // The enumerator has no split left to give (it assigned it before checkpoint 1): the reader
         // reads the one restored from its state.
@@ -384,7 +388,7 @@ class StreamTaskTest {
         cluster.snapshotExecutor = asyncParts::add;
         AttemptId attempt = sourceAttempt(0, 0);
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
-                .setAttempt(attempt).putAllConfig(config).build(), job.get(), cluster);
+                .setAttempt(attempt).putAllConfig(config).build(), job.get(), cluster, StreamTask::new);
         Map<AttemptId, Task> tasks = Map.of(attempt, task);
         cluster.start(task);
         awaitSplitRequests(attempt, 1);
@@ -429,7 +433,7 @@ class StreamTaskTest {
         cluster.snapshotExecutor = asyncParts::add;
         AttemptId attempt = sourceAttempt(0, 0);
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
-                .setAttempt(attempt).putAllConfig(config).build(), job.get(), cluster);
+                .setAttempt(attempt).putAllConfig(config).build(), job.get(), cluster, StreamTask::new);
         Map<AttemptId, Task> tasks = Map.of(attempt, task);
         cluster.start(task);
         awaitSplitRequests(attempt, 1);
@@ -465,7 +469,7 @@ class StreamTaskTest {
         AttemptId attempt = sourceAttempt(0, 0);
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
                 .setAttempt(attempt).putConfig("execution.checkpointing.dir", dir.resolve("checkpoints").toString())
-                .build(), job.get(), cluster);
+                .build(), job.get(), cluster, StreamTask::new);
         byte[] split = io.duraflow.api.connectors.StrideSplit.SERIALIZER.toBytes(
                 new io.duraflow.api.connectors.StrideSplit(0, 0, 1, records));
         task.deliver(OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder()
@@ -596,7 +600,7 @@ class StreamTaskTest {
         java.nio.file.Path checkpoints = dir.resolve("checkpoints");
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
                 .setAttempt(attempt).putConfig("execution.checkpointing.dir", checkpoints.toString())
-                .build(), job.get(), cluster);
+                .build(), job.get(), cluster, StreamTask::new);
         task.deliver(OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder().addSplits(ByteString.copyFrom(
                 io.duraflow.api.connectors.StrideSplit.SERIALIZER.toBytes(
                         new io.duraflow.api.connectors.StrideSplit(0, 0, 1, records))))).build());
@@ -668,7 +672,7 @@ class StreamTaskTest {
                     deployment.setRestore(restore);
                 }
                 Cluster taskManager = deployment == sum && remote != null ? remote : cluster;
-                Task task = new Task(deployment.build(), build(), taskManager);
+                Task task = new Task(deployment.build(), build(), taskManager, StreamTask::new);
                 tasks.put(deployment.getAttempt(), task);
             }
         }

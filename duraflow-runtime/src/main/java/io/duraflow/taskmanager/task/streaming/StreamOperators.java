@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.dag.KeyedAggregation;
@@ -25,6 +25,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.ExchangeOutputs;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.TaskCounters;
 
 /**
  * The operators that exist only in streaming mode, or behave differently there: each keeps what

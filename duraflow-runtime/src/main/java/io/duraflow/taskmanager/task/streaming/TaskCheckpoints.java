@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointFailureReason;
@@ -6,6 +6,7 @@ import io.duraflow.checkpoint.CheckpointMessages;
 import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.CheckpointingOptions;
+import io.duraflow.config.Configuration;
 import io.duraflow.exchange.pipelined.NetworkEvent;
 import io.duraflow.exchange.pipelined.PipelinedResultPartition;
 import io.duraflow.rpc.Rpc;
@@ -14,21 +15,29 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.StreamStateHandle;
 import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.fs.FsPath;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.state.backend.SnapshotType;
 import io.duraflow.state.filemerging.FileMergingManagers;
+import io.duraflow.state.filemerging.FileMergingSettings;
+import io.duraflow.state.filemerging.SubtaskKey;
 import io.duraflow.state.storage.CheckpointStreamFactory;
 import io.duraflow.state.storage.FsCheckpointStorage;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.duraflow.taskmanager.task.StreamEnvironment;
+import io.duraflow.taskmanager.task.Task;
 
 /**
  * The checkpoints of one {@link StreamTask}: takes a snapshot of its chain (synchronous part on
@@ -61,6 +70,52 @@ final class TaskCheckpoints {
         this.name = name;
         this.streaming = streaming;
         this.storage = storage;
+    }
+
+    /**
+     * The checkpoints of a task of a job configured by {@code config}: into the job's checkpoint
+     * storage (none without a checkpoint directory) and, with file merging on, through a lease on
+     * the run's file-merging manager, which {@link #close} returns.
+     */
+    static TaskCheckpoints create(TaskDeployment deployment, String name, StreamEnvironment streaming,
+            Configuration config) {
+        AttemptId attempt = deployment.getAttempt();
+        String checkpointDir = config.get(CheckpointingOptions.DIR);
+        FsCheckpointStorage storage = checkpointDir == null ? null
+                : FsCheckpointStorage.create(FsPath.parse(checkpointDir), attempt.getJobId(), config);
+        FileMergingManagers.Lease fileMerging = storage != null && FileMergingSettings.isEnabled(config)
+                ? streaming.fileMerging().acquire(attempt.getJobId(), deployment.getRunId(),
+                        new SubtaskKey(attempt.getVertex(), attempt.getSubtask(), deployment.getParallelism()),
+                        storage.fileSystem(), storage.directories(), FileMergingSettings.from(config))
+                : null;
+        return new TaskCheckpoints(deployment, name, streaming, storage, fileMerging);
+    }
+
+    /**
+     * Before the operators restore from checkpoint {@code restoredId} (-1: none): the file-merging
+     * manager takes over the merged files that {@code restored} refers to.
+     */
+    void restore(long restoredId, TaskStateSnapshot restored) throws IOException {
+        if (fileMerging != null && restoredId > 0) {
+            fileMerging.manager().restore(fileMerging.subtask(), restoredId, streamsOf(restored));
+        }
+    }
+
+    /** Every stream of state {@code snapshot} refers to. */
+    private static List<StreamStateHandle> streamsOf(TaskStateSnapshot snapshot) {
+        List<StreamStateHandle> streams = new ArrayList<>();
+        for (OperatorSubtaskState state : snapshot.operators().values()) {
+            state.keyedState().forEach(handle -> streams.addAll(handle.streams()));
+            state.operatorState().forEach(handle -> streams.add(handle.stream()));
+        }
+        return streams;
+    }
+
+    /** The task ended: returns the lease on the file-merging manager, if it holds one. */
+    void close() {
+        if (fileMerging != null) {
+            fileMerging.close();
+        }
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.RunnableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.StreamOperator;
 
 /** A keyed reduce in streaming mode: a rolling aggregate that emits each key's updated result per record. */
 class RollingAggregateTest {

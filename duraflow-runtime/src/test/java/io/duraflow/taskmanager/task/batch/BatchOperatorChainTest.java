@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,8 +13,10 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.TaskCounters;
 
-class OperatorChainTest {
+class BatchOperatorChainTest {
     @TempDir
     Path dir;
 
@@ -29,7 +31,7 @@ class OperatorChainTest {
         JobVertex vertex = graph.vertices().get(0);
         assertThat(vertex.nodes()).as("both sinks chained to the source").hasSize(3);
 
-        assertThatThrownBy(() -> new OperatorChain(graph, vertex, Map.of(), Map.of(), context(),
+        assertThatThrownBy(() -> new BatchOperatorChain(graph, vertex, Map.of(), Map.of(), context(),
                 new OperatorChain.Settings(1 << 20, 1 << 20, dir), new TaskCounters()))
                 .hasMessage("cannot create writer");
 

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import io.duraflow.api.sink.Sink;
 import io.duraflow.api.sink.SinkContext;

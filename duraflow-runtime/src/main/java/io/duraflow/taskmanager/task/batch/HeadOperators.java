@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import io.duraflow.api.functions.JoinFunction;
 import io.duraflow.api.functions.KeySelector;
@@ -10,24 +10,15 @@ import io.duraflow.api.dag.KeyedAggregation;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.ExchangeOutputs;
+import io.duraflow.taskmanager.task.HeadOperator;
 
-/** Operators that start a non-source chain by reading the exchange. */
+/** The batch operators that start a non-source chain by reading the exchange: they see the whole input. */
 final class HeadOperators {
     private static final Logger LOG = LoggerFactory.getLogger(HeadOperators.class);
 
     private HeadOperators() {}
-
-    static HeadOperator passThrough(Downstream out) {
-        return new HeadOperator() {
-            @Override
-            public void process(int input, Object record, int serializedBytes) throws Exception {
-                out.push(record);
-            }
-
-            @Override
-            public void endInput(int input) {}
-        };
-    }
 
     /** Merges (key, partial) records per key, spilling beyond the budget, then emits results. */
     static final class Aggregate implements HeadOperator, AutoCloseable {

@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,9 +31,12 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.Task;
+import io.duraflow.taskmanager.task.TaskEnvironment;
 
 /** A source task run on the test thread against a fake TaskManager: how it ends and what it releases. */
-class TaskTest {
+class BatchTaskTest {
     @TempDir
     Path dir;
 
@@ -160,7 +163,7 @@ class TaskTest {
         TaskDeployment deployment = TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
                 .setAttempt(AttemptId.newBuilder().setJobId("job").setVertex(graph.vertices().get(0).id()))
                 .build();
-        Task task = new Task(deployment, graph, environment);
+        Task task = new Task(deployment, graph, environment, BatchTask::new);
         environment.task = task;
         return task;
     }

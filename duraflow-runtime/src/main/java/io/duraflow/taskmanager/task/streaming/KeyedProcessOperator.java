@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.functions.Collector;
@@ -10,6 +10,9 @@ import io.duraflow.api.state.KeyedStateStore;
 import io.duraflow.state.backend.CurrentKeyTimerService;
 import io.duraflow.state.backend.InternalTimerService;
 import io.duraflow.state.backend.KeyedStateBackend;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.HeadOperator;
 
 /**
  * Runs a {@link KeyedProcessFunction}: sets each record's key as the backend's current key, so

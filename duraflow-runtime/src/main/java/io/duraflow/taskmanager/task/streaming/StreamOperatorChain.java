@@ -1,4 +1,4 @@
-package io.duraflow.taskmanager.task;
+package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
@@ -19,16 +19,22 @@ import io.duraflow.state.TaskStateSnapshot;
 import io.duraflow.state.backend.StateBackend;
 import io.duraflow.state.storage.CheckpointStreamFactory;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RunnableFuture;
+import io.duraflow.taskmanager.task.ChainedOperators;
+import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.ExchangeOutputs;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.StreamOperator;
+import io.duraflow.taskmanager.task.TaskCounters;
 
 /**
- * The operators of one streaming task, wired like {@link OperatorChain} (back to front), with
- * pipelined outputs and the streaming operators of {@link StreamOperators}. Every operator that
+ * The operators of one streaming task: the shared back-to-front wiring of {@link OperatorChain}
+ * with pipelined outputs and the streaming operators of {@link StreamOperators}. Every operator that
  * keeps state gets an {@link OperatorStateHolder} under its uid, restored from the task's part of
  * a checkpoint; {@link #snapshot} takes the synchronous part of every one of them. Task thread only.
  */
@@ -40,16 +46,12 @@ final class StreamOperatorChain implements AutoCloseable {
     private final Subtask subtask;
     private final TaskCounters counters;
     private final ProcessingTimeService time;
-    private final Map<Integer, Downstream> inputOfNode = new HashMap<>();
-    private final List<StreamOperator> builtBackToFront = new ArrayList<>();
-    private final ChainLifecycle lifecycle = new ChainLifecycle();
+    private final OperatorChain operators;
     /** The stateful operators in chain order, with their uids and key types (null: not keyed). */
     private final Map<StreamOperator, PlanNode> statefulNodes = new LinkedHashMap<>();
     private final Map<StreamOperator, TypeSerializer<Object>> keyTypes = new IdentityHashMap<>();
     private final Map<StreamOperator, OperatorStateHolder> holders = new IdentityHashMap<>();
     final List<StreamOperators.Collect> collects = new ArrayList<>();
-    private HeadOperator head;
-    private Downstream sourceOutput;
     private StreamOperators.SourceOperator source;
 
     StreamOperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PipelinedResultPartition> partitionsByEdge,
@@ -59,40 +61,23 @@ final class StreamOperatorChain implements AutoCloseable {
         this.subtask = subtask;
         this.counters = counters;
         this.time = time;
-        try {
-            build(vertex, partitionsByEdge, sinkContext, settings);
-        } finally {
-            // Registered also when building failed half way, so close() releases the built part.
-            for (int i = builtBackToFront.size() - 1; i >= 0; i--) {
-                lifecycle.add(builtBackToFront.get(i));
+        this.operators = new OperatorChain(graph, vertex);
+        operators.build(new OperatorChain.Wiring() {
+            @Override
+            public Downstream exchange(ExchangeEdge edge) {
+                return StreamOperatorChain.this.exchange(edge, partitionsByEdge.get(edge.id()));
             }
-        }
-    }
 
-    @SuppressWarnings("unchecked")
-    private void build(JobVertex vertex, Map<Integer, PipelinedResultPartition> partitionsByEdge,
-            SinkContext sinkContext, OperatorChain.Settings settings) throws Exception {
-        List<PlanNode> nodes = vertex.nodes();
-        for (int i = nodes.size() - 1; i >= 0; i--) {
-            PlanNode node = nodes.get(i);
-            List<Downstream> targets = new ArrayList<>();
-            for (PlanNode consumer : graph.chainedConsumers(node)) {
-                targets.add(inputOfNode.get(consumer.id()));
+            @Override
+            public Downstream chained(PlanNode node, Downstream out) throws Exception {
+                return StreamOperatorChain.this.chained(node, out, sinkContext, settings);
             }
-            for (ExchangeEdge edge : graph.outgoingEdges(node)) {
-                Downstream exchange = exchange(edge, partitionsByEdge.get(edge.id()));
-                targets.add(exchange);
-                builtBackToFront.add(exchange);
+
+            @Override
+            public StreamOperator head(PlanNode node, Downstream out) {
+                return StreamOperatorChain.this.head(node, out);
             }
-            Downstream out = targets.isEmpty() ? record -> { } : FanOut.of(targets);
-            if (node == vertex.head()) {
-                buildHead(node, out);
-                continue;
-            }
-            Downstream input = chained(node, out, sinkContext, settings);
-            inputOfNode.put(node.id(), input);
-            builtBackToFront.add(input);
-        }
+        });
     }
 
     @SuppressWarnings("unchecked")
@@ -125,30 +110,28 @@ final class StreamOperatorChain implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private void buildHead(PlanNode node, Downstream out) {
+    private StreamOperator head(PlanNode node, Downstream out) {
         Operation operation = node.operation();
         if (operation instanceof Operation.SourceOp op) {
-            sourceOutput = out;
             source = new StreamOperators.SourceOperator(
                     (SplitSerializer<SourceSplit>) (SplitSerializer<?>) op.source().splitSerializer());
-            builtBackToFront.add(source);
             statefulNodes.put(source, node);
+            return source;
         } else if (operation instanceof Operation.RebalanceOp) {
-            head = HeadOperators.passThrough(out);
-            builtBackToFront.add(head);
+            return HeadOperator.passThrough(out);
         } else if (operation instanceof Operation.KeyedProcessOp op) {
-            head = new KeyedProcessOperator(op, out, time);
-            builtBackToFront.add(head);
+            HeadOperator head = new KeyedProcessOperator(op, out, time);
             statefulNodes.put(head, node);
             keyTypes.put(head, op.keyType());
+            return head;
         } else if (operation instanceof Operation.KeyedAggregateOp op) {
-            head = new StreamOperators.RollingAggregate(op.keySelector(), op.aggregation(), op.accumulatorType(), out);
-            builtBackToFront.add(head);
+            HeadOperator head = new StreamOperators.RollingAggregate(op.keySelector(), op.aggregation(),
+                    op.accumulatorType(), out);
             statefulNodes.put(head, node);
             keyTypes.put(head, op.keyType());
-        } else {
-            throw StreamOperators.unsupported("operator " + node);
+            return head;
         }
+        throw StreamOperators.unsupported("operator " + node);
     }
 
     @SuppressWarnings("unchecked")
@@ -181,11 +164,11 @@ final class StreamOperatorChain implements AutoCloseable {
     }
 
     HeadOperator head() {
-        return head;
+        return operators.head();
     }
 
     Downstream sourceOutput() {
-        return sourceOutput;
+        return operators.sourceOutput();
     }
 
     StreamOperators.SourceOperator source() {
@@ -210,7 +193,7 @@ final class StreamOperatorChain implements AutoCloseable {
             holders.put(entry.getKey(), OperatorStateHolder.create(backend, uid, description,
                     restored.operators().getOrDefault(uid, OperatorSubtaskState.EMPTY), restoredCheckpointId, keyed));
         }
-        lifecycle.open(context, operator -> {
+        operators.open(context, operator -> {
             OperatorStateHolder holder = holders.get(operator);
             return holder == null ? StreamOperator.StateInitializationContext.EMPTY : holder.initializationContext();
         });
@@ -225,7 +208,7 @@ final class StreamOperatorChain implements AutoCloseable {
             CheckpointStreamFactory streams, io.duraflow.state.backend.SnapshotType type) throws Exception {
         Map<String, RunnableFuture<OperatorSubtaskState>> futures = new LinkedHashMap<>();
         try {
-            for (StreamOperator operator : builtBackToFront) {
+            for (StreamOperator operator : operators.operatorsBackToFront()) {
                 operator.snapshotState(checkpointId);
             }
             for (OperatorStateHolder holder : holders.values()) {
@@ -247,9 +230,10 @@ final class StreamOperatorChain implements AutoCloseable {
      */
     io.duraflow.api.checkpoint.SnapshotAvailability snapshotAvailability(long checkpointId) throws Exception {
         List<io.duraflow.api.checkpoint.SnapshotAvailability> answers = new ArrayList<>();
-        for (int i = builtBackToFront.size() - 1; i >= 0; i--) {
+        List<StreamOperator> backToFront = operators.operatorsBackToFront();
+        for (int i = backToFront.size() - 1; i >= 0; i--) {
             io.duraflow.api.checkpoint.SnapshotAvailability answer =
-                    builtBackToFront.get(i).snapshotAvailability(checkpointId);
+                    backToFront.get(i).snapshotAvailability(checkpointId);
             if (answer == null) {
                 throw new IllegalStateException("an operator answered null to isSnapshotAvailable(" + checkpointId
                         + "); return SnapshotAvailability.available() instead");
@@ -260,14 +244,14 @@ final class StreamOperatorChain implements AutoCloseable {
     }
 
     void notifyCheckpointComplete(long checkpointId) throws Exception {
-        for (StreamOperator operator : builtBackToFront) {
+        for (StreamOperator operator : operators.operatorsBackToFront()) {
             operator.notifyCheckpointComplete(checkpointId);
         }
         holders.values().forEach(holder -> holder.notifyCheckpointComplete(checkpointId));
     }
 
     void notifyCheckpointAborted(long checkpointId) throws Exception {
-        for (StreamOperator operator : builtBackToFront) {
+        for (StreamOperator operator : operators.operatorsBackToFront()) {
             operator.notifyCheckpointAborted(checkpointId);
         }
         holders.values().forEach(holder -> holder.notifyCheckpointAborted(checkpointId));
@@ -275,14 +259,14 @@ final class StreamOperatorChain implements AutoCloseable {
 
     /** All input has been pushed: ends it front to back (see {@link ChainLifecycle#endInput()}). */
     void endInput() throws Exception {
-        lifecycle.endInput();
+        operators.endInput();
     }
 
     /** Closes every operator, then releases the state backends. Idempotent. */
     @Override
     public void close() throws Exception {
         try {
-            lifecycle.close();
+            operators.close();
         } finally {
             for (OperatorStateHolder holder : holders.values()) {
                 holder.close();

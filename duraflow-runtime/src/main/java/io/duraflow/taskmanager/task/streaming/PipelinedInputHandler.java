@@ -1,0 +1,109 @@
+package io.duraflow.taskmanager.task.streaming;
+
+import io.duraflow.api.types.DataReader;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.exchange.pipelined.NetworkBuffer;
+import io.duraflow.exchange.pipelined.NetworkEvent;
+import io.duraflow.exchange.pipelined.PipelinedInputGate;
+import io.duraflow.plan.ExchangeEdge;
+import io.duraflow.plan.JobGraph;
+import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.TaskDeployment;
+import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.TaskCounters;
+
+/**
+ * What a streaming task does with what its pipelined input gate delivers: a buffer's records are
+ * read in batches of up to {@link #MAX_BATCH}, each batch handed to the head operator's {@link
+ * HeadOperator#prefetch} before its records are processed in order; the end of an input ends the
+ * head's input; aligned barriers and aborted alignments go to the task's {@link Checkpoints}.
+ * Task thread only.
+ */
+final class PipelinedInputHandler implements PipelinedInputGate.Handler {
+    /**
+     * Records of a buffer read ahead and handed to the head operator's {@link HeadOperator#prefetch}
+     * together before each is processed (TypeSerializer: a read never changes an earlier record).
+     */
+    static final int MAX_BATCH = 16;
+
+    /** What the task does when the gate reports on a checkpoint. */
+    interface Checkpoints {
+        /** Every input delivered the barrier: the task takes its snapshot. */
+        void barrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception;
+
+        /** The gate gave up aligning {@code checkpointId}. */
+        void alignmentAborted(long checkpointId);
+    }
+
+    private final HeadOperator head;
+    /** The record type of each input, by input index. */
+    private final TypeSerializer<Object>[] wireTypes;
+    private final TaskCounters counters;
+    private final Checkpoints checkpoints;
+    private final DataReader frame = new DataReader();
+    private final DataReader record = new DataReader();
+    private final Object[] batch = new Object[MAX_BATCH];
+    private final int[] batchBytes = new int[MAX_BATCH];
+
+    PipelinedInputHandler(HeadOperator head, TypeSerializer<Object>[] wireTypes, TaskCounters counters,
+            Checkpoints checkpoints) {
+        this.head = head;
+        this.wireTypes = wireTypes;
+        this.counters = counters;
+        this.checkpoints = checkpoints;
+    }
+
+    /** The record type of each of the vertex's inputs, by input index, from the deployment's input gates. */
+    @SuppressWarnings("unchecked")
+    static TypeSerializer<Object>[] wireTypes(JobGraph graph, JobVertex vertex, TaskDeployment deployment) {
+        TypeSerializer<Object>[] wireTypes = new TypeSerializer[vertex.inputs().size()];
+        for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
+            ExchangeEdge edge = graph.edge(input.getEdgeId());
+            wireTypes[edge.inputIndex()] = (TypeSerializer<Object>) edge.producerNode().outputType();
+        }
+        return wireTypes;
+    }
+
+    @Override
+    public void onBuffer(int input, NetworkBuffer buffer) throws Exception {
+        try {
+            TypeSerializer<Object> wireType = wireTypes[input];
+            byte[] memory = buffer.memory();
+            frame.reset(memory, 0, buffer.size());
+            while (frame.hasRemaining()) {
+                int count = 0;
+                while (count < MAX_BATCH && frame.hasRemaining()) {
+                    int length = frame.readVarInt();
+                    int start = frame.position();
+                    record.reset(memory, start, length);
+                    frame.skip(length);
+                    batch[count] = wireType.read(record);
+                    batchBytes[count++] = length;
+                }
+                head.prefetch(input, batch, count);
+                for (int i = 0; i < count; i++) {
+                    counters.recordsIn++;
+                    head.process(input, batch[i], batchBytes[i]);
+                }
+            }
+        } finally {
+            java.util.Arrays.fill(batch, null);
+            buffer.recycle();
+        }
+    }
+
+    @Override
+    public void onEndOfInput(int input) throws Exception {
+        head.endInput(input);
+    }
+
+    @Override
+    public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
+        checkpoints.barrierAligned(barrier);
+    }
+
+    @Override
+    public void onCheckpointAborted(long checkpointId, String reason) {
+        checkpoints.alignmentAborted(checkpointId);
+    }
+}
