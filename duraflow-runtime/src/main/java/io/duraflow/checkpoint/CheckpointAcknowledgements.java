@@ -80,7 +80,7 @@ final class CheckpointAcknowledgements {
         }
     }
 
-    /** A task finished: the checkpoints that still wait for it are aborted (see {@link CheckpointCoordinator#taskFinished}). */
+    /** A task finished: checkpoints that wait for it are aborted ({@link CheckpointCoordinator#taskFinished}). */
     void taskFinished(CheckpointTask task) {
         for (PendingCheckpoint checkpoint : pending.all()) {
             if (checkpoint.state() != PendingCheckpoint.State.FINALIZING && checkpoint.awaits(task)) {

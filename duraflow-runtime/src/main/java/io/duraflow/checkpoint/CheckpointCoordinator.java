@@ -435,7 +435,7 @@ public final class CheckpointCoordinator {
         return failures.manager();
     }
 
-    /** The coordinator's side of {@link CheckpointProgress}: the starter and the acknowledgements end checkpoints here. */
+    /** The coordinator's side of {@link CheckpointProgress}: starter and acknowledgements end checkpoints here. */
     private final class Progress implements CheckpointProgress {
         @Override
         public boolean isShutdown() {
