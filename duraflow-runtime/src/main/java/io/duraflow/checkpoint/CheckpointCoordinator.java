@@ -4,10 +4,8 @@ import io.duraflow.fs.FileSystem;
 import io.duraflow.fs.FsPath;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.state.TaskStateSnapshot;
-import io.duraflow.util.Futures;
 import io.duraflow.mailbox.Mailbox;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -65,24 +63,24 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Parts: {@link PendingCheckpoints} keeps the checkpoints in progress; {@link
- * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointFinalizer} makes a
- * checkpoint durable (rule 3); {@link CheckpointFileDisposal} decides which files and directories
- * rules 3, 4, 5 and 7 delete; {@link CheckpointRestorer} restores (rules 8 and 9); {@link
- * MainThreadIo} runs the I/O; {@link CheckpointHistory} keeps the ended checkpoints' statistics;
- * {@link CheckpointDeclines} the declines after an abort; {@link CheckpointFailures} fails the job
- * over when checkpoints fail too often or too long. Each part is touched on the main thread only;
- * blocking I/O goes to the one sequential I/O executor.
+ * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointStarter} starts a
+ * checkpoint (rule 2) and {@link CheckpointAcknowledgements} takes the tasks' answers (rules 3 to
+ * 5), both handing a checkpoint that ends back to the coordinator ({@link CheckpointProgress}),
+ * which alone completes and aborts; {@link CheckpointFinalizer} makes a checkpoint durable (rule
+ * 3); {@link CheckpointFileDisposal} decides which files and directories rules 3, 4, 5 and 7
+ * delete; {@link CheckpointRestorer} restores (rules 8 and 9); {@link MainThreadIo} runs the I/O;
+ * {@link CheckpointHistory} keeps the ended checkpoints' statistics; {@link CheckpointDeclines}
+ * the declines after an abort; {@link CheckpointFailures} fails the job over when checkpoints fail
+ * too often or too long. Each part is touched on the main thread only; blocking I/O goes to the
+ * one sequential I/O executor.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
 
     private final String jobId;
     private final CheckpointCoordinatorConfig config;
-    private final CheckpointDirectories directories;
     private final Mailbox mainThread;
-    private final MainThreadIo io;
     private final LongSupplier clockMs;
-    private final CheckpointIdCounter idCounter;
     private final CompletedCheckpointStore store;
     private final CheckpointTasks tasks;
     private final OperatorCoordinatorCheckpoints coordinators;
@@ -91,6 +89,8 @@ public final class CheckpointCoordinator {
     private final CheckpointFileDisposal disposal;
     private final CheckpointFailures failures;
     private final PeriodicTriggerScheduler scheduler;
+    private final CheckpointStarter starter;
+    private final CheckpointAcknowledgements acknowledgements;
     private final CheckpointFinalizer finalizer;
     private final CheckpointRestorer restorer;
     private final CheckpointHistory history = new CheckpointHistory();
@@ -122,11 +122,10 @@ public final class CheckpointCoordinator {
             Services services) {
         this.jobId = Objects.requireNonNull(jobId, "jobId");
         this.config = Objects.requireNonNull(config, "config");
-        this.directories = Objects.requireNonNull(directories, "directories");
+        Objects.requireNonNull(directories, "directories");
         this.mainThread = services.mainThread();
-        this.io = new MainThreadIo(services.io(), mainThread);
+        MainThreadIo io = new MainThreadIo(services.io(), mainThread);
         this.clockMs = services.clockMs();
-        this.idCounter = services.idCounter();
         this.store = services.store();
         this.tasks = services.tasks();
         this.coordinators = services.coordinators();
@@ -137,7 +136,10 @@ public final class CheckpointCoordinator {
         this.declines = new CheckpointDeclines(jobId, config.timeoutMs(), history, failures);
         // Once shut down, startPeriodic refuses, so the scheduler never triggers after a shutdown.
         this.scheduler = new PeriodicTriggerScheduler(config, mainThread, clockMs, pending::inProgress,
-                () -> trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null));
+                this::triggerPeriodic);
+        Progress progress = new Progress();
+        this.starter = new CheckpointStarter(jobId, config, directories, services, io, pending, scheduler, progress);
+        this.acknowledgements = new CheckpointAcknowledgements(jobId, clockMs, pending, disposal, declines, progress);
         this.finalizer = new CheckpointFinalizer(config, services, io, this::onFinalized);
         this.restorer = new CheckpointRestorer(jobId, directories, services, io, disposal, failures, pending);
     }
@@ -254,7 +256,7 @@ public final class CheckpointCoordinator {
     /** Triggers a checkpoint now, whatever the interval, pause and concurrency limit. */
     public CompletableFuture<CompletedCheckpoint> triggerCheckpoint() {
         mainThread.assertRunningInMailbox();
-        return trigger(CheckpointKind.CHECKPOINT, null);
+        return starter.trigger(CheckpointKind.CHECKPOINT, null);
     }
 
     /**
@@ -264,98 +266,11 @@ public final class CheckpointCoordinator {
      */
     public CompletableFuture<CompletedCheckpoint> triggerSavepoint(FsPath targetDirectory) {
         mainThread.assertRunningInMailbox();
-        return trigger(CheckpointKind.SAVEPOINT, Objects.requireNonNull(targetDirectory, "targetDirectory"));
+        return starter.trigger(CheckpointKind.SAVEPOINT, Objects.requireNonNull(targetDirectory, "targetDirectory"));
     }
 
-    private CompletableFuture<CompletedCheckpoint> trigger(CheckpointKind kind, FsPath savepointTarget) {
-        if (shutdown) {
-            return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
-                    CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator is shut down", null)));
-        }
-        long timestampMs = clockMs.getAsLong();
-        scheduler.onTriggered(timestampMs);
-        Optional<CheckpointPlan> plan = tasks.planCheckpoint();
-        if (plan.isEmpty()) {
-            LOG.info("Not triggering a checkpoint of job {}: not every task is running", jobId);
-            scheduler.reschedule();
-            return CompletableFuture.failedFuture(new CheckpointException(new CheckpointFailure(0,
-                    CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running", null)));
-        }
-        pending.triggerStarted();
-        scheduler.reschedule();
-        return io.run(idCounter::getAndIncrement).handle((id, error) -> {
-            mainThread.assertRunningInMailbox();
-            pending.triggerEnded();
-            if (error != null) {
-                CheckpointFailure failure = new CheckpointFailure(0, CheckpointFailureReason.IO_FAILURE,
-                        "cannot draw a checkpoint id: " + MainThreadIo.describe(error), null);
-                LOG.warn("Job {}: {}", jobId, failure.describe());
-                scheduler.reschedule();
-                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(failure));
-            }
-            if (shutdown) {
-                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
-                        id, CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down", null)));
-            }
-            // Tasks may have failed or restarted while the id was drawn: plan again with the attempts running now.
-            Optional<CheckpointPlan> current = tasks.planCheckpoint();
-            if (current.isEmpty()) {
-                LOG.info("Not starting checkpoint {} of job {}: not every task is running any more", id, jobId);
-                scheduler.reschedule();
-                return CompletableFuture.<CompletedCheckpoint>failedFuture(new CheckpointException(new CheckpointFailure(
-                        id, CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "not every task of the job is running",
-                        null)));
-            }
-            return startPending(id, timestampMs, kind, savepointTarget, current.get());
-        }).thenCompose(future -> future);
-    }
-
-    private CompletableFuture<CompletedCheckpoint> startPending(long id, long timestampMs, CheckpointKind kind,
-            FsPath savepointTarget, CheckpointPlan plan) {
-        FsPath directory = kind == CheckpointKind.SAVEPOINT
-                ? savepointTarget.resolve("savepoint-" + jobId + "-" + id) : directories.checkpoint(id);
-        PendingCheckpoint checkpoint = pending.start(jobId, id, timestampMs, kind, plan, directory);
-        long expiresInMs = Math.max(0, timestampMs + config.timeoutMs() - clockMs.getAsLong());
-        checkpoint.timeout = mainThread.schedule(() -> expire(checkpoint), expiresInMs);
-        LOG.info("Triggering {} {} of job {} ({} tasks to trigger, {} to acknowledge)",
-                kind.name().toLowerCase(java.util.Locale.ROOT), id, jobId, plan.toTrigger().size(),
-                plan.toAcknowledge().size());
-        CompletableFuture<Map<String, byte[]>> snapshots;
-        try {
-            snapshots = coordinators.snapshotCoordinators(id);
-        } catch (RuntimeException e) {
-            snapshots = CompletableFuture.failedFuture(e);
-        }
-        snapshots.whenComplete((states, error) -> mainThread.execute(() -> onCoordinatorsSnapshotted(checkpoint,
-                states, error)));
-        return checkpoint.result;
-    }
-
-    private void onCoordinatorsSnapshotted(PendingCheckpoint checkpoint, Map<String, byte[]> states, Throwable error) {
-        if (checkpoint.state() != PendingCheckpoint.State.TRIGGERING) {
-            LOG.info("Coordinator snapshots of checkpoint {} of job {} arrived in state {}: dropped",
-                    checkpoint.checkpointId, jobId, checkpoint.state());
-            return;
-        }
-        if (error != null) {
-            Throwable cause = Futures.unwrap(error);
-            abort(checkpoint, cause instanceof SnapshotDeclinedException declined
-                    ? new CheckpointFailure(checkpoint.checkpointId, declined.reason(), declined.getMessage(), null)
-                    : new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.COORDINATOR_FAILURE,
-                            "an operator coordinator could not snapshot: " + MainThreadIo.describe(error), null));
-            return;
-        }
-        checkpoint.coordinatorStates(states);
-        checkpoint.transition(PendingCheckpoint.State.AWAITING_ACKS, "coordinators snapshotted");
-        CheckpointTrigger trigger = new CheckpointTrigger(checkpoint.checkpointId, checkpoint.timestampMs,
-                checkpoint.kind, checkpoint.directory,
-                checkpoint.kind == CheckpointKind.CHECKPOINT && restorer.checkpointsFull());
-        for (CheckpointTask task : checkpoint.plan.toTrigger()) {
-            tasks.triggerCheckpoint(task, trigger);
-        }
-        if (checkpoint.allAcknowledged()) {
-            finalizeCheckpoint(checkpoint);
-        }
+    private void triggerPeriodic() {
+        starter.trigger(CheckpointKind.CHECKPOINT, null).exceptionally(e -> null);
     }
 
     // ------------------------------------------------------------------ acknowledgements and declines
@@ -364,46 +279,7 @@ public final class CheckpointCoordinator {
     public void acknowledge(CheckpointTask task, long checkpointId, TaskStateSnapshot snapshot,
             CheckpointMetrics metrics) {
         mainThread.assertRunningInMailbox();
-        SnapshotFiles snapshotFiles = SnapshotFiles.of(snapshot);
-        PendingCheckpoint checkpoint = pending.get(checkpointId);
-        if (checkpoint == null || checkpoint.state() != PendingCheckpoint.State.AWAITING_ACKS) {
-            String state = checkpoint == null ? "not pending (aborted, expired, completed or unknown)"
-                    : checkpoint.state().toString();
-            if (checkpoint != null && checkpoint.state() == PendingCheckpoint.State.FINALIZING) {
-                // Every expected task acknowledged already, so this is an unknown attempt's state.
-                LOG.warn("Acknowledgement of checkpoint {} of job {} by {} while it finalizes: discarding its state",
-                        checkpointId, jobId, task);
-            } else {
-                LOG.info("Acknowledgement of checkpoint {} of job {} by {}: checkpoint {}; discarding its state",
-                        checkpointId, jobId, task, state);
-            }
-            disposal.discardUnreferenced(snapshotFiles);
-            if (checkpoint == null) {
-                disposal.discardDeadDirectory(checkpointId, pending.highestTriggeredId(), pending.liveCheckpointIds());
-            }
-            return;
-        }
-        switch (checkpoint.acknowledge(task, snapshot, snapshotFiles)) {
-            case ACCEPTED -> {
-                Optional<CheckpointFailure> missing = disposal.registerAcknowledged(checkpointId, task, snapshotFiles);
-                if (missing.isPresent()) {
-                    abort(checkpoint, missing.get());
-                    return;
-                }
-                LOG.debug("Checkpoint {} of job {}: acknowledged by {} ({} bytes, {}), {} to go", checkpointId, jobId,
-                        task, snapshot.stateSize(), metrics, checkpoint.pendingAcknowledgements());
-                if (checkpoint.allAcknowledged()) {
-                    finalizeCheckpoint(checkpoint);
-                }
-            }
-            case DUPLICATE -> LOG.warn("Duplicate acknowledgement of checkpoint {} of job {} by {}: ignored",
-                    checkpointId, jobId, task);
-            case UNKNOWN_TASK -> {
-                LOG.warn("Acknowledgement of checkpoint {} of job {} by {}, which it does not wait for: discarding"
-                        + " its state", checkpointId, jobId, task);
-                disposal.discardUnreferenced(snapshotFiles);
-            }
-        }
+        acknowledgements.acknowledge(task, checkpointId, snapshot, metrics);
     }
 
     /**
@@ -413,13 +289,7 @@ public final class CheckpointCoordinator {
      */
     public void taskFinished(CheckpointTask task) {
         mainThread.assertRunningInMailbox();
-        for (PendingCheckpoint checkpoint : pending.all()) {
-            if (checkpoint.state() != PendingCheckpoint.State.FINALIZING && checkpoint.awaits(task)) {
-                abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId,
-                        CheckpointFailureReason.NOT_ALL_TASKS_RUNNING, "task " + task
-                                + " finished before it took its part", task.toString()));
-            }
-        }
+        acknowledgements.taskFinished(task);
     }
 
     /**
@@ -428,26 +298,7 @@ public final class CheckpointCoordinator {
      */
     public void decline(CheckpointTask task, long checkpointId, CheckpointFailureReason reason, String message) {
         mainThread.assertRunningInMailbox();
-        CheckpointFailure failure = new CheckpointFailure(checkpointId, reason, message, task.toString());
-        PendingCheckpoint checkpoint = pending.get(checkpointId);
-        if (checkpoint != null && checkpoint.state() != PendingCheckpoint.State.FINALIZING
-                && checkpoint.plan.toAcknowledge().contains(task)) {
-            declines.onDeclineAbort(checkpoint, failure);
-            abort(checkpoint, failure);
-        } else if (!declines.onLateDecline(task, failure, clockMs.getAsLong())) {
-            LOG.info("Decline of checkpoint {} of job {} by {} ({}: {}) ignored: the checkpoint is {}", checkpointId,
-                    jobId, task, reason, message, checkpoint == null ? "not pending" : checkpoint.state()
-                            + (checkpoint.plan.toAcknowledge().contains(task) ? "" : ", not waiting for the task"));
-        }
-    }
-
-    private void expire(PendingCheckpoint checkpoint) {
-        if (checkpoint.isEnded() || checkpoint.state() == PendingCheckpoint.State.FINALIZING) {
-            return;
-        }
-        abort(checkpoint, new CheckpointFailure(checkpoint.checkpointId, CheckpointFailureReason.EXPIRED,
-                "not complete within " + config.timeoutMs() + " ms; " + checkpoint.pendingAcknowledgements()
-                        + " task(s) did not acknowledge", null));
+        acknowledgements.decline(task, checkpointId, reason, message);
     }
 
     // ------------------------------------------------------------------ completion
@@ -582,5 +433,28 @@ public final class CheckpointCoordinator {
 
     public CheckpointFailureManager failureManager() {
         return failures.manager();
+    }
+
+    /** The coordinator's side of {@link CheckpointProgress}: starter and acknowledgements end checkpoints here. */
+    private final class Progress implements CheckpointProgress {
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean checkpointsFull() {
+            return restorer.checkpointsFull();
+        }
+
+        @Override
+        public void abort(PendingCheckpoint checkpoint, CheckpointFailure failure) {
+            CheckpointCoordinator.this.abort(checkpoint, failure);
+        }
+
+        @Override
+        public void allAcknowledged(PendingCheckpoint checkpoint) {
+            finalizeCheckpoint(checkpoint);
+        }
     }
 }

@@ -8,6 +8,8 @@
  *       {@link io.duraflow.checkpoint.OperatorCoordinatorCheckpoints} and
  *       {@link io.duraflow.checkpoint.CheckpointFailureHandler}, so it is tested alone. Its parts:
  *       {@link io.duraflow.checkpoint.PendingCheckpoints} (the checkpoints in progress),
+ *       {@link io.duraflow.checkpoint.CheckpointStarter} (starting one),
+ *       {@link io.duraflow.checkpoint.CheckpointAcknowledgements} (the tasks' answers),
  *       {@link io.duraflow.checkpoint.CheckpointFinalizer} (making one durable) and
  *       {@link io.duraflow.checkpoint.CheckpointRestorer} (what a restarting job restores).</li>
  *   <li>{@link io.duraflow.checkpoint.CheckpointFailureManager}: counts failures toward

@@ -13,6 +13,7 @@ import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.util.Futures;
 import io.duraflow.mailbox.Mailbox;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,9 +34,11 @@ import org.slf4j.LoggerFactory;
  * events to them, tells them of subtask resets, and closes them. Records split movements in the
  * job event log, and the enumerator's state before a source task's finish.
  *
- * <p>Main thread only, except {@link #startAsync}, which runs the coordinators' {@code start}
- * (a source's enumerator lists its input there) on another executor while the main thread does
- * not touch them.
+ * <p>Threading: main thread only, so no field needs a lock, a volatile or an atomic. The one thing
+ * that runs elsewhere is the coordinators' {@link OperatorCoordinator.Start start} ({@link
+ * #startAsync}: a source's enumerator lists its input there), which touches none of their state:
+ * it is handed over in the mail that ends it, or, if it never is, discarded by the thread that
+ * owns it then.
  */
 public final class CoordinatorHolder {
     private static final Logger LOG = LoggerFactory.getLogger(CoordinatorHolder.class);
@@ -47,8 +50,11 @@ public final class CoordinatorHolder {
     private final Map<Integer, OperatorCoordinator> coordinators = new LinkedHashMap<>();
     /** Source nodes whose splits changed hands since their enumerator's state was last logged. */
     private final Set<Integer> splitsMovedSinceState = new HashSet<>();
-    /** The start running on another thread ({@link #startAsync}), until {@link #goLive}. */
-    private CompletableFuture<Void> starting;
+    /**
+     * The coordinators' start ({@link #startAsync}) from when it is made until it is handed over
+     * ({@link #goLive}) or the coordinators are closed; completes on the thread that ran it.
+     */
+    private CompletableFuture<List<OperatorCoordinator.Start>> starting;
 
     /** Where sources' periodic enumerator work hands its results back, and who hears of a handler's failure. */
     private final Mailbox mainThreadExecutor;
@@ -137,26 +143,33 @@ public final class CoordinatorHolder {
                 }
             }
         }
-        CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
+        List<OperatorCoordinator.Start> starts = new ArrayList<>();
+        for (OperatorCoordinator coordinator : toStart) {
+            starts.add(coordinator.start());
+        }
+        CompletableFuture<List<OperatorCoordinator.Start>> started = CompletableFuture.supplyAsync(() -> {
             try {
-                for (OperatorCoordinator coordinator : toStart) {
-                    coordinator.start();
+                for (OperatorCoordinator.Start start : starts) {
+                    start.run();
                 }
             } catch (Exception e) {
+                // Never handed over: what the starts made so far is closed here, where it was made.
+                discardQuietly(starts);
                 throw new CompletionException(e);
             }
+            return starts;
         }, executor);
         starting = started;
-        CompletableFuture<Void> limited = new CompletableFuture<>();
-        started.whenComplete((ignored, error) -> {
+        CompletableFuture<List<OperatorCoordinator.Start>> limited = new CompletableFuture<>();
+        started.whenComplete((done, error) -> {
             if (error == null) {
-                limited.complete(null);
+                limited.complete(done);
             } else {
                 limited.completeExceptionally(Futures.unwrap(error));
             }
         });
         limited.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        return limited.handleAsync((ignored, error) -> {
+        return limited.handleAsync((done, error) -> {
             if (error instanceof TimeoutException) {
                 throw new CompletionException(new TimeoutException("starting the split enumerators (listing the"
                         + " sources' input) took longer than " + timeout.toMillis() + " ms; check that the input is"
@@ -165,18 +178,24 @@ public final class CoordinatorHolder {
             if (error != null) {
                 throw error instanceof CompletionException ce ? ce : new CompletionException(error);
             }
-            goLive();
+            goLive(started, done);
             return null;
         }, mainThread);
     }
 
-    /** Back on the main thread after the coordinators started: they deliver from now on. */
-    private void goLive() {
+    /**
+     * Back on the main thread after the coordinators started: their starts are handed over and
+     * they deliver from now on; unless they were closed meanwhile ({@link #closeAll} discards the
+     * starts then).
+     */
+    private void goLive(CompletableFuture<List<OperatorCoordinator.Start>> started,
+            List<OperatorCoordinator.Start> starts) {
+        if (starting != started) {
+            return;
+        }
         starting = null;
-        for (OperatorCoordinator coordinator : coordinators.values()) {
-            if (coordinator instanceof SourceCoordinator source) {
-                source.goLive();
-            }
+        for (OperatorCoordinator.Start start : starts) {
+            start.handOver();
         }
     }
 
@@ -234,7 +253,7 @@ public final class CoordinatorHolder {
     /**
      * Largest enumerator state logged after each assignment. Such a state makes the splits a
      * running reader holds part of the logged enumerator state, which is what lets a new leader
-     * adopt that reader (issue 14); a larger state is logged only at finishes, so that a log does
+     * adopt that reader; a larger state is logged only at finishes, so that a log does
      * not grow with the square of a big source's split count.
      */
     static final int MAX_STATE_AFTER_ASSIGNMENT_BYTES = 64 * 1024;
@@ -359,24 +378,36 @@ public final class CoordinatorHolder {
 
     /**
      * Closes every coordinator; failures are logged (the job has ended or left this leader). A
-     * start still running on another thread is let finish first, so close never races it.
+     * start that was not handed over holds what the coordinators would have closed (their
+     * enumerators): it is discarded once it ends, by the thread that ran it if it still runs, else
+     * here. The coordinators themselves hold nothing of it, so closing them never races it.
      */
     public void closeAll() {
         List<OperatorCoordinator> toClose = List.copyOf(coordinators.values());
         coordinators.clear();
-        CompletableFuture<Void> inFlight = starting;
+        CompletableFuture<List<OperatorCoordinator.Start>> notHandedOver = starting;
         starting = null;
-        if (inFlight != null && !inFlight.isDone()) {
-            inFlight.whenComplete((ignored, error) -> closeQuietly(toClose));
-        } else {
-            closeQuietly(toClose);
+        if (notHandedOver != null) {
+            notHandedOver.whenComplete((starts, error) -> {
+                if (starts != null) {
+                    discardQuietly(starts);
+                }
+            });
         }
-    }
-
-    private void closeQuietly(List<OperatorCoordinator> toClose) {
         for (OperatorCoordinator coordinator : toClose) {
             try {
                 coordinator.close();
+            } catch (Exception e) {
+                LOG.warn("Job {}: closing a coordinator failed", jobId, e);
+            }
+        }
+    }
+
+    /** Closes what starts that are never handed over made; on the thread that owns them. */
+    private void discardQuietly(List<OperatorCoordinator.Start> starts) {
+        for (OperatorCoordinator.Start start : starts) {
+            try {
+                start.discard();
             } catch (Exception e) {
                 LOG.warn("Job {}: closing a coordinator failed", jobId, e);
             }

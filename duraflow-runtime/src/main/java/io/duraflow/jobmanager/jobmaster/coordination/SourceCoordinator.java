@@ -21,7 +21,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -42,11 +41,19 @@ import org.slf4j.LoggerFactory;
  * Assigning a split to a subtask whose current attempt has finished is an enumerator error (it
  * would never be read); it fails the job.
  *
- * <p>Until {@link #goLive} (while {@link #start} may run on another thread) nothing is
- * delivered or reported: assignments made by the enumerator's start wait.
+ * <p>Until the {@link #start} is handed over nothing is delivered or reported: assignments made
+ * by the enumerator's start wait.
  *
  * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false must not be
  * asked for its state while the job runs ({@link #supportsBatchSnapshot()} tells).
+ *
+ * <p>Threading: every field is touched on the JobManager's main thread (its mailbox) only, so
+ * none needs a lock, a volatile or an atomic. Two things run elsewhere and hand their results
+ * over in a mail: the enumerator's first start ({@link EnumeratorStart}, on the user-code
+ * executor, which keeps what the enumerator asks for meanwhile to itself until its hand-over
+ * replays it here), and the enumerator's periodic work ({@link AsyncServices}: the work on a
+ * worker, its handler here). Everything else, split requests included, is called on the main
+ * thread.
  */
 public final class SourceCoordinator implements OperatorCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);
@@ -98,18 +105,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
     /** Assignments the listener has not heard of yet, in order. */
     private final Map<Integer, List<byte[]>> unreported = new LinkedHashMap<>();
     private SplitEnumerator<SourceSplit> enumerator;
-    /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in {@link #start}. */
+    /** Whether the source's enumerator can snapshot mid-job; decided by the first one, in its {@link #start}. */
     private boolean batchSnapshots = true;
-    private volatile boolean live;
-    /** Where the enumerator's periodic work runs; null: it may not ask for any. */
-    private volatile AsyncServices async;
-    /** Periodic work asked for before {@link #goLive}, started then (the start may still run elsewhere). */
-    private final List<Runnable> asyncBeforeLive = new ArrayList<>();
-    /**
-     * Bumped whenever the enumerator is replaced or closed: work the old one asked for stops, and
-     * a result that comes back for it is dropped.
-     */
-    private final AtomicInteger generation = new AtomicInteger();
+    /** Whether the start was handed over: assignments are delivered from then on. */
+    private boolean live;
+    private final EnumeratorPeriodicWork periodicWork;
 
     /**
      * Where an enumerator's {@link SplitEnumeratorContext#callAsync} work runs: {@code worker} (user
@@ -127,34 +127,28 @@ public final class SourceCoordinator implements OperatorCoordinator {
         this.parallelism = parallelism;
         this.subtasks = subtasks;
         this.listener = listener;
+        this.periodicWork = new EnumeratorPeriodicWork(name, this::reportAssignments);
     }
 
     /** Lets the enumerator ask for periodic work; before {@link #start}. */
     public void async(AsyncServices services) {
-        this.async = services;
+        periodicWork.services(services);
     }
 
-    /** Creates and starts the enumerator; may run on another thread than the rest (see {@link #goLive}). */
+    /** The enumerator's first start, to run off the main thread (see {@link EnumeratorStart}). */
     @Override
-    public void start() throws Exception {
-        enumerator = source.createEnumerator(context());
-        batchSnapshots = enumerator.supportsBatchSnapshot();
-        enumerator.start();
+    public OperatorCoordinator.Start start() {
+        return new EnumeratorStart(periodicWork.available());
     }
 
     /**
-     * Back on the main thread after {@link #start}: from now on assignments are delivered. They
-     * are reported by {@link #reportAssignments} once the job runs (not before: a recovery may
-     * still replace the enumerator, and a run that starts over logs its RunStarted first).
+     * The start was handed over: from now on assignments are delivered. They are reported by
+     * {@link #reportAssignments} once the job runs (not before: a recovery may still replace the
+     * enumerator, and a run that starts over logs its RunStarted first).
      */
-    public void goLive() {
-        List<Runnable> waiting;
-        synchronized (asyncBeforeLive) {
-            live = true;
-            waiting = List.copyOf(asyncBeforeLive);
-            asyncBeforeLive.clear();
-        }
-        waiting.forEach(Runnable::run);
+    private void goLive() {
+        live = true;
+        periodicWork.goLive();
         for (int subtask = 0; subtask < parallelism; subtask++) {
             if (subtasks.isRunning(subtask)) {
                 deliverPending(subtask);
@@ -162,98 +156,117 @@ public final class SourceCoordinator implements OperatorCoordinator {
         }
     }
 
-    /** Whether the source's split enumerator can snapshot its state mid-job (known after {@link #start}). */
+    /** Whether the source's split enumerator can snapshot its state mid-job (known once its start is handed over). */
     public boolean supportsBatchSnapshot() {
         return batchSnapshots;
     }
 
-    private SplitEnumeratorContext<SourceSplit> context() {
-        return new SplitEnumeratorContext<>() {
-            @Override
-            public int parallelism() {
-                return parallelism;
-            }
+    /**
+     * The enumerator's first start. {@link #run} runs off the main thread (a source's enumerator
+     * lists its input there, which may take long) and touches none of the coordinator's state:
+     * what the enumerator asks for meanwhile is checked at once (a wrong call fails the start, as
+     * it would on the main thread) and kept here. The thread that runs it owns it until it ends;
+     * then {@link #handOver}, in a mail on the main thread, makes the enumerator the coordinator's,
+     * replays what it asked for and goes live; or a start that is never handed over is {@link
+     * #discard discarded}.
+     */
+    private final class EnumeratorStart implements OperatorCoordinator.Start {
+        /** Taken on the main thread when the start was made: whether periodic work may be asked for. */
+        private final boolean asyncAvailable;
+        private final EnumeratorContext context = new EnumeratorContext(this);
+        /** What the enumerator asked for while it started, in order; replayed on the main thread. */
+        private final List<Runnable> asked = new ArrayList<>();
+        private SplitEnumerator<SourceSplit> started;
+        private boolean startedBatchSnapshots;
 
-            @Override
-            public void assignSplit(SourceSplit split, int subtask) {
+        EnumeratorStart(boolean asyncAvailable) {
+            this.asyncAvailable = asyncAvailable;
+        }
+
+        @Override
+        public void run() throws Exception {
+            started = source.createEnumerator(context);
+            startedBatchSnapshots = started.supportsBatchSnapshot();
+            started.start();
+        }
+
+        @Override
+        public void handOver() {
+            enumerator = started;
+            batchSnapshots = startedBatchSnapshots;
+            context.starting = null;
+            // Not live yet: assignments wait as pending and periodic work until goLive, as they
+            // would have had the start run here.
+            asked.forEach(Runnable::run);
+            asked.clear();
+            goLive();
+        }
+
+        @Override
+        public void discard() throws Exception {
+            if (started != null) {
+                started.close();
+            }
+        }
+    }
+
+    /**
+     * What the enumerator may do. While its first start runs off the main thread ({@code
+     * starting} set), calls are checked and kept in the start; after the hand-over, and for every
+     * later enumerator, they act at once on the main thread.
+     */
+    private final class EnumeratorContext implements SplitEnumeratorContext<SourceSplit> {
+        /** The start whose thread calls now; null once it was handed over (then only the main thread calls). */
+        private EnumeratorStart starting;
+
+        EnumeratorContext(EnumeratorStart starting) {
+            this.starting = starting;
+        }
+
+        @Override
+        public int parallelism() {
+            return parallelism;
+        }
+
+        @Override
+        public void assignSplit(SourceSplit split, int subtask) {
+            if (starting == null) {
                 assign(split, subtask);
-            }
-
-            @Override
-            public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
-                    long periodMs) {
-                callAsyncFor(generation.get(), work, handler, initialDelayMs, periodMs);
-            }
-
-            @Override
-            public void signalNoMoreSplits(int subtask) {
-                checkSubtask(subtask, "signalled no more splits to");
-                if (delivers(subtask)) {
-                    sendNoMoreSplits(subtask);
-                } else {
-                    noMoreSplitsPending.add(subtask);
-                }
-            }
-        };
-    }
-
-    private <T> void callAsyncFor(int forGeneration, Callable<T> work, BiConsumer<T, Throwable> handler,
-            long initialDelayMs, long periodMs) {
-        if (async == null) {
-            throw new UnsupportedOperationException("source '" + name + "' asked for periodic work, but its"
-                    + " coordinator was given no threads to run it on");
-        }
-        if (initialDelayMs < 0 || periodMs < 0) {
-            throw new IllegalArgumentException("source '" + name + "' asked for periodic work with delay "
-                    + initialDelayMs + " ms and period " + periodMs + " ms; neither may be negative");
-        }
-        Runnable first = () -> runAsyncAfter(forGeneration, work, handler, initialDelayMs, periodMs);
-        synchronized (asyncBeforeLive) {
-            if (!live) {
-                // The enumerator's start may still run on another thread: no result may reach it yet.
-                asyncBeforeLive.add(first);
                 return;
             }
+            checkSubtask(subtask, "assigned split " + split.splitId() + " to");
+            byte[] bytes = serializer.toBytes(split);
+            starting.asked.add(() -> place(split, subtask, bytes));
         }
-        first.run();
-    }
 
-    /** Runs the work once after the delay, hands its result over on the main thread, then repeats (fixed delay). */
-    private <T> void runAsyncAfter(int forGeneration, Callable<T> work, BiConsumer<T, Throwable> handler,
-            long delayMs, long periodMs) {
-        AsyncServices services = async;
-        services.mainThread().schedule(() -> {
-            if (generation.get() != forGeneration) {
+        @Override
+        public <T> void callAsync(Callable<T> work, BiConsumer<T, Throwable> handler, long initialDelayMs,
+                long periodMs) {
+            if (starting == null) {
+                periodicWork.call(work, handler, initialDelayMs, periodMs);
                 return;
             }
-            services.worker().execute(() -> {
-                T value = null;
-                Throwable error = null;
-                try {
-                    value = work.call();
-                } catch (Exception | LinkageError e) {
-                    error = e;
-                }
-                T result = value;
-                Throwable failure = error;
-                services.mainThread().execute(() -> {
-                    if (generation.get() != forGeneration) {
-                        return;
-                    }
-                    try {
-                        handler.accept(result, failure);
-                        reportAssignments();
-                    } catch (Exception | LinkageError | AssertionError e) {
-                        generation.incrementAndGet();
-                        services.failed().accept(e);
-                        return;
-                    }
-                    if (periodMs > 0) {
-                        runAsyncAfter(forGeneration, work, handler, periodMs, periodMs);
-                    }
-                });
-            });
-        }, delayMs);
+            periodicWork.check(starting.asyncAvailable, initialDelayMs, periodMs);
+            starting.asked.add(() -> periodicWork.call(work, handler, initialDelayMs, periodMs));
+        }
+
+        @Override
+        public void signalNoMoreSplits(int subtask) {
+            checkSubtask(subtask, "signalled no more splits to");
+            if (starting == null) {
+                noMoreSplits(subtask);
+            } else {
+                starting.asked.add(() -> noMoreSplits(subtask));
+            }
+        }
+    }
+
+    private void noMoreSplits(int subtask) {
+        if (delivers(subtask)) {
+            sendNoMoreSplits(subtask);
+        } else {
+            noMoreSplitsPending.add(subtask);
+        }
     }
 
     private void assign(SourceSplit split, int subtask) {
@@ -262,7 +275,11 @@ public final class SourceCoordinator implements OperatorCoordinator {
             throw new IllegalStateException("the split enumerator of " + name + " assigned split " + split.splitId()
                     + " to subtask " + subtask + ", which has finished and would never read it");
         }
-        byte[] bytes = serializer.toBytes(split);
+        place(split, subtask, serializer.toBytes(split));
+    }
+
+    /** Records an assignment: delivered if the subtask's current attempt runs, else pending. */
+    private void place(SourceSplit split, int subtask, byte[] bytes) {
         unreported.computeIfAbsent(subtask, k -> new ArrayList<>()).add(bytes);
         if (delivers(subtask)) {
             LOG.debug("{}: split {} to subtask {}", name, split.splitId(), subtask);
@@ -387,12 +404,12 @@ public final class SourceCoordinator implements OperatorCoordinator {
     /** Recovery: continues from a logged enumerator state; forgets every assignment. */
     @Override
     public void resetToSnapshot(long checkpointId, byte[] state) throws Exception {
-        generation.incrementAndGet();
+        periodicWork.stop();
         if (enumerator != null) {
             enumerator.close();
         }
         forgetAssignments();
-        enumerator = source.restoreEnumerator(context(), state);
+        enumerator = source.restoreEnumerator(new EnumeratorContext(null), state);
         enumerator.start();
     }
 
@@ -402,12 +419,12 @@ public final class SourceCoordinator implements OperatorCoordinator {
      * enumerator's start on the main thread, like the rest of its work during a restart.
      */
     public void resetToInitial() throws Exception {
-        generation.incrementAndGet();
+        periodicWork.stop();
         if (enumerator != null) {
             enumerator.close();
         }
         forgetAssignments();
-        enumerator = source.createEnumerator(context());
+        enumerator = source.createEnumerator(new EnumeratorContext(null));
         enumerator.start();
     }
 
@@ -437,12 +454,12 @@ public final class SourceCoordinator implements OperatorCoordinator {
      * (a restored subtask runs again because its output is lost). Still no snapshot is taken.
      */
     public void restoreDrained() throws Exception {
-        generation.incrementAndGet();
+        periodicWork.stop();
         if (enumerator != null) {
             enumerator.close();
         }
         forgetAssignments();
-        enumerator = new QueueSplitEnumerator<>(context(), serializer, List.of());
+        enumerator = new QueueSplitEnumerator<>(new EnumeratorContext(null), serializer, List.of());
         enumerator.start();
     }
 
@@ -459,7 +476,7 @@ public final class SourceCoordinator implements OperatorCoordinator {
 
     @Override
     public void close() throws Exception {
-        generation.incrementAndGet();
+        periodicWork.stop();
         if (enumerator != null) {
             enumerator.close();
         }
