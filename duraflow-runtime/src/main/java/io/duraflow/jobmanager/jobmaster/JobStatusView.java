@@ -22,12 +22,15 @@ import io.duraflow.rpc.proto.VertexStatus;
 final class JobStatusView {
     private JobStatusView() {}
 
-    static JobStatus of(JobMaster job, ExecutionGraph executions) {
+    static JobStatus of(JobContext job, int restarts, TaskRates taskRates) {
+        ExecutionGraph executions = job.executions();
+        LeaderTakeover takeover = job.takeover();
         JobStatus.Builder status = JobStatus.newBuilder().setJobId(job.jobId()).setJobName(job.graph().jobName())
-                .setState(job.state().toProto()).setSubmittedAtMs(job.submittedAtMs()).setEndedAtMs(job.endedAtMs())
-                .setFailure(job.failure()).setRestarts(job.restarts()).setJobClass(job.jobClass())
-                .setRestoredTasks(job.restoredTasks()).setTakenOverAtMs(job.takenOverAtMs())
-                .setLeaderElectedAtMs(job.takenOverAtMs() == 0 ? 0 : job.leaderElectedAtMs())
+                .setState(job.state().toProto()).setSubmittedAtMs(job.definition().submittedAtMs())
+                .setEndedAtMs(job.endedAtMs()).setFailure(job.failure()).setRestarts(restarts)
+                .setJobClass(job.definition().jobClass()).setRestoredTasks(takeover.restoredTasks())
+                .setTakenOverAtMs(takeover.takenOverAtMs())
+                .setLeaderElectedAtMs(takeover.takenOverAtMs() == 0 ? 0 : takeover.leaderElectedAtMs())
                 .setMode(job.graph().mode().name());
         for (JobVertex vertex : job.graph().vertices()) {
             VertexStatus.Builder v = VertexStatus.newBuilder().setId(vertex.id()).setName(vertex.name());
@@ -51,13 +54,13 @@ final class JobStatusView {
                         task.setRecordsIn(execution.recordsIn()).setRecordsOut(execution.recordsOut());
                     } else if (execution.state().isActive()) {
                         v.setRunning(v.getRunning() + 1);
-                        TaskMetricsSample sample = job.taskRates().latest(vertex.id(), execution.subtask(),
+                        TaskMetricsSample sample = taskRates.latest(vertex.id(), execution.subtask(),
                                 execution.attempt());
                         if (sample != null) {
                             task.setRecordsIn(sample.getRecordsIn()).setRecordsOut(sample.getRecordsOut());
                         }
                         TaskRates.Rate rate = execution.state() == ExecutionState.RUNNING
-                                ? job.taskRates().rate(vertex.id(), execution.subtask(), execution.attempt()) : null;
+                                ? taskRates.rate(vertex.id(), execution.subtask(), execution.attempt()) : null;
                         if (rate != null) {
                             task.setRates(VertexRates.newBuilder().setRecordsInPerSecond(rate.recordsInPerSecond())
                                     .setRecordsOutPerSecond(rate.recordsOutPerSecond())
@@ -72,7 +75,7 @@ final class JobStatusView {
                     v.addTasks(task);
                 }
             }
-            var rates = job.taskRates().vertexRates(vertex.id(), subtasks);
+            var rates = taskRates.vertexRates(vertex.id(), subtasks);
             if (rates != null) {
                 v.setRates(rates);
             }

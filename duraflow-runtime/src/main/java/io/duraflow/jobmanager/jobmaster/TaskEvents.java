@@ -3,104 +3,99 @@ package io.duraflow.jobmanager.jobmaster;
 import io.duraflow.jobmanager.jobmaster.execution.Execution;
 import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
 import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
-import io.duraflow.jobmanager.jobmaster.execution.JobEventLog;
 import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
-import io.duraflow.jobmanager.jobmaster.execution.StreamingPhase;
 
-import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
-import io.duraflow.jobmanager.jobmaster.failover.FailoverHandler;
-import io.duraflow.jobmanager.jobmaster.failover.FailoverStrategy;
-import io.duraflow.jobmanager.jobmaster.failover.StreamingRestart;
 import io.duraflow.jobmanager.jobmaster.scheduling.TaskManagerActions;
 
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.TaskMetricsSample;
+import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TaskStateUpdate;
 import java.util.List;
-import java.util.function.BiConsumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a job goes on from what its tasks report: task state updates, lost TaskManagers, operator
- * events and the end of a task's input, in the job's current {@link JobMasterState} and, for a
- * streaming job, its {@link StreamingPhase}. A batch failure goes to the {@link FailoverHandler},
- * a streaming one to the {@link StreamingRestart}; the {@link JobMaster} owns the entries (main
- * thread, guarded) and the job's state, and is told through {@link Job} to end or schedule.
+ * How a job goes on from what its tasks report: task state updates, lost TaskManagers,
+ * operator events and heartbeats' samples, in the job's current {@link JobMasterState}. What a failure costs and what a
+ * running or finished task means for checkpoints, the job's {@link JobMode} decides (a batch job
+ * fails over the tasks it must, a streaming one restarts from its latest checkpoint); the {@link
+ * JobMaster} owns the entries (main thread, guarded) and the {@link JobContext} the job's state.
  *
  * <p>Main thread only, like the JobMaster.
  */
 final class TaskEvents {
     private static final Logger LOG = LoggerFactory.getLogger(TaskEvents.class);
 
-    /**
-     * What the task events need of the job master.
-     *
-     * @param state the job's current state
-     * @param terminate ends the job in this terminal state with this cause ("" when it finished)
-     * @param completeCancellationIfIdle ends a CANCELLING job once no task is active
-     * @param schedule deploys what may run now
-     * @param eventLog where the job's progress is recorded for recovery
-     */
-    record Job(Supplier<JobMasterState> state, BiConsumer<JobMasterState, String> terminate,
-            Runnable completeCancellationIfIdle, Runnable schedule, Supplier<JobEventLog> eventLog) {}
-
     private final String jobId;
     private final JobSettings settings;
-    private final boolean streaming;
     private final ExecutionGraph executions;
     private final TaskManagerActions taskManagers;
     private final CoordinatorHolder coordinators;
-    private final FailoverHandler failover;
-    private final StreamingRestart streamingRestart;
-    private final CheckpointTriggers checkpointTriggers;
-    private final Job job;
+    private final JobContext job;
+    private final JobMode mode;
+    /** Running streaming tasks' counters from the heartbeats, for the job's status. */
+    private final TaskRates rates = new TaskRates();
+    /** When the first task of this job master was reported running; 0 before. */
+    private long firstTaskRunningAtMs;
 
-    TaskEvents(JobSettings settings, boolean streaming, ExecutionGraph executions, TaskManagerActions taskManagers,
-            CoordinatorHolder coordinators, FailoverHandler failover, StreamingRestart streamingRestart,
-            CheckpointTriggers checkpointTriggers, Job job) {
-        this.jobId = executions.jobId();
-        this.settings = settings;
-        this.streaming = streaming;
-        this.executions = executions;
-        this.taskManagers = taskManagers;
-        this.coordinators = coordinators;
-        this.failover = failover;
-        this.streamingRestart = streamingRestart;
-        this.checkpointTriggers = checkpointTriggers;
+    TaskEvents(JobContext job) {
+        this.jobId = job.jobId();
+        this.settings = job.settings();
+        this.executions = job.executions();
+        this.taskManagers = job.taskManagers();
+        this.coordinators = job.coordinators();
         this.job = job;
+        this.mode = job.mode();
     }
 
     private JobMasterState state() {
-        return job.state().get();
+        return job.state();
     }
 
-    private StreamingPhase phase() {
-        return streamingRestart.phase();
+    TaskRates rates() {
+        return rates;
     }
 
-    private void terminate(JobMasterState terminal, String cause) {
-        job.terminate().accept(terminal, cause);
+    long firstTaskRunningAtMs() {
+        return firstTaskRunningAtMs;
     }
 
-    private void completeCancellationIfIdle() {
-        job.completeCancellationIfIdle().run();
-    }
-
-    private void scheduleNow() {
-        job.schedule().run();
-    }
-
-    /** The TaskManager confirmed the attempt runs (or it sent an event, which says as much). */
-    private void nowRunning(Execution execution, String reason) throws Exception {
-        execution.transition(ExecutionState.RUNNING, reason);
-        coordinators.subtaskRunning(execution.vertex(), execution.subtask());
-        if (phase() == StreamingPhase.NORMAL) {
-            checkpointTriggers.executionRunning();
+    /** Notes when the first task was reported running; before the update is handled, whatever comes of it. */
+    void recordFirstRunning(TaskStateUpdate update) {
+        if (firstTaskRunningAtMs == 0 && update.getState() == TaskState.RUNNING) {
+            firstTaskRunningAtMs = job.clock().getAsLong();
         }
+    }
+
+    /** A heartbeat's sample of a running streaming task's counters; one of an attempt no longer current is ignored. */
+    void onTaskMetrics(AttemptId attempt, TaskMetricsSample sample) {
+        Execution[] subtasks = executions.executions(attempt.getVertex());
+        if (subtasks != null && attempt.getSubtask() < subtasks.length
+                && subtasks[attempt.getSubtask()].attempt() == attempt.getAttempt()) {
+            rates.record(attempt.getVertex(), attempt.getSubtask(), attempt.getAttempt(), sample);
+        }
+    }
+
+    /**
+     * Whether {@code attempt} is its subtask's current attempt on {@code tmId}, deployed and not
+     * asked to stop (DEPLOYING or RUNNING there), or FINISHED there: the TaskManager frees the
+     * slot before it reports the finish, yet a heartbeat it built before may arrive after the
+     * report. Any other attempt of this job that a TaskManager runs, it runs unknown to this job
+     * master (see {@code Dispatcher#onTasksRunning}).
+     */
+    boolean runsOn(AttemptId attempt, String tmId) {
+        Execution[] subtasks = executions.executions(attempt.getVertex());
+        if (subtasks == null || attempt.getSubtask() < 0 || attempt.getSubtask() >= subtasks.length) {
+            return false;
+        }
+        Execution execution = subtasks[attempt.getSubtask()];
+        return execution.attempt() == attempt.getAttempt() && tmId.equals(execution.tmId())
+                && (execution.state() == ExecutionState.DEPLOYING || execution.state() == ExecutionState.RUNNING
+                        || execution.state() == ExecutionState.FINISHED);
     }
 
     void onTaskStateUpdate(TaskStateUpdate update) throws Exception {
@@ -117,20 +112,18 @@ final class TaskEvents {
         switch (update.getState()) {
             case RUNNING -> {
                 if (execution.state() == ExecutionState.DEPLOYING) {
-                    nowRunning(execution, "TaskManager says running");
+                    job.nowRunning(execution, "TaskManager says running");
                 }
             }
             case FINISHED -> taskFinished(execution, update);
-            case FAILED -> taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
+            case FAILED -> job.taskFailed(execution, update.getFailure(), update.getMissingPartitionId().isEmpty()
                     ? null : update.getMissingPartitionId(), update.getNonRetriable());
             case CANCELED -> {
                 taskManagers.stopped(execution, ExecutionState.CANCELED, "TaskManager says cancelled");
                 if (state() == JobMasterState.CANCELLING) {
-                    completeCancellationIfIdle();
-                } else if (state() == JobMasterState.RUNNING && phase() == StreamingPhase.CANCELLING_FOR_RESTART) {
-                    streamingRestart.completeIfIdle();
-                } else if (state() == JobMasterState.RUNNING) {
-                    taskFailed(execution, "task was cancelled by its TaskManager", null, false);
+                    job.completeCancellationIfIdle();
+                } else if (state() == JobMasterState.RUNNING && !mode.stoppedForRestart()) {
+                    job.taskFailed(execution, "task was cancelled by its TaskManager", null, false);
                 }
             }
             default -> LOG.warn("Job {}: unexpected task state {} from {}", jobId, update.getState(), execution);
@@ -142,47 +135,25 @@ final class TaskEvents {
         executions.finished(execution, update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
                 update.getRecordsOut());
         coordinators.logStateBeforeFinish(execution);
-        job.eventLog().get().executionFinished(execution, update);
-        if (streaming && state() == JobMasterState.RUNNING && phase() == StreamingPhase.NORMAL) {
-            checkpointTriggers.executionFinished(execution);
-        }
+        job.eventLog().executionFinished(execution, update);
+        mode.executionFinished(execution);
         if (state() == JobMasterState.CANCELLING) {
-            completeCancellationIfIdle();
+            job.completeCancellationIfIdle();
             return;
         }
-        if (phase() == StreamingPhase.CANCELLING_FOR_RESTART) {
-            streamingRestart.completeIfIdle();
+        if (mode.stoppedForRestart()) {
             return;
         }
         String tooMuchCollected = executions.checkCollectedBytes(settings.collectMaxBytes());
         if (tooMuchCollected != null) {
-            terminate(JobMasterState.FAILED, tooMuchCollected);
+            job.terminate(JobMasterState.FAILED, tooMuchCollected);
             return;
         }
         if (executions.allFinished()) {
-            terminate(JobMasterState.FINISHED, "");
+            job.terminate(JobMasterState.FINISHED, "");
             return;
         }
-        scheduleNow();
-    }
-
-    void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
-        if (execution.state().isActive()) {
-            taskManagers.stopped(execution, ExecutionState.FAILED, cause);
-        }
-        if (state() == JobMasterState.CANCELLING) {
-            completeCancellationIfIdle();
-            return;
-        }
-        if (state() != JobMasterState.RUNNING) {
-            return;
-        }
-        LOG.warn("Job {}: task {} failed: {}", jobId, execution, cause);
-        if (streaming) {
-            streamingRestart.restart("task " + execution + " failed: " + cause);
-            return;
-        }
-        failedOver(new FailoverStrategy.TaskFailed(execution, cause, missingPartitionId, nonRetriable));
+        job.scheduleNow();
     }
 
     void onTaskManagerLost(String tmId) {
@@ -195,72 +166,27 @@ final class TaskEvents {
         }
         if (state() == JobMasterState.CANCELLING) {
             if (!lostActive.isEmpty()) {
-                completeCancellationIfIdle();
+                job.completeCancellationIfIdle();
             }
             return;
         }
-        if (streaming) {
-            if (!lostActive.isEmpty()) {
-                streamingRestart.restart("TaskManager " + tmId + " was lost");
-            }
-            return;
-        }
-        failedOver(new FailoverStrategy.TaskManagerLost(tmId, lostActive));
-    }
-
-    /** Has the failover handler carry out what the strategy decides, and goes on from there. */
-    private void failedOver(FailoverStrategy.Failure failure) {
-        FailoverHandler.Outcome outcome = failover.onFailure(failure);
-        if (outcome instanceof FailoverHandler.FailJob failJob) {
-            terminate(JobMasterState.FAILED, failJob.cause());
-        } else if (outcome instanceof FailoverHandler.ExecutionsReset) {
-            scheduleNow();
-        }
+        mode.taskManagerLost(tmId, lostActive);
     }
 
     void onOperatorEvent(AttemptId attempt, int nodeId, OperatorEvent event) throws Exception {
         Execution execution = executions.current(attempt);
-        if (state() != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL || execution == null
-                || !execution.state().isActive()) {
+        if (!job.runsNormally() || execution == null || !execution.state().isActive()) {
             return;
         }
         try {
             if (execution.state() == ExecutionState.DEPLOYING) {
-                nowRunning(execution, "it sent an operator event");
+                job.nowRunning(execution, "it sent an operator event");
             }
             coordinators.handleEvent(nodeId, attempt.getSubtask(), event);
         } catch (Exception e) {
             LOG.error("Job {}: operator coordinator of node {} failed", jobId, nodeId, e);
-            terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: " + Rpc.describe(e));
-        }
-    }
-
-    void onInputEnded(AttemptId attempt) throws Exception {
-        Execution execution = executions.current(attempt);
-        if (!streaming || state() != JobMasterState.RUNNING || phase() != StreamingPhase.NORMAL
-                || execution == null || !execution.state().isActive()) {
-            return;
-        }
-        if (execution.state() == ExecutionState.DEPLOYING) {
-            nowRunning(execution, "its input ended");
-        }
-        checkpointTriggers.inputEnded(execution);
-    }
-
-    /** A deployment of the attempt {@code attempt} of {@code execution} to {@code tmId} failed. */
-    void deploymentFailed(Execution execution, AttemptId attempt, String tmId, Throwable error) {
-        if (executions.current(attempt) == execution && execution.state().isActive()) {
-            taskFailed(execution, "deployment to " + tmId + " failed: " + error.getMessage(), null, false);
-        }
-    }
-
-    void enumeratorFailed(Throwable error) {
-        String cause = "a split enumerator failed: " + Rpc.describe(error);
-        if (streaming) {
-            // A restart brings every enumerator back to its checkpointed state.
-            streamingRestart.restart(cause);
-        } else {
-            terminate(JobMasterState.FAILED, cause);
+            job.terminate(JobMasterState.FAILED, "operator coordinator of node " + nodeId + " failed: "
+                    + Rpc.describe(e));
         }
     }
 }

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Only a streaming job with checkpointing on that runs normally (every task deployed, not
- *       restarting, not ending) takes one; anything else is refused at once with the reason.</li>
+ *       restarting, not ending) takes one; anything else is refused at once with the reason (a
+ *       batch job has no JobSavepoints: its job master refuses with {@link #refusedForBatchJob}).</li>
  *   <li>One savepoint at a time: a second request while one is in progress is refused, naming it.</li>
  *   <li>With {@code cancelJob}, periodic checkpoints pause from the trigger on, so no checkpoint
  *       completes after the savepoint (its sinks would commit output that a job restored from the
@@ -31,24 +32,18 @@ public final class JobSavepoints {
     private static final Logger LOG = LoggerFactory.getLogger(JobSavepoints.class);
 
     private final String jobId;
-    private final boolean streaming;
     private final CheckpointTriggers triggers;
     private final BooleanSupplier runsNormally;
     private final Runnable cancelJob;
 
-    public JobSavepoints(String jobId, boolean streaming, CheckpointTriggers triggers, BooleanSupplier runsNormally,
-            Runnable cancelJob) {
+    public JobSavepoints(String jobId, CheckpointTriggers triggers, BooleanSupplier runsNormally, Runnable cancelJob) {
         this.jobId = jobId;
-        this.streaming = streaming;
         this.triggers = triggers;
         this.runsNormally = runsNormally;
         this.cancelJob = cancelJob;
     }
 
     public CompletableFuture<CompletedCheckpoint> trigger(FsPath targetDirectory, boolean cancel) {
-        if (!streaming) {
-            return refused("job " + jobId + " is a batch job: it takes no savepoints");
-        }
         CheckpointCoordinator coordinator = triggers.coordinator();
         if (coordinator == null) {
             return refused("job " + jobId + " runs with checkpointing off, so it takes no savepoints: set"
@@ -80,6 +75,11 @@ public final class JobSavepoints {
                 cancelJob.run();
             }
         });
+    }
+
+    /** The refusal of a savepoint of a batch job, which takes none. */
+    public static CompletableFuture<CompletedCheckpoint> refusedForBatchJob(String jobId) {
+        return refused("job " + jobId + " is a batch job: it takes no savepoints");
     }
 
     private static CompletableFuture<CompletedCheckpoint> refused(String message) {

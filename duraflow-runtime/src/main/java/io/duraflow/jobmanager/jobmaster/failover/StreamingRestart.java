@@ -20,9 +20,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.BiConsumer;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,16 +37,20 @@ import org.slf4j.LoggerFactory;
 public final class StreamingRestart {
     private static final Logger LOG = LoggerFactory.getLogger(StreamingRestart.class);
 
-    /**
-     * What the restart needs of the job master.
-     *
-     * @param running whether the job is RUNNING (it may have ended while the checkpoint was read)
-     * @param fail fails the job with this cause
-     * @param guarded runs a step; whatever it throws fails the job (see the JobMaster's guarded)
-     * @param schedule deploys what may run now: the restart is over
-     */
-    public record Job(BooleanSupplier running, Consumer<String> fail, BiConsumer<String, Step> guarded,
-            Runnable schedule) {}
+    /** What the restart needs of the job master. */
+    public interface Job {
+        /** Whether the job is RUNNING (it may have ended while the checkpoint was read). */
+        boolean running();
+
+        /** Fails the job with this cause. */
+        void fail(String cause);
+
+        /** Runs a step; whatever it throws fails the job (see the JobMaster's guarded handlers). */
+        void guarded(String what, Step step);
+
+        /** Deploys what may run now: the restart is over. */
+        void schedule();
+    }
 
     public interface Step {
         void run() throws Exception;
@@ -132,7 +133,7 @@ public final class StreamingRestart {
      * strategy allows one; a failure during a restart is part of it.
      */
     public void restart(String cause) {
-        if (!job.running().getAsBoolean()) {
+        if (!job.running()) {
             return;
         }
         if (phase != StreamingPhase.NORMAL) {
@@ -142,7 +143,7 @@ public final class StreamingRestart {
         }
         OptionalLong delay = backoff.onFailure(clock.getAsLong());
         if (delay.isEmpty()) {
-            job.fail().accept(cause + " (no restarts left: " + backoff.exhaustedReason() + ")");
+            job.fail(cause + " (no restarts left: " + backoff.exhaustedReason() + ")");
             return;
         }
         restarts++;
@@ -184,13 +185,13 @@ public final class StreamingRestart {
         phase = StreamingPhase.RESTORING;
         CheckpointCoordinator checkpoints = triggers.coordinator();
         if (checkpoints == null) {
-            job.guarded().accept("resetting the source coordinators",
+            job.guarded("resetting the source coordinators",
                     () -> applyRestore(restart, Optional.empty()));
             return;
         }
-        checkpoints.restoreLatest().whenComplete((latest, error) -> job.guarded().accept(
+        checkpoints.restoreLatest().whenComplete((latest, error) -> job.guarded(
                 "restoring the latest checkpoint", () -> {
-                    if (!job.running().getAsBoolean() || phase != StreamingPhase.RESTORING) {
+                    if (!job.running() || phase != StreamingPhase.RESTORING) {
                         return;
                     }
                     if (error != null) {
@@ -226,8 +227,8 @@ public final class StreamingRestart {
                 ? java.util.concurrent.CompletableFuture.completedFuture(
                         new CheckpointCoordinator.RestorePoint(Optional.empty(), false, 1))
                 : checkpoints.restoreForAdoption();
-        read.whenComplete((point, error) -> job.guarded().accept("taking over the running tasks", () -> {
-            if (!job.running().getAsBoolean() || phase != StreamingPhase.RESTORING) {
+        read.whenComplete((point, error) -> job.guarded("taking over the running tasks", () -> {
+            if (!job.running() || phase != StreamingPhase.RESTORING) {
                 return;
             }
             if (error != null) {
@@ -274,6 +275,6 @@ public final class StreamingRestart {
             }
         }
         phase = StreamingPhase.NORMAL;
-        job.schedule().run();
+        job.schedule();
     }
 }
