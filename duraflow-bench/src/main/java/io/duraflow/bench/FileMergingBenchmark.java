@@ -25,7 +25,7 @@ import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 
 /**
- * The benchmark of issue 12: checkpoint file merging, Duraflow and Apache Flink 2.3 side by side
+ * The benchmark: checkpoint file merging, Duraflow and Apache Flink 2.3 side by side
  * (Flink built with the {@code flink} profile).
  *
  * <p>The job is the keyed sum ({@code StreamingKeyedSum}; Flink: {@code FlinkStreamingKeyedSum})
@@ -68,7 +68,7 @@ import org.apache.hadoop.metrics2.lib.MutableCounterLong;
  * rocksdbjni and the HDFS server jar), then Duraflow on a local cluster of 1 JobManager and 1
  * TaskManager (class path without Flink). Each engine first runs a warm-up with merging off, not
  * reported ({@code bench.fm-warmup-records}, 4 M, Flink {@code bench.fm-flink-warmup-records}, 1 M),
- * which also sizes the first measured run. Targets (issue 12): within checkpoints at most 5 files per
+ * which also sizes the first measured run. Targets: within checkpoints at most 5 files per
  * checkpoint; across at most 2, with bytes on disk at most 2.0x the live bytes at every completed
  * checkpoint; checkpoint duration (median) no worse than without merging; throughput cost under 3 %.
  * A result that is not exact fails the command.
@@ -99,7 +99,7 @@ public final class FileMergingBenchmark {
         Set<String> engines = Set.of(System.getProperty("bench.fm-engines", "flink,duraflow").split(","));
         long warmup = Long.getLong("bench.fm-warmup-records", 4_000_000L);
         long flinkWarmup = Long.getLong("bench.fm-flink-warmup-records", 1_000_000L);
-        System.out.printf(Locale.ROOT, "File merging benchmark (issue 12): keyed sum, %s, %,d keys, parallelism %d on"
+        System.out.printf(Locale.ROOT, "File merging benchmark: keyed sum, %s, %,d keys, parallelism %d on"
                         + " one TaskManager, RocksDB incremental, checkpoints every 1 s, nothing inlined; modes %s, %d"
                         + " round(s) (HDFS: %d), warm-up %,d records (Flink %,d); parts %s; %d cores; uptime: %s%n",
                 fixedRecords > 0 ? String.format(Locale.ROOT, "%,d records per run", fixedRecords)

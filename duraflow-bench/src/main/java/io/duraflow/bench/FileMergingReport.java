@@ -11,7 +11,7 @@ import java.util.Map;
  * The tables and targets of {@link FileMergingBenchmark}: one row per engine, file system and
  * mode, over its rounds (files per checkpoint: all checkpoints of all rounds; space: the largest
  * at any checkpoint; durations: median of the rounds' medians, largest max; records/s: median of
- * the rounds), then issue 12's targets for Duraflow with Flink's figures beside them.
+ * the rounds), then the targets for Duraflow with Flink's figures beside them.
  */
 final class FileMergingReport {
     static final double WITHIN_FILES_TARGET = 5;
@@ -170,7 +170,7 @@ final class FileMergingReport {
         Row flinkWithin = rows.get("local|flink 2.3.0|within");
         Row flinkAcross = rows.get("local|flink 2.3.0|across");
         out.println();
-        out.println("Targets (issue 12), Duraflow on the local file system (Flink 2.3.0 in the same run in brackets):");
+        out.println("Targets, Duraflow on the local file system (Flink 2.3.0 in the same run in brackets):");
         if (within != null) {
             target(out, "within: files per checkpoint <= 5 (mean; max)", String.format(Locale.ROOT, "%.1f; %d [%s]",
                     within.meanFiles(), within.maxFiles(), flinkWithin == null ? "-" : String.format(Locale.ROOT,

@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * The leader's memory stays flat however many jobs run: a local cluster (one JobManager with
  * -Xmx512m, one TaskManager) runs many small WordCount jobs, then WordCount jobs that each collect
  * millions of distinct words, one after another. After every step the benchmark forces a GC in
- * the JobManager (jcmd) and prints its used heap; every result is checked. Before issue 8 the
+ * the JobManager (jcmd) and prints its used heap; every result is checked. Before a fix, the
  * sixth of eight 2.5 M-record jobs ran the JobManager out of memory.
  *
  * <pre>

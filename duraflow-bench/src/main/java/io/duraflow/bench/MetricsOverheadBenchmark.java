@@ -28,7 +28,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What the Prometheus endpoints cost a streaming job (issue 13: under 1 % throughput). Two local
+ * What the Prometheus endpoints cost a streaming job (under 1 % throughput). Two local
  * clusters of one JobManager and one TaskManager with 4 slots (2 vertices x parallelism 2) run
  * side by side: one with {@code metrics.prometheus.port=0} (an endpoint on every process), one
  * without. The bounded keyed sum

@@ -19,7 +19,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The benchmark of issue 11: RocksDB state with incremental checkpoints, side by side with Apache
+ * The benchmark: RocksDB state with incremental checkpoints, side by side with Apache
  * Flink 2.3 (built with the {@code flink} profile), in two parts.
  *
  * <ol>
@@ -53,7 +53,7 @@ import java.util.stream.Stream;
  *
  * <p>Both engines run on this machine one after the other, Flink first; the load average is
  * printed before and after each engine's runs. Prints both sides' figures and the ratios against
- * issue 11's targets (records/s at least 1.5x Flink's, savepoint restore faster than Flink's).
+ * the targets (records/s at least 1.5x Flink's, savepoint restore faster than Flink's).
  * Fails (non-zero exit) when a result is not exact. A Duraflow keyed-sum job the cluster refuses
  * (a build without the RocksDB backend) is reported as not measured, with the reason. About 10
  * minutes with the defaults on a loaded 2-core machine (3 M records take Flink ~90 s there);
@@ -86,7 +86,7 @@ public final class StateBackendBenchmark {
         int valueBytes = Integer.getInteger("bench.value-bytes", LargeStateRecords.DEFAULT_VALUE_BYTES);
         Set<String> parts = Set.of(System.getProperty("bench.state-parts", "keyed-sum,savepoint").split(","));
         Set<String> engines = Set.of(System.getProperty("bench.state-engines", "flink,duraflow").split(","));
-        System.out.printf(Locale.ROOT, "State backend benchmark (issue 11): parts %s; keyed sum %,d records, %,d keys;"
+        System.out.printf(Locale.ROOT, "State backend benchmark: parts %s; keyed sum %,d records, %,d keys;"
                         + " savepoint %,d MiB of state (%,d keys x %,d bytes); parallelism %d, %d cores, load average"
                         + " %s%n", String.join(",", new java.util.TreeSet<>(parts)), records, keys, savepointMb,
                 LargeStateRecords.keysFor(savepointMb << 20, valueBytes), valueBytes, PARALLELISM,
@@ -266,7 +266,7 @@ public final class StateBackendBenchmark {
                     "Flink quiet 220 ms", null);
             row("checkpoint max", d.checkpointMaxMillis(), number(flinkSum, "checkpoint.max.millis"), "ms", "", null);
             row("files per checkpoint (median)", duraflow.files.medianFiles(), number(flinkSum, "files.median"), "files",
-                    "the baseline of issue 12", null);
+                    "the file-merging baseline", null);
             row("files uploaded (engines' statistics)", CheckpointFileCensus.median(figure(d.completedCheckpoints(),
                     CheckpointSummary::getFilesUploaded)), Double.NaN, "files", "Flink reports no file count", null);
             row("bytes per checkpoint (median, scan)", duraflow.files.medianBytes() / 1e6,

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The streaming benchmark of issue 9: the keyed sum ({@link StreamingKeyedSum}: generated records
+ * The streaming benchmark: the keyed sum ({@link StreamingKeyedSum}: generated records
  * (i * 7919 % keys, i), keyBy, a value state with (sum, count) per key, nothing emitted per record)
  * at parallelism 2, checkpoints every 1 s, heap state, on Duraflow and, when built with the
  * {@code flink} profile, on Apache Flink 2.3's MiniCluster in the same run.
@@ -18,7 +18,7 @@ import java.util.Locale;
  * exception when about half the input is processed: how long until records flow again and how many were replayed, with the
  * exactness check again; for Duraflow also a run throttled to 10,000 records/s with the network
  * memory in use over time. Then both engines' figures side by side and the ratios against the
- * targets of issue 9 (throughput >= 2x Flink's, checkpoint duration median <= Flink's, recovery
+ * targets (throughput >= 2x Flink's, checkpoint duration median <= Flink's, recovery
  * after a task failure sooner than Flink's). Fails (non-zero exit) when a result is not exact.
  * How Duraflow's side runs and measures, and where it differs from Flink's, is in {@link
  * DuraflowStreamingRuns}; Flink's in {@code FlinkStreamingKeyedSum}.

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The no-leftover-files guarantee against real processes (issue 11): streaming jobs take
+ * The no-leftover-files guarantee against real processes: streaming jobs take
  * checkpoints every 200 ms, a TaskManager is SIGKILLed in the middle (checkpoints in progress are
  * aborted, the job restores), more checkpoints complete, then the jobs are cancelled. With
  * {@code retain-on-cancellation} the job's checkpoint directory then holds exactly its retained

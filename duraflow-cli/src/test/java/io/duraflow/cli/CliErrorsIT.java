@@ -169,7 +169,7 @@ class CliErrorsIT {
         assertOneLineError(result, "'heartbeat.intervall'", "did you mean 'heartbeat.interval'");
     }
 
-    /** Issue 8: ZooKeeper down made every client command hang ~85 s and print client stack traces. */
+    /** Regression: ZooKeeper down made every client command hang ~85 s and print client stack traces. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"status", "list"})
     void unreachableZooKeeperIsOneLineWithinSeconds(String command) throws Exception {
@@ -191,7 +191,7 @@ class CliErrorsIT {
         assertThat(took).as("time until %s", result).isLessThan(UNREACHABLE_ZOOKEEPER_BOUND);
     }
 
-    /** Issue 8: 'duraflow --work-dir W jobmanager' logged nothing at INFO, not even where it listens. */
+    /** Regression: 'duraflow --work-dir W jobmanager' logged nothing at INFO, not even where it listens. */
     @Test
     void aServerLogsAtInfoWhereverTheGlobalOptionsStand() throws Exception {
         Path workDir = LOGS.watch(tempDir);

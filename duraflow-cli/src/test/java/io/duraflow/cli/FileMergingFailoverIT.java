@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Checkpoint file merging (issue 12) under SIGKILLs of TaskManagers and of the leader JobManager,
+ * Checkpoint file merging under SIGKILLs of TaskManagers and of the leader JobManager,
  * against real processes: ZooKeeper, two JobManagers (one leads, one stands by), two TaskManagers
  * with 16 slots each (tasks spread over both, so a TaskManager's death hits every job), shared by
  * the tests; every killed process is replaced, so each test starts with the same cluster. Jobs run
@@ -105,7 +105,7 @@ class FileMergingFailoverIT {
      * while the job runs, and so is a file named for n that appears after the restore (as a late
      * write of a cancelled task would; the verifier counts no orphan of that run). Then the leader
      * is SIGKILLed during a checkpoint; the standby takes over and adopts both jobs' running tasks,
-     * whose merged files go on (issue 14). Both finish with exact output; the within job's retained
+     * whose merged files go on. Both finish with exact output; the within job's retained
      * checkpoint verifies clean and merged, the across job's directory is gone. (The random test verifies
      * jobs merging across checkpoints.)
      */
@@ -185,7 +185,7 @@ class FileMergingFailoverIT {
 
         awaitFinishedAndChecked(within, true, records, keys);
         awaitFinishedAndChecked(across, false, records, keys);
-        // The TaskManagers kept the tasks and the new leader adopted them (issue 14): their merged
+        // The TaskManagers kept the tasks and the new leader adopted them: their merged
         // files went on growing through the leader change, and the checks above found none missing,
         // corrupt or left over.
         assertThat(cluster.logText(next.name)).as("log of the new leader %s", next.name)

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checkpoint file merging (issue 12) on a real distributed file system, with real processes.
+ * Checkpoint file merging on a real distributed file system, with real processes.
  * This JVM starts an HDFS ({@link MiniHdfs}: a NameNode and a DataNode, loopback only); a
  * JobManager and two TaskManagers are processes that reach it over Hadoop's RPC with the client
  * that {@code bin/duraflow} ships ({@code duraflow-hadoop}). Two jobs run at once with {@code

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Checkpoint file merging (issue 12) across restores, against real processes: one job's state
+ * Checkpoint file merging across restores, against real processes: one job's state
  * passes through three runs, each restoring the previous one's retained checkpoint, all writing
  * the same output through the exactly-once file sink, so the output is exact only if no run lost
  * or repeated a record. RocksDB incremental checkpoints every 300 ms, nothing inlined.

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A leader change that costs no running work (issue 14), batch, with real processes: the leader
+ * A leader change that costs no running work, batch, with real processes: the leader
  * JobManager is SIGKILLed while tasks of a {@link StagedJob} run on the TaskManagers (one slot
  * each, so the sources run in waves). The TaskManagers keep running them, report them when they
  * register with the new leader, and the new leader adopts them: no task that had started before

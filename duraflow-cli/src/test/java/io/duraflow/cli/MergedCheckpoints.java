@@ -32,7 +32,7 @@ import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * What the checkpoint file-merging integration tests (issue 12) configure and check in a job's
+ * What the checkpoint file-merging integration tests configure and check in a job's
  * checkpoint directory ({@code <dir>/<job id>/}):
  * <pre>
  *   chk-&lt;n&gt;/_metadata                      a retained checkpoint; with merging nothing else is in chk-&lt;n&gt;/

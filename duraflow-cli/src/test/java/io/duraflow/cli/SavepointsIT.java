@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Savepoints and restores against real processes (issue 11), with {@link StreamingKeyedSum}
+ * Savepoints and restores against real processes, with {@link StreamingKeyedSum}
  * writing through the exactly-once file sink; each key emits (key, sum, count) on its last record,
  * so a record lost or counted twice across the two runs shows as a wrong line:
  * <ul>

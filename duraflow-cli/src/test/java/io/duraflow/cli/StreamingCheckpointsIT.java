@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Streaming jobs with exactly-once checkpoints against real processes (issue 9): a TaskManager
+ * Streaming jobs with exactly-once checkpoints against real processes: a TaskManager
  * and the leader JobManager are SIGKILLed <em>during</em> a checkpoint, and a bounded job ends
  * with its final commit. The crash tests run {@link StallingKeyedSum}, whose "Sum per key"
  * subtask 0 holds a checkpoint open until its process dies, once output was committed: the kill

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A leader change that costs a streaming job no running work (issue 14), with real processes:
+ * A leader change that costs a streaming job no running work, with real processes:
  * ZooKeeper, two JobManagers, two TaskManagers, the keyed-sum job with the exactly-once file sink
  * and a checkpoint every 300 ms. The leader is SIGKILLed while the job runs; the TaskManagers keep
  * its tasks running and report them, and the new leader adopts them from the latest completed

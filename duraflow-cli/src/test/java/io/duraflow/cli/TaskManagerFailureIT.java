@@ -145,7 +145,7 @@ class TaskManagerFailureIT {
      * A TaskManager dies while idle, and a job comes before the JobManager noticed (heartbeat
      * timeout): the JobManager deploys a task to the dead TaskManager's free slot. It should find
      * out and run the task elsewhere, and the job finish. Its broken connection would tell the
-     * JobManager within a fraction of a second (issue 9), before the job comes; turned off here
+     * JobManager within a fraction of a second, before the job comes; turned off here
      * ({@code heartbeat.suspect-probe.attempts: 0}) so that the deployment is what finds out.
      */
     @Test

@@ -33,7 +33,7 @@ class TaskRunsTest {
 
     @Test
     void afterAFailoverTheEarlierLeadersRunsCountToo() {
-        // Issue 8: the old leader ran v0/0..3 (v0/0 and v0/1 finished and were kept, v0/2 and v0/3
+        // Regression: the old leader ran v0/0..3 (v0/0 and v0/1 finished and were kept, v0/2 and v0/3
         // were running when it died); the new leader ran v0/2 and v0/3 again as attempt 1 and all
         // of v1. Its own counts ('attempts') are 2 and 2: the summary said 4 tasks run; 8 ran.
         JobStatus status = JobStatus.newBuilder().setState(JobState.JOB_FINISHED).setRestoredTasks(2)

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 8: ZooKeeper is SIGKILLed while a batch job runs and restarted on its data directory once
+ * Regression: ZooKeeper is SIGKILLed while a batch job runs and restarted on its data directory once
  * every session has timed out. The JobManager loses leadership and wins it again in a new
  * session; the TaskManagers must register in that session before it deploys to them (before,
  * its deployments were refused with PERMISSION_DENIED, burning restarts), and the work finished

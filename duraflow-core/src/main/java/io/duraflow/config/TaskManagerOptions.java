@@ -52,7 +52,7 @@ public final class TaskManagerOptions {
 
     /**
      * How long a TaskManager that lost its leader JobManager keeps the tasks it runs, so that a new
-     * leader can adopt them instead of running them again (issue 14; see {@code AdoptionPlanner} in
+     * leader can adopt them instead of running them again (see {@code AdoptionPlanner} in
      * duraflow-runtime). Counted from the loss; tasks no new leader adopted by then are cancelled.
      * Batch tasks only for now: streaming tasks stop at the loss, as with 0.
      */

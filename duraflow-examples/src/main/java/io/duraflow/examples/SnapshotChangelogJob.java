@@ -11,7 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The checkpoint-rejection demo's job (issue 10): a {@link SnapshotChangelogSource} (a table read
+ * The checkpoint-rejection demo's job: a {@link SnapshotChangelogSource} (a table read
  * in chunks that decline checkpoints while open, then its change log) into the exactly-once
  * {@link FileSink}, one line per record ({@code snapshot,<row>} / {@code change,<change>}).
  *

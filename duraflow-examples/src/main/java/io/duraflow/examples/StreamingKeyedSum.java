@@ -33,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The streaming benchmark job (issue 9): generated records (key = i * 7919 % keys, value = i),
+ * The streaming benchmark job: generated records (key = i * 7919 % keys, value = i),
  * keyed by key, with a value state holding (sum, count) per key and nothing emitted per record.
  *
  * <p>Parameters: {@code records} (default 50,000,000; {@code 0} means endless), {@code keys}

@@ -212,7 +212,7 @@ public final class CheckpointCoordinator {
     }
 
     /**
-     * What a new leader that adopts the job's running tasks (issue 14) goes on from: like {@link
+     * What a new leader that adopts the job's running tasks goes on from: like {@link
      * #restoreLatest()}, but of what an earlier leader's unfinished checkpoints left it deletes only
      * their {@code chk-<n>} directories: the adopted tasks still write to files under {@code
      * shared/} and {@code taskowned/} that no completed checkpoint names yet (their merged checkpoint

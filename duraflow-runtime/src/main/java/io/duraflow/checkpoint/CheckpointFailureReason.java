@@ -7,9 +7,9 @@ package io.duraflow.checkpoint;
 public enum CheckpointFailureReason {
     /** A task declined the checkpoint (not ready, e.g. still starting); counts. */
     DECLINED(true),
-    /** A source (or another operator) said "not now" (issue 10): expected, never counts. */
+    /** A source (or another operator) said "not now": expected, never counts. */
     SNAPSHOT_UNAVAILABLE_SOFT(false),
-    /** A source said its snapshot would be wrong (issue 10): counts. */
+    /** A source said its snapshot would be wrong: counts. */
     SNAPSHOT_UNAVAILABLE_HARD(true),
     /** Not complete within {@code execution.checkpointing.timeout}; counts. */
     EXPIRED(true),

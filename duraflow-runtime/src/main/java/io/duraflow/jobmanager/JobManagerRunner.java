@@ -273,7 +273,7 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
     /**
      * How long to stay out of the election after {@code failures} take-overs failed in a row: none
      * after the first (another JobManager may do better at once), then 1 s doubling up to 30 s,
-     * so that a JobManager that cannot take over does not spin (issue 8: a torn job graph file
+     * so that a JobManager that cannot take over does not spin (a torn job graph file
      * made one give up and win again 165,000 times in 20 s).
      */
     static long rejoinDelayMs(int failures) {

@@ -7,7 +7,7 @@ import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 
 /**
- * What a TaskManager reports of a task it kept across a leader change (issue 14, {@code
+ * What a TaskManager reports of a task it kept across a leader change ({@code
  * RegisterTaskManagerRequest.held_tasks}): the facts its deployment fixes. The caller adds what the
  * task did since: its state, records, a reader's splits, its checkpoints. The new leader decides
  * over these with {@code AdoptionPlanner}. Pure.

@@ -182,7 +182,7 @@ final class JobManagerConnection {
             // A new leadership of the JobManager this registration already goes to: its answer
             // names the new session (registrationAnswered follows it). Registering a second time
             // would make the JobManager drop the first registration as a lost TaskManager, with
-            // the tasks it just deployed and the finished output it holds (issue 8, ZooKeeper outage).
+            // the tasks it just deployed and the finished output it holds (ZooKeeper outage).
             return;
         }
         if (previous != null && registration == Registration.REGISTERED) {
@@ -251,7 +251,7 @@ final class JobManagerConnection {
             // The JobManager at the leader's address registered us, so it leads session
             // response.getJmSessionId() now: a process leads one session at a time, and answers
             // only once it leads. The session announced for it has thus ended, and this is a new
-            // leadership of the same process (issue 8: after a ZooKeeper outage the JobManager
+            // leadership of the same process (after a ZooKeeper outage the JobManager
             // led again before the new announcement arrived here). Refusing the answer would
             // leave us registered there but refusing its deployments with PERMISSION_DENIED, each
             // one a failed task and a restart, and every registration again would lose our

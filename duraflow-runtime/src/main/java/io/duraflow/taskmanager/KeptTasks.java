@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Tasks this TaskManager kept running when it lost its JobManager (issue 14,
- * {@code taskmanager.leader-loss.timeout}), until a new leader adopts them, cancels them, or the
+ * Tasks this TaskManager kept running when it lost its JobManager
+ * ({@code taskmanager.leader-loss.timeout}), until a new leader adopts them, cancels them, or the
  * timeout cancels them.
  *
  * <ul>

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 
 /**
  * What a TaskManager records of a running streaming task's checkpoints, so that it can report the
- * task to a new leader if it keeps it across a leader change (issue 14, {@code HeldTask} fields
+ * task to a new leader if it keeps it across a leader change ({@code HeldTask} fields
  * 10-14; the new leader's {@code AdoptionPlanner} decides over them): the newest checkpoint it
  * acknowledged, the newest it was told completed, and, for a source reader, which checkpoint's
  * snapshot each batch of splits came after.

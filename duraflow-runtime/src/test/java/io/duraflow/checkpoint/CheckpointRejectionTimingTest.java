@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10's timing rules on a coordinator with a manual clock: soft declines never count, the
+ * the timing rules on a coordinator with a manual clock: soft declines never count, the
  * tolerable-failed-checkpoints timeout fails the job over only when set, resets on completion,
  * counts from the restored checkpoint after a leader change, and a soft decline is retried sooner
  * than the next interval.

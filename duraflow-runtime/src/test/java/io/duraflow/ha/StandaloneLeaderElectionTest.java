@@ -29,7 +29,7 @@ class StandaloneLeaderElectionTest {
 
     /**
      * A JobManager whose take-over failed stays out of the election for the delay it asks for
-     * (issue 8: without it, a torn job graph file made it give up and win again in a tight loop),
+     * (without it, a torn job graph file made it give up and win again in a tight loop),
      * and a close during the delay ends it for good.
      */
     @Test

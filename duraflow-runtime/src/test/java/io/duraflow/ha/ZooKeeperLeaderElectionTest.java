@@ -243,7 +243,7 @@ class ZooKeeperLeaderElectionTest {
 
     /**
      * A JobManager whose take-over failed leaves the election at once and joins it again only
-     * after the delay it asks for, so that it cannot win again in a tight loop (issue 8).
+     * after the delay it asks for, so that it cannot win again in a tight loop.
      */
     @Test
     void givingUpWithADelayRejoinsOnlyAfterTheDelay() throws Exception {

@@ -12,7 +12,7 @@ import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskRestore;
 import org.junit.jupiter.api.Test;
 
-/** The facts of a held task that its deployment fixes (issue 14). */
+/** The facts of a held task that its deployment fixes. */
 class HeldTasksTest {
     private static final AttemptId ATTEMPT = AttemptId.newBuilder().setJobId("job-1").setVertex(1).setSubtask(1)
             .setAttempt(3).build();

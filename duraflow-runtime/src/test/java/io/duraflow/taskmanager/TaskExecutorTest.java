@@ -567,7 +567,7 @@ class TaskExecutorTest {
 
     @Test
     void aNewLeadershipOfTheSameJobManagerIsFollowedBeforeItsAnnouncementArrives() {
-        // Issue 8: ZooKeeper was down, the JobManager lost leadership and won it again in a new
+        // Regression: ZooKeeper was down, the JobManager lost leadership and won it again in a new
         // session; this TaskManager registered again (the JobManager no longer knew it) before
         // the new announcement reached it. It used to refuse the answer and then every
         // deployment of the new session with PERMISSION_DENIED.
@@ -676,7 +676,7 @@ class TaskExecutorTest {
 
     @Test
     void anUnacknowledgedFinishOfAnEarlierLeaderGoesWithTheRegistrationAtTheNextOne() {
-        // Issue 8: the leader went before a sink's FINISHED report reached it; the report used to
+        // Regression: the leader went before a sink's FINISHED report reached it; the report used to
         // be dropped at the registration with the next leader, and the sink ran again.
         register(FIRST);
         deploy(FIRST, 0, 0);

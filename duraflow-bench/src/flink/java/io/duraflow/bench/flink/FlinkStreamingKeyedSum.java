@@ -55,7 +55,7 @@ import org.apache.flink.util.Collector;
 import org.slf4j.LoggerFactory;
 
 /**
- * Apache Flink side of the streaming keyed-sum benchmark (issue 9); built only with the Maven
+ * Apache Flink side of the streaming keyed-sum benchmark; built only with the Maven
  * profile {@code flink}. The job is Duraflow's {@link StreamingKeyedSum} written for Flink 2.3:
  *
  * <p>{@code DataGeneratorSource} (record i = (i * 7919 % keys, i), i in [0, records)) {@code ->

@@ -192,7 +192,7 @@ final class BatchFailoverDemo {
         return client.result(jobId);
     }
 
-    /** Tasks the new leader adopted running (issue 14). */
+    /** Tasks the new leader adopted running. */
     private static long adopted(JobStatus status) {
         return status.getVerticesList().stream().flatMap(v -> v.getTasksList().stream())
                 .filter(task -> task.getRecovery().equals("ADOPTED")).count();

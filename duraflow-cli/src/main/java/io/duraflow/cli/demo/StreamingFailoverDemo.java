@@ -214,7 +214,7 @@ final class StreamingFailoverDemo {
         }
         long newLeader = System.currentTimeMillis() - killedAt;
         out.printf("   new leader %s after %,d ms%n", next.address(), newLeader);
-        // The new leader adopts the tasks the TaskManagers kept (issue 14), or restarts them from the
+        // The new leader adopts the tasks the TaskManagers kept, or restarts them from the
         // latest checkpoint (adoption off, or not provable): either way every task runs under it.
         long runningAgain = job.awaitRunningAgain(attempts, false);
         JobStatus after = job.poll();

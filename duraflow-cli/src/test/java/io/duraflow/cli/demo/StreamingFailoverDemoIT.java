@@ -46,7 +46,7 @@ class StreamingFailoverDemoIT {
         List<Long> replayed = figures(stdout, "records replayed \\(read again after the restore\\):");
         assertThat(replayed.get(0)).as("replayed after the TaskManager crash: %s", stdout).isPositive()
                 .isLessThan(1_600_000);
-        // The TaskManagers keep the tasks through the leader's crash and the new leader adopts them (issue 14).
+        // The TaskManagers keep the tasks through the leader's crash and the new leader adopts them.
         assertThat(stdout).containsPattern("the new leader adopted all \\d+ running tasks");
         assertThat(replayed.get(1)).as("replayed after the JobManager crash: %s", stdout).isZero();
         assertThat(figures(stdout, "pause in committed output \\(checkpoint to checkpoint\\):")).as(stdout)

@@ -24,7 +24,7 @@ import java.util.Set;
  * newest results whole while their collected records together stay under
  * {@code maxWholeResultBytes} (and at most {@link #MAX_WHOLE_RESULTS}), older ones as summaries without collected records (at most
  * {@code maxSummaries}), and older still only in the job result store, which the dispatcher reads
- * when asked. So the leader's memory stays flat however many jobs run (issue 8: eight jobs with
+ * when asked. So the leader's memory stays flat however many jobs run (eight jobs with
  * 2.5 M collected records each used to exhaust the heap).
  */
 public final class JobRegistry {

@@ -145,7 +145,7 @@ public final class RecordingJobEventLog implements JobEventLog {
         }
         sink.accept(event().setCoordinatorState(coordinator).build());
         // A state logged after an assignment is what lets a new leader adopt the reader that got
-        // the splits (issue 14): write it now rather than at the next interval.
+        // the splits: write it now rather than at the next interval.
         flush.run();
     }
 }

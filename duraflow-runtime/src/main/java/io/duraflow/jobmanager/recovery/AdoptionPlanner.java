@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A leader change that costs no running work (issue 14), the decisions: from a job's graph, the
+ * A leader change that costs no running work, the decisions: from a job's graph, the
  * state the new leader recovered (batch: the job event log; streaming: the completed-checkpoint
  * store), the tasks TaskManagers kept running and reported when they registered ({@link
  * ReportedTask}), and the TaskManagers known lost, which subtasks the new leader adopts as they

@@ -20,7 +20,7 @@ public interface TaskManagerTransport extends TaskManagerGateways, AutoCloseable
 
     /**
      * Tells the TaskManager that this leader adopted tasks it kept running across the leader
-     * change (issue 14); {@code answered} or {@code onFailure} is told (any thread) how the call ended.
+     * change; {@code answered} or {@code onFailure} is told (any thread) how the call ended.
      */
     default void adopt(String tmId, java.util.List<AttemptId> attempts, Runnable answered,
             java.util.function.Consumer<Throwable> onFailure) {

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 8's defects around stored jobs and results: one unreadable or unbuildable stored job
+ * the defects around stored jobs and results: one unreadable or unbuildable stored job
  * ends alone (FAILED, with a result) instead of keeping the leader down; results expire from
  * memory and store together; ended jobs leave the leader's memory.
  */

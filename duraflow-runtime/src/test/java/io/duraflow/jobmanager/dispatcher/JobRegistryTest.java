@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The leader's memory of ended jobs stays bounded however many jobs run (issue 8). */
+/** The leader's memory of ended jobs stays bounded however many jobs run. */
 class JobRegistryTest {
     private static JobResultEntry result(String jobId, int collectedBytes) {
         return new JobResultEntry(jobId, "job", "Job", JobOutcome.FINISHED, 1, 2, "", 0, Map.of(), Map.of(), List.of(),

@@ -501,7 +501,7 @@ public class StreamingJobMasterTest {
     }
 
     /**
-     * Issue 14: a new leader adopts the tasks the TaskManagers kept: nothing is deployed, the
+     * Regression: a new leader adopts the tasks the TaskManagers kept: nothing is deployed, the
      * first checkpoint comes at once with the next id, and an older attempt a TaskManager still
      * reported (of an earlier run, being cancelled) is cancelled, so it holds no slot until the
      * TaskManager's leader-loss timeout.

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A ResourceManager over real gRPC channels: a call that fails because this JobManager shut its
- * own channel down says nothing about the TaskManager (issue 8: right after a recovery a live
+ * own channel down says nothing about the TaskManager (right after a recovery a live
  * TaskManager was declared lost, "it refused a connection (Channel shutdownNow invoked)", and
  * its kept outputs were redone).
  */

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link FilePool} rule 1: a file an append is still creating (its header is written outside the
  * manager's lock, slow on HDFS) counts as held by that append, so appends that come meanwhile wait
- * for it instead of each opening a file of their own. Found by issue 12's benchmark: two or more
+ * for it instead of each opening a file of their own. Found by the benchmark: two or more
  * private-state files per checkpoint on one TaskManager where one does.
  */
 class AppendWhileCreatingTest {

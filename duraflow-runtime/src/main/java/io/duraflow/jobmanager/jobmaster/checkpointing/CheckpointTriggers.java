@@ -109,7 +109,7 @@ public final class CheckpointTriggers {
     }
 
     /**
-     * A new leader adopted the job's running tasks (issue 14): the first periodic checkpoint comes
+     * A new leader adopted the job's running tasks: the first periodic checkpoint comes
      * at once, as their committed output waits for one since the old leader's last.
      */
     public void adopted() {

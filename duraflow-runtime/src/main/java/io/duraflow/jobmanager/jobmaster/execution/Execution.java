@@ -37,7 +37,7 @@ public final class Execution {
         KEPT,
         /** Ran or started under an earlier leader and runs again, with a higher attempt number. */
         RUN_AGAIN,
-        /** Was running under an earlier leader and went on running: this leader adopted it (issue 14). */
+        /** Was running under an earlier leader and went on running: this leader adopted it. */
         ADOPTED
     }
     /** The attempt {@link #eventSequence} counts for, and the last sequence number it gave. */

@@ -203,7 +203,7 @@ public final class StreamingRestart {
     }
 
     /**
-     * How a new leader takes over a recovered job's kept tasks (issue 14): {@link #decide} plans
+     * How a new leader takes over a recovered job's kept tasks: {@link #decide} plans
      * over where the job stands and, if it adopts, marks the executions running; {@link #adopted}
      * goes on once the job's state is set up for the adopted run.
      */

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A new leader takes over a recovered streaming job whose TaskManagers kept its tasks running
- * (issue 14). {@link AdoptionPlanner#planStreaming} decides over the reported tasks and the
+ *. {@link AdoptionPlanner#planStreaming} decides over the reported tasks and the
  * latest completed checkpoint L. Streaming restarts are global here, so the job is adopted whole
  * or not at all:
  *
