@@ -36,6 +36,12 @@ public final class BlockingAdaptiveScheduling implements SchedulingStrategy {
         this.eventLog = eventLog;
     }
 
+    /** One per key group: a consumer's parallelism is decided later and it reads a range of them. */
+    @Override
+    public int subpartitions(int edgeId) {
+        return settings.keyGroups();
+    }
+
     @Override
     public long schedule(long nowMs, Deployer deployer) {
         long nextWakeUp = NOTHING_WAITING;

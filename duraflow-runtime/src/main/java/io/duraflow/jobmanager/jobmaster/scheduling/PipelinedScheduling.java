@@ -29,6 +29,12 @@ public final class PipelinedScheduling implements SchedulingStrategy {
     /** Not enough slots were free at the last try; logged once per wait. */
     private boolean waitingForSlots;
 
+    /** One per consumer subtask: consumer subtask i reads subpartition i. */
+    @Override
+    public int subpartitions(int edgeId) {
+        return executions.executions(graph.edge(edgeId).consumer()).length;
+    }
+
     public PipelinedScheduling(ExecutionGraph executions) {
         this.executions = executions;
         this.graph = executions.jobGraph();

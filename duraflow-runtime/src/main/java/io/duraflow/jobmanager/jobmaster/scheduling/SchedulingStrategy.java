@@ -3,9 +3,11 @@ package io.duraflow.jobmanager.jobmaster.scheduling;
 import io.duraflow.jobmanager.jobmaster.execution.Execution;
 
 /**
- * Decides which executions run when. Today's is {@link BlockingAdaptiveScheduling} (a vertex
- * runs once all its inputs are finished, with a parallelism decided from their bytes); a
- * streaming job will bring a pipelined-region strategy. Main thread only.
+ * Decides which executions run when, and so how producers lay out their output:
+ * {@link BlockingAdaptiveScheduling} (batch: a vertex runs once all its inputs are finished, with a
+ * parallelism decided from their bytes, each consumer reading a range of key groups) or
+ * {@link PipelinedScheduling} (streaming: every task at once, consumer subtask i reading
+ * subpartition i). Main thread only.
  */
 public interface SchedulingStrategy {
     /** Deploys one execution into a free slot; false when no slot is free. */
@@ -31,4 +33,7 @@ public interface SchedulingStrategy {
      *         run, {@link #NOTHING_WAITING}, or {@link #OUT_OF_SLOTS}
      */
     long schedule(long nowMs, Deployer deployer);
+
+    /** How many subpartitions each producer writes on edge {@code edgeId}. */
+    int subpartitions(int edgeId);
 }

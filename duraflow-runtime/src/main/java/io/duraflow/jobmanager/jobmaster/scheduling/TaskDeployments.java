@@ -5,7 +5,6 @@ import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
 import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointRestore;
 
-import io.duraflow.config.RuntimeMode;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.proto.InputGate;
@@ -13,16 +12,17 @@ import io.duraflow.rpc.proto.OutputSpec;
 import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import java.util.Map;
+import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
 
 /**
  * What a TaskManager needs to run one execution: the job to build the plan from, the key-group
  * range it reads of each input and where the producers' partitions are, and the partitions it
- * writes. No I/O.
+ * writes, laid out as the job's {@link SchedulingStrategy#subpartitions scheduling} reads them.
+ * No I/O.
  *
- * <p>Streaming: an output has one subpartition per consumer subtask (subtask i reads subpartition
- * i, see {@link PipelinedScheduling}), and the task restores its part of the checkpoint the job
- * restores from, if any.
+ * <p>A streaming job's tasks also carry the run they belong to and restore their part of the
+ * checkpoint the job restores from, if any; a batch job has neither.
  */
 public final class TaskDeployments {
     private final String sessionId;
@@ -32,19 +32,24 @@ public final class TaskDeployments {
     private final JobSettings settings;
     private final ExecutionGraph executions;
     private final JobGraph graph;
+    /** How many subpartitions a producer writes on an edge. */
+    private final IntUnaryOperator subpartitions;
     /** The checkpoint the next deployments of a streaming job restore, or null (empty state). */
     private final Supplier<CheckpointRestore> restore;
-    /** The run of a streaming job the next deployments belong to (see {@code TaskDeployment.run_id}). */
+    /** The run of a streaming job the next deployments belong to (see {@code TaskDeployment.run_id}), or "". */
     private final Supplier<String> runId;
 
+    /** The deployments of a batch job: one subpartition per key group, no run, no restore. */
     public TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobSettings settings, ExecutionGraph executions) {
-        this(sessionId, jobClass, params, config, settings, executions, () -> null, () -> "");
+        this(sessionId, jobClass, params, config, settings, executions, edgeId -> settings.keyGroups(), () -> null,
+                () -> "");
     }
 
     public TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
-            JobSettings settings, ExecutionGraph executions, Supplier<CheckpointRestore> restore,
-            Supplier<String> runId) {
+            JobSettings settings, ExecutionGraph executions, IntUnaryOperator subpartitions,
+            Supplier<CheckpointRestore> restore, Supplier<String> runId) {
+        this.subpartitions = subpartitions;
         this.restore = restore;
         this.runId = runId;
         this.sessionId = sessionId;
@@ -73,17 +78,12 @@ public final class TaskDeployments {
             }
             deployment.addInputs(gate);
         }
-        boolean streaming = graph.mode() == RuntimeMode.STREAMING;
         for (int edgeId : vertex.outputs()) {
-            int subpartitions = streaming ? executions.executions(graph.edge(edgeId).consumer()).length
-                    : settings.keyGroups();
             deployment.addOutputs(OutputSpec.newBuilder().setEdgeId(edgeId).setPartitionId(execution.partitionId(edgeId))
-                    .setSubpartitions(subpartitions));
+                    .setSubpartitions(subpartitions.applyAsInt(edgeId)));
         }
-        if (streaming) {
-            deployment.setRunId(runId.get());
-        }
-        CheckpointRestore checkpoint = streaming ? restore.get() : null;
+        deployment.setRunId(runId.get());
+        CheckpointRestore checkpoint = restore.get();
         if (checkpoint != null) {
             deployment.setRestore(checkpoint.taskRestore(vertex.id(), execution.subtask()));
         }

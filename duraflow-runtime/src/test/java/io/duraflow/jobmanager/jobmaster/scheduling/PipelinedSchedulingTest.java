@@ -54,6 +54,9 @@ class PipelinedSchedulingTest {
     void eachConsumerSubtaskReadsItsOwnSubpartition() {
         assertThat(executions.ranges(0)).containsExactly(0, 1, 2);
         assertThat(executions.ranges(1)).containsExactly(0, 1, 2, 3);
+        // ... so a producer writes one subpartition per consumer subtask, not one per key group.
+        int sourceToReduce = streamingJob().vertex(0).outputs().get(0);
+        assertThat(scheduling.subpartitions(sourceToReduce)).isEqualTo(3);
     }
 
     @Test
