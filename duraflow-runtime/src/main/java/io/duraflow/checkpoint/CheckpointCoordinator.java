@@ -96,6 +96,8 @@ public final class CheckpointCoordinator {
     private final CheckpointHistory history = new CheckpointHistory();
     private final CheckpointDeclines declines;
     private boolean shutdown;
+    /** Completes once shut down with no checkpoint finalizing: see {@link #shutdown()}. */
+    private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
 
     /** The coordinator's collaborators; one record so the constructor stays readable. */
     public record Services(FileSystem fileSystem, Mailbox mainThread, Executor io, LongSupplier clockMs,
@@ -178,13 +180,30 @@ public final class CheckpointCoordinator {
         failures.stop();
     }
 
-    /** The job ended or leadership is gone: no more triggers, pending checkpoints aborted. */
-    public void shutdown() {
+    /**
+     * The job ended or leadership is gone: no more triggers, pending checkpoints aborted. A
+     * checkpoint that is finalizing goes on (its metadata and completed-store pointer may already
+     * be written), so the returned future completes on the main thread only once none is: until
+     * then the job's checkpoint directory is still being written, and nothing may clean it up.
+     */
+    public CompletableFuture<Void> shutdown() {
         mainThread.assertRunningInMailbox();
         stopPeriodic();
         abortPending(CheckpointFailureReason.COORDINATOR_SHUTDOWN, "the checkpoint coordinator shut down");
         declines.clear();
         shutdown = true;
+        if (!pending.all().isEmpty()) {
+            LOG.info("Job {}: checkpoint(s) {} finalizing after the coordinator shut down; waiting for them", jobId,
+                    pending.all().stream().map(c -> c.checkpointId).toList());
+        }
+        completeQuiescedIfIdle();
+        return quiesced;
+    }
+
+    private void completeQuiescedIfIdle() {
+        if (shutdown && pending.all().isEmpty()) {
+            quiesced.complete(null);
+        }
     }
 
     /**
@@ -315,6 +334,7 @@ public final class CheckpointCoordinator {
         } else if (outcome instanceof CheckpointFinalizer.Failed failed) {
             abort(failed.checkpoint(), failed.failure());
         }
+        completeQuiescedIfIdle();
     }
 
     private void complete(PendingCheckpoint checkpoint, CompletedCheckpoint completed, List<CompletedCheckpoint> subsumed) {

@@ -462,4 +462,35 @@ class CheckpointCoordinatorTest {
         assertThat(h.coordinator.triggerCheckpoint()).isCompletedExceptionally();
         assertThat(List.copyOf(h.coordinator.history())).hasSize(1);
     }
+
+    @Test
+    void shutdownCompletesOnlyOnceAFinalizingCheckpointIsDurable() throws Exception {
+        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
+        h.advance(INTERVAL);
+        h.ackAll(1);
+        h.advance(INTERVAL);
+        for (CheckpointTask task : ALL) {
+            h.ack(task, 2);
+        }
+        // Every task acknowledged checkpoint 2: its metadata and pointer are queued on the I/O
+        // executor when the job ends. Whoever cleans up the job's checkpoints must wait for it.
+        CompletableFuture<Void> quiesced = h.coordinator.shutdown();
+        assertThat(quiesced).isNotDone();
+
+        h.settle();
+
+        assertThat(quiesced).isCompleted();
+        assertThat(h.store.recover()).extracting(CompletedCheckpoint::checkpointId).containsExactly(2L);
+        assertThat(h.exists(h.directories.checkpoint(2).resolve("_metadata"))).isTrue();
+        assertThat(h.exists(h.directories.checkpoint(1))).isFalse();
+    }
+
+    @Test
+    void shutdownWithNothingFinalizingCompletesAtOnce() {
+        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
+        h.advance(INTERVAL);
+        h.ack(SUM_0, 1);
+
+        assertThat(h.coordinator.shutdown()).isCompleted();
+    }
 }

@@ -99,8 +99,9 @@ final class BatchMode implements JobMode {
     }
 
     @Override
-    public void shutdown() {
+    public CompletableFuture<Void> shutdown() {
         // Nothing runs on its own besides the shared parts, which the job context stops.
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
 import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointRestore;
 import io.duraflow.jobmanager.jobmaster.coordination.CoordinatorHolder;
 import io.duraflow.jobmanager.jobmaster.scheduling.SchedulingDriver;
+import io.duraflow.jobmanager.jobmaster.scheduling.SchedulingStrategy;
 import io.duraflow.jobmanager.jobmaster.scheduling.TaskDeployments;
 import io.duraflow.jobmanager.jobmaster.scheduling.TaskManagerActions;
 import io.duraflow.jobmanager.resourcemanager.SlotPool;
@@ -19,6 +20,7 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,12 +89,13 @@ final class JobContext {
         this.executions = new ExecutionGraph(jobId, definition.graph());
         this.coordinators = new CoordinatorHolder(executions, this::eventLog, services.gateways(),
                 services.mainThread(), this::enumeratorFailed);
+        SchedulingStrategy strategy = modes.schedulingStrategy(executions, definition.settings(), this::eventLog);
         this.taskManagers = new TaskManagerActions(jobId, definition.graph(), services.slots(), services.gateways(),
                 new TaskDeployments(services.sessionId(), definition.jobClass(), definition.params(),
-                        definition.config(), definition.settings(), executions, this::restoreFrom, this::runId));
-        this.scheduling = new SchedulingDriver(modes.schedulingStrategy(executions, definition.settings(),
-                this::eventLog), taskManagers, services.mainThread(), services.clock(), this::schedule,
-                this::deploymentFailed, this::eventLog);
+                        definition.config(), definition.settings(), executions, strategy::subpartitions,
+                        this::restoreFrom, this::runId));
+        this.scheduling = new SchedulingDriver(strategy, taskManagers, services.mainThread(), services.clock(),
+                this::schedule, this::deploymentFailed, this::eventLog);
         this.mode = modes.create(this);
     }
 
@@ -343,7 +346,7 @@ final class JobContext {
         failure = cause;
         endedAtMs = clock().getAsLong();
         stopActiveExecutions("job ended as " + terminal);
-        mode.shutdown();
+        CompletableFuture<Void> quiesced = mode.shutdown();
         taskManagers.releaseAll();
         coordinators.closeAll();
         if (terminal == JobMasterState.FAILED) {
@@ -352,6 +355,9 @@ final class JobContext {
             LOG.info("Job {} {} after {} ms, {} restarts", jobId(), terminal,
                     endedAtMs - definition.submittedAtMs(), mode.restarts());
         }
-        terminated.run();
+        // The result is stored and the cleanup starts (which deletes what no retained checkpoint
+        // uses) only once no checkpoint is being made durable any more: one finalizing now may
+        // still write its metadata and become the retained checkpoint.
+        quiesced.whenComplete((ignored, error) -> terminated.run());
     }
 }

@@ -70,8 +70,12 @@ interface JobMode {
     /** Counted restarts so far. */
     int restarts();
 
-    /** The job ended or left this leader: what the mode runs on its own (checkpoint triggers) stops. */
-    void shutdown();
+    /**
+     * The job ended or left this leader: what the mode runs on its own (checkpoint triggers) stops.
+     * The future completes on the main thread once nothing it started still writes the job's
+     * durable state (a checkpoint that was finalizing), so the job's cleanup may begin.
+     */
+    CompletableFuture<Void> shutdown();
 
     /** What the next deployments restore; null: empty state. */
     CheckpointRestore restoreFrom();

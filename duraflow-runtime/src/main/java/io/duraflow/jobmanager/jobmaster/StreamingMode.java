@@ -133,8 +133,8 @@ final class StreamingMode implements JobMode {
     }
 
     @Override
-    public void shutdown() {
-        triggers.shutdown();
+    public CompletableFuture<Void> shutdown() {
+        return triggers.shutdown();
     }
 
     @Override

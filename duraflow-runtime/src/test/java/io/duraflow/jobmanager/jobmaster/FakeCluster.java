@@ -133,6 +133,11 @@ public final class FakeCluster {
      * through the scheduler, like from the real I/O thread).
      */
     public void enableCheckpoints(java.nio.file.Path root) {
+        enableCheckpoints(root, Runnable::run);
+    }
+
+    /** {@link #enableCheckpoints(java.nio.file.Path)} with the coordinator's I/O on {@code ioExecutor}. */
+    public void enableCheckpoints(java.nio.file.Path root, java.util.concurrent.Executor ioExecutor) {
         io.duraflow.fs.FileSystem fs = io.duraflow.fs.LocalFileSystem.INSTANCE;
         io.duraflow.checkpoint.CheckpointCoordinatorConfig config = new io.duraflow.checkpoint.CheckpointCoordinatorConfig(
                 CHECKPOINT_INTERVAL_MS, 60_000, 0, 1, 1, 1, MAX_PARALLELISM);
@@ -140,7 +145,7 @@ public final class FakeCluster {
                 io.duraflow.fs.FsPath.of(root.resolve("ha/jobs/" + JOB_ID)));
         job.enableCheckpoints(new JobMaster.CheckpointSetup(config,
                 io.duraflow.state.CheckpointDirectories.of(io.duraflow.fs.FsPath.of(root.resolve("checkpoints")), JOB_ID),
-                fs, Runnable::run, new io.duraflow.checkpoint.StandaloneCheckpointIdCounter(),
+                fs, ioExecutor, new io.duraflow.checkpoint.StandaloneCheckpointIdCounter(),
                 new io.duraflow.checkpoint.FileSystemCompletedCheckpointStore(fs, fs, pointers, JOB_ID, 1, () -> true)));
     }
 

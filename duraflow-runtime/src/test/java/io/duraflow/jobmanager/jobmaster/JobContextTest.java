@@ -199,8 +199,9 @@ class JobContextTest {
         }
 
         @Override
-        public void shutdown() {
+        public java.util.concurrent.CompletableFuture<Void> shutdown() {
             calls.add("shutdown");
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
 
         @Override

@@ -345,6 +345,48 @@ public class StreamingJobMasterTest {
         assertThat(cluster.job.restarts()).isEqualTo(1);
     }
 
+    /**
+     * Found by FileMergingHdfsIT: a job cancelled while its last checkpoint was finalizing had its
+     * result stored, so its cleanup listed the retained checkpoints and deleted the rest, while that
+     * checkpoint's metadata and pointer were still being written: the cleanup deleted the files the
+     * new retained checkpoint used, and its completion the older one. The result waits for it.
+     */
+    @Test
+    void aJobCancelledWhileACheckpointFinalizesEndsOnlyOnceThatCheckpointIsDurable() {
+        RecordingSequenceSource.clear();
+        java.util.ArrayDeque<Runnable> io = new java.util.ArrayDeque<>();
+        FakeCluster cluster = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, FakeSlotPool.of(2, 4),
+                FakeCluster.SESSION);
+        cluster.enableCheckpoints(root, io::add);
+        cluster.startStreaming();
+        runAll(io, cluster);
+        allRunning(cluster);
+        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
+        runAll(io, cluster);
+        ackAll(cluster, 1);
+        assertThat(io).as("checkpoint 1's metadata and pointer, queued").isNotEmpty();
+
+        cluster.job.cancel();
+        cluster.live().forEach(cluster::canceled);
+        cluster.scheduler.runDue();
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
+        assertThat(cluster.terminations).as("no result while checkpoint 1 is finalizing").isEmpty();
+
+        runAll(io, cluster);
+
+        assertThat(cluster.terminations).containsExactly(JobMasterState.CANCELED);
+        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId, CheckpointStats::status)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, CheckpointStats.Status.COMPLETED));
+    }
+
+    private static void runAll(java.util.ArrayDeque<Runnable> io, FakeCluster cluster) {
+        while (!io.isEmpty() || cluster.scheduler.runDue() > 0) {
+            while (!io.isEmpty()) {
+                io.poll().run();
+            }
+        }
+    }
+
     /** Found by StreamingCheckpointsIT: the end of a restarted streaming job was logged with "0 restarts". */
     @Test
     void theEndOfARestartedJobIsLoggedWithItsRestarts() {

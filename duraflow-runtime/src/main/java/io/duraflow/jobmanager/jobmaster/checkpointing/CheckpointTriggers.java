@@ -249,10 +249,9 @@ public final class CheckpointTriggers {
         }
     }
 
-    public void shutdown() {
+    /** No more checkpoints; completes once none is finalizing ({@link CheckpointCoordinator#shutdown()}). */
+    public CompletableFuture<Void> shutdown() {
         shutDown = true;
-        if (checkpoints != null) {
-            checkpoints.shutdown();
-        }
+        return checkpoints != null ? checkpoints.shutdown() : CompletableFuture.completedFuture(null);
     }
 }
