@@ -17,40 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Counts the files a job's checkpoints create, engine-neutral, by scanning the checkpoint
- * directory while the job runs: Duraflow and Flink lay it out alike ({@code <dir>/<job
- * id>/chk-<n>/} for what only checkpoint n uses, with its {@code _metadata}; {@code shared/} for
- * incremental SST files several checkpoints use; {@code taskowned/}; with file merging, the
- * merged files one level further down, {@code shared/<subtask>/} and {@code taskowned/<owner>/}).
- * Files are deleted once no retained checkpoint needs them, often within a second, so a thread
- * scans the whole tree every {@link #SCAN} and remembers every regular file it ever saw: its size
- * and modification time when first seen (about when it was created), and its last size.
- *
- * <p>Which checkpoint created a file (rules, applied by {@link #perCheckpoint}):
- *
- * <ol>
- *   <li>A file under {@code chk-<n>/} belongs to checkpoint n.
- *   <li>Checkpoint n is complete when its {@code chk-<n>/_metadata} was seen; its completion time
- *       is that file's modification time. Only complete checkpoints are reported.
- *   <li>Any other file (under {@code shared/}, {@code taskowned/}, at any depth) belongs to the
- *       first complete checkpoint whose completion time is at or after the file's modification
- *       time <em>when first seen</em>: with at most one checkpoint in flight (both engines'
- *       default), a checkpoint's uploads end before its {@code _metadata} is written, and the next
- *       one's begin after that. A merged file that later checkpoints append to (merging across
- *       checkpoints) therefore counts once, for the checkpoint that created it. File times come
- *       from the kernel's coarse clock (a few ms), so a file of checkpoint n+1 created in the same
- *       few ms as n's {@code _metadata} would count for n; the scans cannot tell them apart.
- * </ol>
- *
- * <p>A file that lived for less than one scan interval is missed; checkpoint files live at least
- * until the next checkpoint completes (about a second here), so none is.
- *
- * <p><b>Space</b> (with a {@link CheckpointSpace.MetadataReader}): bytes on disk against live bytes
- * at every scan, see {@link CheckpointSpace}.
- *
- * <p><b>Counters</b> (optional, e.g. an HDFS NameNode's {@code CreateFileOps}): read at every
- * scan; a checkpoint's figure is the counter at the first scan that saw its {@code _metadata}
- * minus the counter at the previous complete checkpoint's (for the first, at the first scan).
+ * Counts the files a job's checkpoints create, engine-neutral, by scanning the checkpoint directory
+ * on a thread of its own while the job runs. Which checkpoint created a file: see
+ * docs/design/benchmarks.md#checkpointfilecensus.
  */
 public final class CheckpointFileCensus implements AutoCloseable {
     static final Duration SCAN = Duration.ofMillis(50);

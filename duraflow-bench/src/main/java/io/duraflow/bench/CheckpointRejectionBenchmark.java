@@ -14,28 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checkpoint rejection with the checkpoint-rejection demo's source ({@code SnapshotChangelogSource}),
- * on one local cluster (a JobManager, two TaskManagers), parallelism 2, a checkpoint every second:
- *
- * <ol>
- *   <li><b>Retry.</b> The demo's job (100,000 rows in chunks of 500 at 4,000 rows/s, then 4,000
- *       changes) with {@code execution.checkpointing.soft-decline-retry-delay} at its default
- *       (200 ms) and at 0 (off: after a soft decline the next checkpoint comes a whole interval
- *       after the declined one): checkpoints triggered, declined soft and hard, completed, and the
- *       time from the source becoming available (the last reader that declined finished its
- *       chunk) to the next completed checkpoint, median and max.
- *   <li><b>Throughput.</b> 10,000,000 rows in chunks of 10,000 and 2,000,000 changes, no rate limit:
- *       the source with rejection against the same source that never declines (it checkpoints
- *       an open chunk as its rest), in alternating pairs ({@code bench.pairs}, after one warm-up
- *       run of each): records per second while every task ran, medians and the overhead.
- * </ol>
- *
- * Every run must finish with exact output (each record once). The demo's report of each run goes
- * to stdout with {@code -Dbench.verbose=true}.
- *
- * <pre>
- *   ./mvnw -q -DskipTests -Pbench -Dbench.main=io.duraflow.bench.CheckpointRejectionBenchmark -Dbench.pairs=3 -pl duraflow-bench -am package
- * </pre>
+ * Checkpoint rejection with the checkpoint-rejection demo's source: the soft-decline retry, and the
+ * throughput cost of declining. See docs/design/benchmarks.md#checkpointrejectionbenchmark.
  */
 public final class CheckpointRejectionBenchmark {
     private static final Map<String, String> RETRY_PARAMS = Map.of("rows", "100000", "changes", "4000",

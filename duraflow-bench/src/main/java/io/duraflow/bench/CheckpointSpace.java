@@ -13,29 +13,7 @@ import java.util.TreeMap;
 
 /**
  * The space part of a {@link CheckpointFileCensus}: bytes on disk against live bytes, sampled at
- * every scan. Only the census's scan thread calls {@link #sample} (then the census's caller, after
- * the scan thread ended, the rest).
- *
- * <p>Live bytes: what the retained checkpoints (those whose {@code _metadata} is on disk in that
- * scan) refer to, each segment once, plus their {@code _metadata} files, read with the engine's own
- * {@link MetadataReader} once per checkpoint, when first seen (again at the next scan if it was
- * still being written). Bytes on disk: every file under the root except the next checkpoint's
- * uploads in flight (files under a {@code chk-<m>/} above the latest complete checkpoint, and other
- * files first seen with a modification time after its {@code _metadata}'s): no retained checkpoint
- * refers to them yet, and they are no space amplification; a merged file modified after the
- * {@code _metadata} (the next checkpoint appends to it) counts with its size at the scan before, or
- * up to the last segment a retained checkpoint refers to in it if that is further ({@link
- * #sizeAtCompletion}; under load the scan at completion may come late enough for the next
- * checkpoint to have appended, e.g. 1 MB in one run). A scan is a sample of the checkpoint that
- * is then the latest complete one; {@link SpaceAtCheckpoint} gives, per checkpoint, the sample at its completion (the first scan
- * that saw its {@code _metadata}; the previous checkpoint is usually still on disk then and counts
- * as retained) and the highest ratio of its samples, without and with the next checkpoint's files.
- *
- * <p>Also a check: a file a checkpoint refers to that is not on disk in the scan that first saw its
- * {@code _metadata} (the newest checkpoint then: nothing may have deleted it) counts as missing.
- * Later scans are not checked: a checkpoint that completed and was subsumed between two scans (a
- * bounded job's last ones, less than 50 ms apart) leaves the census believing an older one is the
- * latest while it is being deleted.
+ * every scan by the census's scan thread only. See docs/design/benchmarks.md#checkpointspace.
  */
 public final class CheckpointSpace {
     /** Reads of one {@code _metadata} that may fail (it is being written) before it counts as unreadable. */

@@ -35,40 +35,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Duraflow's side of {@link StreamingBenchmark}: {@link StreamingKeyedSum} on a {@link
- * LocalCluster} of 1 JobManager and 1 TaskManager with 4 slots ({@link StreamingBenchmark}; {@code
- * -Dbench.streaming-taskmanagers=2} for 2 of 2 slots each, {@link StateBackendBenchmark} always 2), a separate
- * process each with the default JVM options of a local cluster, parallelism 2, {@code execution.runtime-mode: streaming},
- * checkpoints every 1 s, heap state, fixed-delay restarts with 0 s delay. All runs share one
- * cluster (as Flink's runs share one JVM, so both are JIT-warm after the first run).
- *
- * <p>What differs from Flink's run, and why it is still fair: Flink's MiniCluster runs one
- * TaskManager with 2 slots inside the benchmark's JVM (its keyBy exchange never leaves the
- * process); with one TaskManager here the same holds (the exchange is in memory, the TaskManager
- * is a process of its own); with 2 TaskManagers about half the records cross a process boundary
- * over gRPC. The job time is the JobMaster's (submitted to ended, as
- * Flink's net runtime is job creation to end); the cluster start is not counted on either side.
- * The TaskManagers run with the local cluster's JVM options (1 GiB heap, C1 only), Flink in the
- * benchmark's JVM (2 GiB, C1 + C2): with C2 the TaskManagers' first 20 M-record run took about
- * 60 % more CPU per record (compilation) and later runs were no faster, on this 2-core machine.
- *
- * <p>Checkpoint figures come from the job's checkpoint history ({@code GetJobCheckpoints}, what
- * {@code duraflow checkpoints ID} shows), polled every 100 ms while the job runs (the statistics
- * end with the job's JobMaster), merged by checkpoint id. Durations are trigger to completion
- * (the {@code _metadata} written), as Flink's end-to-end duration; size is the state size.
- *
- * <p>Failure run: the job's {@code fail-at} parameter makes attempt 0 of the keyed function throw
- * at record index {@code records / 2}: the generator deals indexes by stride (reader j gets j, j +
- * 2, ...), so that index comes when about half the input is read. The keyed function logs the
- * moment it throws and the first record of each restarted attempt ({@link
- * StreamingKeyedSum.SumPerKey}); recovery is from the throw to the first record processed after
- * the restart, as on Flink's side, read from the TaskManagers' logs (wall clock of one machine).
- * Records replayed = what the keyed function processed in all attempts (logged when each attempt
- * closes) minus {@code records}, as Flink's.
- *
- * <p>Throttled run: {@code rate} = 10,000 records/s over an endless input for a fixed time, the
- * network memory in use of each TaskManager sampled from the cluster overview (it comes with the
- * TaskManagers' heartbeats, every {@code heartbeat.interval}), then the job is cancelled.
+ * Duraflow's side of {@link StreamingBenchmark}: the runs on a local cluster and how they are
+ * measured. See docs/design/benchmarks.md#duraflowstreamingruns.
  */
 final class DuraflowStreamingRuns implements AutoCloseable {
     /** One run's figures. recoveryMillis and recordsReplayed are -1 without a failure. */

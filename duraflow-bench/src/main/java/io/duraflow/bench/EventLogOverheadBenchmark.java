@@ -30,26 +30,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * What the job event log of batch job recovery costs a batch job: the batch-failover demo job
- * ({@link RecoveryDemo}, 8 sources, parallelism 4) on a local high-availability cluster (ZooKeeper,
- * two JobManagers, two TaskManagers with two slots each), run with the log on and off through the
- * per-job setting {@code execution.batch.job-recovery.enabled}. After one warm-up run of each,
- * the runs come in pairs, on-off, off-on, on-off, ...; every run must finish with {@link RecoveryDemo#expected}.
- *
- * <p>Two times per run: the job's own time from its {@link JobStatus} (submitted_at_ms to
- * ended_at_ms, the JobManager's clock), and the client's time from submission until the status is
- * terminal, which is when the result is durable, so it also holds closing the event log. Prints
- * the runs, the medians, the overhead of the log in percent of the median without it, and what
- * the log of one run held (events by type and bytes).
- *
- * <p>The log's files are deleted when the job is cleaned up, right after it ends; the warm-up run
- * with the log on hard-links them into the work directory while the job runs, so they can be read
- * once the job ended. The warm-up run with the log off checks that no file appears.
- *
- * <pre>
- *   ./mvnw -q -o -DskipTests -Pbench -Dbench.main=io.duraflow.bench.EventLogOverheadBenchmark -pl duraflow-bench -am package
- *   (-Dbench.records=300000000 -Dbench.pairs=5)
- * </pre>
+ * What the job event log of batch job recovery costs a batch job, with the log on and off in
+ * alternating pairs. See docs/design/benchmarks.md#eventlogoverheadbenchmark.
  */
 public final class EventLogOverheadBenchmark {
     private static final int PARALLELISM = 4;

@@ -25,60 +25,8 @@ import org.apache.hadoop.hdfs.server.namenode.NameNode;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 
 /**
- * The benchmark: checkpoint file merging, Duraflow and Apache Flink 2.3 side by side
- * (Flink built with the {@code flink} profile).
- *
- * <p>The job is the keyed sum ({@code StreamingKeyedSum}; Flink: {@code FlinkStreamingKeyedSum})
- * at parallelism {@value #PARALLELISM} on one TaskManager (Flink: {@value #PARALLELISM} slots, shared by
- * a source and a keyed subtask; Duraflow, which shares no slots: twice as many),
- * RocksDB with incremental checkpoints every 1 s and nothing inlined (Duraflow: {@code
- * state.backend.type: rocksdb}, {@code state.backend.incremental: true}, {@code
- * state.storage.inline-threshold: 0}; Flink: {@code state.backend.type: rocksdb}, {@code
- * execution.checkpointing.incremental: true}, {@code execution.checkpointing.data-inline-threshold:
- * 0}), each run about {@code bench.fm-seconds} (20) long: its record count comes from the records/s
- * of the engine's run before ({@link RunLength}; {@code bench.fm-records} > 0 fixes it instead),
- * once per file-merging mode and round ({@link FileMergingRun#mergingConfig}): <b>off</b>,
- * <b>within</b> checkpoints, <b>across</b> checkpoints. Each run writes to a checkpoint directory
- * of its own, scanned every 50 ms by a {@link CheckpointFileCensus}, the same way for both
- * engines:
- *
- * <ul>
- *   <li><b>Files per checkpoint</b>: new files created between one checkpoint's {@code _metadata}
- *       and the next, the {@code _metadata} included, at any depth under {@code chk-<n>/}, {@code
- *       shared/} and {@code taskowned/}; mean (the issue's Flink figures are means), median, max,
- *       and what the median checkpoint's files are, by directory.
- *   <li><b>Bytes on disk / live bytes</b> at every completed checkpoint: all files under the run's
- *       checkpoint directory against the bytes the retained checkpoints refer to (each segment
- *       once, plus their {@code _metadata}), read from each {@code _metadata} with the engine's own
- *       reader: Duraflow's {@code CheckpointMetadataFormat} ({@link DuraflowCheckpointReferences}),
- *       Flink's {@code Checkpoints.loadCheckpointMetadata} in Flink's JVM ({@code
- *       FlinkCheckpointReferences}).
- *   <li>Checkpoint duration (trigger to completion, the engines' statistics), records/s, and the
- *       result's exactness (one result per key, sum of sums = N(N-1)/2) for every run.
- * </ul>
- *
- * <p><b>HDFS</b> ({@code hdfs} part, Duraflow): an in-process HDFS (one NameNode and one DataNode
- * on 127.0.0.1, {@code hadoop-client-minicluster}) is the checkpoint directory ({@code
- * hdfs://127.0.0.1:<port>/...}; the local cluster's processes write there through {@code
- * duraflow-hadoop}, with {@code dfs.replication: 1} from a {@code core-site.xml} on their class
- * path); per checkpoint, the NameNode's counters {@code CreateFileOps} (files created) and {@code
- * FilesCreated} (files and directories), and the same census over an HDFS listing.
- *
- * <p>Flink runs first in a JVM of its own ({@code FlinkFileMergingRuns}; class path without
- * rocksdbjni and the HDFS server jar), then Duraflow on a local cluster of 1 JobManager and 1
- * TaskManager (class path without Flink). Each engine first runs a warm-up with merging off, not
- * reported ({@code bench.fm-warmup-records}, 4 M, Flink {@code bench.fm-flink-warmup-records}, 1 M),
- * which also sizes the first measured run. Targets: within checkpoints at most 5 files per
- * checkpoint; across at most 2, with bytes on disk at most 2.0x the live bytes at every completed
- * checkpoint; checkpoint duration (median) no worse than without merging; throughput cost under 3 %.
- * A result that is not exact fails the command.
- *
- * <pre>
- *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package \
- *       -Dbench.main=io.duraflow.bench.FileMergingBenchmark [-Dbench.fm-seconds=20] [-Dbench.fm-records=0] \
- *       [-Dbench.fm-rounds=3] [-Dbench.fm-hdfs-rounds=1] [-Dbench.fm-modes=off,within,across] \
- *       [-Dbench.fm-parts=local,hdfs] [-Dbench.fm-engines=flink,duraflow] [-Dbench.verbose=true]
- * </pre>
+ * The benchmark of checkpoint file merging (off, within, across checkpoints), Duraflow and Apache
+ * Flink 2.3 side by side, locally and on HDFS. See docs/design/benchmarks.md#filemergingbenchmark.
  */
 public final class FileMergingBenchmark {
     static final int PARALLELISM = 4;

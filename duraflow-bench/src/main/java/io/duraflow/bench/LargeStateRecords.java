@@ -4,26 +4,8 @@ import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The records of the savepoint-restore benchmark's job, the same on Duraflow ({@link
- * LargeStateJob}) and on Flink ({@code FlinkLargeState}): a generator of logical indexes g = 0, 1,
- * 2, ... dealt by stride to the source readers (reader g % parallelism; Flink's contiguous ranges
- * are mapped onto this) turned into (key, tag) records for a keyed function that keeps one value
- * of {@code valueBytes} pseudo-random bytes per key (incompressible, so the state on disk and in
- * the savepoint is as large as it says).
- *
- * <p>Rules of the generator:
- *
- * <ol>
- *   <li>g < keys: write key g ({@link #WRITE}); every key is written exactly once.
- *   <li>g >= keys in {@link Mode#BUILD}: an idle record from reader g % parallelism ({@link
- *       #IDLE} + reader), after {@link #IDLE_PAUSE_NANOS} on the reader's thread, so a built job
- *       waits for its savepoint almost without using CPU. A keyed subtask that saw an idle record
- *       from every reader has processed every write meant for it (records of one reader reach it
- *       in order).
- *   <li>g >= keys in {@link Mode#RESTORE} (a job restored from the savepoint continues at its
- *       readers' positions, past the writes): check key (g - keys) % keys ({@link #CHECK}) as fast
- *       as the job goes: read the value and compare it with {@link #value}.
- * </ol>
+ * The records of the savepoint-restore benchmark's job, the same on Duraflow and on Flink. The
+ * generator's rules: see docs/design/benchmarks.md#largestaterecords.
  */
 public final class LargeStateRecords {
     public static final long WRITE = 0;

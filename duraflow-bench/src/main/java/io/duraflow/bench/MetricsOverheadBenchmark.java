@@ -28,26 +28,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What the Prometheus endpoints cost a streaming job (under 1 % throughput). Two local
- * clusters of one JobManager and one TaskManager with 4 slots (2 vertices x parallelism 2) run
- * side by side: one with {@code metrics.prometheus.port=0} (an endpoint on every process), one
- * without. The bounded keyed sum
- * ({@link StreamingKeyedSum}, parallelism 2, a checkpoint every second, heap state) runs once on
- * each as a warm-up, then in pairs, on-off, off-on, on-off, ..., so that a drift of the machine
- * favours neither side. While a job runs on the cluster with metrics, a scraper in this JVM reads
- * both endpoints of that cluster every {@code bench.scrape-interval-ms} (1 s by default: 15 times
- * Prometheus' default interval) — the cost measured is the endpoints' collection and serving
- * while the job runs; the scraper reads the body and parses it only at its first scrape of a run.
- *
- * <p>Throughput is records over the job's own time (submitted to ended, the JobManager's clock).
- * Prints every run, each pair's overhead ((off - on) / off of the throughput, positive when metrics
- * cost), the median of those, the median throughputs and the load average before and after; every
- * result is checked to be exact.
- *
- * <pre>
- *   ./mvnw -q -o -DskipTests -Pbench -pl duraflow-bench -am package \
- *       -Dbench.main=io.duraflow.bench.MetricsOverheadBenchmark -Dbench.streaming-records=20000000 -Dbench.pairs=5
- * </pre>
+ * What the Prometheus endpoints cost a streaming job, two local clusters side by side in
+ * alternating pairs. See docs/design/benchmarks.md#metricsoverheadbenchmark.
  */
 public final class MetricsOverheadBenchmark {
     private static final int PARALLELISM = 2;

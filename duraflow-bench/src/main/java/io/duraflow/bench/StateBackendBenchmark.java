@@ -19,52 +19,9 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The benchmark: RocksDB state with incremental checkpoints, side by side with Apache
- * Flink 2.3 (built with the {@code flink} profile), in two parts.
- *
- * <ol>
- *   <li><b>Keyed sum</b> ({@code StreamingKeyedSum}, as in {@link StreamingBenchmark}) at
- *       parallelism 2 with RocksDB, incremental checkpoints every 1 s and nothing inlined
- *       (Duraflow: {@code state.backend.type: rocksdb}, {@code state.backend.incremental: true},
- *       {@code state.storage.inline-threshold: 0}; Flink: {@code state.backend.type: rocksdb},
- *       {@code execution.checkpointing.incremental: true}, {@code
- *       execution.checkpointing.data-inline-threshold: 0}): records/s, checkpoint duration median
- *       and max (trigger to completion, from each engine's checkpoint statistics), bytes written
- *       per checkpoint (Flink: its checkpointed size; Duraflow: the checkpoint's incremental size
- *       where the JobMaster reports one) and, the same way on both sides, files and bytes each
- *       checkpoint created under the checkpoint directory ({@link CheckpointFileCensus}), and the
- *       result's exactness (sum of sums = N(N-1)/2, one result per key).
- *   <li><b>Savepoint restore</b> with about {@code bench.savepoint-mb} MiB of keyed state ({@link
- *       LargeStateRecords}: one 1 KiB incompressible value per key): build it, take a savepoint
- *       (Flink: canonical format), cancel, submit the job again from the savepoint. Restore time:
- *       from the submission of the restored job to the moment the last keyed subtask processed
- *       its first record (each subtask loads its state before its first record), on both sides;
- *       then every restored job checks at least as many values as there are keys, and a wrong or
- *       missing value fails the benchmark.
- * </ol>
- *
- * <p>Class paths: Flink's RocksDB backend brings its own {@code org.rocksdb} (frocksdbjni 8.10),
- * Duraflow's runtime rocksdbjni 10.10; they never share one. Flink's side runs in a JVM of its own
- * ({@code FlinkRocksDbRuns}, this JVM's class path without rocksdbjni); Duraflow's cluster
- * processes get this JVM's class path without Flink and frocksdbjni. The benchmark prints which
- * {@code org.rocksdb} each side loaded (Flink's JVM: the jar of {@code org.rocksdb.RocksDB};
- * Duraflow's TaskManagers: their class path and the RocksDB native library they mapped) and
- * fails if either is the other's.
- *
- * <p>Both engines run on this machine one after the other, Flink first; the load average is
- * printed before and after each engine's runs. Prints both sides' figures and the ratios against
- * the targets (records/s at least 1.5x Flink's, savepoint restore faster than Flink's).
- * Fails (non-zero exit) when a result is not exact. A Duraflow keyed-sum job the cluster refuses
- * (a build without the RocksDB backend) is reported as not measured, with the reason. About 10
- * minutes with the defaults on a loaded 2-core machine (3 M records take Flink ~90 s there);
- * {@code bench.state-parts} and {@code bench.state-engines} run a part or an engine alone.
- *
- * <pre>
- *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package \
- *       -Dbench.main=io.duraflow.bench.StateBackendBenchmark \
- *       [-Dbench.state-records=3000000] [-Dbench.state-keys=100000] [-Dbench.savepoint-mb=1024] \
- *       [-Dbench.state-parts=keyed-sum,savepoint] [-Dbench.state-engines=flink,duraflow]
- * </pre>
+ * The benchmark of RocksDB state with incremental checkpoints, and of savepoint restore, side by
+ * side with Apache Flink 2.3 (built with the {@code flink} profile). See
+ * docs/design/benchmarks.md#statebackendbenchmark.
  */
 public final class StateBackendBenchmark {
     static final int PARALLELISM = 2;

@@ -8,26 +8,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The streaming benchmark: the keyed sum ({@link StreamingKeyedSum}: generated records
- * (i * 7919 % keys, i), keyBy, a value state with (sum, count) per key, nothing emitted per record)
- * at parallelism 2, checkpoints every 1 s, heap state, on Duraflow and, when built with the
- * {@code flink} profile, on Apache Flink 2.3's MiniCluster in the same run.
- *
- * <p>Prints per engine: records/s, checkpoint duration (median, max), checkpoint size, the
- * exactness check (sum of sums = N(N-1)/2, one record per key), and for a second run with a task
- * exception when about half the input is processed: how long until records flow again and how many were replayed, with the
- * exactness check again; for Duraflow also a run throttled to 10,000 records/s with the network
- * memory in use over time. Then both engines' figures side by side and the ratios against the
- * targets (throughput >= 2x Flink's, checkpoint duration median <= Flink's, recovery
- * after a task failure sooner than Flink's). Fails (non-zero exit) when a result is not exact.
- * How Duraflow's side runs and measures, and where it differs from Flink's, is in {@link
- * DuraflowStreamingRuns}; Flink's in {@code FlinkStreamingKeyedSum}.
- *
- * <pre>
- *   ./mvnw -q -o -DskipTests -Pbench,flink -pl duraflow-bench -am package \
- *       -Dbench.main=io.duraflow.bench.StreamingBenchmark [-Dbench.streaming-records=50000000]
- *       [-Dbench.streaming-keys=100000] [-Dbench.streaming-taskmanagers=1]
- * </pre>
+ * The streaming benchmark: the keyed sum on Duraflow and, with the {@code flink} profile, on Apache
+ * Flink 2.3's MiniCluster, with a failure run and a throttled run. See
+ * docs/design/benchmarks.md#streamingbenchmark.
  */
 public final class StreamingBenchmark {
     static final int PARALLELISM = 2;

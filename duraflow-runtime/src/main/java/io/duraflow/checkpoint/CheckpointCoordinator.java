@@ -15,64 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes a job's checkpoints: a state machine per checkpoint ({@link PendingCheckpoint}) on the
- * JobMaster's main thread, with I/O (the id counter, metadata, the completed store, deletions) on a
- * <em>sequential</em> I/O executor whose results come back to the main thread. Time comes from the
- * injected clock and {@link Mailbox#schedule}, so tests drive it step by step.
- *
- * <p>Rules:
- * <ol>
- *   <li><b>Trigger.</b> Periodic triggers come {@code interval} after the previous trigger, no
- *       sooner than {@code min-pause} after the last completion, and only while fewer than
- *       {@code max-concurrent-checkpoints} are in progress; with a min-pause, never while one is in
- *       progress (the pause is measured from its end). A trigger when not every task runs is
- *       skipped (not counted). Triggers by hand ({@link #triggerCheckpoint}, {@link
- *       #triggerSavepoint}) ignore interval, pause and concurrency.</li>
- *   <li><b>Order.</b> An id is drawn from the counter; the operator coordinators snapshot; only then
- *       are the source tasks triggered; the checkpoint waits for an acknowledgement of every task of
- *       the job.</li>
- *   <li><b>Completion.</b> With every acknowledgement in: the {@code _metadata} is written (synced,
- *       exclusive) and the checkpoint added to the completed store (which subsumes the oldest beyond
- *       {@code num-retained}); then the tasks and coordinators are notified, older pending
- *       checkpoints are aborted as subsumed, and the files of subsumed checkpoints that no retained
- *       checkpoint uses are deleted, with their {@code chk-<n>} directories.</li>
- *   <li><b>Abort.</b> A decline aborts the checkpoint at once (later declines are still recorded
- *       and a hard one still counts: {@link CheckpointDeclines}), as does an acknowledgement whose
- *       incremental snapshot reuses a shared file no retained or pending checkpoint refers to
- *       ({@link CheckpointFailureReason#MISSING_SHARED_STATE}: the file may be gone); expiry ({@code timeout} after
- *       the trigger), a failing coordinator snapshot and a failing finalization. An abort notifies
- *       the tasks (if they were triggered) and deletes what was written: the checkpoint's directory
- *       and the acknowledged files no retained checkpoint uses. A checkpoint that is finalizing is
- *       not aborted by anything but its own finalization failing (it may already be durable).</li>
- *   <li><b>Late and unknown messages.</b> An acknowledgement of a checkpoint that is not pending
- *       (aborted, expired, unknown) or from a task the checkpoint does not wait for (an earlier
- *       attempt) is discarded: its files that no checkpoint uses are deleted. Declines of such
- *       checkpoints are ignored but for what rule 4 says. Nothing is ever only logged that should
- *       have deleted a file.</li>
- *   <li><b>Failures.</b> Every abort is reported to the {@link CheckpointFailureManager}; when it
- *       says so the job is told to fail over ({@link CheckpointFailureHandler}).</li>
- *   <li><b>Leftovers.</b> After every completion, {@code chk-<n>} directories of the job that are
- *       neither retained nor pending and older than the completed one are deleted: what a task wrote
- *       after the abort of its checkpoint, or what a crashed JobManager left.</li>
- *   <li><b>Restore.</b> {@link #restoreLatest()} aborts pending checkpoints (job failover), then
- *       reads the completed store, moves the id counter past the latest and deletes what
- *       checkpoints that can never complete left ({@link CheckpointRestorer} rule 1).</li>
- *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
- *       store holds none of the job's own checkpoints, a restore reads what the job was submitted
- *       with, claimed or not ({@link CheckpointRestorer} rule 2).</li>
- * </ol>
- *
- * <p>Parts: {@link PendingCheckpoints} keeps the checkpoints in progress; {@link
- * PeriodicTriggerScheduler} times rule 1's periodic triggers; {@link CheckpointStarter} starts a
- * checkpoint (rule 2) and {@link CheckpointAcknowledgements} takes the tasks' answers (rules 3 to
- * 5), both handing a checkpoint that ends back to the coordinator ({@link CheckpointProgress}),
- * which alone completes and aborts; {@link CheckpointFinalizer} makes a checkpoint durable (rule
- * 3); {@link CheckpointFileDisposal} decides which files and directories rules 3, 4, 5 and 7
- * delete; {@link CheckpointRestorer} restores (rules 8 and 9); {@link MainThreadIo} runs the I/O;
- * {@link CheckpointHistory} keeps the ended checkpoints' statistics; {@link CheckpointDeclines}
- * the declines after an abort; {@link CheckpointFailures} fails the job over when checkpoints fail
- * too often or too long. Each part is touched on the main thread only; blocking I/O goes to the
- * one sequential I/O executor.
+ * Takes a job's checkpoints: a state machine per checkpoint on the JobMaster's main thread, with
+ * I/O on a sequential I/O executor whose results come back to the main thread; time comes from the
+ * injected clock and {@link Mailbox#schedule}. Its rules (trigger, order, completion, abort, late
+ * messages, failures, leftovers, restore, initial restore), numbered as its parts, tests and code
+ * refer to them: see docs/design/checkpoint-coordination.md#checkpointcoordinator.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);

@@ -8,27 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The declines that come after the first one of a checkpoint. The {@link CheckpointCoordinator}
- * aborts a checkpoint at its first decline (rule 4), but the other tasks answer on their own: a
- * soft "not now" of one source may come before a hard "this is wrong" of another, which then finds
- * the checkpoint gone. So a soft decline must not hide a hard one, on the main thread:
- *
- * <ol>
- *   <li>A checkpoint aborted by a task's decline is remembered ({@link #onDeclineAbort}), with the
- *       tasks it waited for, until its own timeout would have expired it (no answer after that
- *       could have reached it either), a newer checkpoint completes ({@link #onCompleted}: the
- *       failure manager ignores older failures then) or the job restores ({@link #clear}). At
- *       most {@link CheckpointHistory#SIZE} are remembered, the oldest dropped first.</li>
- *   <li>A later decline of a remembered checkpoint by a task it waited for (once per task) is
- *       added to the checkpoint's history entry: the history shows every decline, which subtask,
- *       soft or hard, and why.</li>
- *   <li>If the checkpoint's failure did not count (a soft decline) and the later decline counts
- *       (a hard decline, any decline but a soft one), it becomes the checkpoint's failure in the
- *       history and is reported to the failure manager, which counts it toward {@code
- *       tolerable-failed-checkpoints} (once per checkpoint: its rule 2). A checkpoint declined
- *       hard by any task is a hard failure, whatever else declined it softly, and whichever came
- *       first.</li>
- * </ol>
+ * The declines that come after the first one of a checkpoint, so that a soft decline never hides a
+ * hard one. On the coordinator's main thread. Its rules: see
+ * docs/design/checkpoint-rejection.md#checkpointdeclines.
  */
 final class CheckpointDeclines {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointDeclines.class);

@@ -6,41 +6,10 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Counts failed checkpoints toward {@code execution.checkpointing.tolerable-failed-checkpoints}
- * and decides when the job must fail over. Pure: the coordinator reports, this answers.
- *
- * <ol>
- *   <li>A failure counts only if its reason {@link CheckpointFailureReason#countsTowardTolerance()
- *       counts}: soft declines, job failovers and shutdowns never do.</li>
- *   <li>Each checkpoint id counts at most once, however many subtasks decline it or however
- *       often it is reported.</li>
- *   <li>A completed checkpoint resets the count, and failures of checkpoints older than it no
- *       longer count (they come late).</li>
- *   <li>When the count exceeds the tolerable number, {@link #onFailure} answers "fail over" once;
- *       the count restarts from zero so the restored job gets the full tolerance again.</li>
- * </ol>
- *
- * <p>The time limit ({@code execution.checkpointing.tolerable-failed-checkpoints-timeout}):
- * <ol start="5">
- *   <li><b>Window.</b> The window starts at the job's first start and moves to every completed
- *       checkpoint and to every failover of rule 6; soft declines do not move it.</li>
- *   <li><b>Deadline.</b> When no checkpoint completed within the window, {@link #onTimeoutCheck}
- *       answers with the cause (the limit and the last failure, soft ones included) and starts a
- *       new window, so the restored job gets the whole limit again.</li>
- *   <li><b>Durable.</b> A coordinator starts with the window of the job, not its own: its first
- *       restore ({@link #restoredWindow}) sets the window to the later of the recorded start (the
- *       job's first start or the last failover of rule 6, recorded with the completed-checkpoint
- *       store when they happen) and the completion of the latest retained checkpoint. So the window
- *       survives any number of leader changes, with or without adopting the tasks. Later restores
- *       of the same coordinator (task failovers) never move it back.</li>
- *   <li><b>One attempt after a (re)start.</b> The window is only checked while the tasks run,
- *       and it fails the job over only once a checkpoint tried since the tasks last began to run
- *       ({@link #onTasksRunning}) has failed (softly or for a reason that counts). A job whose
- *       window ran out while it restarted or while no leader was up is not failed over the moment
- *       its tasks run again but when its first checkpoint fails; if that one completes, the window
- *       moves (rule 5). So checkpoints never keep failing for longer than the limit, and a
- *       restarted job always gets one try.</li>
- * </ol>
+ * Counts failed checkpoints toward {@code execution.checkpointing.tolerable-failed-checkpoints} and
+ * the time limit, and decides when the job must fail over. Pure: the coordinator reports, this
+ * answers. Its eight rules, numbered as tests and code refer to them: see
+ * docs/design/checkpoint-rejection.md#checkpointfailuremanager.
  */
 public final class CheckpointFailureManager {
     private final int tolerableFailures;

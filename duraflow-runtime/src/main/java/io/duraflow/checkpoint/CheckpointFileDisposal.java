@@ -8,45 +8,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Decides on the {@link CheckpointCoordinator}'s main thread which checkpoint files and
- * directories may go (the deletions of its rules 3, 4, 5 and 7), from which checkpoint uses which
- * file ({@link StateFileRegistry}); the {@link CheckpointFileCleaner} deletes them on the I/O
- * executor.
- *
- * <p>Rules:
- * <ol>
- *   <li>A file goes when the last pending or retained checkpoint that uses it is dropped, never
- *       before; files the job does not own never go: those under {@code taskowned/} (their
- *       TaskManager owns them) and those of a checkpoint restored without claiming
- *       ({@link StateFileRegistry} rule 3).</li>
- *   <li>An aborted checkpoint's directory goes with it; a subsumed checkpoint's directory goes
- *       when it leaves the store if it lies in the job's directory; of a checkpoint restored with
- *       {@code --claim} outside it, the metadata goes, and its other files as rule 1 says.</li>
- *   <li>A completed savepoint's files are released without deletion: the job never deletes them.</li>
- *   <li>A discarded snapshot (late or unexpected acknowledgement) loses only the files no
- *       checkpoint uses.</li>
- *   <li>A {@code chk-<n>} directory is garbage when {@code n} was drawn by this coordinator and is
- *       neither pending nor retained (ids never repeat): a late task re-created it, or a crashed
- *       JobManager left it.</li>
- *   <li>A discarded snapshot loses only files it uploaded itself, never the shared files it marks
- *       as reused (an earlier checkpoint uploaded those), nor files the job does not own.</li>
- *   <li>After a restore (a new leader, a job failover) the owned files under {@code shared/} that
- *       no retained or pending checkpoint refers to go, and so do the {@code chk-<n>} directories
- *       that are neither retained nor pending: the checkpoints that wrote them can never complete.
- *       The listing is taken on the sequential I/O executor before this coordinator can draw a new
- *       id, so it never sees a file of a checkpoint that may still complete. The coordinator skips
- *       this when the store could not read every retained checkpoint. The files then in
- *       file-merging directories are adopted (their writers are gone): those nobody refers to go
- *       now, the others when no checkpoint refers to them any more; a file-merging directory goes
- *       once it is empty and unnamed.</li>
- *   <li>A file-merging directory (checkpoint file merging) goes whole when the last completed
- *       checkpoint that named it is subsumed and no retained or pending checkpoint names it
- *       ({@link StateFileRegistry} rule 7); never with an aborted checkpoint, whose writer may
- *       live on and name it in its next acknowledgement.</li>
- *   <li>After a restore that did not adopt the running tasks, merged files that tasks of earlier
- *       runs wrote after rule 7's listing go once no retained or pending checkpoint refers to them
- *       and no writer appends to them any more, found by {@link EarlierRunSweep} at completions.</li>
- * </ol>
+ * Decides on the {@link CheckpointCoordinator}'s main thread which checkpoint files and directories
+ * may go; the {@link CheckpointFileCleaner} deletes them on the I/O executor. Its rules, numbered
+ * as tests and code refer to them: see docs/design/checkpoint-cleanup.md#checkpointfiledisposal.
  */
 final class CheckpointFileDisposal {
     private final CheckpointDirectories directories;

@@ -13,56 +13,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The {@code _metadata} file of a checkpoint or savepoint, version 2: everything a restore needs
- * (the state handles of every subtask of every operator, by operator uid), in one small file
- * written whole, synced, exclusively, once the last task acknowledged.
- *
- * <p>Version 2 records a state file inside the {@code _metadata}'s own directory by its path
- * relative to that directory ({@code FileSegmentData.relative_file}), every other file by its
- * URI; a reader resolves relative paths against the directory it read the {@code _metadata}
- * from. A savepoint writes all its files into its directory, so the directory can be moved or
- * copied elsewhere and restored from there. Version 1 (every file by its URI) is still read.
- *
- * <p>Layout; all integers big-endian two's complement:
- *
- * <pre>
- *  offset  size  field
- *  ------  ----  ---------------------------------------------------------------------
- *       0     1  magic[0]       'D' (0x44)
- *       1     1  magic[1]       'F' (0x46)
- *       2     1  magic[2]       'C' (0x43)
- *       3     1  magic[3]       'M' (0x4d)
- *       4     4  version        int32, 2 (written); readers read 1 and 2 and reject any other
- *       8     4  payloadLength  int32, n, 0 .. 268,435,456 (256 MiB); the file is exactly 16 + n bytes
- *      12     4  crc32c         int32, CRC32C ({@link java.util.zip.CRC32C}) of the n payload bytes
- *      16     n  payload        one {@code duraflow.rpc.CheckpointMetadata} protobuf message (duraflow.proto):
- *                                 job_id, checkpoint_id, timestamp_ms (trigger), max_parallelism, kind,
- *                                 operators sorted by uid (uid, parallelism, optional coordinator_state,
- *                                 subtasks: index -> state handles), completed_ms,
- *                                 file_merging_directories (URIs, sorted; field 8, absent without
- *                                 file merging, so readers that predate it read such files alike)
- * </pre>
- *
- * Example: checkpoint 1 of job {@code j} triggered at 1000 ms, completed at 1005 ms, max
- * parallelism 128, no operators, is these 32 bytes:
- *
- * <pre>
- *   44 46 43 4d  00 00 00 02                magic "DFCM", version 2
- *   00 00 00 10  6e 32 b4 7b                payload length 16, CRC32C of the payload
- *   0a 01 6a                                job_id (field 1) = "j"
- *   10 01                                   checkpoint_id (field 2) = 1
- *   18 e8 07                                timestamp_ms (field 3) = 1000
- *   20 80 01                                max_parallelism (field 4) = 128
- *   28 01                                   kind (field 5) = CHECKPOINT_KIND_CHECKPOINT
- *   38 ed 07                                completed_ms (field 7) = 1005
- * </pre>
- * ({@code CheckpointMetadataFormatTest} checks exactly these bytes.)
- *
- * <p>Reading a file that is torn (shorter than its length field), padded, of another format or
- * version, with a wrong CRC, an unparsable payload, or handles that make no sense, fails with a
- * {@link CorruptCheckpointFileException} naming the file and the reason; the file's checkpoint
- * id must also match what the caller expected, so a file copied into the wrong directory is not
- * taken for another checkpoint.
+ * The {@code _metadata} file of a checkpoint or savepoint, version 2 (version 1 still read): a
+ * header and one CRC32C-checked {@code duraflow.rpc.CheckpointMetadata} protobuf, written whole,
+ * synced and exclusively. Drawn byte by byte, with the example {@code CheckpointMetadataFormatTest}
+ * checks, in docs/design/checkpoint-files.md#checkpointmetadataformat.
  */
 public final class CheckpointMetadataFormat {
     public static final int VERSION = 2;

@@ -13,32 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds what a (re)starting job restores from, the {@link CheckpointCoordinator}'s rules 8 and 9,
- * and keeps what the restore leaves for later: which checkpoint the tasks restored, the claimed
- * initial restore that the job's first completed checkpoint subsumes, and whether checkpoints must
- * be full. The reads run through {@link RestoreRead} on the coordinator's sequential I/O executor;
- * the rest on the main thread. The coordinator aborts its pending checkpoints before it asks for
- * a restore.
- *
- * <p>Rules:
- * <ol>
- *   <li><b>Restore.</b> A restore reads the completed store, moves the id counter past the latest
- *       checkpoint, rebuilds the file references and deletes what checkpoints that can never
- *       complete left: unreferenced files under {@code shared/} and, unless a trigger is drawing
- *       an id (its checkpoint is not pending yet), {@code chk-<n>} directories neither retained
- *       nor pending; nothing if the store skipped an unreadable checkpoint (what it refers to may
- *       still be needed). A restore for adoption (a new leader that adopts running tasks) lists no
- *       files, so of these it deletes only the {@code chk-<n>} directories.</li>
- *   <li><b>Initial restore</b> ({@link InitialRestore}, {@code run --from-savepoint}). While the
- *       store holds none of the job's own checkpoints, a restore reads the savepoint or retained
- *       checkpoint the job was submitted with instead, every time (task restarts, a new leader),
- *       and moves the id counter past its id. <em>No-claim</em>: its files are never registered,
- *       so the job never deletes them, and every checkpoint is triggered full (refers to no earlier
- *       file) until one completes. <em>Claim</em>: its files are registered as if it were the
- *       job's own retained checkpoint, and when the job's first checkpoint completes it is
- *       subsumed like one: its directory and the files no retained checkpoint uses are deleted.
- *       Once the job has a checkpoint of its own, the initial restore is never read again.</li>
- * </ol>
+ * Finds what a (re)starting job restores from (the {@link CheckpointCoordinator}'s rules 8 and 9)
+ * and keeps what the restore leaves for later. Reads run through {@link RestoreRead} on the
+ * sequential I/O executor, the rest on the main thread. Its rules: see
+ * docs/design/checkpoint-coordination.md#checkpointrestorer.
  */
 final class CheckpointRestorer {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointRestorer.class);

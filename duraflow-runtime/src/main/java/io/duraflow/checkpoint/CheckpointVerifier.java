@@ -27,24 +27,8 @@ import java.util.regex.Pattern;
 
 /**
  * {@code duraflow checkpoints verify}: checks a job's checkpoint directory like fsck, without the
- * cluster. The retained checkpoints are the {@code chk-<n>/} directories that hold a {@code
- * _metadata} (a job deletes a subsumed checkpoint's directory, so these are what it retains; one
- * whose deletion failed counts as retained, which can only hide orphans, never report false ones).
- *
- * <p>Rules:
- * <ol>
- *   <li>Every {@code _metadata} must read (magic, version, CRC32C, the checkpoint id of its
- *       directory); one that does not is reported as corrupt and its files are not known, so
- *       nothing is reported as an orphan.</li>
- *   <li>Every file a retained checkpoint refers to must exist and be long enough for each of its
- *       segments (missing otherwise, {@link CheckpointDirectoryScan} rule 2).</li>
- *   <li>Every segment in a merged file (a file in a file-merging directory) must have the trailer
- *       of {@link MergedFileFormat}: right length and CRC32C of its bytes (corrupt otherwise).</li>
- *   <li>Files under the job's directory that no retained checkpoint refers to are orphans
- *       ({@link CheckpointDirectoryScan} rule 3).</li>
- * </ol>
- * Scan a job that is not running for an exact answer: a running job writes and deletes files
- * while the check reads.
+ * cluster (corrupt metadata, missing files, corrupt merged segments, orphans). Its rules: see
+ * docs/design/checkpoint-cleanup.md#checkpointverifier.
  */
 public final class CheckpointVerifier {
     private static final Pattern CHECKPOINT_DIRECTORY = Pattern.compile("chk-([0-9]{1,18})");

@@ -15,34 +15,8 @@ import java.util.Set;
 
 /**
  * Finds the merged files that tasks of an earlier run wrote after a restore listed the job's
- * file-merging directories ({@link CheckpointFileDisposal} rule 7 adopts only what the listing saw).
- * A new leader that does not adopt a job's kept tasks cancels them and restores at once; until
- * they stop, they go on writing (an in-flight checkpoint's SST files into {@code shared/...}, its
- * private state into their run's {@code taskowned/...}). No checkpoint that can still complete
- * refers to those files, and no TaskManager deletes them if a task sent its acknowledgement (the
- * checkpoint might have completed), so without this they would stay until the job ends.
- *
- * <p>Rules:
- * <ol>
- *   <li><b>Earlier run.</b> A file in a file-merging directory whose name says it was created for
- *       a checkpoint below the first id drawn after the restore ({@link MergedFileNames}) was
- *       written by an earlier run: a run's TaskManagers create files only for checkpoints of the
- *       coordinator that restored it, and ids never repeat. Files the restore listed are left to
- *       adoption; files without an id in their name (written before ids were in names) are left
- *       alone.</li>
- *   <li><b>Deleted</b> once no retained or pending checkpoint refers to it and no writer appended
- *       to it between two sweeps (same length): a cancelled task may still be writing, and on an
- *       object store a file deleted before its writer closed it would appear again.</li>
- *   <li><b>When.</b> After every restore that does not adopt the running tasks, at each of the
- *       first {@value #EVERY_COMPLETION} completed checkpoints (cancelled tasks stop within
- *       seconds, so most late files appear then and go two completions later), then at the 16th,
- *       32nd, 64th, ...: a later file is found within about twice the completions it took to
- *       appear, and a long-running job lists its directories a logarithmic number of times. An
- *       adopting restore stops the sweeps: the adopted run's own files carry ids below the next
- *       one.</li>
- * </ol>
- * The arming and timing live on the coordinator's main thread; {@link #lateFiles} runs on the
- * sequential I/O executor, which alone touches the lengths seen.
+ * file-merging directories. Arming and timing on the coordinator's main thread; {@link #lateFiles}
+ * on the sequential I/O executor. Its rules: see docs/design/checkpoint-cleanup.md#earlierrunsweep.
  */
 final class EarlierRunSweep {
     /** Rule 3: completions after a restore that each sweep. */

@@ -17,28 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where a job's window of {@code execution.checkpointing.tolerable-failed-checkpoints-timeout}
- * started ({@link CheckpointFailureManager} rule 7), durable next to the completed-checkpoint
- * pointers so that every later leader counts from it. Completions need no record here: the
- * completed store has their times. What it does not have is the job's first start (the window of
- * a job that never completed a checkpoint) and the failovers by the time limit (each starts a new
- * window):
- *
- * <pre>
- *   &lt;ha job dir&gt;/checkpoints/
- *     failure-window-0000000000000000000   generation 0: the job's first start
- *     failure-window-0000000000000000001   generation 1: the first failover by the time limit
- * </pre>
- *
- * A record is a {@link CheckpointFileFraming frame} with magic {@code DFFW}, version 1, around a
- * {@code duraflow.rpc.CheckpointFailureWindow} protobuf (job id, generation, start in epoch ms).
- *
- * <p>Records are never overwritten: each is written exclusively under the next generation (no
- * atomic rename needed, and of two leaders writing the same generation exactly one succeeds),
- * after a fencing check like the pointers'; older generations are deleted afterwards, best effort.
- * The job's first start writes generation 0 only if no record exists: a new leader reads it. A
- * reader takes the highest generation it can read and skips unreadable ones with a warning (the
- * window then starts earlier and ends sooner, never later).
+ * Where a job's window of {@code tolerable-failed-checkpoints-timeout} started, durable next to the
+ * completed-checkpoint pointers so that every later leader counts from it; written exclusively, one
+ * generation per record. See docs/design/checkpoint-rejection.md#failurewindowrecords.
  */
 final class FailureWindowRecords {
     private static final Logger LOG = LoggerFactory.getLogger(FailureWindowRecords.class);

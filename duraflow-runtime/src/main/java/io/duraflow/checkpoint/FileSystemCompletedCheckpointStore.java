@@ -18,34 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The completed-checkpoint store in the high-availability storage: one small pointer file per
- * retained checkpoint, naming its metadata, in the job's HA directory (which job cleanup deletes;
- * the checkpoint data itself lives under {@code execution.checkpointing.dir}, which may be on
- * another file system: HA storage on local disk or NFS, checkpoints on {@code hdfs://}, so the
- * store reads the pointers with one file system and the metadata they name with the other):
- *
- * <pre>
- *   &lt;ha job dir&gt;/checkpoints/
- *     checkpoint-0000000000000000007     pointer to checkpoint 7 (19 digits, so names sort by id)
- *     checkpoint-0000000000000000008
- * </pre>
- *
- * A pointer is a {@link CheckpointFileFraming frame} with magic {@code DFCP}, version 1, around a
- * {@code duraflow.rpc.CompletedCheckpointPointer} protobuf (job id, checkpoint id, metadata file
- * URI, trigger time).
- *
- * <p>Fencing, as the job graph and result stores: before every write or delete the store asks
- * {@code stillLeads} (a round trip to ZooKeeper with HA) and writes nothing if the answer is no.
- * A pointer is written exclusively under a fresh checkpoint id (the id counter never repeats), so
- * even the one write a leader paused between check and write may complete is a pointer to a
- * complete checkpoint, which is harmless.
- *
- * <p>Order of {@link #add}: the new pointer is synced before subsumed pointers are deleted, and
- * the caller deletes subsumed data only after that, so a crash at any point leaves the latest
- * checkpoint restorable; leftover pointers of subsumed checkpoints are subsumed again after
- * recovery, and pointers whose metadata is gone are skipped with a warning.
- *
- * <p>The same directory holds the records of where the job's failure window started ({@link
- * FailureWindowRecords}).
+ * retained checkpoint, naming its metadata; fenced like the job stores. Layout, fencing and the
+ * order of {@link #add}: see
+ * docs/design/checkpoint-coordination.md#filesystemcompletedcheckpointstore.
  */
 public final class FileSystemCompletedCheckpointStore implements CompletedCheckpointStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileSystemCompletedCheckpointStore.class);

@@ -5,26 +5,9 @@ import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * When the {@link CheckpointCoordinator}'s next periodic checkpoint comes (its rule 1), on the
- * coordinator's main thread. It only decides the time and calls {@code trigger}; the coordinator
- * tells it when any checkpoint was triggered ({@link #onTriggered}) or completed ({@link
- * #onCompleted}) and calls {@link #reschedule} whenever the number in progress went down.
- *
- * <p>Rules:
- * <ol>
- *   <li>A periodic trigger comes no sooner than {@code interval} after the previous trigger (by
- *       hand or periodic) and no sooner than {@code min-pause} after the last completion.</li>
- *   <li>It comes only while fewer than {@code max-concurrent-checkpoints} are in progress
- *       (pending, or drawing their id).</li>
- *   <li>With a min-pause, never while one is in progress: the pause is measured from its end.</li>
- *   <li>While rules 2 or 3 block, no timer is set; the coordinator's {@link #reschedule} at the
- *       end of a checkpoint sets it again.</li>
- *   <li>After a soft decline ({@link #onSoftDecline}) the next periodic trigger may come {@code
- *       soft-decline-retry-delay} after it instead of a whole interval after the previous trigger
- *       (rule 1's min-pause still holds), so a checkpoint follows soon after the source is ready.
- *       While soft declines repeat, the delay doubles up to the interval; a completion (or a new
- *       start) makes the next retry quick again ({@link SoftDeclineBackoff}).</li>
- * </ol>
+ * When the {@link CheckpointCoordinator}'s next periodic checkpoint comes (its rule 1): it only
+ * decides the time and calls {@code trigger}. On the coordinator's main thread. Its rules: see
+ * docs/design/checkpoint-coordination.md#periodictriggerscheduler.
  */
 final class PeriodicTriggerScheduler {
     private final CheckpointCoordinatorConfig config;

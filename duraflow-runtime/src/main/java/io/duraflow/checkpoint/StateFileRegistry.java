@@ -17,50 +17,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The JobMaster's shared-state registry: which checkpoints (retained, or still pending) refer to
- * which state files, so that a file is deleted exactly when the last checkpoint that uses it is
- * dropped. Incremental snapshots ({@link io.duraflow.state.IncrementalKeyedStateHandle}) upload an
- * SST file to {@code shared/} once and refer to it from every later checkpoint while the database
- * holds it; the registry counts those references. Lives on the coordinator's main thread; its
- * state is a pure function of the calls made, so a new leader rebuilds it from the retained
- * checkpoints.
- *
- * <p>Rules:
- * <ol>
- *   <li><b>Register.</b> A checkpoint refers to every file its handles point to, once per file
- *       however many segments of it it uses: a pending checkpoint from each accepted
- *       acknowledgement on, a retained one from its {@code _metadata} after {@link #rebuild}.</li>
- *   <li><b>Release.</b> {@link #release} drops one checkpoint's references and returns the files
- *       that no retained and no pending checkpoint refers to any more: the caller deletes those.
- *       So a shared file goes exactly with the last checkpoint that uses it, and private files
- *       (one checkpoint uses them) go with their checkpoint.</li>
- *   <li><b>Ownership.</b> Only files the job owns are ever returned: those under the job's
- *       checkpoint directory ({@code <dir>/<job id>/}) outside {@code taskowned/} and outside the
- *       file-merging directories, those {@linkplain #claim claimed}, and those {@linkplain #adopt
- *       adopted}. A merged file in a file-merging directory belongs to the TaskManager that writes
- *       it (checkpoint file merging), until the job restores: then no writer is left for the files
- *       that are there, and the job adopts them. Files of a checkpoint restored without claiming (a
- *       savepoint, another job's checkpoint: {@code --no-claim}) are counted like any other but
- *       never returned, so the job never deletes them.</li>
- *   <li><b>Known shared state.</b> {@link #unknown} names the files of a list (what a snapshot
- *       marks as reused) that no retained or pending checkpoint refers to: they may be deleted
- *       already, so a checkpoint that relies on them must not complete.</li>
- *   <li><b>Rebuild.</b> {@link #rebuild} makes each retained checkpoint refer to exactly the files
- *       of its {@code _metadata} (a new leader, a job restart); references of other checkpoints
- *       still pending (finalizing) stay.</li>
- *   <li><b>Orphans.</b> {@link #unreferencedOwned} picks, from a listing of the job's
- *       {@code shared/} directory taken after a rebuild, the owned files nobody refers to: uploaded
- *       for a checkpoint that was pending when the old leader died or the job failed over, which
- *       can never complete.</li>
- *   <li><b>File-merging directories.</b> A checkpoint names a file-merging directory if a task's
- *       acknowledgement named it ({@link #name}; a running task names the directories it writes
- *       into in every acknowledgement) or it refers to a file in it. {@link #releaseSubsumed}
- *       returns, besides the files, the directories that a completed checkpoint named and that no
- *       retained or pending checkpoint names any more: no task writes there (a writer would have
- *       named it in the completed checkpoint that subsumed it) and no checkpoint refers to a file
- *       there, so the whole directory goes. An aborted checkpoint's directories never go with it:
- *       their writer may live on.</li>
- * </ol>
+ * The JobMaster's shared-state registry: which retained or pending checkpoints refer to which state
+ * files, so a file is deleted exactly when the last checkpoint that uses it is dropped. On the
+ * coordinator's main thread; a pure function of the calls made. Its rules, numbered as tests and
+ * code refer to them: see docs/design/checkpoint-cleanup.md#statefileregistry.
  */
 public final class StateFileRegistry {
     private final CheckpointDirectories directories;

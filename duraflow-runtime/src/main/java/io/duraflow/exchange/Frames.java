@@ -6,28 +6,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Block frames, the unit in which a result partition is stored on disk and shipped over the
- * network, and helpers to encode and decode them on plain byte arrays.
- *
- * <pre>
- * Frame (all ints big-endian)
- * +--------+------+----------------------------------------------------------+
- * | offset | size | field                                                    |
- * +--------+------+----------------------------------------------------------+
- * |      0 |    4 | int subpartition                                         |
- * |      4 |    4 | int payloadLength  (n, &gt;= 0)                             |
- * |      8 |    4 | int crc32c(payload)  (java.util.zip.CRC32C)              |
- * |     12 |    n | payload: records, each `varint length | record bytes`    |
- * +--------+------+----------------------------------------------------------+
- *
- * Record inside a payload
- * +------------------------------+--------------------------------+
- * | varint length (1..5 bytes,   | length bytes written by the    |
- * | protobuf base-128, unsigned) | record's TypeSerializer        |
- * +------------------------------+--------------------------------+
- * </pre>
- *
- * <p>A frame holds whole records only. Writers keep payloads at most {@link #MAX_PAYLOAD_BYTES}
- * unless a single record is larger, so a chunk of about 1 MiB holds one or a few frames.
+ * network, and helpers to encode and decode them on plain byte arrays. Layout: see
+ * docs/design/data-exchange.md#frames.
  */
 public final class Frames {
     /** Bytes before the payload: subpartition, payload length, checksum. */

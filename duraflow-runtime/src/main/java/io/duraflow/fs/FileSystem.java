@@ -12,36 +12,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Everything durable in Duraflow (job graph and job result stores, job event logs, later
- * checkpoints) goes through this interface, so that it can live on the local disk, on HDFS or on
- * an object store. Implementations: {@link LocalFileSystem}; {@link FileSystems} picks one by the
- * scheme of a {@link FsPath}. Every implementation passes {@code FileSystemContractTest}.
- *
- * <h2>Exceptions</h2>
- * Every method throws {@link IOException} on failure, never an unchecked exception for an I/O
- * problem, and never turns an error into "absent". The cases callers act on are these
- * {@code java.nio.file} types, whose {@link java.nio.file.FileSystemException#getFile()} and
- * message name the path ({@link FsPath#toString()}):
- * <ul>
- *   <li>{@link NoSuchFileException}: the file (or directory) does not exist;</li>
- *   <li>{@link FileAlreadyExistsException}: an {@link WriteMode#EXCLUSIVE} create or rename found
- *       the target; never thrown for anything else (a file where a directory should be is a
- *       {@link NotDirectoryException}), so callers may read it as "someone else has this name";</li>
- *   <li>{@link NotDirectoryException}: a directory was expected and a file is there;</li>
- *   <li>{@link DirectoryNotEmptyException}: non-recursive {@link #delete} of a non-empty directory;</li>
- *   <li>{@link EOFException}: a ranged read past the end of the file.</li>
- * </ul>
- *
- * <h2>Durability</h2>
- * When {@link #mkdirs}, {@link #delete}, {@link #deleteRecursively} and {@link #rename} return,
- * their effect survives a crash of the process and of the machine. A file's contents and name are
- * durable once {@link FsOutputStream#sync()} returned ({@link #writeFile} does that). A method that
- * throws, or whose process crashes, may have done part of its work: each is written so that
- * calling it again completes it.
- *
- * <h2>Concurrency</h2>
- * Implementations are thread-safe. Several processes may use the same files; the only
- * synchronization between them that this interface gives is {@link WriteMode#EXCLUSIVE}.
+ * Everything durable in Duraflow goes through this interface, so it can live on the local disk, on
+ * HDFS or on an object store; {@link FileSystems} picks an implementation by scheme.
+ * Implementations are thread-safe and pass {@code FileSystemContractTest}. Exceptions, durability
+ * and concurrency: see docs/design/file-systems.md#filesystem.
  */
 public interface FileSystem {
     /** The URI scheme this file system serves, e.g. {@code file}. */

@@ -11,34 +11,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A {@link JobGraphStore} with one file per job, {@code <directory>/<jobId>.json}, created when
- * the first job is put. Each file is one JSON document in the envelope that
- * {@link FileSystemJobResultStore} describes, with format {@code duraflow-job-graph} and the job
- * under {@code "job"} (all fields required):
- *
- * <pre>
- * {
- *   "format" : "duraflow-job-graph",
- *   "version" : 1,
- *   "checksum" : "1f97d829",                 CRC32C of the canonical bytes of "job"
- *   "job" : {
- *     "config" : { "parallelism.default" : "4" },
- *     "jobClass" : "com.example.WordCount",
- *     "jobId" : "j1",                        equals the file name's job id
- *     "parallelism" : 0,                     0: the cluster's default
- *     "params" : { "input" : "/data" },
- *     "submittedAtMs" : 1700000000000
- *   }
- * }
- * </pre>
- *
- * <p>{@link #put} writes a temp file ({@code .<jobId>.json.<uuid>.tmp}, ignored by readers) and
- * renames it over the old file, so readers see the old or the new job, never a partial one (on a
- * file system without atomic rename, a crash may leave the temp file behind; it is never read). A file
- * that cannot be read is a {@link CorruptStoreFileException} naming it: the job must not silently
- * disappear from recovery.
- *
- * <p>Thread-safe: operations of one instance are serialized.
+ * A {@link JobGraphStore} with one file per job, {@code <directory>/<jobId>.json}, in the envelope
+ * of {@link StoreFileFormat}, replaced through a temp file and a rename. Thread-safe: operations of
+ * one instance are serialized. See docs/design/job-result-store.md#filesystemjobgraphstore.
  */
 public final class FileSystemJobGraphStore implements JobGraphStore {
     private static final String SUFFIX = ".json";

@@ -19,77 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link JobResultStore} with one file per job in a directory, for a highly available job
- * manager. The directory is created when the first entry is written.
- *
- * <pre>
- *   &lt;directory&gt;/
- *     &lt;jobId&gt;.dirty.json        created exclusively: exactly one creator wins, also across processes
- *     &lt;jobId&gt;.clean.json        the same bytes, written when the job's cleanup is done
- *     .&lt;name&gt;.&lt;uuid&gt;.tmp        a clean file being written; ignored by readers
- * </pre>
- *
- * <h2>File format, version 1</h2>
- *
- * One JSON document (UTF-8, indented, ending in a newline):
- *
- * <pre>
- * {
- *   "format" : "duraflow-job-result",       always this string
- *   "version" : 1,                          readers reject any other version
- *   "checksum" : "6e167dc3",                CRC32C of the canonical bytes of "result", 8 lower-case hex digits
- *   "result" : {
- *     "collected" : [ {                     data of collect sinks
- *       "data" : "AQID",                    the bytes, standard base64 with padding
- *       "name" : "out", "records" : 3, "subtask" : 0
- *     } ],
- *     "counters" : { "lines" : 3 },         integers
- *     "endedAtMs" : 1700000005000,          epoch milliseconds
- *     "failure" : "",                       one line, "" if none
- *     "jobClass" : "com.example.WordCount",
- *     "jobId" : "j1",                       equals the file name's job id
- *     "jobName" : "WordCount",
- *     "params" : { "input" : "/data" },     strings
- *     "restarts" : 0,
- *     "state" : "FINISHED",                 FINISHED, FAILED, CANCELED or UNKNOWN
- *     "submittedAtMs" : 1700000000000,
- *     "vertices" : [ {
- *       "attempts" : 2, "id" : 1, "name" : "Source", "parallelism" : 2, "recordsIn" : 0, "recordsOut" : 3
- *     } ]
- *   }
- * }
- * </pre>
- *
- * The canonical bytes of {@code result} are the object as compact JSON (no whitespace between
- * tokens) with the members of every object sorted by key; numbers are decimal integers. For
- * ordinary text that is what Python's {@code json.dumps(result, sort_keys=True, separators=(',',
- * ':'), ensure_ascii=False)} writes (Jackson escapes control characters other than {@code \b \f
- * \n \r \t} with upper-case hex digits). Readers re-serialize the parsed {@code result}, so
- * indentation and member order in the file do not matter. All fields are required; unknown fields
- * are ignored.
- *
- * <h2>Marking clean without atomic rename</h2>
- *
- * Marking clean does not rely on an atomic rename, so it is safe on object stores: the clean file
- * is written completely (under a temp name, then renamed; the rename need not be atomic), and only then
- * is the dirty file deleted. A crash in between leaves both files; readers treat that as clean,
- * and the next {@link #markResultAsClean} or {@link #getDirtyResults} deletes the stale dirty file
- * (only after reading the clean one successfully). With delete-on-commit, marking clean just
- * deletes the dirty file, and the result is gone.
- *
- * <h2>Unreadable files</h2>
- *
- * A file that cannot be read (empty, truncated, not JSON, checksum mismatch, unknown format or
- * version, missing fields, another job's result) is never ignored: the job still has an entry,
- * read as {@link JobOutcome#UNKNOWN} with the failure {@code corrupt job result file <path>:
- * <reason>}, and {@link #getDirtyResults} includes it if it is dirty, so a new leader does not
- * run the job again. A WARN with the path is logged each time the file is read. If a clean file
- * is corrupt but its dirty file is intact, the dirty file's result is returned and the dirty file
- * kept. Corrupt clean files never expire: an operator should look at them.
- *
- * <p>Thread-safe; operations of one instance are serialized. Several instances (processes) may
- * share the directory: creation is exclusive, and leader election keeps the rest apart. The
- * directory may be on any {@link FileSystem}; only exclusive creation must be atomic.
+ * A {@link JobResultStore} with one JSON file per job in a directory on any {@link FileSystem}
+ * ({@code <jobId>.dirty.json}, {@code <jobId>.clean.json}); marking clean needs no atomic rename
+ * and an unreadable file is never ignored. Thread-safe; operations of one instance are serialized.
+ * File format and rules: see docs/design/job-result-store.md#filesystemjobresultstore.
  */
 public final class FileSystemJobResultStore implements JobResultStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileSystemJobResultStore.class);

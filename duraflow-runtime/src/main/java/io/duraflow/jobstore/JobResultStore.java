@@ -6,29 +6,10 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 
 /**
- * Durable record of the jobs of a cluster that reached a terminal state (FLIP-194's job result
- * store). It outlives the job manager, so a new leader knows which jobs must not run again, and
- * which of them still need their resources cleaned up.
- *
- * <p>Life of an entry:
- *
- * <pre>
- *   job reaches a terminal state
- *        |  createDirtyResult(entry)      fails if the job id has any entry
- *        v
- *     DIRTY  -- cleanup of the job's resources, retried (CleanupRetryPolicy);
- *        |      a new leader finds the job in getDirtyResults() and finishes it
- *        |  markResultAsClean(jobId)      idempotent
- *        v
- *     CLEAN  -- still readable through getResult(jobId), unless the store deletes on commit
- *        |  expireCleanResults()          once the job ended longer ago than the TTL
- *        v
- *     (gone)
- * </pre>
- *
- * <p>Methods block and are thread-safe; the job manager calls them from an I/O thread, never from
- * its main thread. Every job id argument must be a valid job id (1 to 64 letters, digits, '.',
- * '_' or '-', starting with a letter or digit), else {@link IllegalArgumentException}.
+ * Durable record of the jobs of a cluster that reached a terminal state (DIRTY, then CLEAN), so a
+ * new leader knows which jobs must not run again and which still need their cleanup. Methods block
+ * and are thread-safe; called from an I/O thread, never the main thread. Life of an entry: see
+ * docs/design/job-result-store.md#jobresultstore.
  */
 public interface JobResultStore {
     /**

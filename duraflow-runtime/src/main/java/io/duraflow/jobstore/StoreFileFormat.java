@@ -20,27 +20,8 @@ import java.util.function.Function;
 import java.util.zip.CRC32C;
 
 /**
- * The versioned, checksummed JSON envelope of every store file:
- *
- * <pre>
- * {
- *   "format" : "duraflow-job-result",      which store wrote it
- *   "version" : 1,                         layout of the payload; readers reject other versions
- *   "checksum" : "8d3a0f1c",               CRC32C of the payload's canonical bytes, 8 lower-case hex digits
- *   "result" : { ... }                     the payload ("job" in job graph files)
- * }
- * </pre>
- *
- * <p>Canonical bytes of the payload: the payload object as compact UTF-8 JSON (no whitespace
- * between tokens), the members of every object sorted by key in Java {@link String} order,
- * strings escaped only where JSON requires it, numbers as decimal integers. Writers write the
- * payload in that member order, so the file's payload, with its indentation removed, is exactly
- * the checksummed bytes; readers re-serialize the parsed payload, so the check does not depend
- * on whitespace.
- *
- * <p>Reading rejects, with a reason: an empty file, text that is not one JSON object (truncated
- * files end up here), duplicate keys, another format name, another version, a missing checksum
- * or payload, and a checksum mismatch. Payload fields are checked by the caller.
+ * The versioned, checksummed JSON envelope of every store file (format name, version, CRC32C of the
+ * payload's canonical bytes). See docs/design/job-result-store.md#storefileformat.
  */
 final class StoreFileFormat {
     static final StoreFileFormat JOB_RESULT = new StoreFileFormat("job result", "duraflow-job-result", "result");

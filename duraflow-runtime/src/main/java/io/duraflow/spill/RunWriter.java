@@ -10,30 +10,9 @@ import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
- * Writes one sorted spill run of {@link SpillingAggregator}, or one partition file of
- * {@link SpillingHashJoin} (then the second field of a record is a whole input record, records
- * are in arrival order and keys repeat).
- *
- * <pre>
- * Run file (ints big-endian)
- * +--------+------+--------------------------------------------------------------+
- * | offset | size | field                                                        |
- * +--------+------+--------------------------------------------------------------+
- * |      0 |    4 | magic 'D','F','S','R'                                        |
- * |      4 |    4 | int version = 1                                              |
- * |      8 |  ... | blocks, each:                                                |
- * |     +0 |    4 |   int payloadLength (n)                                      |
- * |     +4 |    4 |   int recordCount (r)                                        |
- * |     +8 |    4 |   int crc32c(payload)                                        |
- * |    +12 |    n |   r records: varint keyLength | key | varint accLength | acc |
- * |    end |   12 | end marker: a block with n = 0, r = 0, crc = 0; then EOF    |
- * +--------+------+--------------------------------------------------------------+
- * </pre>
- *
- * <p>Records are ascending in {@link KeyOrder} and keys are distinct within a run. Blocks of
- * about {@value #BLOCK_TARGET_BYTES} bytes hold whole records, so a merge keeps one block per
- * run in memory; the end marker makes a truncated run detectable. Runs are not fsynced: they
- * live only as long as the aggregator, and a crash discards them with the task.
+ * Writes one sorted spill run of {@link SpillingAggregator}, or one partition file of {@link
+ * SpillingHashJoin}. Not fsynced: runs live only as long as their owner. Layout: see
+ * docs/design/spilling.md#runwriter.
  */
 final class RunWriter implements Closeable {
     static final byte[] MAGIC = {'D', 'F', 'S', 'R'};

@@ -13,25 +13,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Groups (key, partial accumulator) pairs within a memory budget. Partials of one key are
- * merged in a hash map; when the map's estimated size exceeds the budget, its entries are
- * serialized, sorted by {@code KeyOrder} (murmur3 hash of the key bytes, then the bytes) and
- * written as one run file (format in {@code RunWriter}), and the map starts empty. At
- * {@link #finish} the runs are k-way merged, so every key is emitted exactly once with all its
- * partials merged. If there are more than {@value #DEFAULT_MAX_FAN_IN} runs, merge passes first
- * combine groups of that many consecutive runs into one, so no more files are open at once and
- * each byte is rewritten once per pass.
- *
- * <p>Keys are identified by their serialized bytes once spilled and by equals/hashCode in
- * memory; as {@code KeySelector} requires, the two must agree. The merger must be associative
- * (partials are grouped differently depending on when spills happen) but need not be
- * commutative: its left argument always holds older partials than its right, in memory and
- * across runs alike.
- *
- * <p>The memory estimate is, per distinct key, the {@code approxBytes} of its first partial plus
- * {@value #ENTRY_OVERHEAD_BYTES} bytes for the map entry; later partials are assumed to be
- * merged in place. Single-threaded. After any exception, or when done, call {@link #close()},
- * which deletes the run files.
+ * Groups (key, partial accumulator) pairs within a memory budget, spilling sorted runs and merging
+ * them at {@link #finish}. Single-threaded; {@link #close()} deletes the run files. See
+ * docs/design/spilling.md#spillingaggregator.
  */
 public final class SpillingAggregator<K, A> implements AutoCloseable {
     /** Combines two partial accumulators of one key; {@code left} is the older. */

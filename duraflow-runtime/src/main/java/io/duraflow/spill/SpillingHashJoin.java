@@ -14,36 +14,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Inner equi-join within a memory budget: a hybrid hash join. The build side (left) is read
- * first, then every probe record (right) is matched against it.
- *
- * <ol>
- *   <li>While the build side fits the budget it is one hash table, and nothing else happens: a
- *       join that fits costs what a plain in-memory hash join costs.</li>
- *   <li>When it outgrows the budget, the level switches to {@value #FAN_OUT} partitions by a hash
- *       of the serialized key (murmur3 with a seed of its own per level, so neither the
- *       exchange's key groups nor the level above decide it). The largest in-memory partition is
- *       written to a partition file whenever the estimate exceeds the budget again; records of a
- *       spilled partition go straight to its file.</li>
- *   <li>Probe records of in-memory partitions are joined at once; those of spilled partitions go
- *       to the partition's probe file (none when its build file is empty).</li>
- *   <li>Afterwards each spilled pair (build file, probe file) is joined by a new level with the
- *       same rules, recursively, freeing the level's memory first.</li>
- *   <li>When partitioning cannot make a partition smaller (it holds more than half of its level's
- *       build records: a hot key or colliding hashes), or where the next level would be level
- *       {@value #MAX_LEVEL} (so at most {@code FAN_OUT^MAX_LEVEL} times the budget is split), the pair
- *       is joined in chunks instead: as much of the build file as fits the budget, then the whole
- *       probe file, until the build file is consumed. This ends for any input, so a join of any
- *       size and any skew finishes.</li>
- * </ol>
- *
- * <p>Partition files have the format of {@link RunWriter} (key bytes, record bytes). The memory
- * estimate is, per build record, its serialized size plus {@value #ENTRY_OVERHEAD_BYTES}; the
- * open partition writers' buffers (about 40 KiB each, at most {@value #FAN_OUT} at a time) come on
- * top. Keys are identified by equals/hashCode in memory and by their serialized bytes across
- * partitions; as {@code KeySelector} requires, the two must agree. Results come in no particular
- * order. Single-threaded. After any exception, or when done, call {@link #close()}, which deletes
- * every partition file.
+ * Inner equi-join within a memory budget: a hybrid hash join that partitions to disk recursively
+ * and joins in chunks where partitioning cannot help, so a join of any size and skew finishes.
+ * Single-threaded; {@link #close()} deletes every partition file. See
+ * docs/design/spilling.md#spillinghashjoin.
  */
 public final class SpillingHashJoin<K, L, R> implements AutoCloseable {
     /** Receives each matching (left, right) pair. */

@@ -4,29 +4,9 @@ import io.duraflow.fs.FsPath;
 import java.util.Objects;
 
 /**
- * Where a job's checkpoints live, under {@code execution.checkpointing.dir} (never inside the
- * job's HA directory, which cleanup deletes):
- *
- * <pre>
- * &lt;dir&gt;/&lt;job id&gt;/
- *     chk-&lt;n&gt;/          state only checkpoint n uses, and its _metadata; deleted with the checkpoint
- *     shared/           state several checkpoints use (incremental SST files); reference-counted
- *     taskowned/        state a TaskManager owns across checkpoints (merged files, seed 003)
- * </pre>
- *
- * <p>With checkpoint file merging (seed 003) the physical files that hold many segments lie in
- * <em>file-merging directories</em>, one level below {@code shared/} and {@code taskowned/}:
- *
- * <pre>
- *     shared/subtask-&lt;index&gt;-&lt;parallelism&gt;-v&lt;vertex&gt;/   incremental state of one subtask; a restarted
- *                                               subtask with the same parallelism writes here again
- *     taskowned/&lt;taskmanager id&gt;-&lt;run&gt;/               private state of the job's tasks on one TaskManager,
- *                                               a new directory for every run of them (a restore starts one)
- * </pre>
- *
- * Only the TaskManager that writes a file-merging directory deletes single files in it; the
- * JobManager deletes a whole directory once no retained or pending checkpoint names it, and
- * adopts the files that were there when the job restored (no writer is left for them).
+ * Where a job's checkpoints live under {@code execution.checkpointing.dir}: {@code chk-<n>/},
+ * {@code shared/}, {@code taskowned/} and the file-merging directories below them. See
+ * docs/design/checkpoint-files.md#checkpointdirectories.
  */
 public record CheckpointDirectories(FsPath jobDirectory) {
     public static final String METADATA_FILE = "_metadata";

@@ -13,37 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What this TaskManager does when it loses its JobManager leader, until the next leader has taken
- * over what it kept. The {@link JobManagerConnection} decides when the leader is lost and when to
- * register again; this applies it to the tasks, partitions and reports:
- *
- * <ol>
- *   <li><b>Loss</b> ({@link #jobManagerLost}): with {@code taskmanager.leader-loss.timeout} above
- *       0, running tasks, batch and streaming, go on for at most that long so that a new leader
- *       can adopt them ({@link KeptTasks}); slots whose plan is still being built, and everything
- *       when the timeout is 0, stop. With batch job recovery the finished partitions stay for
- *       {@code taskmanager.partition-retention.timeout}, for the next leader; otherwise they go.
- *   <li><b>Registration</b> with the next leader ({@link #describeHeld}, {@link #registered}): it
- *       carries the kept partitions, the kept tasks ({@code held_tasks}: running, or ended with
- *       their parked report) and the FINISHED reports of earlier leaderships still unacknowledged
- *       ({@code earlier_finished_reports}); the answer acknowledges those, and the other final
- *       reports of earlier leaderships are dropped, since no JobManager of theirs exists any more.
- *       What the new leader does with such a finish: if the job is being recovered, the attempt is
- *       the latest one its event log deployed for that subtask, the finish is not logged, the task
- *       reads no source (its splits may be missing from the log) and the job did not start over
- *       from scratch, it logs the finish (with the report's results, e.g. collected records)
- *       before planning the recovery, so that the task counts as finished (see {@code
- *       EarlierFinishes}); any other such report it ignores (one of its own session comes by the
- *       normal path too, and stays pending here until acknowledged).
- *   <li><b>Adoption</b> ({@link #adopt}): the tasks the new leader adopts belong to its session
- *       from then on; a report parked meanwhile goes out, and what the old leader may not have
- *       heard (an end of input, an unanswered split request) is told again.
- *   <li><b>Timeout</b>: kept tasks no leader adopted within the leader-loss timeout stop.
- * </ol>
- *
- * <p>A kept streaming task goes on processing; its checkpoint acknowledgements meanwhile are lost
- * (the new leader aborts those checkpoints), and what it reports is {@link StreamingTaskFacts}.
- *
- * <p>Mailbox only, like the executor that owns it.
+ * over what it kept: loss, registration, adoption, timeout. Mailbox only, like the executor that
+ * owns it. See docs/design/leader-change-adoption.md#leaderhandover.
  */
 final class LeaderHandover {
     /** Logs as the TaskExecutor, whose lines these were, so that searches of the logs still find them. */

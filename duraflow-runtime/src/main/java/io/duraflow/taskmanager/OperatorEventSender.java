@@ -14,31 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends the operator events of the tasks (a source reader's split requests) to the JobManager's
- * coordinators. A task thread only enqueues ({@link #send}) and goes on; everything else runs in
- * the TaskExecutor's mailbox, and retries wait on its timers, never on a task thread.
- *
- * <p>Rules:
- * <ol>
- *   <li>Order: the events of one task go out one at a time, in the order the task sent them; the
- *       next goes once the JobManager took the one before (as when the task waited for each).
- *   <li>Session: an event carries the session that owns the task (deployed it, or adopted it),
- *       not the current one: a task of an earlier leadership must not pass for one of the new
- *       leader's.
- *   <li>Retry: a try that fails for a reason a leader change explains (no leader known, an
- *       unreachable one, one refusing the old session, no answer within {@value
- *       #ANSWER_TIMEOUT_MS} ms) is tried again while the task still has its slot, with a backoff
- *       from {@value #FIRST_BACKOFF_MS} ms doubling up to {@value #MAX_BACKOFF_MS} ms, for at most
- *       {@code taskmanager.leader-loss.timeout} from the event's first try: so a kept task's split
- *       request waits for the new leader. With that timeout at 0 nothing is tried again.
- *   <li>Failure: any other failure, or one that outlasts the retries, fails the task with
- *       "cannot send an operator event to the JobManager: ..." (see {@link TaskLifecycle#failBySend});
- *       the task's later events are dropped, as a task that failed sends none.
- *   <li>Adoption: a reader whose split request the old leader took but never answered asks the
- *       leader that adopts it again ({@link #adopted}).
- * </ol>
- *
- * <p>Mailbox only, like the executor that owns it: answers of the calls hop back into the mailbox.
+ * Sends the tasks' operator events (a source reader's split requests) to the JobManager's
+ * coordinators, in order, retried across a leader change. A task thread only enqueues; everything
+ * else runs in the TaskExecutor's mailbox. Its rules: see
+ * docs/design/leader-change-adoption.md#operatoreventsender.
  */
 final class OperatorEventSender {
     /** Logs as the TaskExecutor, whose lines these were, so that searches of the logs still find them. */

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link FileSystem} must do, as its javadoc says. An implementation's test extends
- * this class and gives a file system and an empty directory on it for each test; the Hadoop-backed
- * implementation runs the same tests against an in-process HDFS.
+ * What every {@link FileSystem} must do, as docs/design/file-systems.md says. An implementation's
+ * test extends this class and gives a file system and an empty directory on it for each test; the
+ * Hadoop-backed implementation runs the same tests against an in-process HDFS.
  */
 public abstract class FileSystemContractTest {
     protected FileSystem fs;

@@ -1,26 +1,10 @@
 package io.duraflow.api.checkpoint;
 
 /**
- * Something in a job that may refuse a checkpoint (seed 002): before a checkpoint's snapshot, the
- * runtime asks every user object of the job that implements this: source readers, split
- * enumerators, sink writers, keyed process functions (which implement it with an "available"
- * default), and any other function that implements it, such as a {@code MapFunction}, a {@code
- * FilterFunction} or a {@code FlatMapFunction}:
- *
- * <pre>{@code
- * class Enrich implements MapFunction<Order, EnrichedOrder>, CheckpointAvailabilityProvider {
- *     public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
- *         return cacheLoading ? SnapshotAvailability.softFailure("the lookup cache is loading")
- *                 : SnapshotAvailability.available();
- *     }
- *     ...
- * }
- * }</pre>
- *
- * Called on the thread that runs the object (a task's thread between two records; the JobManager's
- * main thread for an enumerator), so it needs no synchronization. It must not return null. When
- * several objects of one task answer, the strongest answer counts: a hard failure over a soft one
- * over available.
+ * Something in a job that may refuse a checkpoint, asked before a checkpoint's snapshot: available,
+ * a soft failure ("not now") or a hard one ("this is wrong"). Called on the thread that runs the
+ * object, so it needs no synchronization; must not return null. See
+ * docs/design/checkpoint-rejection.md#checkpointavailabilityprovider.
  */
 @FunctionalInterface
 public interface CheckpointAvailabilityProvider {

@@ -16,39 +16,10 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * Hands out the splits of the files that appear in a directory, for as long as the job runs.
- *
- * <p><b>Discovery.</b> Every {@code discoveryInterval} (the first time at {@link #start()}) the
- * directory is listed on a worker thread through {@link SplitEnumeratorContext#callAsync}; the
- * listing (names and sizes of the files that count as input, by the rule of
- * {@link FileSplitPlanner#listVisibleFiles}) comes back to the main thread, where files not seen
- * before are cut into splits, in name order, and queued. Files are visible only once complete:
- * writers write under a name starting with '.' or '_' and rename the file when it is done.
- *
- * <p><b>Files are immutable once visible.</b> A file is planned once, with the size it had when it
- * was first listed; a name seen before is never looked at again, so bytes appended later are not
- * read, and a file deleted and written again under the same name is not read again. A file that
- * shrinks or disappears before its splits are read fails the reader that opens it. Nothing is
- * logged (the job API has no logger); {@link #seenFileCount()} tells how many files were taken.
- *
- * <p><b>Assignment.</b> A reader that asks while no split is queued waits (this source never
- * signals no more splits) and is served, in the order the requests came, as soon as a listing
- * queues new splits or splits come back from a failed reader.
- *
- * <p><b>Checkpoints.</b> {@link #snapshotState} writes a {@link WatchedDirectoryState}: the files
- * seen and the splits not yet assigned. Splits already assigned belong to the readers' state. A
- * restore therefore reads no file twice and skips none: a file seen before the checkpoint is in
- * the enumerator's queue or a reader's state (or was read before it); one that appeared after the
- * checkpoint, even if this enumerator had seen it, is not in the restored set and is found by
- * the first listing after the restore. A listing in flight when the snapshot is taken is handled
- * after it, so its files are not in that snapshot. Readers waiting for splits are not state:
- * restored readers ask again.
- *
- * <p><b>Listing failures</b> (the directory was deleted, an I/O error) are thrown from the
- * listing's handler on the main thread as an {@link UncheckedIOException} naming the directory:
- * the runtime fails the job, which restarts from its last checkpoint under its restart strategy.
- *
- * <p>Called only on the JobManager's main thread, except the listing work, which touches no field.
+ * Hands out the splits of the files that appear in a directory, for as long as the job runs. Called
+ * only on the JobManager's main thread, except the listing work, which touches no field. Discovery,
+ * assignment and checkpoints: see
+ * docs/design/exactly-once-sinks-and-sources.md#directorywatchingenumerator.
  */
 final class DirectoryWatchingEnumerator implements SplitEnumerator<FileSplit> {
     /** A file that counts as input and its size when it was listed. */

@@ -10,26 +10,9 @@ import java.util.SortedSet;
 import java.util.zip.CRC32C;
 
 /**
- * What a {@link DirectoryWatchingEnumerator} checkpoints: the names of every file it has seen in
- * its directory (read, being read, or waiting to be read) and the splits it has not handed out.
- *
- * <p>Format, version 1 (integers are the varints of {@link DataWriter}, strings its UTF-8 strings):
- * <pre>
- *   varint   version (1)
- *   varint   number of seen file names, n
- *   n x      varint prefix   chars shared with the previous name (names are sorted; 0 for the first)
- *            string suffix   the rest of the name
- *   varint   number of unassigned splits, m
- *   m x      varint length | bytes   a split in {@link FileSplit#SERIALIZER} format
- *   int32    CRC32C (big-endian) of every byte above
- * </pre>
- * File names are relative to the watched directory (the watcher does not recurse), and sorted,
- * so names that share a date or a prefix cost a few bytes each. The state grows by one name per
- * file ever seen: a directory that receives a million files carries their names in every
- * checkpoint, so move or delete files that were read into another directory when that matters.
- *
- * @param seenFileNames sorted, distinct names of files already planned into splits
- * @param unassignedSplits splits not handed out yet, in the order they will be
+ * What a {@link DirectoryWatchingEnumerator} checkpoints: the names of every file it has seen and
+ * the splits it has not handed out. Format: see
+ * docs/design/exactly-once-sinks-and-sources.md#watcheddirectorystate.
  */
 record WatchedDirectoryState(List<String> seenFileNames, List<FileSplit> unassignedSplits) {
     static final int VERSION = 1;

@@ -1,28 +1,9 @@
 package io.duraflow.examples.cdc;
 
 /**
- * When a {@link SnapshotChangelogReader} that declined a checkpoint (a chunk was open) waits at
- * the end of the chunk before it opens the next, so that the coordinator's retry finds it between
- * chunks. Pure: the reader passes the time in (milliseconds) and asks at each chunk boundary.
- *
- * <ol>
- *   <li>Only while a checkpoint it saw has not completed: after it declined the last trigger, or
- *       after it took part in one that did not complete within {@link #COMPLETION_GRACE_MS}
- *       (another reader declined it; with several readers each must wait, or the retry finds
- *       one of them in a chunk again). Otherwise it never waits.</li>
- *   <li>It learns when the retry comes: the time from a trigger to the next while no checkpoint
- *       completed in between (the coordinator's {@code soft-decline-retry-delay}, or the interval
- *       without one).</li>
- *   <li>If the next chunk, taking as long as the last one did, ends {@link #SLACK_MS} before the
- *       expected retry, it does not wait: it reads that chunk first. So it waits less than one
- *       chunk's time per declined checkpoint, not the whole retry delay.</li>
- *   <li>Otherwise it waits until the expected retry plus {@link #LATE_MS} (for the trigger's way
- *       to the task), at most {@code maxHoldMs}. With nothing learned yet it expects the retry
- *       {@link #ASSUMED_RETRY_GAP_MS} after the trigger, the default retry delay. The wait ends
- *       early when the trigger arrives.</li>
- *   <li>A wait that ran out without a trigger ends the hold until the next trigger, so a retry
- *       that does not come costs one wait, not one per chunk.</li>
- * </ol>
+ * When a {@link SnapshotChangelogReader} that declined a checkpoint waits at the end of a chunk, so
+ * that the coordinator's retry finds it between chunks. Pure: the reader passes the time in. Its
+ * rules: see docs/design/checkpoint-rejection.md#chunkboundaryhold.
  */
 final class ChunkBoundaryHold {
     static final long SLACK_MS = 5;

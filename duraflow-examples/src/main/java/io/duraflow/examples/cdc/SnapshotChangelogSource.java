@@ -16,38 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A change-data-capture style source over two files: first a snapshot of a base "table" (one row
- * per line) read in chunks of {@code chunkRows} rows, then its change log (one change per line),
- * like a CDC connector that snapshots a table and then follows the database's log. Records are
- * the lines, tagged: {@code snapshot,<row>} and {@code change,<change>}.
- *
- * <ul>
- *   <li><b>Chunks.</b> The enumerator (on the JobManager) scans the table once and plans its
- *       chunks (first row, row count, byte offset); chunks are splits handed out first come,
- *       first served, and the change log is one split after the last chunk. A reader keeps one
- *       split in reserve, so it rarely waits for the next.
- *   <li><b>Checkpoint rejection.</b> Like a database cursor, a chunk's position cannot be
- *       checkpointed while it is open: {@link SourceReader#isSnapshotAvailable} answers
- *       {@code softFailure("reading chunk 3 of 120 of table.csv (rows 3000-3999)")} then, and
- *       available between chunks and in the change log. A {@link
- *       io.duraflow.api.checkpoint.SoftFailureTolerance} of {@code maxChunkTimeMs} turns the
- *       soft failures of a chunk that does not end into a hard one naming the limit.
- *   <li><b>Meeting the retry.</b> After declining, a reader waits at the end of the chunk for the
- *       coordinator's retry instead of opening the next chunk ({@link ChunkBoundaryHold}), at most
- *       {@code maxHoldMs}; otherwise every retry would again find a chunk open.
- *   <li><b>Exact positions.</b> A checkpoint holds the chunks not started and the change log's
- *       byte offset (and line number), so a restored reader neither skips nor repeats a record.
- *       {@link #withoutRejection()} (a baseline for benchmarks) takes part in every checkpoint and
- *       checkpoints an open chunk as the rest of it, which is exact here (a file can seek; a
- *       database cursor cannot).
- *   <li><b>Time.</b> {@link #withRate} limits rows per second over all readers without blocking
- *       the task thread (the reader says "nothing available" and names when the next row is
- *       due), so chunks take real time. {@link #withStalledChunk} makes one chunk stop half way
- *       and never end, for tests of the hard failure.
- * </ul>
- *
- * The source is bounded: it ends at the end of the change log. Both files must not change while
- * the job runs.
+ * A change-data-capture style source over two files: a table read in chunks (which decline
+ * checkpoints softly while open), then its change log. Bounded; both files must not change while
+ * the job runs. See docs/design/checkpoint-rejection.md#snapshotchangelogsource.
  */
 public final class SnapshotChangelogSource implements Source<String, CdcSplit> {
     /** No rate limit. */

@@ -31,30 +31,9 @@ import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
 import org.apache.hadoop.hdfs.client.HdfsDataOutputStream;
 
 /**
- * A {@link FileSystem} on a Hadoop file system, for {@code hdfs://namenode:port/...} checkpoint,
- * HA and result-store directories. Wraps one {@code org.apache.hadoop.fs.FileSystem} instance (and
- * a {@link FileContext} for renames with Duraflow's semantics) per {@code scheme://authority/}.
- *
- * <p>What the contract's promises are on HDFS:
- * <ul>
- *   <li><b>Sync</b> is {@code hsync} with {@code UPDATE_LENGTH}: the DataNodes have written the
- *       bytes to disk and the NameNode knows the new length, so {@link #status} of a file still
- *       being written shows every synced byte. {@code flush} is {@code hflush}: new readers see the
- *       bytes, which are in the DataNodes' memory.</li>
- *   <li><b>Exclusive create</b> is {@code create(path, overwrite = false)}, decided by the NameNode:
- *       of several creators, also in different processes, exactly one wins.</li>
- *   <li><b>Rename</b> is the NameNode's atomic {@code rename2} ({@link FileContext#rename}), which
- *       fails instead of moving the file into a directory of the target's name, and refuses an
- *       existing target unless asked to overwrite.</li>
- *   <li><b>Directory operations</b> ({@code mkdirs}, {@code delete}, {@code rename}) are durable when
- *       they return: the NameNode syncs its edit log before it answers.</li>
- * </ul>
- *
- * <p>Hadoop's exceptions become the {@code java.nio.file} ones the interface names, each naming
- * the Duraflow path: {@link FileNotFoundException} is {@link NoSuchFileException}, Hadoop's
- * {@code FileAlreadyExistsException} is its {@code java.nio.file} namesake, {@link
- * ParentNotDirectoryException} is {@link NotDirectoryException}, {@link
- * PathIsNotEmptyDirectoryException} is {@link DirectoryNotEmptyException}.
+ * A {@link FileSystem} on a Hadoop file system ({@code hdfs://}): one Hadoop {@code FileSystem} and
+ * a {@link FileContext} per {@code scheme://authority/}. What the contract's promises are on HDFS,
+ * and how Hadoop's exceptions map: see docs/design/file-systems.md#hadoopfilesystem.
  */
 public final class HadoopFileSystem implements FileSystem {
     /** What the NameNode answers a create of a file another writer is creating right now. */

@@ -23,41 +23,8 @@ import java.util.Objects;
 
 /**
  * Writes one blocking result partition: a data file of {@linkplain Frames frames} and an index
- * that says where each subpartition's frames are. Records are buffered per subpartition; when
- * the buffers together reach {@code writeBufferBytes}, every non-empty buffer is written as one
- * or more frames, so a subpartition's frames are spread over the file in flush order and the
- * index lists their offsets. Not thread-safe.
- *
- * <pre>
- * Data file (ints big-endian)
- * +--------+------+------------------------------------------------------------+
- * | offset | size | field                                                      |
- * +--------+------+------------------------------------------------------------+
- * |      0 |    4 | magic 'D','F','P','D'                                      |
- * |      4 |    4 | int version = 1                                            |
- * |      8 |  ... | frames back to back: int subpartition | int payloadLength | |
- * |        |      | int crc32c(payload) | payload (see {@link Frames})          |
- * +--------+------+------------------------------------------------------------+
- * Its size is exactly 8 + sum(recordBytes) + 12 * sum(frameCount) of the index.
- *
- * Index file (ints and longs big-endian)
- * +---------+-------+------------------------------------------------------------+
- * | offset  | size  | field                                                      |
- * +---------+-------+------------------------------------------------------------+
- * |       0 |     4 | magic 'D','F','P','I'                                      |
- * |       4 |     4 | int version = 1                                            |
- * |       8 |     4 | int subpartitionCount (s)                                  |
- * |      12 |   ... | s entries, subpartition 0 first; each entry is:            |
- * |      +0 |     8 |   long recordBytes  (sum of the payload lengths)           |
- * |      +8 |     8 |   long recordCount                                         |
- * |     +16 |     4 |   int frameCount (f)                                       |
- * |     +20 |   8*f |   f x long frameOffset (data file offset, ascending)       |
- * | end - 4 |     4 | int crc32c of every preceding byte of the index            |
- * +---------+-------+------------------------------------------------------------+
- * </pre>
- *
- * <p>{@link #finish()} writes the index under a temporary name and renames it, after fsyncing
- * the data file, so an index that exists describes a complete, durable data file.
+ * saying where each subpartition's frames are; the index is renamed into place after the data file
+ * is synced. Not thread-safe. Layout: see docs/design/data-exchange.md#partitionfilewriter.
  */
 public final class PartitionFileWriter implements ResultPartitionWriter {
     /** Write-behind buffer of the data file; big enough that syscalls are not per record. */

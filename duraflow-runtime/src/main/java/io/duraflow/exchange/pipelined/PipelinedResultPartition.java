@@ -9,30 +9,10 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * A result partition whose records go to running consumers as they are produced: one {@link
- * PipelinedSubpartition} per consumer subtask, records serialized into network buffers of the
- * partition's {@link LocalBufferPool}, events ({@link NetworkEvent}) as elements of their own.
- *
- * <h2>Backpressure</h2>
- * The partition's share is {@code buffersPerSubpartition x subpartitions} buffers. A buffer leaves
- * the share when the consumer recycles it (local channel) or when it was sent (remote channel,
- * which sends only against credit). {@link #availability()} is done while a buffer within the
- * share is free: the task checks it before it takes the next input record and otherwise waits on
- * the future in its mailbox, so user code is not blocked. The record being processed when the
- * share runs out may still need buffers (a flat map emitting many records): it takes up to
- * {@code overdraftBuffers} more. Only when even those are used up does {@link #write} block the
- * task thread until a consumer frees a buffer (interruptible, so cancelling still works); memory
- * stays bounded by share + overdraft in every case.
- *
- * <h2>Flushing</h2>
- * A buffer is sent when it is full, before every event, and at the latest {@code bufferTimeout}
- * after the first record went into a partly filled buffer. The task thread drives that timer: it
- * calls {@link #flushIfDue()} before its default action, and a task that waits (for input, or for
- * this partition's availability) waits at most {@link #nanosUntilFlush()}, so an idle task flushes
- * on time too. No other thread ever touches a buffer being filled, so filling takes no lock; the
- * clock is read once per flush cycle, not per record.
- *
- * <p>Everything except the readers' side ({@link #createView}) is for the producer's task thread only.
+ * A result partition whose records go to running consumers as they are produced, one {@link
+ * PipelinedSubpartition} per consumer subtask, with bounded memory (share plus overdraft).
+ * Everything except the readers' side ({@link #createView}) is for the producer's task thread only.
+ * Backpressure and flushing: see docs/design/data-exchange.md#pipelinedresultpartition.
  */
 public final class PipelinedResultPartition implements ResultPartitionWriter {
     private static final long NO_DEADLINE = Long.MAX_VALUE;

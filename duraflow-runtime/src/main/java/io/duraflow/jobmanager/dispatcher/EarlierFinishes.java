@@ -19,39 +19,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Whether a new leader takes a FINISHED report that a TaskManager carried across a leader change
- * ({@code RegisterTaskManagerRequest.earlier_finished_reports}) as if the earlier leader had
- * logged it. Pure: a function of the job's standing, its graph, its replayed event log and the
- * report; no I/O, no clock.
- *
- * <p>A report is accepted, and becomes the {@code ExecutionFinished} the earlier leader would
- * have logged, only if all of these hold; otherwise it is ignored with the first rule it breaks:
- * <ol>
- *   <li>it is a FINISHED report of another leadership than this one (this one's own reports come
- *       by the normal path), sent by the TaskManager that ran it;
- *   <li>its job waits for recovery on this leader ({@link Standing#RECOVERING}): not unknown, not
- *       ended, not already running or restarting from scratch (then nothing replays the log);
- *   <li>the log has no {@code RunStarted}: after a restart from scratch attempt numbers begin at
- *       0 again, and a report cannot be told from one of the abandoned run;
- *   <li>its vertex exists and is not a source: split assignments are logged without waiting for
- *       the disk, so splits given to a source task after its node's last logged enumerator state
- *       may be missing from the log while the task read them; taking its finish could hand those
- *       splits out a second time. (A finish the JobMaster logs has that state logged just before.)
- *   <li>the log laid its vertex out ({@code VertexInitialized}) exactly once, or always the same
- *       way (another layout reads other key ranges, with attempts counted from 0 again), and the
- *       subtask is within that layout;
- *   <li>its attempt is the highest the log knows for the subtask (from {@code VertexInitialized},
- *       which deploys attempt 0, {@code ExecutionsReset} and {@code ExecutionFinished}): a lower
- *       one was reset or superseded, a higher one comes from a reset the log lost;
- *   <li>no finish of that attempt is logged;
- *   <li>it reports exactly one partition for each output edge of its vertex and none other (the
- *       planner rejects a whole log for a partition on a foreign edge), and its event fits in one
- *       log record.
- * </ol>
- * Rule 6 and 7 also make a repeat of the same report (a registration retried) an ignored one.
- * Because the log on disk is a prefix of what the earlier leaders appended, a subtask whose
- * vertex layout is logged read producers whose finishes are logged too (the layout is decided
- * from their output and logged after them).
+ * Whether a new leader takes a FINISHED report that a TaskManager carried across a leader change as
+ * if the earlier leader had logged it. Pure: no I/O, no clock. The eight rules a report must pass
+ * (numbered as tests and code refer to them): see docs/design/batch-recovery.md#earlierfinishes.
  */
 final class EarlierFinishes {
     private EarlierFinishes() {}

@@ -32,30 +32,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes over the jobs of an earlier leader, in two phases.
- *
- * <ol>
- *   <li>{@link #recover()}, before this leader is published: finishes the cleanup of DIRTY
- *       entries, re-creates every stored job without a result, and ends as FAILED (with a result
- *       entry and cleanup) each stored job that cannot be re-created: a job graph file that
- *       cannot be read, a class that no longer builds. One bad job never keeps the others, or
- *       the leader, down. Only a store that cannot be listed at all fails the take-over.
- *   <li>{@link #startRecoveredJobs()}, once published: each job with a job event log waits
- *       until every partition it could use is reported by a TaskManager (or the previous-worker
- *       timeout passed), then keeps what survived and runs only the rest; jobs without a usable
- *       log run again from the start. Anything unexpected means a full restart of that job,
- *       never a wrong result.
- * </ol>
- *
- * It orchestrates three parts:
- * <pre>
- *   StoredJobLoader    reads the stores and event logs, builds the plans, finishes DIRTY
- *                      cleanups and fails the stored jobs that cannot be re-created
- *   BatchRecoveryWait  batch jobs with a log: wait for partitions and TaskManagers, then plan
- *   StreamingTakeover  streaming jobs: wait for the kept tasks' reports, then the job master
- *                      takes them over (KeptTasks acts on kept tasks for both)
- * </pre>
- * Threading: main thread, except the loader's reads and plan building (see {@link StoredJobLoader}).
+ * Takes over the jobs of an earlier leader in two phases, {@link #recover()} before this leader is
+ * published and {@link #startRecoveredJobs()} after, over {@link StoredJobLoader}, {@code
+ * BatchRecoveryWait} and {@code StreamingTakeover}. Main thread, except the loader's reads and plan
+ * building. See docs/design/batch-recovery.md#storedjobrecovery.
  */
 public final class StoredJobRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(StoredJobRecovery.class);

@@ -23,37 +23,10 @@ import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 
 /**
- * Collected results stored out of line: a finished execution whose collected data is larger than
- * {@link #OUT_OF_LINE_THRESHOLD_BYTES} keeps each of its collected results in a file of its own
- * next to the log files, and its {@code ExecutionFinished} record carries a {@code CollectedFile}
- * reference (name, length, CRC32C) instead of the bytes. So a record stays far below {@link
- * JobEventLogFormat#MAX_PAYLOAD_BYTES} whatever a job collects (up to {@code collect.max-bytes}).
- *
- * <p>Layout of a collected data file {@code collected.<vertex>.<subtask>.<attempt>.<16 hex>}
- * (random hex, so that no two writers ever pick one name), version 1; integers big-endian:
- *
- * <pre>
- *  offset   size  field
- *  ------   ----  -----------------------------------------------------------------
- *       0      4  magic     'D' 'F' 'C' 'D' (44 46 43 44)
- *       4      4  version   int32, 1; readers reject any other version
- *       8      8  length    int64, n = bytes of data, 0 .. 134,217,728 (128 MiB, collect.max-bytes at most)
- *      16      4  crc32c    int32, CRC32C of the data
- *      20      n  data      the collected records, as in {@code Collected.data}
- *  the file is exactly 20 + n bytes long
- * </pre>
- *
- * Example: the data {@code 01 02 03} is the 23-byte file {@code 44464344 00000001
- * 0000000000000003 f130f21e 010203}.
- *
- * <p><b>Order.</b> The writer creates a file exclusively, writes it whole and syncs it before it
- * writes the record that refers to it, so a record on disk never refers to a file that was not
- * complete. A crash in between leaves an unreferenced file, deleted with the log's directory.
- *
- * <p><b>Reading.</b> {@link #resolve} loads the data of the finishes of the current run (after
- * the last {@code RunStarted}). A file that is missing, torn, corrupt, or not the data its record
- * describes never fails the whole log: that one finish is dropped with a warning naming the file,
- * as if the execution had not finished, and the task runs again.
+ * Collected results stored out of line, next to the log files, when a finished execution's
+ * collected data is larger than {@link #OUT_OF_LINE_THRESHOLD_BYTES}; written and synced before the
+ * record that refers to them. Format and reading rules: see
+ * docs/design/job-event-log.md#collecteddatafiles.
  */
 final class CollectedDataFiles {
     static final byte[] MAGIC = {'D', 'F', 'C', 'D'};

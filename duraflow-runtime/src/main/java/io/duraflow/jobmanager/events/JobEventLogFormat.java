@@ -15,64 +15,10 @@ import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
 /**
- * The on-disk format of a job event log, version 2.
- *
- * <p>A job's log is a directory of files, one per JobManager session that recorded events:
- *
- * <pre>
- *   &lt;dir&gt;/                       ha.storage-dir/&lt;cluster-id&gt;/&lt;jobId&gt;/job-events/
- *     events.0                   the first session that wrote an event
- *     events.1                   the next one (a new leader); an old file is never reopened
- *     ...                        indices are decimal without leading zeros and have no gaps
- *     collected.1.0.0.&lt;hex&gt;     a large collected result of a finished execution, out of line
- *                                (version 2; layout in {@link CollectedDataFiles})
- * </pre>
- *
- * A session creates its file (exclusively, index = highest existing index + 1) when it
- * writes its first batch of events, so a session that records nothing leaves no file. Reading the
- * files in index order gives the job's events in the order they were recorded.
- *
- * <p>Layout of one file; all integers are big-endian two's complement:
- *
- * <pre>
- *  offset   size  field
- *  ------   ----  -----------------------------------------------------------------
- *       0      1  magic[0]  'D' (0x44)
- *       1      1  magic[1]  'F' (0x46)
- *       2      1  magic[2]  'E' (0x45)
- *       3      1  magic[3]  'V' (0x56)
- *       4      4  version   int32, 2 (written) or 1; readers reject any other version
- *       8    ...  records, back to back up to the end of the file
- *
- *  one record, starting at offset r (r = 8 for the first record):
- *   r + 0      4  payloadLength  int32, 1 .. 67,108,864 (64 MiB); 0 never occurs
- *   r + 4      4  crc32c         int32, CRC32C ({@link java.util.zip.CRC32C}) of the payload bytes
- *   r + 8      n  payload        one {@code duraflow.events.JobEvent} protobuf message (job_events.proto),
- *                                n = payloadLength bytes
- *   next record at r + 8 + n
- * </pre>
- *
- * Example: a file holding the one event {@code timestamp_ms: 1000, splits_returned {subtask: 1,
- * count: 2}} is these 25 bytes:
- *
- * <pre>
- *   44 46 45 56  00 00 00 02              magic "DFEV", version 2
- *   00 00 00 09  0e b7 4f e5              payload length 9, CRC32C of the payload
- *   08 e8 07  32 04 10 01 18 02           timestamp_ms (field 1) = 1000; splits_returned (field 6), 4 bytes:
- *                                         subtask (field 2) = 1, count (field 3) = 2
- * </pre>
- *
- * <p>Writers append whole records only, and each write call carries complete records, so a crash
- * leaves at most one incomplete record, at the end of a file ("torn tail"). The CRC does not
- * cover the length field; a length is trusted only as far as the file is long enough for it.
- * See {@link JobEventReader} for what a reader accepts.
- *
- * <p><b>Versions.</b> Version 2 adds out-of-line collected data: an {@code ExecutionFinished}
- * whose collected results exceed {@link CollectedDataFiles#OUT_OF_LINE_THRESHOLD_BYTES} refers to
- * {@code collected.*} files ({@code Collected.data_file}) instead of holding the bytes, so no
- * record nears the 64 MiB limit. Records are otherwise the same, and version 1 files (which never
- * refer to files) are still read. The version changed so that an older reader, which would take a
- * reference for an empty result, rejects the log and restarts the job instead.
+ * The on-disk format of a job event log, version 2: a directory of {@code events.<n>} files, one
+ * per JobManager session, each a header and CRC32C-checked protobuf records. Drawn byte by byte,
+ * with the example {@code JobEventReaderTest} checks, in
+ * docs/design/job-event-log.md#jobeventlogformat.
  */
 public final class JobEventLogFormat {
     /** The first four bytes of every file: {@code DFEV}. */

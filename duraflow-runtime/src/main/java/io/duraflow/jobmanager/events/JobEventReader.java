@@ -18,31 +18,9 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * Reads a job event log (format: {@link JobEventLogFormat}) for replay.
- *
- * <p>What is accepted and what is not:
- *
- * <pre>
- *   situation                                             result
- *   ----------------------------------------------------  ----------------------------------------
- *   directory missing or without log files                no events
- *   last record of a file shorter than its length says,   the file's earlier events, and a warning:
- *     or fewer than 8 header bytes left at the end          a crash while writing leaves this
- *   a file shorter than its 8-byte header, the bytes      no events from that file, and a warning
- *     present matching magic and version (or empty)
- *   only zero bytes from a record (or header) to the end  the earlier events, and a warning: some
- *                                                           file systems leave unwritten space zeroed
- *   bad magic or version                                  CorruptJobEventLogException, offset 0 / 4
- *   length &lt;= 0 or &gt; 64 MiB, checksum mismatch,         CorruptJobEventLogException at the offset
- *     unparsable protobuf, or no event type set             of the record
- *   a gap in the file indices (events.0, events.2)        CorruptJobEventLogException for the missing file
- *   a collected data file of the current run missing,      that finish is left out, and a warning naming
- *     torn, corrupt or not the data its event describes     the file: the task runs again
- * </pre>
- *
- * A torn record is accepted at the end of every file, not only the last one, because each file
- * belongs to a JobManager session that may have crashed. Events are returned in file index order,
- * and in record order within a file.
+ * Reads a job event log ({@link JobEventLogFormat}) for replay: torn ends of every file are
+ * accepted with a warning, corruption is a {@link CorruptJobEventLogException}. What is accepted
+ * and what is not, case by case: see docs/design/job-event-log.md#jobeventreader.
  */
 public final class JobEventReader {
     private static final HexFormat HEX = HexFormat.of();

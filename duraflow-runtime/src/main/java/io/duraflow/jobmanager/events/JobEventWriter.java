@@ -26,38 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Appends a job's events to its job event log ({@link JobEventLogFormat}) without blocking the
- * caller. One writer per job and JobManager leadership; it writes to a new file
- * {@code events.<n>} that it creates with its first batch.
- *
- * <pre>
- *   caller threads                        writer thread "job-event-writer"
- *   --------------                        --------------------------------
- *   append(e): encode, copy into  ---->   buffer >= bufferBytes, or flushInterval after the oldest
- *              the pending buffer         unwritten event, or flush()/close():
- *                                           swap the buffer, write it whole (one write call),
- *                                           FsOutputStream.sync
- * </pre>
- *
- * <p>Large collected results of a finished execution go out of line ({@link CollectedDataFiles}):
- * the record refers to a file that the writer thread writes and syncs before the batch holding the
- * record. The data is not copied: it is the result the job master holds anyway, so it does not
- * count towards how far the writer may fall behind.
- *
- * <p>The log lives on any {@link FileSystem} whose {@link FsOutputStream#sync()} makes appends
- * durable (local disk, HDFS). Records are complete in every write call, so a crash tears at most
- * the last record of the file, which readers ignore. Event order in the file is the order of
- * {@link #append} calls; the events of one calling thread keep their order.
- *
- * <p><b>Failure.</b> The log is an aid to recovery, not a condition of running: a failed write
- * or file creation, an event over {@link JobEventLogFormat#MAX_PAYLOAD_BYTES} (or a collected
- * result over {@link CollectedDataFiles#MAX_DATA_BYTES}), or a writer that
- * falls more than {@code bufferBytes} + 64 MiB behind disables the writer for the rest of the
- * job. It logs one warning with the path and the cause; events not yet on disk and every later
- * event are dropped and counted in {@link #droppedEvents()}; no method throws. What is on disk is
- * then a prefix of the job's events, which recovers like a crash at that point (more work re-runs).
- *
- * <p>The caller fills in {@code timestamp_ms}. Thread-safe.
+ * Appends a job's events to its job event log without blocking the caller: callers encode into a
+ * pending buffer, the thread "job-event-writer" writes whole batches and syncs. A failure disables
+ * the writer and drops events, never throws. Thread-safe. See
+ * docs/design/job-event-log.md#jobeventwriter.
  */
 public final class JobEventWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobEventWriter.class);

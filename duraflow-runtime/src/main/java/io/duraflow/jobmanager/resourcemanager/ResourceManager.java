@@ -20,28 +20,10 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * Registered TaskManagers, their slots and heartbeats, and the calls to them (through a {@link
- * TaskManagerTransport}, gRPC outside tests): the facade the dispatcher side and the job masters
- * use, over four parts it wires together:
- * <pre>
- *   TaskManagerRegistry    registrations: begin, repeat, replace, lose; loss and registration listeners
- *   TaskManagerLiveness    heartbeats, and suspicions settled by TaskManagerProbes
- *   TaskManagerSlotPool    free and used slots (the SlotPool)
- *   TaskManagerCalls       deployments (sent again while slots are busy), cancellations, releases
- *                          (the TaskManagerGateways)
- *   KeptFromEarlierLeader  tasks and partitions TaskManagers kept through a JobManager failover
- * </pre>
- * Each registration that begins or ends goes through all of them before any listener hears of it
- * (see {@link TaskManagerRegistry}).
- *
- * <p>A TaskManager is lost when its heartbeats stop for {@code heartbeat.timeout}, or, much
- * sooner, when a sign that it died is confirmed by pings that nobody answers ({@link
- * TaskManagerProbes}, see {@link #suspect}). While it is probed its slots are not offered. A
- * deployment refused because the TaskManager's slots are still busy is sent again for a while
- * ({@link TaskManagerCalls}).
- *
- * <p>Main thread only (the JobManager's {@link Mailbox}), like all its parts: no locks. RPC
- * callbacks come back through the main thread's {@link Mailbox#execute}.
+ * Registered TaskManagers, their slots and heartbeats, and the calls to them: the facade over
+ * {@link TaskManagerRegistry}, {@link TaskManagerLiveness}, {@link TaskManagerSlotPool}, {@link
+ * TaskManagerCalls} and {@link KeptFromEarlierLeader}. Main thread only, like all its parts: no
+ * locks. See docs/design/failure-detection.md#resourcemanager.
  */
 public final class ResourceManager implements SlotPool, TaskManagerGateways, AutoCloseable {
     /** Told when a TaskManager is gone (heartbeat timeout, confirmed suspicion, or it registered again as new). */

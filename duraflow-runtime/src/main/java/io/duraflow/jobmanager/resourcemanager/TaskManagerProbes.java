@@ -14,40 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Suspicions that a registered TaskManager died, and the pings that settle them. A TaskManager
- * killed with SIGKILL stops its heartbeats, but waiting for {@code heartbeat.timeout} (10 s by
- * default) keeps its tasks from running again elsewhere all that time, while its peers and this
- * JobManager see its connections break within milliseconds. Those signs are only suspicions (a
- * connection may also break for other reasons): each is settled by pinging the TaskManager with
- * a short deadline, and only a TaskManager that nobody answers for is declared lost.
- *
- * <p>Signs, reported to {@link #suspect}: a task failed because it could not reach a peer (its
- * pipelined stream broke with UNAVAILABLE, a fetch was refused: the failure report names the
- * peer); a call of this JobManager to the TaskManager failed with UNAVAILABLE; its channel left
- * READY or failed to connect.
- *
- * <p>Rules:
- * <ol>
- *   <li>A suspicion of a TaskManager that is being probed joins that probe: one probe at a time
- *       per TaskManager, however many of its peers' streams broke.
- *   <li>Otherwise a probe starts at once: a ping with a deadline of {@code timeoutMs}.
- *   <li>A ping answered by the TaskManager (or answered with an error, which also takes a live
- *       server) clears the suspicion: the TaskManager is kept.
- *   <li>A ping answered by another TaskManager: another process listens at that address now, so
- *       the suspected one is gone: lost.
- *   <li>A ping refused (UNAVAILABLE: connection refused or broken) is tried again after {@code
- *       intervalMs}; when {@code attempts} pings in a row were refused the TaskManager is lost.
- *   <li>A ping not answered within its deadline settles nothing: the TaskManager may only be slow
- *       (a long GC pause) or cut off for a while. It is kept, and its heartbeats decide.
- *   <li>A result that comes after the probe ended (the TaskManager was lost or registered again
- *       meanwhile, see {@link #forget}) is dropped.
- *   <li>With {@code attempts} = 0 suspicions are only logged: heartbeats alone decide.
- * </ol>
- * While a TaskManager is probed the {@link ResourceManager} offers none of its slots, so that no
- * task is deployed onto a TaskManager that is probably dead.
- *
- * <p>Main thread only; pings run on the transport's threads and their results come back through
- * the main thread's {@link Mailbox#execute}, retries through its timers.
+ * Suspicions that a registered TaskManager died, and the pings that settle them, so a killed
+ * TaskManager is lost in a fraction of a second instead of {@code heartbeat.timeout}. Main thread
+ * only; pings run on the transport's threads and come back through the mailbox. Its rules, numbered
+ * as tests and code refer to them: see docs/design/failure-detection.md#taskmanagerprobes.
  */
 public final class TaskManagerProbes {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerProbes.class);

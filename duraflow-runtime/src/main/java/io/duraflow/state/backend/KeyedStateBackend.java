@@ -10,36 +10,10 @@ import java.util.List;
 import java.util.concurrent.RunnableFuture;
 
 /**
- * The keyed state of one parallel instance of a keyed operator: the states it declares (through
- * {@link KeyedStateStore}, scoped to the {@linkplain #setCurrentKey current key}) and its
- * processing-time timers, over the key groups it owns. Every method except the returned
- * asynchronous snapshot runs on the task thread.
- *
- * <h2>Declaring state</h2>
- * A state is found by its descriptor's name. Declaring a name again with the same kind and
- * {@link io.duraflow.api.state.StateDescriptor#description() description} returns the same state;
- * another kind or description, compared with this run's declaration or with the restored
- * checkpoint, is an {@link IncompatibleStateException} naming the state. State that was restored
- * but is not declared (yet) is kept and written into every later snapshot unchanged.
- *
- * <h2>Snapshots</h2>
- * {@link #snapshot} is the synchronous part, on the task thread between two records: it must be
- * short (it freezes what the snapshot will contain, it does not write it). The {@link RunnableFuture}
- * it returns is the asynchronous part: run it on another thread; it writes through the stream
- * factory and yields the handles to acknowledge the checkpoint with (empty when there is no state).
- * Writes to the backend after {@code snapshot} returned never change what the snapshot contains.
- * The asynchronous part uses the key and state serializers on its own thread while the task uses
- * them too: serializers must be stateless (every {@code Types} serializer is).
- * Cancelling the future (with interruption) stops the write and deletes what it wrote; a future
- * that completed owns its handles, and the caller discards them if the checkpoint is not
- * acknowledged.
- *
- * <h2>Checkpoint notifications</h2>
- * {@link #notifyCheckpointComplete} and {@link #notifyCheckpointAborted} tell the backend which
- * snapshots the job kept, which an incremental backend needs to know which files later
- * checkpoints may refer to. Notifications can be lost: a later completion implies the earlier ones.
- *
- * @param <K> the key type
+ * The keyed state of one parallel instance of a keyed operator: its declared states and timers over
+ * the key groups it owns. Every method except the returned asynchronous snapshot runs on the task
+ * thread. The contract (declaring state, snapshots, checkpoint notifications): see
+ * docs/design/state-backends.md#keyedstatebackend.
  */
 public interface KeyedStateBackend<K> extends KeyedStateStore, AutoCloseable {
     TypeSerializer<K> keySerializer();

@@ -22,66 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checkpoint file merging (seed 003) for one run of one job's tasks on one TaskManager: their
- * checkpoint streams become segments of a few physical files ({@link MergedFileFormat}), which this
- * manager owns and deletes. A run is what the JobManager deploys between two restores; a restore
- * starts a new run, and with it a new manager and a new private-state directory.
- *
- * <p>Where segments go: incremental ({@link CheckpointedStateScope#SHARED}) state of a subtask into
- * {@code shared/<subtask>/} ({@link SubtaskKey#sharedDirectoryName()}), which the same subtask of a
- * later run writes into again; private ({@link CheckpointedStateScope#EXCLUSIVE}) state of all the
- * run's tasks here into {@code taskowned/<taskmanager id>-<run>/}. Savepoints never come here.
- *
- * <p>Rules (each has a test in {@code FileMergingSnapshotManagerTest}):
- * <ol>
- *   <li><b>Segments.</b> A segment is live from its write until a completion notification says
- *       the lowest retained checkpoint is above the last checkpoint that used it (written for, or
- *       reused by: its watermark), or its checkpoint is aborted and nothing reused it. A lost
- *       notification is caught up by the next one, because the lowest retained id only grows.</li>
- *   <li><b>Files.</b> A physical file this manager created is deleted once it is closed and holds
- *       no live segment. A file is closed when it reached {@code max-file-size}, when its
- *       checkpoint ended (merging within checkpoints), when space control picked it, when a write
- *       to it failed, or when the run ends.</li>
- *   <li><b>Reuse.</b> A later checkpoint may refer to a segment again ({@link
- *       MergingStreams#tryReuse}) only while it is live and its file was not picked by space
- *       control; then its watermark moves up. A dead segment is never brought back: its file may be
- *       gone, so the backend uploads the bytes again.</li>
- *   <li><b>Restored files</b> (the state a task of this run restored) are counted for space and
- *       reuse but never deleted here: the JobManager adopted them when the job restored and deletes
- *       each once no checkpoint refers to it. This run never appends to them. Merged files of
- *       another job (its checkpoint restored, claimed or not) are counted too but never reused: the
- *       next checkpoint writes their live state again into this job's files, so they go with the
- *       restored checkpoint (claimed) or stay untouched (not claimed), and no checkpoint of this job
- *       ties another job's directory to its own life.</li>
- *   <li><b>Directories.</b> Every acknowledgement names the directories its task writes into
- *       ({@link #acknowledging}), created or not, so the JobManager never deletes a directory a
- *       running task may still write. When the run ends, the files no sent acknowledgement (not
- *       known aborted) may refer to are deleted here, and so is every directory this run wrote into
- *       that no such acknowledgement named, if it is empty then: the job stopped before its first
- *       checkpoint, or every checkpoint that named it was aborted (the JobManager never deletes a
- *       directory for an aborted checkpoint). The rest is the JobManager's. A stream that completes
- *       after the run ended is dead at once: the run's tasks ended, so no acknowledgement refers to
- *       it.</li>
- *   <li><b>Space.</b> After every completion notification, if the bytes of the files (created and
- *       restored) exceed {@code max-space-amplification} times their live bytes, the files with
- *       most dead bytes are closed and made not reusable until the bytes they would free (with the
- *       dead bytes of files picked before, which are still waiting for their segments to die) bring
- *       the total under the limit: their live incremental segments are uploaded again by the next
- *       checkpoint, their private ones die with it, and then the files go (rule 2). Ahead of that,
- *       across checkpoints: a checkpoint about to append to a subtask's open file that it would
- *       leave above the limit (most of the file holds what the checkpoint no longer refers to, as
- *       after a compaction) takes a new file, so the old one can go once those bytes die, without
- *       writing anything again.</li>
- * </ol>
- *
- * <p>The parts: a {@link SegmentLedger} keeps the files, their segments and what may refer to them
- * (rules 1 to 5); {@link FilePools} keeps the open files writers take ({@link FilePool}'s rules);
- * {@link SpaceControl} decides rule 6. All three are single-threaded and free of I/O; this class is
- * the thread-safe front that serializes them and does the I/O they call for.
- *
- * <p>Threads: task threads (stream factories, notifications, restores), snapshot and upload threads
- * (streams). Bookkeeping is guarded by this object's lock; bytes are written outside it by the one
- * writer that holds a file, and files are closed outside it. Deletions run on the given executor.
+ * Checkpoint file merging for one run of one job's tasks on one TaskManager: their checkpoint
+ * streams become segments of a few physical files, which this manager owns and deletes. The
+ * thread-safe front over {@link SegmentLedger}, {@link FilePools} and {@link SpaceControl}:
+ * bookkeeping under this object's lock, bytes written and files closed outside it, deletions on the
+ * given executor. Its rules, numbered as {@code FileMergingSnapshotManagerTest} and the code refer
+ * to them: see docs/design/checkpoint-file-merging.md#filemergingsnapshotmanager.
  */
 public final class FileMergingSnapshotManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FileMergingSnapshotManager.class);

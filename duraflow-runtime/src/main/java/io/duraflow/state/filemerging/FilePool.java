@@ -4,33 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The open physical files one kind of state of one owner writes to: a subtask's incremental state,
- * or the private state of the job's tasks on this TaskManager; with merging within checkpoints, one
- * pool per checkpoint. Guarded by the manager's lock.
- *
- * <p>Rules for picking a file ({@link FilePools#take} applies them):
- * <ol>
- *   <li>An append (a stream small enough to be collected in memory) takes an open file no large
- *       stream holds, preferring one no one holds; if every such file is held by another append it
- *       waits for it (an append holds a file for one write and one sync) rather than open a file;
- *       a file an append is still creating counts as held by it.</li>
- *   <li>A large stream takes an open file no one holds.</li>
- *   <li>When there is none, a new file is opened while the pool holds fewer than its {@link
- *       #capacity} ({@code max-file-pool-size}, and for private state at least one file per {@code
- *       max-subtasks-per-file} subtasks; a blocking pool: one file for a subtask's shared state,
- *       exactly one per {@code max-subtasks-per-file} subtasks for private state). At the bound, an
- *       idle file the writer may not use (rule 6) is closed to make room (the fullest first: it has
- *       least left to merge), so no pool waits for a file that no one will give back; if every
- *       file is held, a blocking pool waits for one to be given back, and a non-blocking pool never
- *       waits: the stream gets an <em>unpooled</em> file of its own, closed once its one segment is
- *       written (a file more, never a stalled checkpoint).</li>
- *   <li>A file given back that reached the maximum size, or whose pool retired, is closed.</li>
- *   <li>Across checkpoints, a subtask's open file that the checkpoint about to write to it would
- *       leave wasteful is closed first, and a new one taken (the manager's rule 6).</li>
- *   <li>A private-state file takes writers of at most {@code max-subtasks-per-file} subtasks (a
- *       subtask's shared-state pool has one), blocking or not: fewer tasks to read one file at a
- *       restore, and a file's segments die with fewer subtasks' checkpoints.</li>
- * </ol>
+ * The open physical files one kind of state of one owner writes to. Guarded by the manager's lock.
+ * The rules for picking a file ({@link FilePools#take} applies them): see
+ * docs/design/checkpoint-file-merging.md#filepool.
  */
 final class FilePool {
     /** What the pool is for, e.g. {@code "shared v1/0-of-2"} or {@code "private"}; with its checkpoint id when within-checkpoint. */

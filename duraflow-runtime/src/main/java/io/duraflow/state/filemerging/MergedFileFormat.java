@@ -12,40 +12,9 @@ import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
- * The physical file of checkpoint file merging, version 1: a header, then segments, each the bytes
- * of one checkpoint stream followed by a trailer that repeats its length and carries its CRC32C. A
- * state handle ({@link FileSegmentHandle}) points at a segment's bytes (offset and length), so
- * readers of state never see the framing; the trailer is for {@code duraflow checkpoints verify}
- * and for telling a torn file from a whole one. The trailer comes after the bytes because a large
- * stream is written as it comes, its length and checksum known only at its end.
- *
- * <p>Layout; all integers big-endian two's complement:
- *
- * <pre>
- *  offset   size  field
- *  -------  ----  ----------------------------------------------------------------------
- *        0     4  magic     'D' 'F' 'M' 'G' (0x44 0x46 0x4d 0x47)
- *        4     4  version   int32, 1; readers reject any other
- *  then, for every segment, at its offset o (the first at 8):
- *        o     n  bytes     the stream's bytes; the handle is (file, o, n)
- *      o+n     4  magic     'D' 'F' 'S' 'G' (0x44 0x46 0x53 0x47)
- *    o+n+4     8  length    int64, n
- *   o+n+12     4  crc32c    int32, CRC32C ({@link CRC32C}) of the n bytes
- *  the next segment starts at o+n+16.
- * </pre>
- *
- * Example: a file with one segment of the three bytes {@code 01 02 03} is these 27 bytes:
- *
- * <pre>
- *   44 46 4d 47  00 00 00 01                       magic "DFMG", version 1
- *   01 02 03                                       the segment's bytes (offset 8, length 3)
- *   44 46 53 47  00 00 00 00 00 00 00 03  f1 30 f2 1e  trailer: magic "DFSG", length 3, CRC32C
- * </pre>
- * ({@code MergedFileFormatTest} checks exactly these bytes.)
- *
- * <p>A segment that was being written when its writer died has no trailer (or a torn one) and no
- * handle refers to it; bytes after the last whole trailer are such a torn tail. A file is never
- * rewritten in place: segments are only appended, and each is synced before its handle exists.
+ * The physical file of checkpoint file merging, version 1: a header, then segments, each followed
+ * by a trailer with its length and CRC32C. Drawn byte by byte, with the example {@code
+ * MergedFileFormatTest} checks, in docs/design/checkpoint-file-merging.md#mergedfileformat.
  */
 public final class MergedFileFormat {
     public static final int VERSION = 1;

@@ -18,37 +18,9 @@ import java.util.function.Predicate;
 
 /**
  * The bookkeeping of one run's merged checkpoint files (rules 1 to 5 of {@link
- * FileMergingSnapshotManager}): which physical files exist, the segments in each, which checkpoints
- * may still refer to each segment (its watermark: from the checkpoint it was written for to the last
- * that reused it), and so which files may go; and the figures space control judges.
- *
- * <p>Threads: none of its own. It is pure and single-threaded: no lock, no I/O, no clock. The
- * caller serializes every call ({@link FileMergingSnapshotManager} holds its lock around each, and
- * does the closing and deleting the answers call for). It owns the segment fields of {@link
- * PhysicalFile} ({@code segments}, {@code liveBytes}, {@code liveSegments}, {@code reusable}, {@code
- * deleted}) and reads what the pools and writers decide: {@link PhysicalFile#busy} and {@link
- * PhysicalFile#takesNoMoreSegments()}.
- *
- * <p>Invariants, after every call:
- * <ol>
- *   <li><b>Counts.</b> A file's {@code liveSegments} and {@code liveBytes} are the number and
- *       bytes of its live segments; neither is ever negative.</li>
- *   <li><b>Referenced segments live.</b> A segment a checkpoint that is retained or may still
- *       complete refers to is live: a segment dies only when a completion raises the lowest
- *       retained id above its watermark, when the one checkpoint that used it is aborted, at the
- *       end of the run when no acknowledgement not known aborted covers its watermark, or as it is
- *       written, for a checkpoint known to have ended.</li>
- *   <li><b>No resurrection.</b> A dead segment stays dead and is never reused; a segment of a file
- *       space control picked ({@code reusable} false) is never reused, and such a file never
- *       becomes reusable again.</li>
- *   <li><b>No file goes under a live segment.</b> A file leaves the ledger only with no live
- *       segment, no writer holding it, and closed for good (or the run ended); created files are
- *       then handed out for deletion once, restored ones only forgotten.</li>
- *   <li><b>Nothing is kept for nothing.</b> After {@link #collectDeletable()}, no file that is
- *       closed for good, held by no writer and without live segment remains.</li>
- *   <li><b>Monotone.</b> The lowest retained id and the latest completed id only grow; ids known
- *       aborted below the lowest retained id are forgotten (everything below it is dead anyway).</li>
- * </ol>
+ * FileMergingSnapshotManager}): files, their segments and watermarks, and which files may go. Pure
+ * and single-threaded: no lock, no I/O, no clock; the caller serializes every call. Its invariants:
+ * see docs/design/checkpoint-file-merging.md#segmentledger.
  */
 final class SegmentLedger {
     /** Every file the run knows (created, or restored), by path. */

@@ -18,60 +18,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The canonical format of a full keyed-state snapshot ({@link KeyGroupsStateHandle}): what the heap
- * backend writes at every checkpoint and what every backend writes for a savepoint and can restore.
- * One stream: a header, then one section per key group of the handle's range, in ascending key
- * group order, back to back. The handle records where each section starts, so a restore reads only
- * the key groups it owns; sections are self-delimiting and checksummed one by one, so a clipped
- * handle (rescale) needs no other part of the stream than the header and its own sections.
- *
- * <pre>
- * Header, at offset 0 (ints big-endian; "string" = var-int byte length + UTF-8; var-ints as protobuf)
- * +--------+------+-----------------------------------------------------------------+
- * | offset | size | field                                                           |
- * +--------+------+-----------------------------------------------------------------+
- * |      0 |    4 | magic 'D','F','K','S'                                           |
- * |      4 |    4 | int version = 1                                                 |
- * |      8 |    4 | int bodyLength (b)                                              |
- * |     12 |    b | body: string keySerializerDescription                           |
- * |        |      |       var-int maxParallelism (number of key groups of the job)  |
- * |        |      |       var-int stateCount (n)                                    |
- * |        |      |       n x { string name, byte kind (1 value, 2 list, 3 map),    |
- * |        |      |             string description }  (state id i+1 is the i-th)   |
- * | 12 + b |    4 | int crc32c of the body                                          |
- * +--------+------+-----------------------------------------------------------------+
- *
- * Section of one key group, at offsets[keyGroup - range.start]
- * +--------+------+-----------------------------------------------------------------+
- * |     +0 |    4 | int keyGroup                                                    |
- * |     +4 |    4 | int payloadLength (p)                                           |
- * |     +8 |    4 | int crc32c of the payload                                       |
- * |    +12 |    p | payload: blocks back to back, each                              |
- * |        |      |   var-int stateId (0 = timers, i = the i-th state of the header)|
- * |        |      |   var-int blockLength, then blockLength bytes                   |
- * +--------+------+-----------------------------------------------------------------+
- * A state or the timers with no entry in the key group have no block.
- *
- * Blocks (keys, values, list elements and map keys/values written by their serializers)
- *   value state: var-int entryCount, entryCount x { key, value }
- *   list state:  var-int entryCount, entryCount x { key, var-int size (>= 1), size x element }
- *   map state:   var-int entryCount, entryCount x { key, var-int size (>= 1), size x { mapKey, mapValue } }
- *   timers:      var-int timerCount, timerCount x { key, long time (8 bytes) }
- * </pre>
- *
- * <p>Byte for byte, a stream of key type {@code long} (written as a zig-zag var-long), 128 key
- * groups, one value state {@code "sum"} of {@code long}, range [5..6], key 7 with value 9 in key
- * group 5 and nothing in key group 6 (offsets {41, 58}):
- * <pre>
- * 44 46 4b 53  00 00 00 01  00 00 00 19      magic, version 1, body length 25
- * 04 6c 6f 6e 67  80 01  01                  "long", 128 key groups, 1 state
- * 03 73 75 6d  01  0b 76 61 6c 75 65 28 6c 6f 6e 67 29     "sum", value, "value(long)"
- * 45 4c cd 39                                crc32c of the body
- * 00 00 00 05  00 00 00 05  bf be 27 cc      offset 41: key group 5, payload of 5 bytes, its crc32c
- * 01 03  01 0e 12                            state 1, 3 bytes: 1 entry, key 7, value 9
- * 00 00 00 06  00 00 00 00  00 00 00 00      offset 58: key group 6, empty payload
- * </pre>
- * {@code KeyedSnapshotFormatTest} checks such a stream byte by byte.
+ * The canonical format of a full keyed-state snapshot ({@link KeyGroupsStateHandle}): a header,
+ * then one checksummed section per key group, so a restore reads only the key groups it owns. Drawn
+ * byte by byte, with the example {@code KeyedSnapshotFormatTest} checks, in
+ * docs/design/checkpoint-files.md#keyedsnapshotformat.
  */
 public final class KeyedSnapshotFormat {
     public static final int MAGIC = 0x44464B53;

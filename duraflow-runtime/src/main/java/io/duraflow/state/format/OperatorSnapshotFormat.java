@@ -18,30 +18,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The stream behind an {@link OperatorStateHandle}: a header naming every list with its
- * distribution and serializer, then the elements, each self-delimiting and checksummed at the
- * offset the handle records. Because every element stands alone, redistribution hands single
- * elements to other instances by copying offsets, without rewriting the stream.
- *
- * <pre>
- * (ints big-endian; "string" = var-int byte length + UTF-8)
- * +--------+------+-----------------------------------------------------------------+
- * | offset | size | field                                                           |
- * +--------+------+-----------------------------------------------------------------+
- * |      0 |    4 | magic 'D','F','O','S'                                           |
- * |      4 |    4 | int version = 1                                                 |
- * |      8 |    4 | int bodyLength (b)                                              |
- * |     12 |    b | body: var-int listCount (n),                                    |
- * |        |      |       n x { string name, byte distribution (1 split, 2 union),  |
- * |        |      |             string description of the element serializer }      |
- * | 12 + b |    4 | int crc32c of the body                                          |
- * | 16 + b |  ... | elements back to back, each at an offset of its list:           |
- * |     +0 |    4 |   int length (l)                                                |
- * |     +4 |    4 |   int crc32c of the element's bytes                             |
- * |     +8 |    l |   the element, written by the list's serializer                 |
- * +--------+------+-----------------------------------------------------------------+
- * </pre>
- * {@code OperatorSnapshotFormatTest} checks a stream byte by byte.
+ * The stream behind an {@link OperatorStateHandle}: a header naming every list, then
+ * self-delimiting, checksummed elements, so redistribution moves single elements by copying
+ * offsets. Layout: see docs/design/checkpoint-files.md#operatorsnapshotformat.
  */
 public final class OperatorSnapshotFormat {
     public static final int MAGIC = 0x44464F53;

@@ -15,24 +15,9 @@ import java.util.TreeMap;
 
 /**
  * Which state each parallel instance of an operator restores, given what the instances of the
- * checkpoint held: a pure function of the checkpointed handles, the new parallelism and the job's
- * max parallelism. Handles are cut and regrouped, never read.
- *
- * <ol>
- *   <li><b>Keyed state</b> follows key groups: new instance i gets, of every old keyed handle, its
- *       intersection with {@link KeyGroupRange#ofOperatorIndex}{@code (max, new, i)}; so each key
- *       group is restored by exactly its new owner, from whichever old instance held it.</li>
- *   <li><b>Split lists</b> ({@link Distribution#SPLIT}) are dealt out element by element: per list
- *       name, the elements of all old instances in order (old instance 0 first) go round-robin to
- *       new instances 0, 1, .., so together the new instances hold every element exactly once and
- *       their counts differ by at most one.</li>
- *   <li><b>Same parallelism</b>: split lists stay with the instance that wrote them (no element
- *       moves), so a plain restart restores each instance what it had.</li>
- *   <li><b>Union lists</b> ({@link Distribution#UNION}) go whole, from every old instance, to every
- *       new instance.</li>
- *   <li>A new instance gets one {@link OperatorStateHandle} per old handle it receives anything from
- *       (the same stream, with only its element offsets), and none for the others.</li>
- * </ol>
+ * checkpoint held: a pure function of the handles, the new parallelism and the max parallelism.
+ * Handles are cut and regrouped, never read. Its rules: see
+ * docs/design/state-backends.md#stateredistributor.
  */
 public final class StateRedistributor {
     private StateRedistributor() {

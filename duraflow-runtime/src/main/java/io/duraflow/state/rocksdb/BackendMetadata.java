@@ -17,25 +17,10 @@ import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
- * What a native RocksDB snapshot says about its database, beside its files: the key serializer,
- * the job's number of key groups, the key groups the database holds and its states, each with the
- * column families that hold it ({@link KeyLayout}). Written as the metadata stream of an {@link
- * io.duraflow.state.IncrementalKeyedStateHandle}.
- *
- * <pre>
- * offset  size  field (ints big-endian; "string" = var-int byte length + UTF-8; var-ints as protobuf)
- *      0     4  magic 'D','F','R','B'
- *      4     4  int version = 1
- *      8     4  int payloadLength (p)
- *     12     4  int crc32c of the payload
- *     16     p  payload: string keySerializerDescription
- *                        var-int maxParallelism, var-int keyGroupStart, var-int keyGroupEnd
- *                        var-int stateCount (n)
- *                        n x { string name, byte kind (1 value, 2 list, 3 map), string description,
- *                              byte columns (bit 0: s:&lt;name&gt; holds entries, bit 1: r:&lt;name&gt; holds raw blocks) }
- * </pre>
- * The stream is exactly {@code 16 + p} bytes; anything else, another magic or version, or a checksum
- * mismatch is a {@link CorruptStateException} naming the file.
+ * What a native RocksDB snapshot says about its database beside its files (key serializer, key
+ * groups, states and their column families), written as the metadata stream of an {@link
+ * io.duraflow.state.IncrementalKeyedStateHandle}. Layout: see
+ * docs/design/checkpoint-files.md#backendmetadata.
  */
 record BackendMetadata(String keySerializerDescription, int maxParallelism, KeyGroupRange keyGroupRange,
         List<State> states) {

@@ -1,26 +1,8 @@
 package io.duraflow.state.rocksdb;
 
 /**
- * How keys are laid out in the database, and which column family holds what.
- *
- * <pre>
- * column family        key                                                   value
- * s:&lt;state&gt; value      kg (2 bytes, big-endian) | key                            value
- * s:&lt;state&gt; list       kg | key                                              n x { var-int length, element }
- * s:&lt;state&gt; map        kg | key | map key                                    map value
- * r:&lt;state&gt;            kg                                                    the state's canonical block of kg
- * _timers              kg | time (8 bytes, big-endian, sign bit flipped) | key  empty
- * </pre>
- *
- * Keys, map keys, values and elements are written by their serializers, which are self-delimiting
- * (a reader knows where a key ends), so a key's bytes are never a prefix of another key's and all
- * entries of one key of a map state are contiguous. The key-group prefix makes each key group a
- * contiguous range of every column family, which is what lets a restore delete the key groups it
- * does not own ({@code deleteRange}) and a snapshot visit key groups in order. {@code r:} column
- * families hold state restored from a canonical snapshot whose serializers are not known yet (it has
- * not been declared); declaring the state converts them into its {@code s:} column family.
- * List elements are length-prefixed so that appending is a RocksDB merge (no read) and a snapshot
- * can count elements without deserializing them.
+ * How keys are laid out in the database (key-group prefix first), and which column family holds
+ * what. See docs/design/state-backends.md#keylayout.
  */
 final class KeyLayout {
     static final int KEY_GROUP_BYTES = 2;

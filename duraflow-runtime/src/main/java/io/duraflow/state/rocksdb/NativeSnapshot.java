@@ -23,26 +23,9 @@ import org.rocksdb.Checkpoint;
 import org.rocksdb.RocksDBException;
 
 /**
- * A native RocksDB snapshot: the synchronous part makes a database checkpoint (memtables flushed,
- * files hard-linked into {@code chk-<n>/} of the local directory, so it costs no copy); the
- * asynchronous part uploads its files and yields one {@link IncrementalKeyedStateHandle}.
- *
- * <p>Rules:
- * <ol>
- *   <li>An SST file whose name is in {@code reusable} (files of the last checkpoint this backend
- *       knows completed, or of the handle it restored as it was) is not uploaded again if the
- *       stream factory agrees ({@code tryReuse}; with file merging it refuses a segment whose file
- *       is to be rewritten to bound space, or may be gone): the handle refers to the earlier upload
- *       and marks it {@link SharedFile#reused() reused}. SST files never change once written, and a
- *       database never reuses a file name.</li>
- *   <li>Other SST files are uploaded with scope {@code SHARED} (later checkpoints may refer to
- *       them); MANIFEST, CURRENT, OPTIONS and the {@link BackendMetadata} with scope {@code
- *       EXCLUSIVE}.</li>
- *   <li>A full native snapshot gets an empty {@code reusable}: it refers to no earlier file.</li>
- *   <li>Uploads run in parallel on the transfer pool; a failure or interruption deletes what this
- *       snapshot uploaded (never reused files) and the local checkpoint directory is deleted in any
- *       case.</li>
- * </ol>
+ * A native RocksDB snapshot: a database checkpoint on the task thread, its files uploaded on the
+ * transfer pool into one {@link IncrementalKeyedStateHandle}. Its rules: see
+ * docs/design/state-backends.md#nativesnapshot.
  */
 final class NativeSnapshot {
     private static final int COPY_BUFFER_BYTES = 64 * 1024;

@@ -46,31 +46,10 @@ import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 
 /**
- * Keyed state in a local RocksDB database ({@link KeyLayout}: a column family per state, keys
- * prefixed by their key group), so state may be larger than memory. State objects read and write
- * through the {@link StateStore}: a bounded {@link WriteBackCache} of serialized values in front of
- * the database (a cached read or write costs no RocksDB call), with no write-ahead log: durability
- * comes from checkpoints.
- *
- * <h2>Snapshots</h2>
- * <ol>
- *   <li>{@link SnapshotType#SAVEPOINT}, and every snapshot with {@code state.backend.incremental:
- *       false}: the canonical format ({@link CanonicalSnapshot}), which the heap backend restores too.</li>
- *   <li>{@link SnapshotType#CHECKPOINT} with incremental on: a native snapshot ({@link NativeSnapshot})
- *       that reuses the SST files of the last checkpoint this instance knows completed.</li>
- *   <li>{@link SnapshotType#FULL_CHECKPOINT}: a native snapshot that reuses nothing; it also ends the
- *       reuse of restored files (a no-claim restore must never depend on them).</li>
- *   <li>{@link #notifyCheckpointComplete}{@code (n)} makes the newest upload at or before {@code n} the
- *       reusable set: a lost notification is caught up by the next one. An aborted checkpoint's
- *       uploads are forgotten.</li>
- * </ol>
- *
- * <h2>Declaring state</h2> As in the heap backend: a name keeps its kind and description; restored
- * state that is not declared is kept (in its column families) and written into every snapshot.
- * State restored from a canonical snapshot waits as raw blocks and becomes entries when declared.
- *
- * <p>Task thread only, except the futures {@link #snapshot} returns; {@link #dispose} waits for a
- * running canonical snapshot to stop before it closes the database ({@link ResourceGuard}).
+ * Keyed state in a local RocksDB database, behind a bounded {@link WriteBackCache} and without a
+ * write-ahead log (durability comes from checkpoints). Task thread only, except the futures {@link
+ * #snapshot} returns. Which snapshot each type takes: see
+ * docs/design/state-backends.md#rocksdbkeyedstatebackend.
  */
 final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** A state of the database: how it is declared, its column families, and its user-facing object once declared. */

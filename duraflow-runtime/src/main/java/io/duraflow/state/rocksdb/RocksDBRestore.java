@@ -35,26 +35,8 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 /**
- * Builds the database of a backend from the handles the redistribution assigned it. Rules:
- * <ol>
- *   <li>Native handles ({@link IncrementalKeyedStateHandle}): the one that shares the most key
- *       groups with the owned range is the base; its files are downloaded into the database
- *       directory and opened as they are. Key groups of the base that are not owned are deleted
- *       ({@code deleteRange} in every column family) instead of rewriting the rest.</li>
- *   <li>Every other native handle (scale-in) is downloaded into a directory of its own, opened
- *       read-only, and its owned key groups are copied into the base in write batches.</li>
- *   <li>Canonical handles ({@link KeyGroupsStateHandle}: savepoints, heap or full checkpoints) are
- *       read key group by key group, clipped to the owned range: timers go into {@code _timers},
- *       each state's block into its raw column family {@code r:<state>} until the state is declared
- *       (its serializers are needed to split a block into entries).</li>
- *   <li>The key serializer, the number of key groups and each state's declaration must agree across
- *       all handles and with the backend, or restoring fails with an {@link IncompatibleStateException}
- *       in the heap backend's words; a missing, short or corrupt file is an {@link IOException}
- *       naming it.</li>
- *   <li>Only when exactly one native handle is restored and it covers exactly the owned key groups
- *       may the backend reuse its shared files in its next incremental checkpoint ({@link
- *       Restored#reusable}).</li>
- * </ol>
+ * Builds the database of a backend from the handles the redistribution assigned it. Its rules: see
+ * docs/design/state-backends.md#rocksdbrestore.
  */
 final class RocksDBRestore {
     private static final long BATCH_BYTES = 4 << 20;

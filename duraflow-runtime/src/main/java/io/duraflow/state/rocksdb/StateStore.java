@@ -10,27 +10,9 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 /**
- * The database as the state objects and the timers see it: reads, writes, merges and deletes of
- * one key of a column, through the {@link WriteBackCache} for cached columns (the states' column
- * families, when {@code state.backend.rocksdb.write-back-cache.size} is not 0) and straight to
- * RocksDB for the others (the timers), plus iterators that see every write.
- *
- * <p>Rules:
- * <ol>
- *   <li>A read that misses the cache reads RocksDB and caches what it found (a value, or that there
- *       is none), clean; a write or delete only changes the cache (dirty).</li>
- *   <li>A list merge appends to the cached value when the cache holds the key, else it is a RocksDB
- *       merge (no read) and the cache stays without the key.</li>
- *   <li>{@link #iterator} first writes the column's dirty entries back, so iterating a map, clearing
- *       it, or a restore-time conversion sees every write; {@link #flush} writes every dirty entry
- *       back and is what a snapshot's synchronous part calls before it reads the database.</li>
- *   <li>Write-backs go into one write batch ({@link WriteBatchBuilder}: built in Java, one JNI call),
- *       written when it passes {@value #BATCH_BYTES} bytes and at the end of each eviction or flush; a
- *       flush writes each column's dirty values in key order, which makes RocksDB's memtable insert
- *       them several times faster than in hash order. No write-ahead log (durability comes from
- *       checkpoints).</li>
- * </ol>
- * Task thread only.
+ * The database as the state objects and the timers see it: reads, writes, merges and deletes
+ * through the {@link WriteBackCache} for cached columns and straight to RocksDB for the others.
+ * Task thread only. Its rules: see docs/design/state-backends.md#statestore.
  */
 final class StateStore implements WriteBackCache.WriteBack {
     private static final int BATCH_BYTES = 1 << 20;

@@ -4,37 +4,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 
 /**
- * A bounded write-back cache of serialized state values in front of a backend's database, so that
- * a read-modify-write of a hot value costs a hash lookup instead of a RocksDB get and put. Keys are
- * database keys ({@link KeyLayout}) of one of the cache's columns (a state's column family); values
- * are the bytes the database would hold, or <em>absent</em> (the key is known to have no value).
- *
- * <p>Invariants (what makes every read see the latest write):
- * <ol>
- *   <li>A <em>clean</em> entry holds what the database holds for its key (a value or none).</li>
- *   <li>A <em>dirty</em> entry holds the latest value of its key; the database may hold an older
- *       one. It reaches the database only through {@link WriteBack}: when it is evicted, or when
- *       its column or the whole cache is {@linkplain #flush() flushed}.</li>
- *   <li>For a key the cache does not hold, the database holds the latest value. So whoever writes
- *       the database directly (a list merge, a map clear, the timers' column) writes only keys the
- *       cache does not hold, or {@linkplain #remove removes} them from the cache first, after a
- *       flush of their column.</li>
- *   <li>Value arrays are never changed once stored: an update stores a new array. (The
- *       {@link #append} of list elements is the exception: it replaces the array too.)</li>
- * </ol>
- *
- * <p>Bound: {@code maxBytes} of estimated heap ({@link #entryBytes}: key, value and {@value
- * #ENTRY_OVERHEAD_BYTES} bytes of bookkeeping per entry). An entry larger than a sixteenth of it is
- * not cached (the caller writes through). When an insertion goes over the bound, a CLOCK sweep (the
- * approximation of least recently used that needs no list per access: every access sets an entry's
- * referenced bit, the sweep clears set bits and evicts entries whose bit is clear) evicts entries
- * until the cache holds at most fifteen sixteenths of the bound, writing the dirty ones back in one
- * go.
- *
- * <p>Layout: an open-addressing table with linear probing (load at most one half; removal shifts
- * the following entries of a run back, so no tombstones), and per column a list of the entries that
- * became dirty since its last flush, so that flushing a column costs its dirty entries, not the
- * table. Not thread-safe: the task thread only.
+ * A bounded write-back cache of serialized state values in front of a backend's database (CLOCK
+ * eviction, open addressing). Not thread-safe: the task thread only. Its invariants, bound and
+ * layout: see docs/design/state-backends.md#writebackcache.
  */
 final class WriteBackCache {
     /** Where dirty entries go: the database underneath. */

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A suspicion that a TaskManager died is settled by pings ({@link TaskManagerProbes}): lost only
  * if they are refused, kept if anything answers or nothing is conclusive, one probe at a time.
- * The rule numbers are those of {@link TaskManagerProbes}'s javadoc. Driven by a manual clock and
- * pings the test answers.
+ * The rule numbers are those of {@link TaskManagerProbes} in docs/design/failure-detection.md.
+ * Driven by a manual clock and pings the test answers.
  */
 class ResourceManagerSuspicionTest {
     private static final long HEARTBEAT_TIMEOUT_MS = 30_000;

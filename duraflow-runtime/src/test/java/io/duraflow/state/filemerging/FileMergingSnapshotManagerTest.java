@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The rules of {@link FileMergingSnapshotManager} (numbered as in its javadoc), on the local file
- * system. Segments are 1000 bytes unless said otherwise, so a segment takes 1016 bytes of its file.
+ * The rules of {@link FileMergingSnapshotManager} (numbered as in
+ * docs/design/checkpoint-file-merging.md), on the local file system. Segments are 1000 bytes unless
+ * said otherwise, so a segment takes 1016 bytes of its file.
  */
 class FileMergingSnapshotManagerTest {
     private static final int SEGMENT = 1000;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The byte layout of {@link MergedFileFormat} and what {@link MergedFileFormat#verify} says about damaged files. */
 class MergedFileFormatTest {
-    /** The javadoc's example: one segment of the bytes 01 02 03. */
+    /** The example in docs/design/checkpoint-file-merging.md: one segment of the bytes 01 02 03. */
     private static final String EXAMPLE = "44464d47" + "00000001" + "010203" + "44465347" + "0000000000000003"
             + "f130f21e";
 

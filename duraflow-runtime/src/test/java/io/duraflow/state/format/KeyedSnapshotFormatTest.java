@@ -49,7 +49,10 @@ class KeyedSnapshotFormatTest {
         return String.format("%08x", (int) crc.getValue());
     }
 
-    /** Key 7 with value 9 in key group 5: the example of the class javadoc ({@code long} is a zig-zag var-long). */
+    /**
+     * Key 7 with value 9 in key group 5: the example in docs/design/checkpoint-files.md ({@code long}
+     * is a zig-zag var-long).
+     */
     private KeyGroupsStateHandle writeExample(CheckpointStreamFactory factory) throws IOException {
         KeyedSnapshotFormat.Writer writer = new KeyedSnapshotFormat.Writer(
                 factory.createCheckpointOutputStream(CheckpointedStateScope.EXCLUSIVE), new KeyGroupRange(5, 6), HEADER);

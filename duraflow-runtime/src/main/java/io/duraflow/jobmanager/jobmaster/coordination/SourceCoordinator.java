@@ -27,33 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator coordinator of a source: runs the split enumerator on the JobManager's main
- * thread, answers readers' split requests, delivers splits the enumerator pushes on its own,
- * and gives the splits of a reset subtask back.
- *
- * <p>Every assignment, asked for or pushed, is recorded: it is delivered at once if the
- * subtask's current attempt runs, else kept as <em>pending</em> and delivered (before any
- * NoMoreSplits) when it runs. Either way the {@link AssignmentListener} hears of it, with the
- * attempt it was given to. When that attempt is reset (it failed, or its finished output was
- * lost), its delivered and pending splits go back to the enumerator, so every split is read by
- * exactly one finished attempt. A NoMoreSplits for a subtask that does not run waits too, but a
- * reset forgets it: the enumerator, given splits back for that subtask, says it again.
- * Assigning a split to a subtask whose current attempt has finished is an enumerator error (it
- * would never be read); it fails the job.
- *
- * <p>Until the {@link #start} is handed over nothing is delivered or reported: assignments made
- * by the enumerator's start wait.
- *
- * <p>An enumerator whose {@link SplitEnumerator#supportsBatchSnapshot()} is false must not be
- * asked for its state while the job runs ({@link #supportsBatchSnapshot()} tells).
- *
- * <p>Threading: every field is touched on the JobManager's main thread (its mailbox) only, so
- * none needs a lock, a volatile or an atomic. Two things run elsewhere and hand their results
- * over in a mail: the enumerator's first start ({@link EnumeratorStart}, on the user-code
- * executor, which keeps what the enumerator asks for meanwhile to itself until its hand-over
- * replays it here), and the enumerator's periodic work ({@link AsyncServices}: the work on a
- * worker, its handler here). Everything else, split requests included, is called on the main
- * thread.
+ * The operator coordinator of a source: runs the split enumerator, answers readers' split requests,
+ * delivers pushed splits and gives the splits of a reset subtask back, so every split is read by
+ * exactly one finished attempt. Every field is touched on the JobManager's main thread only; the
+ * enumerator's start and periodic work run elsewhere and hand over in a mail. See
+ * docs/design/batch-recovery.md#sourcecoordinator.
  */
 public final class SourceCoordinator implements OperatorCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(SourceCoordinator.class);

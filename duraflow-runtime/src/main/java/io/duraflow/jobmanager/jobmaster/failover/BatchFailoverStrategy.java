@@ -12,26 +12,8 @@ import java.util.Set;
 
 /**
  * Failover of a batch job over blocking exchanges: only what failed, and the producers of
- * partitions that are gone, run again. Rules, in the order they are checked:
- * <ol>
- *   <li><b>Non-retriable</b>: a task failure marked non-retriable (its cause is a {@code
- *       NonRetriableException} or an error a restart cannot fix) fails the job at once with that
- *       cause, whatever restarts are left.</li>
- *   <li><b>Consequence</b>: a task that could not read a partition whose producer is already
- *       running again (the loss of that partition was counted when it was found) is reset alone,
- *       without using a restart.</li>
- *   <li><b>Budget</b>: any other failure is a counted restart; whether one is left, and after
- *       which delay it runs, the restart strategy decides ({@link RestartBackoff}, applied by the
- *       {@link FailoverHandler}), so this strategy never fails a job for its budget.</li>
- *   <li><b>Task failed</b>: the failed execution is reset; if it could not read a partition, the
- *       current finished attempt that wrote it is reset too (its output is gone).</li>
- *   <li><b>TaskManager lost</b>: every execution that held a slot on it is reset, and every
- *       finished execution on it whose output is still needed: a consumer is not finished, or is
- *       itself reset. Consumers are visited before producers, so a finished task whose finished
- *       consumer is reset is reset too.</li>
- *   <li><b>Nothing lost</b>: a TaskManager that held no slot and no needed output costs nothing
- *       (an empty, uncounted restart).</li>
- * </ol>
+ * partitions that are gone, run again. Pure; its rules, in the order they are checked: see
+ * docs/design/batch-recovery.md#batchfailoverstrategy.
  */
 public final class BatchFailoverStrategy implements FailoverStrategy {
 

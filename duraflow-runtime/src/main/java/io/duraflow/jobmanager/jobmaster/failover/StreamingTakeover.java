@@ -25,25 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A new leader takes over a recovered streaming job whose TaskManagers kept its tasks running
- *. {@link AdoptionPlanner#planStreaming} decides over the reported tasks and the
- * latest completed checkpoint L. Streaming restarts are global here, so the job is adopted whole
- * or not at all:
- *
- * <ul>
- *   <li><b>Adopted</b> (every subtask adopted or finished): the executions run on where they are,
- *       in the reported run; the enumerators go on from L's state (no reader received a split
- *       after it, the planner checked); tasks not told that L completed are told now (sinks
- *       commit); the newest checkpoints above L, which an earlier leader may have triggered, are
- *       aborted at every task, so no channel stays held for an alignment that cannot end; the
- *       TaskManagers learn that the tasks are this leader's; and only once they answered do
- *       periodic checkpoints start, the first at once (the adopted sinks' output waits for it),
- *       with ids going on from the counter.
- *   <li><b>Not adopted</b>: every kept task is cancelled, the subtasks run again with attempts above
- *       every reported one, and the job restores L as at any first start.
- * </ul>
- *
- * <p>Main thread only, like the JobMaster.
+ * A new leader takes over a recovered streaming job whose TaskManagers kept its tasks running: the
+ * job is adopted whole or not at all, as {@link AdoptionPlanner#planStreaming} decides. Main thread
+ * only, like the JobMaster. See docs/design/leader-change-adoption.md#streamingtakeover.
  */
 public final class StreamingTakeover implements StreamingRestart.Takeover {
     private static final Logger LOG = LoggerFactory.getLogger(StreamingTakeover.class);
