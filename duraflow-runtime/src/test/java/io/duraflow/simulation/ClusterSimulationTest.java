@@ -1,0 +1,172 @@
+package io.duraflow.simulation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.duraflow.examples.StreamingKeyedSum;
+import io.duraflow.examples.WordCount;
+import io.duraflow.jobmanager.events.JobEventReader;
+import io.duraflow.jobmanager.events.proto.JobEvent;
+import io.duraflow.jobstore.CollectedData;
+import io.duraflow.jobstore.JobOutcome;
+import io.duraflow.jobstore.JobResultEntry;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Properties of a whole simulated cluster ({@link SimCluster}): the real control plane of the
+ * JobManagers and TaskManagers, simulated tasks, an in-memory network and ZooKeeper, one thread,
+ * one seed per run. Each property runs over several seeds; the {@link Invariants} hold after
+ * every step of every run.
+ */
+class ClusterSimulationTest {
+    static final String BATCH_JOB = "words";
+    static final String STREAMING_JOB = "sums";
+    static final int SPLITS = 8;
+
+    @TempDir
+    Path tempDir;
+
+    // ------------------------------------------------------------------ batch
+
+    @Test
+    void aBatchLeaderChangeKeepsTheFinishedWork() throws Exception {
+        for (long seed = 0; seed < 8; seed++) {
+            SimCluster cluster = batchCluster(seed, Map.of("taskmanager.leader-loss.timeout", "0"));
+            try {
+                SimJobManager first = awaitLeader(cluster);
+                cluster.submit(batchJob());
+                Set<String> durable = new HashSet<>();
+                assertThat(cluster.runUntil(() -> finishedSourcesDurable(cluster, durable), 60_000))
+                        .as("seed %d: a source finished and is in the log", seed).isTrue();
+                cluster.kill(first);
+                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertBatchResult(cluster, seed);
+                for (String finished : durable) {
+                    assertThat(restarts(cluster, finished)).as("seed %d: %s finished before the kill and ran again",
+                            seed, finished).isEmpty();
+                }
+            } finally {
+                cluster.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private SimCluster batchCluster(long seed, Map<String, String> settings) throws IOException {
+        Path root = Files.createDirectories(tempDir.resolve("seed-" + seed + "-" + System.identityHashCode(settings)));
+        SimCluster cluster = new SimCluster(seed, root, settings);
+        cluster.startJobManager("jm-1");
+        cluster.startJobManager("jm-2");
+        for (int i = 1; i <= 3; i++) {
+            cluster.startTaskManager("tm-" + i);
+        }
+        return cluster;
+    }
+
+    private static SimJobManager awaitLeader(SimCluster cluster) {
+        assertThat(cluster.runUntil(() -> cluster.leader() != null && cluster.leader().leadership() != null
+                && cluster.leader().leadership().ready, 10_000)).as("a leader is ready").isTrue();
+        return cluster.leader();
+    }
+
+    static SubmitJobRequest batchJob() {
+        return SubmitJobRequest.newBuilder().setJobId(BATCH_JOB).setJobClass(WordCount.class.getName())
+                .putParams("words", "1000").putParams("splits", Integer.toString(SPLITS)).setParallelism(2).build();
+    }
+
+    /**
+     * Whether some source subtask finished and the job event log on disk holds its finish and,
+     * after the last split assignment, the enumerator's state: a recovery then keeps every
+     * finished source whose TaskManager lives. {@code durable} gets "vertex/subtask#attempt" of each.
+     */
+    private static boolean finishedSourcesDurable(SimCluster cluster, Set<String> durable) {
+        if (cluster.invariants().started().stream().noneMatch(s -> s.vertex() == 0)) {
+            return false;
+        }
+        Path log = cluster.eventLogDirectory(BATCH_JOB);
+        if (!Files.isDirectory(log)) {
+            return false;
+        }
+        List<JobEvent> events;
+        try {
+            events = JobEventReader.readAll(log).events();
+        } catch (IOException e) {
+            return false;
+        }
+        boolean stateAfterSplits = true;
+        Set<String> finished = new HashSet<>();
+        for (JobEvent event : events) {
+            if (event.hasSplitsAssigned()) {
+                stateAfterSplits = false;
+            } else if (event.hasCoordinatorState()) {
+                stateAfterSplits = true;
+            } else if (event.hasExecutionFinished() && event.getExecutionFinished().getVertex() == 0) {
+                var f = event.getExecutionFinished();
+                finished.add(f.getVertex() + "/" + f.getSubtask() + "#" + f.getAttempt());
+            }
+        }
+        if (!stateAfterSplits || finished.isEmpty()) {
+            return false;
+        }
+        durable.addAll(finished);
+        return true;
+    }
+
+    /** Starts of the subtask of "vertex/subtask#attempt" with a higher attempt. */
+    private static List<Invariants.Started> restarts(SimCluster cluster, String execution) {
+        int vertex = Integer.parseInt(execution.substring(0, execution.indexOf('/')));
+        int subtask = Integer.parseInt(execution.substring(execution.indexOf('/') + 1, execution.indexOf('#')));
+        int attempt = Integer.parseInt(execution.substring(execution.indexOf('#') + 1));
+        return cluster.invariants().started().stream().filter(s -> s.jobId().equals(BATCH_JOB)
+                && s.vertex() == vertex && s.subtask() == subtask && s.attempt() > attempt).toList();
+    }
+
+    /** The batch job FINISHED, and its consumers counted every split exactly once. */
+    static void assertBatchResult(SimCluster cluster, long seed) {
+        JobResultEntry result = cluster.result(BATCH_JOB).orElseThrow();
+        assertThat(result.state()).as("seed %d: %s", seed, result.failure()).isEqualTo(JobOutcome.FINISHED);
+        long counted = result.collected().stream().filter(c -> c.name().equals(SimBatchTask.RESULT))
+                .mapToLong(c -> SimBatchTask.count(c.data())).sum();
+        assertThat(counted).as("seed %d: records counted (one per split)", seed).isEqualTo(SPLITS);
+    }
+
+    /** The streaming job FINISHED, and its sums saw every record of every split exactly once. */
+    static void assertStreamingResult(SimCluster cluster, long seed) {
+        JobResultEntry result = cluster.result(STREAMING_JOB).orElseThrow();
+        assertThat(result.state()).as("seed %d: %s", seed, result.failure()).isEqualTo(JobOutcome.FINISHED);
+        long count = 0;
+        long sum = 0;
+        for (CollectedData data : result.collected()) {
+            long[] parsed = SimStreamTask.parse(data.data());
+            count += parsed[0];
+            sum += parsed[1];
+        }
+        var splits = cluster.invariants().splits(STREAMING_JOB);
+        long expectedSum = 0;
+        for (var split : splits) {
+            for (int i = 0; i < SimStreamTask.RECORDS_PER_SPLIT; i++) {
+                expectedSum += SimStreamTask.value(split, i);
+            }
+        }
+        assertThat(count).as("seed %d: records summed", seed).isEqualTo((long) splits.size()
+                * SimStreamTask.RECORDS_PER_SPLIT);
+        assertThat(sum).as("seed %d: sum", seed).isEqualTo(expectedSum);
+    }
+
+    static SubmitJobRequest streamingJob() {
+        return SubmitJobRequest.newBuilder().setJobId(STREAMING_JOB).setJobClass(StreamingKeyedSum.class.getName())
+                .putParams("records", "64").putParams("keys", "10").setParallelism(2)
+                .putConfig("execution.runtime-mode", "streaming").build();
+    }
+}
