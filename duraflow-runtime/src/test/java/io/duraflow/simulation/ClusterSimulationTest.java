@@ -44,7 +44,10 @@ class ClusterSimulationTest {
                 SimJobManager first = awaitLeader(cluster);
                 cluster.submit(batchJob());
                 Set<String> durable = new HashSet<>();
-                assertThat(cluster.runUntil(() -> finishedSourcesDurable(cluster, durable), 60_000))
+                long[] lastRead = {0};
+                assertThat(cluster.runUntil(() -> cluster.scheduler().now() >= lastRead[0] + 20
+                        && (lastRead[0] = cluster.scheduler().now()) >= 0
+                        && finishedSourcesDurable(cluster, durable), 60_000))
                         .as("seed %d: a source finished and is in the log", seed).isTrue();
                 cluster.kill(first);
                 assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
@@ -57,11 +60,63 @@ class ClusterSimulationTest {
                 }
             } finally {
                 cluster.close();
+                SimLog.LOG.warn("seed {}: {} mails, {} calls, {} ms virtual", seed, cluster.scheduler().mailsRun(),
+                        cluster.network().calls(), cluster.scheduler().now());
+                Files.createDirectories(Path.of("target", "simulation"));
+                Files.write(Path.of("target", "simulation", "batch-leader-change-" + seed + ".txt"),
+                        cluster.trace().lines());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ streaming
+
+    @Test
+    void aStreamingLeaderChangeAdoptsTheRunningTasks() throws Exception {
+        for (long seed = 0; seed < 6; seed++) {
+            SimCluster cluster = streamingCluster(seed, Map.of());
+            try {
+                SimJobManager first = awaitLeader(cluster);
+                cluster.submit(streamingJob());
+                assertThat(cluster.runUntil(() -> cluster.invariants().completedCheckpoints(STREAMING_JOB) >= 2,
+                        60_000)).as("seed %d: two checkpoints completed\n%s", seed, cluster.trace().tail(40)).isTrue();
+                int startsBefore = cluster.invariants().started().size();
+                cluster.kill(first);
+                assertThat(cluster.runUntil(() -> cluster.hasResult(STREAMING_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertStreamingResult(cluster, seed);
+                assertThat(cluster.invariants().started().subList(startsBefore, cluster.invariants().started().size()))
+                        .as("seed %d: tasks started after the leader was killed", seed).isEmpty();
+            } finally {
+                finish(cluster, "streaming-leader-change", seed);
             }
         }
     }
 
     // ------------------------------------------------------------------ helpers
+
+    private SimCluster streamingCluster(long seed, Map<String, String> settings) throws IOException {
+        Map<String, String> all = new java.util.HashMap<>(settings);
+        Path root = Files.createDirectories(tempDir.resolve("streaming-" + seed + "-" + settings.hashCode()));
+        all.put("execution.checkpointing.interval", "300ms");
+        all.put("execution.checkpointing.dir", root.resolve("checkpoints").toUri().toString());
+        SimCluster cluster = new SimCluster(seed, root, all);
+        cluster.startJobManager("jm-1");
+        cluster.startJobManager("jm-2");
+        for (int i = 1; i <= 3; i++) {
+            cluster.startTaskManager("tm-" + i);
+        }
+        return cluster;
+    }
+
+    private static void finish(SimCluster cluster, String name, long seed) throws IOException {
+        cluster.close();
+        SimLog.LOG.warn("{} seed {}: {} mails, {} calls, {} ms virtual", name, seed, cluster.scheduler().mailsRun(),
+                cluster.network().calls(), cluster.scheduler().now());
+        Files.createDirectories(Path.of("target", "simulation"));
+        Files.write(Path.of("target", "simulation", name + "-" + seed + ".txt"), cluster.trace().lines());
+    }
 
     private SimCluster batchCluster(long seed, Map<String, String> settings) throws IOException {
         Path root = Files.createDirectories(tempDir.resolve("seed-" + seed + "-" + System.identityHashCode(settings)));

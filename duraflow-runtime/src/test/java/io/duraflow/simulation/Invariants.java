@@ -41,6 +41,7 @@ final class Invariants {
     private final Map<String, Set<com.google.protobuf.ByteString>> splits = new HashMap<>();
     /** Every task start: "job v/s#a tm". */
     private final List<Started> started = new ArrayList<>();
+    private final Map<String, java.util.TreeSet<Long>> completed = new HashMap<>();
 
     /** A task that started on a TaskManager. */
     record Started(String jobId, int vertex, int subtask, int attempt, String tmId, String session) {}
@@ -122,6 +123,15 @@ final class Invariants {
             }
         }
         bySession.merge(session, id, Math::max);
+    }
+
+    /** A task heard that a checkpoint completed (the first notification of each id counts). */
+    void checkpointCompleted(String jobId, long checkpointId) {
+        completed.computeIfAbsent(jobId, j -> new java.util.TreeSet<>()).add(checkpointId);
+    }
+
+    int completedCheckpoints(String jobId) {
+        return completed.getOrDefault(jobId, new java.util.TreeSet<>()).size();
     }
 
     void splitsRead(AttemptId attempt, List<com.google.protobuf.ByteString> read) {

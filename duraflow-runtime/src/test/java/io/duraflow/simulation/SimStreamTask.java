@@ -56,7 +56,7 @@ import java.util.Set;
  * channels; a consumer of a broken channel fails, naming the producer's TaskManager if it died.
  */
 final class SimStreamTask implements TaskExecutorServices.RunningTask {
-    static final int RECORDS_PER_SPLIT = 3;
+    static final int RECORDS_PER_SPLIT = 60;
     static final String RESULT = "sums";
 
     private final SimCluster cluster;
@@ -312,6 +312,9 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
 
     @Override
     public void notifyCheckpoint(CheckpointNotification notification) {
+        if (notification.getCompleted()) {
+            cluster.invariants().checkpointCompleted(attempt.getJobId(), notification.getCheckpointId());
+        }
         thread.execute(() -> {
             if (!ended && notification.getCompleted() && notification.getCheckpointId() >= finalCheckpointId) {
                 finish();
