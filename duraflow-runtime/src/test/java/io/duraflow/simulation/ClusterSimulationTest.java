@@ -43,12 +43,7 @@ class ClusterSimulationTest {
             try {
                 SimJobManager first = awaitLeader(cluster);
                 cluster.submit(batchJob());
-                Set<String> durable = new HashSet<>();
-                long[] lastRead = {0};
-                assertThat(cluster.runUntil(() -> cluster.scheduler().now() >= lastRead[0] + 20
-                        && (lastRead[0] = cluster.scheduler().now()) >= 0
-                        && finishedSourcesDurable(cluster, durable), 60_000))
-                        .as("seed %d: a source finished and is in the log", seed).isTrue();
+                Set<String> durable = awaitDurableSources(cluster, seed);
                 cluster.kill(first);
                 assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
                         .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
@@ -59,17 +54,101 @@ class ClusterSimulationTest {
                             seed, finished).isEmpty();
                 }
             } finally {
-                cluster.close();
-                SimLog.LOG.warn("seed {}: {} mails, {} calls, {} ms virtual", seed, cluster.scheduler().mailsRun(),
-                        cluster.network().calls(), cluster.scheduler().now());
-                Files.createDirectories(Path.of("target", "simulation"));
-                Files.write(Path.of("target", "simulation", "batch-leader-change-" + seed + ".txt"),
-                        cluster.trace().lines());
+                finish(cluster, "batch-leader-change", seed);
+            }
+        }
+    }
+
+    @Test
+    void aBatchTaskManagerLostWhileNoLeaderIsUpCostsOnlyItsOutput() throws Exception {
+        for (long seed = 0; seed < 6; seed++) {
+            SimCluster cluster = batchCluster(seed, Map.of("taskmanager.leader-loss.timeout", "0"));
+            try {
+                SimJobManager first = awaitLeader(cluster);
+                cluster.submit(batchJob());
+                Set<String> durable = awaitDurableSources(cluster, seed);
+                String lostTm = tmOf(durable.iterator().next());
+                cluster.kill(first);
+                cluster.kill(cluster.liveTaskManager(lostTm).orElseThrow());
+                cluster.startTaskManager("tm-4");
+                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertBatchResult(cluster, seed);
+                for (String finished : durable) {
+                    if (tmOf(finished).equals(lostTm)) {
+                        assertThat(restarts(cluster, finished)).as("seed %d: %s was on the killed %s", seed, finished,
+                                lostTm).isNotEmpty();
+                    } else {
+                        assertThat(restarts(cluster, finished)).as("seed %d: %s ran again", seed, finished).isEmpty();
+                    }
+                }
+            } finally {
+                finish(cluster, "batch-tm-lost-without-leader", seed);
+            }
+        }
+    }
+
+    @Test
+    void aBatchTaskManagerLostRerunsOnlyItsWork() throws Exception {
+        for (long seed = 0; seed < 6; seed++) {
+            SimCluster cluster = batchCluster(seed, Map.of());
+            try {
+                awaitLeader(cluster);
+                cluster.submit(batchJob());
+                Set<String> durable = awaitDurableSources(cluster, seed);
+                String lostTm = tmOf(durable.iterator().next());
+                cluster.kill(cluster.liveTaskManager(lostTm).orElseThrow());
+                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertBatchResult(cluster, seed);
+                for (String finished : durable) {
+                    if (tmOf(finished).equals(lostTm)) {
+                        assertThat(restarts(cluster, finished)).as("seed %d: %s was on the killed %s", seed, finished,
+                                lostTm).isNotEmpty();
+                    } else {
+                        assertThat(restarts(cluster, finished)).as("seed %d: %s ran again", seed, finished).isEmpty();
+                    }
+                }
+            } finally {
+                finish(cluster, "batch-tm-lost", seed);
             }
         }
     }
 
     // ------------------------------------------------------------------ streaming
+
+    @Test
+    void aStreamingTaskManagerLostWhileNoLeaderIsUpRestoresTheLatestCheckpoint() throws Exception {
+        for (long seed = 0; seed < 6; seed++) {
+            SimCluster cluster = streamingCluster(seed, Map.of());
+            try {
+                SimJobManager first = awaitLeader(cluster);
+                cluster.submit(streamingJob());
+                assertThat(cluster.runUntil(() -> cluster.invariants().completedCheckpoints(STREAMING_JOB) >= 2,
+                        60_000)).as("seed %d: two checkpoints completed\n%s", seed, cluster.trace().tail(40)).isTrue();
+                long latest = cluster.invariants().latestCompleted(STREAMING_JOB);
+                int startsBefore = cluster.invariants().started().size();
+                String lostTm = cluster.invariants().started().get(0).tmId();
+                cluster.kill(first);
+                cluster.kill(cluster.liveTaskManager(lostTm).orElseThrow());
+                cluster.startTaskManager("tm-4");
+                assertThat(cluster.runUntil(() -> cluster.hasResult(STREAMING_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertStreamingResult(cluster, seed);
+                List<Invariants.Started> after = cluster.invariants().started()
+                        .subList(startsBefore, cluster.invariants().started().size());
+                assertThat(after).as("seed %d: every subtask runs again", seed).hasSizeGreaterThanOrEqualTo(4);
+                assertThat(after.get(0).restoredCheckpointId()).as("seed %d: the restore after the take-over", seed)
+                        .isGreaterThanOrEqualTo(latest);
+                assertThat(after).as("seed %d: new attempts", seed).allMatch(s -> s.attempt() > 0);
+            } finally {
+                finish(cluster, "streaming-tm-lost-without-leader", seed);
+            }
+        }
+    }
 
     @Test
     void aStreamingLeaderChangeAdoptsTheRunningTasks() throws Exception {
@@ -118,8 +197,22 @@ class ClusterSimulationTest {
         Files.write(Path.of("target", "simulation", name + "-" + seed + ".txt"), cluster.trace().lines());
     }
 
+    private static Set<String> awaitDurableSources(SimCluster cluster, long seed) {
+        Set<String> durable = new HashSet<>();
+        long[] lastRead = {0};
+        assertThat(cluster.runUntil(() -> cluster.scheduler().now() >= lastRead[0] + 20
+                && (lastRead[0] = cluster.scheduler().now()) >= 0
+                && finishedSourcesDurable(cluster, durable), 60_000))
+                .as("seed %d: a source finished and is in the log", seed).isTrue();
+        return durable;
+    }
+
+    private static String tmOf(String execution) {
+        return execution.substring(execution.indexOf('@') + 1);
+    }
+
     private SimCluster batchCluster(long seed, Map<String, String> settings) throws IOException {
-        Path root = Files.createDirectories(tempDir.resolve("seed-" + seed + "-" + System.identityHashCode(settings)));
+        Path root = Files.createDirectories(tempDir.resolve("batch-" + seed + "-" + settings.hashCode()));
         SimCluster cluster = new SimCluster(seed, root, settings);
         cluster.startJobManager("jm-1");
         cluster.startJobManager("jm-2");
@@ -168,7 +261,7 @@ class ClusterSimulationTest {
                 stateAfterSplits = true;
             } else if (event.hasExecutionFinished() && event.getExecutionFinished().getVertex() == 0) {
                 var f = event.getExecutionFinished();
-                finished.add(f.getVertex() + "/" + f.getSubtask() + "#" + f.getAttempt());
+                finished.add(f.getVertex() + "/" + f.getSubtask() + "#" + f.getAttempt() + "@" + f.getTmId());
             }
         }
         if (!stateAfterSplits || finished.isEmpty()) {
@@ -182,7 +275,7 @@ class ClusterSimulationTest {
     private static List<Invariants.Started> restarts(SimCluster cluster, String execution) {
         int vertex = Integer.parseInt(execution.substring(0, execution.indexOf('/')));
         int subtask = Integer.parseInt(execution.substring(execution.indexOf('/') + 1, execution.indexOf('#')));
-        int attempt = Integer.parseInt(execution.substring(execution.indexOf('#') + 1));
+        int attempt = Integer.parseInt(execution.substring(execution.indexOf('#') + 1, execution.indexOf('@')));
         return cluster.invariants().started().stream().filter(s -> s.jobId().equals(BATCH_JOB)
                 && s.vertex() == vertex && s.subtask() == subtask && s.attempt() > attempt).toList();
     }

@@ -7,6 +7,7 @@ import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
  *   <li>a job whose result is in the job result store never starts a task again;
  *   <li>fencing: a TaskManager accepts a deployment only of the session of the leader it follows
  *       (or a newer one that it registered with), never of an older session than one it accepted;
- *   <li>a streaming subtask never has two running attempts on live TaskManagers;
+ *   <li>a streaming subtask never has two running attempts on live TaskManagers, unless a leader
+ *       has sent the older one its cancellation (see {@link #strictSingleAttempt});
  *   <li>checkpoint ids never go down across leaders: a leader triggers only ids above every id an
  *       earlier leader triggered.
  * </ol>
@@ -37,6 +39,8 @@ final class Invariants {
     /** Per job, per session number, the highest checkpoint id triggered. */
     private final Map<String, TreeMap<Integer, Long>> triggered = new HashMap<>();
     private final List<SimStreamTask> streamTasks = new ArrayList<>();
+    private final Set<AttemptId> cancelled = new HashSet<>();
+    private boolean strictSingleAttempt;
     /** Per job, every split some attempt read. */
     private final Map<String, Set<com.google.protobuf.ByteString>> splits = new HashMap<>();
     /** Every task start: "job v/s#a tm". */
@@ -44,7 +48,8 @@ final class Invariants {
     private final Map<String, java.util.TreeSet<Long>> completed = new HashMap<>();
 
     /** A task that started on a TaskManager. */
-    record Started(String jobId, int vertex, int subtask, int attempt, String tmId, String session) {}
+    record Started(String jobId, int vertex, int subtask, int attempt, String tmId, String session,
+            long restoredCheckpointId) {}
 
     Invariants(SimCluster cluster) {
         this.cluster = cluster;
@@ -74,7 +79,8 @@ final class Invariants {
                     + taskManager.tmId());
         }
         started.add(new Started(attempt.getJobId(), attempt.getVertex(), attempt.getSubtask(), attempt.getAttempt(),
-                taskManager.tmId(), deployment.getJmSessionId()));
+                taskManager.tmId(), deployment.getJmSessionId(),
+                deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : 0));
     }
 
     void deploymentSent(TaskDeployment deployment) {
@@ -99,12 +105,26 @@ final class Invariants {
             AttemptId a = other.attempt();
             AttemptId b = task.attempt();
             if (a.getJobId().equals(b.getJobId()) && a.getVertex() == b.getVertex()
-                    && a.getSubtask() == b.getSubtask()) {
+                    && a.getSubtask() == b.getSubtask() && (strictSingleAttempt || !cancelled.contains(a))) {
                 violated("two running attempts of a streaming subtask: " + Rpc.describe(a) + " on "
                         + other.taskManager().tmId() + " and " + Rpc.describe(b) + " on " + task.taskManager().tmId());
             }
         }
         streamTasks.add(task);
+    }
+
+    /**
+     * Rule 4 as strict as its words: no overlap at all. Off, an older attempt may still run while
+     * the cancellation a leader sent it is on its way (a take-over that restores instead of
+     * adopting cancels the kept tasks without waiting; see the test that shows it).
+     */
+    void strictSingleAttempt(boolean strict) {
+        this.strictSingleAttempt = strict;
+    }
+
+    /** A leader sent the TaskManager a cancellation of this attempt. */
+    void cancelSent(AttemptId attempt) {
+        cancelled.add(attempt);
     }
 
     void taskEnded(SimTaskManager taskManager, AttemptId attempt, TaskState state) {
@@ -127,7 +147,15 @@ final class Invariants {
 
     /** A task heard that a checkpoint completed (the first notification of each id counts). */
     void checkpointCompleted(String jobId, long checkpointId) {
-        completed.computeIfAbsent(jobId, j -> new java.util.TreeSet<>()).add(checkpointId);
+        if (completed.computeIfAbsent(jobId, j -> new java.util.TreeSet<>()).add(checkpointId)) {
+            cluster.trace().add("checkpoint " + checkpointId + " of " + jobId + " completed");
+        }
+    }
+
+    /** The highest checkpoint id a task heard was completed, 0 if none. */
+    long latestCompleted(String jobId) {
+        java.util.TreeSet<Long> ids = completed.get(jobId);
+        return ids == null || ids.isEmpty() ? 0 : ids.last();
     }
 
     int completedCheckpoints(String jobId) {

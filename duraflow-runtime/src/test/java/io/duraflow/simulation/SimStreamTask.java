@@ -84,6 +84,8 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
     private long sum;
     private final List<Channel> channels = new ArrayList<>();
     private final Set<Long> acknowledged = new HashSet<>();
+    /** A direct trigger that came before the end of this sum task's input, or 0. */
+    private long deferredTrigger;
 
     // both
     private boolean inputEnded;
@@ -221,15 +223,21 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
                     count++;
                     sum += data.value();
                 } else if (message instanceof Barrier barrier) {
-                    channel.blockedAt = barrier.checkpointId();
-                    aligned(barrier.checkpointId());
+                    if (!acknowledged.contains(barrier.checkpointId())) {
+                        channel.blockedAt = barrier.checkpointId();
+                        aligned(barrier.checkpointId());
+                    }
                 } else if (message instanceof End) {
                     channel.ended = true;
+                    channels.stream().filter(c -> c.blockedAt != 0).findFirst().ifPresent(c -> aligned(c.blockedAt));
                 }
             }
         }
         if (!inputEnded && channels.stream().allMatch(c -> c.ended)) {
             endInput();
+            if (deferredTrigger > 0) {
+                triggered(deferredTrigger);
+            }
         }
         return true;
     }
@@ -242,7 +250,9 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
 
     /** Every channel delivered the barrier: the snapshot is taken and the channels go on. */
     private void aligned(long checkpointId) {
-        if (channels.stream().allMatch(c -> c.blockedAt == checkpointId)) {
+        // A channel whose producer's output ended delivers no more barriers (a finished producer
+        // takes no part in later checkpoints), as the real input gate counts it aligned.
+        if (channels.stream().allMatch(c -> c.blockedAt == checkpointId || (c.ended && c.blockedAt == 0))) {
             acknowledge(checkpointId);
             channels.forEach(c -> c.blockedAt = 0);
         }
@@ -285,8 +295,15 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
         }
     }
 
-    /** Triggered directly: a source, or a task whose input ended. */
+    /**
+     * Triggered directly: a source, or a task whose producers all finished. A task that has not
+     * read the end of its input yet takes the snapshot once it has, as the real one does.
+     */
     private void triggered(long checkpointId) {
+        if (!vertex.isSource() && !inputEnded) {
+            deferredTrigger = Math.max(deferredTrigger, checkpointId);
+            return;
+        }
         if (inputEnded && finalCheckpointId == Long.MAX_VALUE) {
             finalCheckpointId = checkpointId;
         }

@@ -206,6 +206,9 @@ final class SimTransport implements TaskManagerTransport {
 
     @Override
     public void cancel(String tmId, AttemptId attempt) {
+        if (connections.containsKey(tmId)) {
+            cluster.invariants().cancelSent(attempt);
+        }
         CancelTaskRequest request = CancelTaskRequest.newBuilder().setJmSessionId(sessionId).setAttempt(attempt).build();
         send(tmId, "cancel " + Rpc.describe(attempt), (service, observer) -> service.cancelTask(request, observer));
     }
