@@ -39,7 +39,7 @@ final class Invariants {
     /** Per job, per session number, the highest checkpoint id triggered. */
     private final Map<String, TreeMap<Integer, Long>> triggered = new HashMap<>();
     private final List<SimStreamTask> streamTasks = new ArrayList<>();
-    private final Set<AttemptId> cancelled = new HashSet<>();
+    private final Set<String> cancelled = new HashSet<>();
     private boolean strictSingleAttempt;
     /** Per job, every split some attempt read. */
     private final Map<String, Set<com.google.protobuf.ByteString>> splits = new HashMap<>();
@@ -105,7 +105,8 @@ final class Invariants {
             AttemptId a = other.attempt();
             AttemptId b = task.attempt();
             if (a.getJobId().equals(b.getJobId()) && a.getVertex() == b.getVertex()
-                    && a.getSubtask() == b.getSubtask() && (strictSingleAttempt || !cancelled.contains(a))) {
+                    && a.getSubtask() == b.getSubtask()
+                    && (strictSingleAttempt || !cancelled.contains(other.taskManager().tmId() + "/" + Rpc.describe(a)))) {
                 violated("two running attempts of a streaming subtask: " + Rpc.describe(a) + " on "
                         + other.taskManager().tmId() + " and " + Rpc.describe(b) + " on " + task.taskManager().tmId());
             }
@@ -123,8 +124,8 @@ final class Invariants {
     }
 
     /** A leader sent the TaskManager a cancellation of this attempt. */
-    void cancelSent(AttemptId attempt) {
-        cancelled.add(attempt);
+    void cancelSent(String tmId, AttemptId attempt) {
+        cancelled.add(tmId + "/" + Rpc.describe(attempt));
     }
 
     void taskEnded(SimTaskManager taskManager, AttemptId attempt, TaskState state) {

@@ -68,7 +68,7 @@ final class SimBatchTask implements TaskExecutorServices.RunningTask {
     }
 
     private long pause() {
-        return 5 + cluster.random().nextInt(150);
+        return 20 + cluster.random().nextInt(280);
     }
 
     @Override

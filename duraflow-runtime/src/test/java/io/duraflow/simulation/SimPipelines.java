@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * The pipelined exchanges of streaming jobs, in memory: a producer attempt's partition holds one
  * FIFO channel per subpartition (records, checkpoint barriers, the end of input), which the
- * consumer subtask of that index reads. A partition breaks when its producer ends or its
- * TaskManager dies; a consumer that reads a broken one fails, as a real one whose stream broke.
+ * consumer subtask of that index reads. A partition breaks when its producer fails or is
+ * cancelled, or its TaskManager dies; a consumer that reads a broken one fails, as a real one whose stream broke.
  */
 final class SimPipelines {
     /** What travels in a channel. */
@@ -50,20 +50,25 @@ final class SimPipelines {
 
     private final Map<String, Partition> partitions = new HashMap<>();
 
+    /**
+     * A producer's partition, by its TaskManager and id: a consumer connects to the location its
+     * deployment names (two leaders may run attempts with the same number, so the id alone does
+     * not tell them apart).
+     */
     Partition create(SimTaskManager producer, String partitionId, int subpartitions) {
         Partition partition = new Partition(producer, subpartitions);
-        partitions.put(partitionId, partition);
+        partitions.put(producer.tmId() + "/" + partitionId, partition);
         return partition;
     }
 
     /** The partition, or null if its producer has not created it (yet). */
-    Partition find(String partitionId) {
-        return partitions.get(partitionId);
+    Partition find(String tmId, String partitionId) {
+        return partitions.get(tmId + "/" + partitionId);
     }
 
-    /** The producer ended: what it wrote stays readable only while it runs, so it breaks. */
-    void release(String partitionId) {
-        Partition partition = partitions.get(partitionId);
+    /** The producer failed or was cancelled: its consumers' streams break. */
+    void release(SimTaskManager producer, String partitionId) {
+        Partition partition = partitions.get(producer.tmId() + "/" + partitionId);
         if (partition != null) {
             partition.broken = true;
         }

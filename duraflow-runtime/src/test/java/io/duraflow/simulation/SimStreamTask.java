@@ -56,7 +56,7 @@ import java.util.Set;
  * channels; a consumer of a broken channel fails, naming the producer's TaskManager if it died.
  */
 final class SimStreamTask implements TaskExecutorServices.RunningTask {
-    static final int RECORDS_PER_SPLIT = 60;
+    static final int RECORDS_PER_SPLIT = 200;
     static final String RESULT = "sums";
 
     private final SimCluster cluster;
@@ -202,7 +202,8 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
     private boolean read() {
         for (Channel channel : channels) {
             if (channel.partition == null) {
-                channel.partition = cluster.pipelines().find(channel.producer.getPartitionId());
+                channel.partition = cluster.pipelines().find(channel.producer.getTmId(),
+                        channel.producer.getPartitionId());
                 if (channel.partition == null) {
                     if (cluster.liveTaskManager(channel.producer.getTmId()).isEmpty()) {
                         return unreachable(channel);
@@ -428,7 +429,7 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
         }
         ended = true;
         if (report.getState() != TaskState.FINISHED) {
-            outputIds.forEach(cluster.pipelines()::release);
+            outputIds.forEach(id -> cluster.pipelines().release(taskManager, id));
         }
         cluster.invariants().taskEnded(taskManager, attempt, report.getState());
         cluster.trace().add(taskManager.tmId() + ": " + Rpc.describe(attempt) + " " + report.getState());

@@ -207,7 +207,7 @@ final class SimTransport implements TaskManagerTransport {
     @Override
     public void cancel(String tmId, AttemptId attempt) {
         if (connections.containsKey(tmId)) {
-            cluster.invariants().cancelSent(attempt);
+            cluster.invariants().cancelSent(tmId, attempt);
         }
         CancelTaskRequest request = CancelTaskRequest.newBuilder().setJmSessionId(sessionId).setAttempt(attempt).build();
         send(tmId, "cancel " + Rpc.describe(attempt), (service, observer) -> service.cancelTask(request, observer));
