@@ -3,7 +3,6 @@ package io.duraflow.simulation;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.TaskState;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,6 +39,7 @@ final class Invariants {
     private final Map<String, TreeMap<Integer, Long>> triggered = new HashMap<>();
     private final List<SimStreamTask> streamTasks = new ArrayList<>();
     private final Set<String> cancelled = new HashSet<>();
+    private final Set<String> ended = new HashSet<>();
     private boolean strictSingleAttempt;
     /** Per job, every split some attempt read. */
     private final Map<String, Set<com.google.protobuf.ByteString>> splits = new HashMap<>();
@@ -83,10 +83,6 @@ final class Invariants {
                 deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : 0));
     }
 
-    void deploymentSent(TaskDeployment deployment) {
-        // Sending is not accepting: a deposed leader may still send; the TaskManager must refuse.
-    }
-
     void deploymentAccepted(SimTaskManager taskManager, TaskDeployment deployment) {
         int session = SimZooKeeper.sessionNumber(deployment.getJmSessionId());
         int followed = SimZooKeeper.sessionNumber(taskManager.followedSession());
@@ -123,13 +119,19 @@ final class Invariants {
         this.strictSingleAttempt = strict;
     }
 
+    /** A task ended on its TaskManager (it reported, or tried to report, how). */
+    void taskEnded(SimTaskManager taskManager, AttemptId attempt) {
+        ended.add(taskManager.tmId() + "/" + Rpc.describe(attempt));
+    }
+
+    boolean hasEnded(String tmId, String jobId, int vertex, int subtask, int attempt) {
+        return ended.contains(tmId + "/" + Rpc.describe(AttemptId.newBuilder().setJobId(jobId).setVertex(vertex)
+                .setSubtask(subtask).setAttempt(attempt).build()));
+    }
+
     /** A leader sent the TaskManager a cancellation of this attempt. */
     void cancelSent(String tmId, AttemptId attempt) {
         cancelled.add(tmId + "/" + Rpc.describe(attempt));
-    }
-
-    void taskEnded(SimTaskManager taskManager, AttemptId attempt, TaskState state) {
-        // The bookkeeping of running stream tasks drops ended ones lazily.
     }
 
     void checkpointTriggered(TriggerCheckpointRequest request) {

@@ -193,7 +193,7 @@ final class SimBatchTask implements TaskExecutorServices.RunningTask {
             return;
         }
         ended = true;
-        cluster.invariants().taskEnded(taskManager, attempt, report.getState());
+        cluster.invariants().taskEnded(taskManager, attempt);
         cluster.trace().add(taskManager.tmId() + ": " + Rpc.describe(attempt) + " " + report.getState());
         environment.releaseSlot(attempt);
         environment.reportState(report.build());

@@ -235,10 +235,6 @@ final class SimCluster {
                 : new SimBatchTask(this, taskManager, deployment, graph, environment);
     }
 
-    void deploymentSent(TaskDeployment deployment) {
-        invariants.deploymentSent(deployment);
-    }
-
     void checkpointTriggered(TriggerCheckpointRequest request) {
         invariants.checkpointTriggered(request);
     }

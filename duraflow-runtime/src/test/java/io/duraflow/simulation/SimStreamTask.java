@@ -428,10 +428,10 @@ final class SimStreamTask implements TaskExecutorServices.RunningTask {
             return;
         }
         ended = true;
+        cluster.invariants().taskEnded(taskManager, attempt);
         if (report.getState() != TaskState.FINISHED) {
             outputIds.forEach(id -> cluster.pipelines().release(taskManager, id));
         }
-        cluster.invariants().taskEnded(taskManager, attempt, report.getState());
         cluster.trace().add(taskManager.tmId() + ": " + Rpc.describe(attempt) + " " + report.getState());
         environment.releaseSlot(attempt);
         environment.reportState(report.build());

@@ -154,7 +154,6 @@ final class SimTransport implements TaskManagerTransport {
             onFailure.accept(new IllegalStateException("no connection to TaskManager " + tmId));
             return;
         }
-        cluster.deploymentSent(deployment);
         call(connection, rpcTimeoutMs, (service, observer) -> service.deployTask(deployment,
                 accepted(connection.target, deployment, observer)))
                 .whenComplete((ack, error) -> {
