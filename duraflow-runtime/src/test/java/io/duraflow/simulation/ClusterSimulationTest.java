@@ -387,7 +387,7 @@ class ClusterSimulationTest {
 
     private static void finish(SimCluster cluster, String name, long seed) throws IOException {
         cluster.close();
-        SimLog.LOG.warn("{} seed {}: {} mails, {} calls, {} ms virtual", name, seed, cluster.scheduler().mailsRun(),
+        SimLog.LOG.info("{} seed {}: {} mails, {} calls, {} ms virtual", name, seed, cluster.scheduler().mailsRun(),
                 cluster.network().calls(), cluster.scheduler().now());
         Files.createDirectories(Path.of("target", "simulation"));
         Files.write(Path.of("target", "simulation", name + "-" + seed + ".txt"), cluster.trace().lines());
