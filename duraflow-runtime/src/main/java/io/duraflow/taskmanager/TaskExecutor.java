@@ -81,7 +81,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     // ------------------------------------------------------------ fixed at construction
 
-    private final String tmId = "tm-" + UUID.randomUUID().toString().substring(0, 8);
+    private final String tmId;
     private final OperatorChain.Settings settings;
     private final Mailbox mailbox;
     private final TaskExecutorServices services;
@@ -125,6 +125,13 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
 
     TaskExecutor(Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
             TaskExecutorServices services) throws Exception {
+        this("tm-" + UUID.randomUUID().toString().substring(0, 8), config, leaderRetrieval, dataDirectory, services);
+    }
+
+    /** With a given id instead of a random one: a deterministic simulation names its TaskManagers itself. */
+    TaskExecutor(String tmId, Configuration config, LeaderRetrieval leaderRetrieval, Path dataDirectory,
+            TaskExecutorServices services) throws Exception {
+        this.tmId = tmId;
         this.services = services;
         this.mailbox = services.mailbox();
         this.slots = new TaskSlotTable(config.get(TaskManagerOptions.SLOTS), mailbox);

@@ -87,10 +87,21 @@ public final class Dispatcher {
      * @param io runs blocking store I/O
      * @param userCode runs the jobs' own code (plan building), bounded by a time limit
      * @param stillLeads asks the election, with a round trip, whether a session still leads
+     * @param eventLogWriterThread where the jobs' event log writers write, or null for a thread of
+     *     each writer's own (a deterministic simulation passes a mailbox it steps)
      */
     public record Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
             CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
-            Predicate<String> stillLeads, Function<String, CheckpointIdCounter> checkpointIdCounters) {
+            Predicate<String> stillLeads, Function<String, CheckpointIdCounter> checkpointIdCounters,
+            Mailbox eventLogWriterThread) {
+        /** Each job event log writer on a thread of its own. */
+        public Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
+                CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
+                Predicate<String> stillLeads, Function<String, CheckpointIdCounter> checkpointIdCounters) {
+            this(results, jobGraphs, jobDirectories, cleanupPolicy, io, userCode, giveUpLeadership, stillLeads,
+                    checkpointIdCounters, null);
+        }
+
         /** Without HA ZooKeeper: checkpoint ids are counted in memory, per job. */
         public Services(JobResultStore results, JobGraphStore jobGraphs, JobDirectories jobDirectories,
                 CleanupRetryPolicy cleanupPolicy, Executor io, Executor userCode, Runnable giveUpLeadership,
@@ -124,7 +135,8 @@ public final class Dispatcher {
                 MAX_RESULT_SUMMARIES);
         JobFactory factory = new JobFactory(clusterConfig, sessionId, resourceManager, mainThread, clock,
                 services.jobDirectories(), services.userCode(), this::jobTerminated, services.io(),
-                () -> services.stillLeads().test(sessionId), services.checkpointIdCounters());
+                () -> services.stillLeads().test(sessionId), services.checkpointIdCounters(),
+                services.eventLogWriterThread());
         BooleanSupplier closed = () -> this.closed;
         this.cleanup = new JobCleanup(clusterConfig, services, resourceManager, mainThread, clock, this::requireLeadership, closed,
                 this::resultStored);

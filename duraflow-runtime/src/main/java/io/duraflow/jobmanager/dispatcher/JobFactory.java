@@ -67,11 +67,22 @@ final class JobFactory {
     private final Executor io;
     private final BooleanSupplier stillLeads;
     private final Function<String, CheckpointIdCounter> checkpointIdCounters;
+    /** Where job event log writers write; null: each on a thread of its own (see {@link Dispatcher.Services}). */
+    private final Mailbox eventLogWriterThread;
 
     JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Mailbox mainThread,
             LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
             JobMaster.TerminationListener terminated, Executor io, BooleanSupplier stillLeads,
             Function<String, CheckpointIdCounter> checkpointIdCounters) {
+        this(clusterConfig, sessionId, resourceManager, mainThread, clock, jobDirectories, userCode, terminated, io,
+                stillLeads, checkpointIdCounters, null);
+    }
+
+    JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Mailbox mainThread,
+            LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
+            JobMaster.TerminationListener terminated, Executor io, BooleanSupplier stillLeads,
+            Function<String, CheckpointIdCounter> checkpointIdCounters, Mailbox eventLogWriterThread) {
+        this.eventLogWriterThread = eventLogWriterThread;
         this.io = io;
         this.stillLeads = stillLeads;
         this.checkpointIdCounters = checkpointIdCounters;
@@ -255,8 +266,10 @@ final class JobFactory {
         }
         // Streaming jobs restart from checkpoints, never from the batch event log.
         if (!streaming && JobRecoveryOptions.isEnabled(built.config())) {
-            writer = JobEventWriter.create(jobDirectories.fileSystem(), eventLogDirectory(job.jobId()),
-                    built.config());
+            writer = eventLogWriterThread == null
+                    ? JobEventWriter.create(jobDirectories.fileSystem(), eventLogDirectory(job.jobId()), built.config())
+                    : JobEventWriter.create(jobDirectories.fileSystem(), eventLogDirectory(job.jobId()), built.config(),
+                            eventLogWriterThread);
             master.eventLog(new RecordingJobEventLog(writer, clock));
         }
         return new Created(master, writer);

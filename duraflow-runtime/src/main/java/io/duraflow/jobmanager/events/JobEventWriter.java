@@ -145,6 +145,18 @@ public final class JobEventWriter implements AutoCloseable {
     }
 
     /**
+     * As {@link #create(FileSystem, FsPath, Configuration)}, but the writes, closes and flush timers
+     * run on {@code writerThread} instead of a thread of the writer's own: a deterministic
+     * simulation of the cluster runs them on a mailbox it steps, so that no real thread decides
+     * how much of the log is on disk when a JobManager dies.
+     */
+    public static JobEventWriter create(FileSystem fileSystem, FsPath dir, Configuration config, Mailbox writerThread) {
+        return new JobEventWriter(fileSystem, dir, config.get(JobRecoveryOptions.WRITE_BUFFER_SIZE).bytes(),
+                config.get(JobRecoveryOptions.WRITE_BUFFER_FLUSH_INTERVAL), writerThread,
+                file -> fileSystem.create(file, WriteMode.EXCLUSIVE));
+    }
+
+    /**
      * Buffers an event for writing. Never blocks on I/O and never throws; a disabled or closed
      * writer drops the event and counts it.
      */
