@@ -30,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * its tasks running and report them, and the new leader adopts them from the latest completed
  * checkpoint: no task restarts, checkpoints go on with higher ids, the committed output is exact.
  * If a TaskManager dies too while no leader is up, adoption cannot be proven and the job restarts
- * from its latest checkpoint, as without adoption.
+ * from its latest checkpoint, as without adoption. A frozen leader that thaws after the adoption
+ * is checked here for batch ({@link LeaderChangeAdoptionIT}) and, for streaming, over many seeds by
+ * {@code io.duraflow.simulation.ClusterSimulationTest}.
  */
 class StreamingLeaderChangeIT {
     @RegisterExtension
@@ -91,39 +93,6 @@ class StreamingLeaderChangeIT {
         System.out.printf("%s: %d tasks adopted after the leader kill, none restarted; first checkpoint of the new"
                 + " leader completed %.1f s after the kill%n", test.getDisplayName(), attemptsBefore.size(),
                 firstCheckpointS);
-    }
-
-    /**
-     * The leader freezes (SIGSTOP) long enough for its ZooKeeper session to expire: the standby
-     * leads and adopts the tasks. When the old leader thaws (SIGCONT), its calls (a checkpoint
-     * trigger it had scheduled) carry a session the TaskManagers no longer follow and are refused;
-     * it stands by. No task restarts, and the output is exact.
-     */
-    @Test
-    void aFrozenLeaderThatThawsAfterTheStandbyAdoptedTheTasksChangesNothing(TestInfo test) throws Exception {
-        cluster = startCluster();
-        String jobId = "streaming-leader-frozen";
-        cluster.submit(jobId, JOB, params(jobId), 2);
-        awaitCompletedCheckpoints(jobId, 2);
-        Map<TaskKey, Integer> attemptsBefore = TaskRuns.attempts(cluster.status(jobId));
-
-        HaCluster.JobManager frozen = cluster.leader().orElseThrow();
-        LeaderInfo session = cluster.leaderInfo();
-        cluster.pause(frozen);
-        HaCluster.JobManager next = cluster.awaitNewLeader(frozen, session, HaCluster.FAILOVER_TIMEOUT);
-        cluster.awaitLog(next, "Job " + jobId + ": adopted all " + attemptsBefore.size() + " tasks",
-                HaCluster.FAILOVER_TIMEOUT);
-        cluster.resume(frozen);
-        cluster.awaitLog(frozen, "stands by", HaCluster.FAILOVER_TIMEOUT);
-
-        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
-        JobStatus status = result.getStatus();
-        assertThat(status.getState()).as("state, failure '%s'", status.getFailure()).isEqualTo(JobState.JOB_FINISHED);
-        assertThat(status.getRestarts()).as("restarts").isZero();
-        assertThat(TaskRuns.attempts(status)).as("attempts at the end").isEqualTo(attemptsBefore);
-        assertExactlyOnceOutput(jobId);
-        System.out.printf("%s: the thawed leader %s stood by; %d tasks adopted by %s, none restarted%n",
-                test.getDisplayName(), frozen.name, attemptsBefore.size(), next.name);
     }
 
     @Test
