@@ -95,18 +95,7 @@ class ClusterSimulationTest {
                 cluster.kill(first);
                 cluster.kill(cluster.liveTaskManager(lostTm).orElseThrow());
                 cluster.startTaskManager("tm-4");
-                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
-                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
-
-                assertBatchResult(cluster, seed);
-                for (String finished : durable) {
-                    if (tmOf(finished).equals(lostTm)) {
-                        assertThat(restarts(cluster, finished)).as("seed %d: %s was on the killed %s", seed, finished,
-                                lostTm).isNotEmpty();
-                    } else {
-                        assertThat(restarts(cluster, finished)).as("seed %d: %s ran again", seed, finished).isEmpty();
-                    }
-                }
+                assertOnlyTheLostWorkRunsAgain(cluster, seed, durable, lostTm);
             } finally {
                 finish(cluster, "batch-tm-lost-without-leader", seed);
             }
@@ -123,20 +112,25 @@ class ClusterSimulationTest {
                 Set<String> durable = awaitDurableSources(cluster, seed);
                 String lostTm = tmOf(durable.iterator().next());
                 cluster.kill(cluster.liveTaskManager(lostTm).orElseThrow());
-                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
-                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
-
-                assertBatchResult(cluster, seed);
-                for (String finished : durable) {
-                    if (tmOf(finished).equals(lostTm)) {
-                        assertThat(restarts(cluster, finished)).as("seed %d: %s was on the killed %s", seed, finished,
-                                lostTm).isNotEmpty();
-                    } else {
-                        assertThat(restarts(cluster, finished)).as("seed %d: %s ran again", seed, finished).isEmpty();
-                    }
-                }
+                assertOnlyTheLostWorkRunsAgain(cluster, seed, durable, lostTm);
             } finally {
                 finish(cluster, "batch-tm-lost", seed);
+            }
+        }
+    }
+
+    /** The batch job ends exact, and of the finished sources only those of {@code lostTm} ran again. */
+    private static void assertOnlyTheLostWorkRunsAgain(SimCluster cluster, long seed, Set<String> durable,
+            String lostTm) {
+        assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+        assertBatchResult(cluster, seed);
+        for (String finished : durable) {
+            if (tmOf(finished).equals(lostTm)) {
+                assertThat(restarts(cluster, finished)).as("seed %d: %s was on the killed %s", seed, finished,
+                        lostTm).isNotEmpty();
+            } else {
+                assertThat(restarts(cluster, finished)).as("seed %d: %s ran again", seed, finished).isEmpty();
             }
         }
     }
