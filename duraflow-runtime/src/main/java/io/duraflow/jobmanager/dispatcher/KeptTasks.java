@@ -51,11 +51,16 @@ final class KeptTasks {
         return CompletableFuture.allOf(told.toArray(CompletableFuture[]::new));
     }
 
-    /** Cancels the given kept tasks of a job on the TaskManagers that reported them. */
-    void cancel(String jobId, List<ReportedTask> reports) {
+    /**
+     * Cancels the given kept tasks of a job on the TaskManagers that reported them; completes on
+     * the main thread once every one of them stopped (or its TaskManager is gone).
+     */
+    CompletableFuture<Void> cancel(String jobId, List<ReportedTask> reports) {
+        List<CompletableFuture<Void>> stopped = new ArrayList<>();
         for (ReportedTask report : reports) {
-            resourceManager.cancelHeld(report.tmId(), attemptOf(jobId, report));
+            stopped.add(resourceManager.cancelHeld(report.tmId(), attemptOf(jobId, report)));
         }
+        return CompletableFuture.allOf(stopped.toArray(CompletableFuture[]::new));
     }
 
     /** Kept running tasks of a job that is not recovered with them: cancelled. */

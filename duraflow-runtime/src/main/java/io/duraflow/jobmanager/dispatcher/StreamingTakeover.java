@@ -122,8 +122,8 @@ final class StreamingTakeover {
         String jobId = job.jobId();
         return new TakeoverActions() {
             @Override
-            public void cancel(List<ReportedTask> tasks) {
-                keptTasks.cancel(jobId, tasks);
+            public CompletableFuture<Void> cancel(List<ReportedTask> tasks) {
+                return keptTasks.cancel(jobId, tasks);
             }
 
             @Override

@@ -89,10 +89,12 @@ final class TaskManagerEvents {
      * fails what it had deployed there and counts the slots free, while the TaskManager, still in
      * the same session, accepts and runs those deployments (HighAvailabilityIT saw a job fail after
      * 10 restarts, each deployment refused as all slots were busy). A cancellation whose call was
-     * lost is sent again the same way.
+     * lost is sent again the same way. A cancelled kept task it no longer lists has stopped
+     * ({@link ResourceManager#tasksRunning}).
      */
     void onTasksRunning(String tmId, List<AttemptId> attempts) {
         mainThread.assertRunningInMailbox();
+        resourceManager.tasksRunning(tmId, attempts);
         for (AttemptId attempt : attempts) {
             JobMaster job = registry.job(attempt.getJobId());
             if (job != null && job.runsOn(attempt, tmId)) {

@@ -6,9 +6,11 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.HeldTask;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What registered TaskManagers kept through a JobManager failover and reported when they
@@ -29,6 +31,13 @@ final class KeptFromEarlierLeader {
     /** By partition id: partitions kept through a JobManager failover. */
     private final Map<String, Held> heldPartitions = new LinkedHashMap<>();
 
+    /**
+     * By TaskManager: kept tasks this leader cancelled that may still run there, each with what
+     * waits for it to stop. One leaves when its TaskManager's heartbeat no longer lists it, or
+     * its registration ends.
+     */
+    private final Map<String, Map<AttemptId, CompletableFuture<Void>>> stopping = new LinkedHashMap<>();
+
     /** A TaskManager registered with what it kept. */
     void add(String tmId, List<HeldPartition> held, List<HeldTask> keptTasks) {
         if (!keptTasks.isEmpty()) {
@@ -39,10 +48,16 @@ final class KeptFromEarlierLeader {
         }
     }
 
-    /** The TaskManager's registration ended: what it kept is gone with it. */
-    void ended(String tmId) {
+    /**
+     * The TaskManager's registration ended: what it kept is gone with it. Returns the futures of
+     * the kept tasks it was stopping, for the caller to complete once the TaskManager's slots are
+     * gone: they count as stopped (it is lost, or registered again and reported what it runs).
+     */
+    List<CompletableFuture<Void>> ended(String tmId) {
         heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
         heldTasks.remove(tmId);
+        Map<AttemptId, CompletableFuture<Void>> wasStopping = stopping.remove(tmId);
+        return wasStopping == null ? List.of() : new ArrayList<>(wasStopping.values());
     }
 
     /**
@@ -114,5 +129,32 @@ final class KeptFromEarlierLeader {
             heldTasks.remove(tmId);
         }
         return removed;
+    }
+
+    /**
+     * A kept task was cancelled (it was decided on with {@link #forgetTasks}): the future
+     * completes once it is seen stopped ({@link #running}) or its TaskManager's registration ends.
+     */
+    CompletableFuture<Void> stopping(String tmId, AttemptId attempt) {
+        return stopping.computeIfAbsent(tmId, tm -> new LinkedHashMap<>())
+                .computeIfAbsent(attempt, a -> new CompletableFuture<>());
+    }
+
+    /**
+     * A TaskManager's heartbeat listed the attempts it runs: the cancelled kept tasks it no longer
+     * runs have stopped. Returns their futures, for the caller to complete once it freed their
+     * slots.
+     */
+    List<CompletableFuture<Void>> running(String tmId, Collection<AttemptId> attempts) {
+        Map<AttemptId, CompletableFuture<Void>> onTm = stopping.get(tmId);
+        if (onTm == null) {
+            return List.of();
+        }
+        List<CompletableFuture<Void>> stopped = new ArrayList<>();
+        onTm.entrySet().removeIf(entry -> !attempts.contains(entry.getKey()) && stopped.add(entry.getValue()));
+        if (onTm.isEmpty()) {
+            stopping.remove(tmId);
+        }
+        return stopped;
     }
 }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -100,9 +101,10 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     private void endRegistration(String tmId) {
         liveness.ended(tmId);
         calls.dropDeployRetries(tmId);
-        kept.ended(tmId);
+        List<CompletableFuture<Void>> stopped = kept.ended(tmId);
         slotPool.remove(tmId);
         transport.disconnect(tmId);
+        stopped.forEach(task -> task.complete(null));
     }
 
     private void slotsAvailable() {
@@ -224,12 +226,28 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
                 error -> mainThread.execute(() -> onFailure.accept(error)));
     }
 
-    /** A kept task is not adopted (it runs again, or is stale): cancelled there, its slot free here. */
-    public void cancelHeld(String tmId, AttemptId attempt) {
-        if (kept.forgetTasks(tmId, List.of(attempt)) > 0) {
-            transport.cancel(tmId, attempt);
-            slotPool.free(tmId);
+    /**
+     * A kept task is not adopted (it runs again, or is stale): cancelled there. Its slot is free
+     * here once the TaskManager's heartbeat no longer lists it ({@link #tasksRunning}) or the
+     * TaskManager is gone, and so does the future (on the main thread): only then may another
+     * attempt of the same subtask start, so that two never run at once.
+     */
+    public CompletableFuture<Void> cancelHeld(String tmId, AttemptId attempt) {
+        if (kept.forgetTasks(tmId, List.of(attempt)) == 0) {
+            return CompletableFuture.completedFuture(null);
         }
+        transport.cancel(tmId, attempt);
+        return kept.stopping(tmId, attempt);
+    }
+
+    /**
+     * What a TaskManager's heartbeat says it runs: a cancelled kept task it no longer runs has
+     * stopped, and its slot is free.
+     */
+    public void tasksRunning(String tmId, Collection<AttemptId> attempts) {
+        List<CompletableFuture<Void>> stopped = kept.running(tmId, attempts);
+        stopped.forEach(task -> slotPool.free(tmId));
+        stopped.forEach(task -> task.complete(null));
     }
 
     /** host:port of a registered TaskManager, or null. */

@@ -571,8 +571,10 @@ public class StreamingJobMasterTest {
         second.job.recoveredByLeaderElectedAt(electedAtMs);
         second.job.startTakingOver(reports, new TakeoverActions() {
             @Override
-            public void cancel(List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
+            public java.util.concurrent.CompletableFuture<Void> cancel(
+                    List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
                 cancelled.addAll(tasks);
+                return java.util.concurrent.CompletableFuture.completedFuture(null);
             }
 
             @Override
@@ -593,6 +595,52 @@ public class StreamingJobMasterTest {
         assertThat(second.job.status().getLeaderElectedAtMs()).isEqualTo(electedAtMs);
         assertThat(second.job.status().getTakenOverAtMs() - electedAtMs).as("taken over when it decided")
                 .isGreaterThanOrEqualTo(300);
+    }
+
+    /**
+     * Regression: a new leader that cannot adopt every kept task (one subtask was not reported)
+     * cancels the kept ones and deploys the restored attempts only once they stopped, so that no
+     * subtask runs two attempts at once.
+     */
+    @Test
+    void aTakeOverThatRestoresDeploysOnlyOnceTheCancelledKeptTasksStopped() {
+        FakeCluster first = started();
+        completeFirstCheckpoint(first);
+        List<Deployment> kept = first.live();
+        String run = kept.get(0).task().getRunId();
+        List<io.duraflow.jobmanager.recovery.ReportedTask> reports = new java.util.ArrayList<>();
+        for (Deployment d : kept.subList(1, kept.size())) {
+            reports.add(report(d, d.attemptNumber(), run));
+        }
+
+        FakeCluster second = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, FakeSlotPool.of(2, 4), "session-2");
+        second.enableCheckpoints(root);
+        second.prepare();
+        java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
+        List<io.duraflow.jobmanager.recovery.ReportedTask> cancelled = new java.util.ArrayList<>();
+        second.job.recoveredByLeaderElectedAt(second.scheduler.now());
+        second.job.startTakingOver(reports, new TakeoverActions() {
+            @Override
+            public java.util.concurrent.CompletableFuture<Void> cancel(
+                    List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
+                cancelled.addAll(tasks);
+                return stopped;
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<Void> adopt(List<Execution> executions) {
+                throw new AssertionError("nothing is adopted when a subtask is missing");
+            }
+        }, tm -> "127.0.0.1:1");
+        second.scheduler.advance(5_000);
+
+        assertThat(cancelled).containsExactlyInAnyOrderElementsOf(reports);
+        assertThat(second.gateways.deployments()).as("nothing deployed while the kept tasks run").isEmpty();
+
+        second.scheduler.execute(() -> stopped.complete(null));
+        second.scheduler.advance(5_000);
+        assertThat(second.live()).hasSize(taskCount(second.graph)).allSatisfy(d ->
+                assertThat(d.task().getRestore().getCheckpointId()).isEqualTo(1));
     }
 
     private static io.duraflow.jobmanager.recovery.ReportedTask report(Deployment d, int attempt, String run) {

@@ -206,4 +206,36 @@ class ResourceManagerTest {
         assertThat(failures).as("the cancelled attempt's deployment, so that it ends").singleElement()
                 .extracting(Throwable::getMessage).asString().contains("cancelled before it reached TaskManager tm-1");
     }
+
+    /**
+     * A kept task the new leader cancels holds its slot, and the future that waits for it stays
+     * open, until the TaskManager's heartbeat no longer lists it, or the TaskManager is gone: a
+     * restored attempt of the same subtask must not start beside it.
+     */
+    @Test
+    void aCancelledKeptTaskHoldsItsSlotUntilItsTaskManagerNoLongerRunsIt() {
+        io.duraflow.rpc.proto.AttemptId first = deployment(0).getAttempt();
+        io.duraflow.rpc.proto.AttemptId second = deployment(1).getAttempt();
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(), "r1", List.of(
+                io.duraflow.rpc.proto.HeldTask.newBuilder().setAttempt(first).build(),
+                io.duraflow.rpc.proto.HeldTask.newBuilder().setAttempt(second).build()));
+        assertThat(resourceManager.freeSlots()).isZero();
+
+        var firstStopped = resourceManager.cancelHeld("tm-1", first);
+        var secondStopped = resourceManager.cancelHeld("tm-1", second);
+        assertThat(taskManagers.cancels()).extracting(RecordingGateways.Cancel::attempt).containsExactly(first, second);
+        assertThat(resourceManager.cancelHeld("tm-1", first)).as("decided on already: nothing to wait for").isDone();
+
+        resourceManager.tasksRunning("tm-1", List.of(first, second));
+        assertThat(firstStopped).isNotDone();
+        assertThat(resourceManager.freeSlots()).isZero();
+
+        resourceManager.tasksRunning("tm-1", List.of(second));
+        assertThat(firstStopped).isDone();
+        assertThat(secondStopped).isNotDone();
+        assertThat(resourceManager.freeSlots()).isEqualTo(1);
+
+        resourceManager.register("tm-1", "tm-1.test:6122", 2, List.of(), "r2", List.of());
+        assertThat(secondStopped).as("its TaskManager registered anew: what it ran is gone").isDone();
+    }
 }

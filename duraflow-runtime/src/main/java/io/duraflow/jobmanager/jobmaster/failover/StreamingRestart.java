@@ -211,6 +211,12 @@ public final class StreamingRestart {
         /** The adopted tasks' run id if the plan adopts them all, else null (the job restores instead). */
         String decide(CheckpointCoordinator.RestorePoint point) throws Exception;
 
+        /**
+         * After a {@link #decide} that restores: completes on the main thread once every kept task
+         * it cancelled stopped, so that no restored attempt runs beside the attempt it replaces.
+         */
+        java.util.concurrent.CompletableFuture<Void> replacedTasksStopped();
+
         void adopted(CheckpointCoordinator.RestorePoint point) throws Exception;
     }
 
@@ -237,7 +243,12 @@ public final class StreamingRestart {
             }
             String adoptedRun = takeover.decide(point);
             if (adoptedRun == null) {
-                restoreAndSchedule(false);
+                takeover.replacedTasksStopped().whenComplete((stopped, failure) -> job.guarded(
+                        "restoring once the kept tasks stopped", () -> {
+                            if (job.running() && phase == StreamingPhase.RESTORING) {
+                                restoreAndSchedule(false);
+                            }
+                        }));
                 return;
             }
             runId = adoptedRun;

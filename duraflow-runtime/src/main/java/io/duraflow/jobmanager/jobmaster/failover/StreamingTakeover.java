@@ -19,6 +19,7 @@ import io.duraflow.plan.JobGraph;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
@@ -49,6 +50,7 @@ public final class StreamingTakeover implements StreamingRestart.Takeover {
     private final List<Execution> adopted = new ArrayList<>();
     private AdoptionPlan plan;
     private String runId;
+    private CompletableFuture<Void> replacedStopped = CompletableFuture.completedFuture(null);
 
     public StreamingTakeover(String jobId, JobGraph graph, ExecutionGraph executions, StreamingCheckpoints checkpointTasks,
             CheckpointTriggers triggers, List<ReportedTask> reports, TakeoverActions actions,
@@ -83,9 +85,9 @@ public final class StreamingTakeover implements StreamingRestart.Takeover {
             for (TaskDecision.Restart restart : plan.restarted()) {
                 executions.executions(restart.key().vertex())[restart.key().subtask()].restoreAttempt(restart.attempt());
             }
-            actions.cancel(reports);
-            LOG.info("Job {}: the {} kept tasks are cancelled; every task restores {}", jobId, reports.size(),
-                    id == 0 ? "empty state" : "checkpoint " + id);
+            replacedStopped = actions.cancel(reports);
+            LOG.info("Job {}: the {} kept tasks are cancelled; once they stopped, every task restores {}", jobId,
+                    reports.size(), id == 0 ? "empty state" : "checkpoint " + id);
             return null;
         }
         for (TaskDecision decision : plan.decisions().values()) {
@@ -100,6 +102,11 @@ public final class StreamingTakeover implements StreamingRestart.Takeover {
         actions.cancel(plan.toCancel());
         adoptedCount.accept(adopted.size());
         return runId;
+    }
+
+    @Override
+    public CompletableFuture<Void> replacedTasksStopped() {
+        return replacedStopped;
     }
 
     private ReportedTask currentReport(ExecutionKey key, TaskDecision decision) {

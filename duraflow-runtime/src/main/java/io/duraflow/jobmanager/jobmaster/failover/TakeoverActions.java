@@ -12,8 +12,11 @@ import java.util.concurrent.CompletableFuture;
  * recovered streaming job takes them over ({@link JobMaster#startTakingOver}). Main thread.
  */
 public interface TakeoverActions {
-    /** Cancels kept tasks that are not adopted. */
-    void cancel(List<ReportedTask> tasks);
+    /**
+     * Cancels kept tasks that are not adopted; completes on the main thread once every one of them
+     * stopped (its TaskManager no longer runs it, or is gone).
+     */
+    CompletableFuture<Void> cancel(List<ReportedTask> tasks);
 
     /**
      * Tells the TaskManagers that these executions are this leader's now; completes on the main
