@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,6 +75,64 @@ class ClusterSimulationTest {
                 }
             } finally {
                 finish(cluster, "batch-leader-change", seed);
+            }
+        }
+    }
+
+    /**
+     * The leader is killed three times during one job (and started again as a standby): twice
+     * once more work finished and is in the job event log than at the kill before, the third time
+     * the moment the last (counting) task finished, before its report reached the leader, so the
+     * job's result is not stored yet. Every task finished at a kill keeps its attempt to the end
+     * (the last one's finish reaches the next leader with the TaskManager's registration); odd
+     * seeds keep running tasks across the leader changes (adoption).
+     */
+    @Test
+    void aBatchJobKeepsItsFinishedWorkThroughSeveralLeaderKills() throws Exception {
+        for (long seed = 0; seed < 8; seed++) {
+            boolean adoption = seed % 2 == 1;
+            SimCluster cluster = batchCluster(seed, Map.of("taskmanager.leader-loss.timeout", adoption ? "60s" : "0"));
+            try {
+                awaitLeader(cluster);
+                cluster.submit(batchJob().toBuilder().setParallelism(4).build());
+                Set<String> durable = new HashSet<>();
+                int kills = 0;
+                while (kills < 3) {
+                    int before = durable.size();
+                    long[] lastRead = {0};
+                    BooleanSupplier killPoint = kills < 2
+                            ? () -> cluster.scheduler().now() >= lastRead[0] + 20
+                                    && (lastRead[0] = cluster.scheduler().now()) >= 0
+                                    && finishedDurable(cluster, durable, false) && durable.size() > before
+                            : () -> cluster.trace().tail(1).matches(".*: " + BATCH_JOB + "/v1/\\d+#\\d+ FINISHED");
+                    assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB) || killPoint.getAsBoolean(),
+                            60_000)).as("seed %d: more work finished\n%s", seed, cluster.trace().tail(40)).isTrue();
+                    if (cluster.hasResult(BATCH_JOB)) {
+                        break;
+                    }
+                    if (kills == 2) {
+                        // "6916 tm-2: words/v1/0#0 FINISHED": its report has not reached the leader
+                        String line = cluster.trace().tail(1);
+                        String task = line.substring(line.indexOf('/') + 2, line.lastIndexOf(' '));
+                        durable.add(task + "@" + line.substring(line.indexOf(' ') + 1, line.indexOf(':')));
+                    }
+                    SimJobManager leader = cluster.leader();
+                    cluster.kill(leader);
+                    cluster.startJobManager(leader.name());
+                    kills++;
+                    awaitLeader(cluster);
+                }
+                assertThat(kills).as("seed %d: leaders killed before the job ended", seed).isEqualTo(3);
+                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertBatchResult(cluster, seed);
+                for (String finished : durable) {
+                    assertThat(restarts(cluster, finished)).as("seed %d: %s finished before a kill and ran again",
+                            seed, finished).isEmpty();
+                }
+            } finally {
+                finish(cluster, "batch-several-leader-kills", seed);
             }
         }
     }
@@ -391,7 +450,7 @@ class ClusterSimulationTest {
         long[] lastRead = {0};
         assertThat(cluster.runUntil(() -> cluster.scheduler().now() >= lastRead[0] + 20
                 && (lastRead[0] = cluster.scheduler().now()) >= 0
-                && finishedSourcesDurable(cluster, durable), 60_000))
+                && finishedDurable(cluster, durable, true), 60_000))
                 .as("seed %d: a source finished and is in the log", seed).isTrue();
         return durable;
     }
@@ -423,11 +482,12 @@ class ClusterSimulationTest {
     }
 
     /**
-     * Whether some source subtask finished and the job event log on disk holds its finish and,
-     * after the last split assignment, the enumerator's state: a recovery then keeps every
-     * finished source whose TaskManager lives. {@code durable} gets "vertex/subtask#attempt" of each.
+     * Whether some subtask (a source if {@code sourcesOnly}) finished and the job event log on disk
+     * holds its finish and, after the last split assignment, the enumerator's state: a recovery
+     * then keeps every finished task whose TaskManager lives. {@code durable} gets
+     * "vertex/subtask#attempt@tm" of each.
      */
-    private static boolean finishedSourcesDurable(SimCluster cluster, Set<String> durable) {
+    private static boolean finishedDurable(SimCluster cluster, Set<String> durable, boolean sourcesOnly) {
         if (cluster.invariants().started().stream().noneMatch(s -> s.vertex() == 0)) {
             return false;
         }
@@ -448,7 +508,7 @@ class ClusterSimulationTest {
                 stateAfterSplits = false;
             } else if (event.hasCoordinatorState()) {
                 stateAfterSplits = true;
-            } else if (event.hasExecutionFinished() && event.getExecutionFinished().getVertex() == 0) {
+            } else if (event.hasExecutionFinished() && (!sourcesOnly || event.getExecutionFinished().getVertex() == 0)) {
                 var f = event.getExecutionFinished();
                 finished.add(f.getVertex() + "/" + f.getSubtask() + "#" + f.getAttempt() + "@" + f.getTmId());
             }
