@@ -7,7 +7,6 @@ import static io.duraflow.cli.StagedJobRuns.PARAMS;
 import static io.duraflow.cli.StagedJobRuns.assertExactResult;
 import static io.duraflow.cli.StagedJobRuns.awaitStatus;
 import static io.duraflow.cli.StagedJobRuns.finished;
-import static io.duraflow.cli.StagedJobRuns.running;
 import static io.duraflow.cli.StagedJobRuns.awaitFinishesLogged;
 import static io.duraflow.cli.StagedJobRuns.finalAttempts;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,6 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
  * result and, task by task, which work a crash cost: a task that had finished before a crash
  * (and whose output survived) ends with the attempt number it finished with; a task whose output
  * was lost ran again with a higher one.
+ *
+ * <p>Repeated leader kills during one job, and a TaskManager lost while no leader is up, are
+ * properties of the whole-cluster simulation ({@code ClusterSimulationTest} in the runtime's
+ * tests), which checks them over many seeds and kill points.
  */
 class BatchRecoveryIT {
     @RegisterExtension
@@ -78,76 +80,6 @@ class BatchRecoveryIT {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    /**
-     * The leader is killed three times during one job: while the first sources run (nothing
-     * finished yet), once half of the sources finished, and once half of the aggregation tasks
-     * finished on the second new leader. Every task finished at a crash keeps its attempt.
-     */
-    @Test
-    void leaderKilledAtSeveralPointsOfOneJob(TestInfo test) throws Exception {
-        cluster = startCluster(Map.of());
-        String jobId = "killed-thrice";
-        cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
-        Map<TaskKey, Finished> kept = new TreeMap<>();
-
-        List<String> points = List.of("sources running, none finished", "half of the sources finished",
-                "half of the aggregation tasks finished");
-        List<Predicate<JobStatus>> when = List.of(
-                s -> running(s, StagedJob.SOURCE) > 0 && finished(s, StagedJob.SOURCE) == 0,
-                s -> finished(s, StagedJob.SOURCE) >= 4,
-                s -> finished(s, StagedJob.AGGREGATION) >= 2);
-        for (int i = 0; i < points.size(); i++) {
-            JobStatus before = awaitStatus(cluster, jobId, when.get(i), points.get(i));
-            Map<TaskKey, Finished> finished = finishedTasks(before);
-            awaitFinishesLogged(cluster, jobId, attempts(finished));
-            kept.putAll(finished);
-            cluster.killLeaderAndAwaitTheNext(cluster.leader().orElseThrow());
-            cluster.startJobManager(null);
-            System.out.printf("%s: leader killed with %s (%d tasks finished)%n", test.getDisplayName(),
-                    points.get(i), finished.size());
-        }
-        assertThat(kept.keySet()).as("tasks finished at the crashes")
-                .filteredOn(task -> task.vertex() == StagedJob.SOURCE).hasSize(8);
-        assertThat(kept.keySet()).as("tasks finished at the crashes")
-                .filteredOn(task -> task.vertex() == StagedJob.AGGREGATION).hasSizeBetween(2, 3);
-
-        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
-        assertExactResult(result);
-        Map<TaskKey, Integer> attempts = finalAttempts(result.getStatus());
-        kept.forEach((task, finished) -> assertThat(attempts.get(task))
-                .as("attempt of %s, finished as #%d before a crash", task, finished.attempt())
-                .isEqualTo(finished.attempt()));
-        assertThat(cluster.overview().getRunningJobs()).isZero();
-    }
-
-    /**
-     * The leader is killed once half of the sources finished, and right after it (while no
-     * JobManager leads) one TaskManager that holds finished source output is killed too. Only the
-     * sources whose output was on that TaskManager run again; the others keep their attempt.
-     */
-    @Test
-    void aTaskManagerKilledWhileTheJobManagerIsDownCostsOnlyItsOutput(TestInfo test) throws Exception {
-        cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "3s"));
-        String jobId = "tm-lost-while-jm-down";
-        Map<TaskKey, Finished> finished = submitAndAwaitHalfTheSources(jobId);
-        String lostTm = finished.values().iterator().next().tmId();
-        int lost = cluster.taskManagerIndex(lostTm);
-
-        HaCluster.JobManager leader = cluster.leader().orElseThrow();
-        LeaderInfo session = cluster.leaderInfo();
-        cluster.kill(leader);
-        cluster.killTaskManager(lost);
-        int replacement = cluster.addTaskManager();
-        cluster.awaitNewLeader(leader, session, HaCluster.FAILOVER_TIMEOUT);
-
-        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
-        assertExactResult(result);
-        assertOnlyOutputOf(lostTm, finished, finalAttempts(result.getStatus()));
-        assertNoPartitionsLeft(jobId, List.of(1 - lost, replacement));
-        System.out.printf("%s: %d tasks had finished, %d of them on the killed %s%n", test.getDisplayName(),
-                finished.size(), finished.values().stream().filter(f -> f.tmId().equals(lostTm)).count(), lostTm);
     }
 
     /**

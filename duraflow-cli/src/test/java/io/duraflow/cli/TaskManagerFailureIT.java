@@ -48,7 +48,7 @@ class TaskManagerFailureIT {
         Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1", "heartbeat.interval", "500ms",
                 "heartbeat.timeout", "2s", "restart-strategy.fixed-delay.delay", "200ms"));
         config.putAll(overrides);
-        cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 3, config);
+        cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 3, config, ChildJvm.TASKMANAGER_C2_OPTIONS);
         return cluster;
     }
 

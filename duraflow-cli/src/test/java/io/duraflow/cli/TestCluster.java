@@ -57,14 +57,17 @@ final class TestCluster implements AutoCloseable {
 
     private final Path dir;
     private final Map<String, String> config;
+    private final List<String> taskManagerJvmOptions;
     private final Process jobManager;
     private final List<Process> taskManagers = new ArrayList<>();
     private final String address;
     private final ClusterClient client;
 
-    private TestCluster(Path dir, Map<String, String> config, Process jobManager, String address) {
+    private TestCluster(Path dir, Map<String, String> config, List<String> taskManagerJvmOptions, Process jobManager,
+            String address) {
         this.dir = dir;
         this.config = config;
+        this.taskManagerJvmOptions = taskManagerJvmOptions;
         this.jobManager = jobManager;
         this.address = address;
         this.client = new ClusterClient(address);
@@ -72,6 +75,12 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts a JobManager and {@code taskManagers} TaskManagers and waits until all registered. */
     static TestCluster start(Path dir, int taskManagers, Map<String, String> overrides) throws IOException {
+        return start(dir, taskManagers, overrides, ChildJvm.TASKMANAGER_OPTIONS);
+    }
+
+    /** As {@link #start(Path, int, Map)}, with the TaskManagers' JVM options (see {@link ChildJvm}). */
+    static TestCluster start(Path dir, int taskManagers, Map<String, String> overrides,
+            List<String> taskManagerJvmOptions) throws IOException {
         Files.createDirectories(dir);
         Map<String, String> config = defaultConfig();
         config.putAll(overrides);
@@ -85,7 +94,8 @@ final class TestCluster implements AutoCloseable {
                     .pollInterval(Duration.ofMillis(50))
                     .failFast("the JobManager exited", () -> !jobManager.isAlive())
                     .until(() -> Files.exists(addressFile) && !Files.readString(addressFile).isBlank());
-            cluster = new TestCluster(dir, config, jobManager, Files.readString(addressFile).trim());
+            cluster = new TestCluster(dir, config, taskManagerJvmOptions, jobManager,
+                    Files.readString(addressFile).trim());
             for (int i = 0; i < taskManagers; i++) {
                 cluster.spawnTaskManager();
             }
@@ -118,7 +128,7 @@ final class TestCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("taskmanager", "--jobmanager", address));
         args.addAll(ChildJvm.configOptions(config));
         args.addAll(List.of("-D", "taskmanager.data-dir=" + dir.resolve(name)));
-        taskManagers.add(ChildJvm.start(ChildJvm.TASKMANAGER_OPTIONS, args, dir, log(name)));
+        taskManagers.add(ChildJvm.start(taskManagerJvmOptions, args, dir, log(name)));
         return index;
     }
 
