@@ -29,6 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGKILLs a TaskManager in the middle of a WordCount on 1 JobManager and 3 TaskManagers with one
  * slot each (so every task has a TaskManager of its own, and the test knows which process runs
  * what), and checks that the job still finishes with exactly the right counts.
+ *
+ * <p>A source task's TaskManager killed while the task reads is a property of the whole-cluster
+ * simulation ({@code ClusterSimulationTest} in the runtime's tests), over many seeds.
  */
 class TaskManagerFailureIT {
     private static final String WORDCOUNT = WordCount.class.getName();
@@ -57,38 +60,6 @@ class TaskManagerFailureIT {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    /** A source task's TaskManager dies while the task runs: the task runs again elsewhere. */
-    @Test
-    void killTaskManagerWhileItRunsASourceTask() throws Exception {
-        startCluster(Map.of());
-        long words = 40_000_000;
-        long distinct = 50_000;
-        // Many small splits: the other source tasks take over the killed task's remaining ones.
-        Map<String, String> params = Map.of("words", Long.toString(words), "distinct", Long.toString(distinct),
-                "splits", "24");
-        String jobId = cluster.submit(WORDCOUNT, params, 3);
-
-        // Each TaskManager runs one of the 3 source tasks; kill one after they worked for a while.
-        int victim = 1;
-        await("all source tasks running for a while").pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(20)).until(() -> {
-                    VertexStatus source = TestCluster.vertex(cluster.status(jobId), SOURCE);
-                    return source.getRunning() == 3 && source.getFinished() == 0
-                            && runningTasks(victim, jobId, 0).size() == 1;
-                });
-        cluster.killTaskManager(victim);
-        int replacement = cluster.startTaskManager();
-
-        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
-
-        JobStatus status = assertFinishedAfterRestart(result, words);
-        assertThat(TestCluster.vertex(status, SOURCE).getAttempts()).as("source task runs").isGreaterThanOrEqualTo(4);
-        assertSameEntries("word counts", counts(result, params, 3), expectedCounts(words, distinct));
-        cluster.awaitTaskManagers(3);
-        assertThat(cluster.overview().getTaskManagersList()).extracting(tm -> tm.getTmId())
-                .contains(cluster.taskManagerId(replacement)).doesNotContain(cluster.taskManagerId(victim));
     }
 
     /**

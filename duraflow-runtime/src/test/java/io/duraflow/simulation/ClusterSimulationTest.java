@@ -178,6 +178,39 @@ class ClusterSimulationTest {
         }
     }
 
+    /**
+     * A source task's TaskManager dies while the task reads its splits: the task runs again on
+     * another TaskManager, the splits it had read go back to the enumerator, and every split is
+     * counted exactly once.
+     */
+    @Test
+    void aBatchSourceWhoseTaskManagerDiesWhileItReadsRunsAgainElsewhere() throws Exception {
+        for (long seed = 0; seed < 6; seed++) {
+            SimCluster cluster = batchCluster(seed, Map.of());
+            try {
+                awaitLeader(cluster);
+                cluster.submit(batchJob());
+                assertThat(cluster.runUntil(() -> cluster.invariants().started().stream()
+                        .anyMatch(s -> s.vertex() == 0), 60_000)).as("seed %d: a source started", seed).isTrue();
+                cluster.runFor(150);
+                Invariants.Started running = cluster.invariants().started().stream().filter(s -> s.vertex() == 0
+                        && !cluster.invariants().hasEnded(s.tmId(), s.jobId(), 0, s.subtask(), s.attempt()))
+                        .findFirst().orElse(null);
+                assertThat(running).as("seed %d: a source still reads", seed).isNotNull();
+                cluster.kill(cluster.liveTaskManager(running.tmId()).orElseThrow());
+                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertBatchResult(cluster, seed);
+                assertThat(restarts(cluster, "0/" + running.subtask() + "#" + running.attempt() + "@" + running.tmId()))
+                        .as("seed %d: the killed source ran again", seed).isNotEmpty()
+                        .allMatch(again -> !again.tmId().equals(running.tmId()));
+            } finally {
+                finish(cluster, "batch-source-tm-lost", seed);
+            }
+        }
+    }
+
     /** The batch job ends exact, and of the finished sources only those of {@code lostTm} ran again. */
     private static void assertOnlyTheLostWorkRunsAgain(SimCluster cluster, long seed, Set<String> durable,
             String lostTm) {
