@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * each, so the sources run in waves). The TaskManagers keep running them, report them when they
  * register with the new leader, and the new leader adopts them: no task that had started before
  * the crash runs again, and the result is exact. A TaskManager lost too while no leader is up
- * (its kept tasks run again, the others' work counts) is checked over many seeds by {@code
+ * (its kept tasks run again, the others' work counts), and a leader frozen long enough to be
+ * deposed that thaws after the adoption, are checked over many seeds by {@code
  * io.duraflow.simulation.ClusterSimulationTest}, against the same control-plane classes.
  */
 class LeaderChangeAdoptionIT {
@@ -101,46 +102,6 @@ class LeaderChangeAdoptionIT {
         System.out.printf("%s: %d tasks had started at the crash, %d adopted, none ran again%n",
                 test.getDisplayName(), started.size(), adopted);
     }
-
-    /**
-     * The leader freezes (SIGSTOP) while sources run, long enough for its ZooKeeper session to
-     * expire: the standby leads and adopts the running tasks. When the old leader thaws (SIGCONT)
-     * its calls carry a session the TaskManagers no longer follow and are refused; it stands by. No
-     * started task runs again and the result is exact.
-     */
-    @Test
-    void aFrozenLeaderThatThawsAfterTheAdoptionDisturbsNothing(TestInfo test) throws Exception {
-        cluster = startCluster(Map.of());
-        String jobId = "thawed";
-        JobStatus before = submitAndAwaitTwoSourcesRunning(jobId);
-        Map<TaskKey, Integer> started = startedTasks(before);
-
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
-        LeaderInfo session = cluster.leaderInfo();
-        cluster.startJobManager(null);
-        cluster.pause(first);
-        HaCluster.JobManager next;
-        try {
-            next = cluster.awaitNewLeader(first, session, HaCluster.FAILOVER_TIMEOUT);
-            cluster.awaitLog(next, "Job " + jobId + " recovered", HaCluster.FAILOVER_TIMEOUT);
-        } finally {
-            cluster.resume(first);
-        }
-        cluster.awaitLog(first, "stands by", Duration.ofSeconds(30));
-
-        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
-        assertExactResult(result);
-        Map<TaskKey, Integer> attempts = finalAttempts(result.getStatus());
-        started.forEach((task, attempt) -> assertThat(attempts.get(task))
-                .as("attempt of %s, running or finished when the leader froze as #%d", task, attempt)
-                .isEqualTo(attempt));
-        assertThat(cluster.logText(next.name)).containsPattern("Job " + jobId
-                + " recovered: \\d+ tasks kept their finished output, [1-9]\\d* adopted running");
-        System.out.printf("%s: %d tasks had started when the leader froze; none ran again%n",
-                test.getDisplayName(), started.size());
-    }
-
-    // ------------------------------------------------------------------ helpers
 
     /**
      * Waits until the job event log on disk holds the split assignment of every started source

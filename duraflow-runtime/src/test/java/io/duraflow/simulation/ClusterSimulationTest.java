@@ -80,6 +80,51 @@ class ClusterSimulationTest {
     }
 
     /**
+     * The leader freezes while sources run, long enough to lose its session; the standby takes
+     * over and adopts the running tasks (TaskManagers keep them); the old leader thaws, finds it
+     * was deposed and stands by. No task that ran at the take-over or had finished before the
+     * freeze runs again, and the counts are exact.
+     */
+    @Test
+    void aFrozenBatchLeaderThatThawsAfterTheAdoptionDisturbsNothing() throws Exception {
+        for (long seed = 0; seed < 4; seed++) {
+            SimCluster cluster = batchCluster(seed, Map.of("taskmanager.leader-loss.timeout", "60s"));
+            try {
+                SimJobManager first = awaitLeader(cluster);
+                cluster.submit(batchJob());
+                Set<String> durable = awaitDurableSources(cluster, seed);
+                List<Invariants.Started> startedBefore = List.copyOf(cluster.invariants().started());
+                cluster.freeze(first);
+                assertThat(cluster.runUntil(() -> cluster.leader() != null && cluster.leader() != first, 60_000))
+                        .as("seed %d: the standby leads", seed).isTrue();
+                List<Invariants.Started> runningAtTakeOver = startedBefore.stream().filter(s -> !cluster.invariants()
+                        .hasEnded(s.tmId(), s.jobId(), s.vertex(), s.subtask(), s.attempt())).toList();
+                cluster.runFor(100);
+                assertThat(cluster.hasResult(BATCH_JOB)).as("seed %d: the job still runs at the thaw", seed).isFalse();
+                cluster.thaw(first);
+                assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
+                        .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
+
+                assertBatchResult(cluster, seed);
+                for (String finished : durable) {
+                    assertThat(restarts(cluster, finished)).as("seed %d: %s finished before the freeze and ran again",
+                            seed, finished).isEmpty();
+                }
+                for (Invariants.Started started : runningAtTakeOver) {
+                    assertThat(restarts(cluster, started.vertex() + "/" + started.subtask() + "#"
+                            + started.attempt() + "@" + started.tmId()))
+                            .as("seed %d: %s ran at the take-over and ran again", seed, started).isEmpty();
+                }
+                assertThat(cluster.runUntil(() -> cluster.trace().lines().stream()
+                        .anyMatch(line -> line.endsWith("jm-1: stands by (was s1)")), 30_000))
+                        .as("seed %d: the thawed leader stood by\n%s", seed, cluster.trace().tail(20)).isTrue();
+            } finally {
+                finish(cluster, "batch-frozen-leader", seed);
+            }
+        }
+    }
+
+    /**
      * The leader is killed three times during one job (and started again as a standby): twice
      * once more work finished and is in the job event log than at the kill before, the third time
      * the moment the last (counting) task finished, before its report reached the leader, so the
