@@ -25,10 +25,10 @@ final class ChildJvm {
     static final List<String> JOBMANAGER_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     /**
      * C1 only, as local clusters run their TaskManagers: about 1.3 CPU s less per start, and the
-     * integration tests start about a hundred; a test whose job is CPU-heavy takes {@link
-     * #TASKMANAGER_C2_OPTIONS}.
+     * integration tests start about a hundred; the serial collector, as two test JVMs already keep
+     * both cores busy. A test whose job is CPU-heavy takes {@link #TASKMANAGER_C2_OPTIONS}.
      */
-    static final List<String> TASKMANAGER_OPTIONS = List.of("-Xmx768m", "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1");
+    static final List<String> TASKMANAGER_OPTIONS = List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     /**
      * With C2, for CPU-heavy jobs (TaskManagerFailureIT's 40 M words ran out of their timeouts on a
      * loaded machine with C1 only).
@@ -74,6 +74,8 @@ final class ChildJvm {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        // No hsperfdata file per JVM: nothing here attaches tools to them, and the tests start hundreds.
+        command.add("-XX:-UsePerfData");
         command.addAll(CLASSPATH.archiveOptions());
         command.add("-cp");
         command.add(CLASSPATH.classPath());

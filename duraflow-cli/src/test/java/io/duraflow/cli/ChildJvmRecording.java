@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * What the integration tests' child JVMs load, run in one JVM that then exits by itself, so that
  * {@code -XX:ArchiveClassesAtExit} can write it down ({@link ChildJvmClassPath}): a ZooKeeper
- * server, a JobManager and a TaskManager with ZooKeeper high availability, each through its
+ * server, two JobManagers and a TaskManager with ZooKeeper high availability, each through its
  * {@code duraflow} command as the child processes start them, and the commands {@code run} of a
  * batch job and of a checkpointed streaming job with the exactly-once file sink, {@code list}
  * and {@code checkpoints}. Argument: a directory for the cluster's files.
@@ -37,6 +37,8 @@ final class ChildJvmRecording {
                 "heartbeat.interval=500ms");
         background("jobmanager", with(List.of("jobmanager", "--address-file", dir.resolve("jm.address").toString()),
                 ha));
+        // A standby, which loads the classes a leader needs while it stands by (most tests start two).
+        background("standby", with(List.of("jobmanager"), ha));
         background("taskmanager", with(List.of("taskmanager", "-D", "taskmanager.data-dir=" + dir.resolve("tm")), ha));
 
         int exit = Duraflow.execute(with(List.of("run", "wordcount", "--param", "words=20000", "--param",
