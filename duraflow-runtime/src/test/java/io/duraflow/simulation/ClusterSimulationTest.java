@@ -62,17 +62,7 @@ class ClusterSimulationTest {
                         .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
 
                 assertBatchResult(cluster, seed);
-                for (String finished : durable) {
-                    assertThat(restarts(cluster, finished)).as("seed %d: %s finished before the kill and ran again",
-                            seed, finished).isEmpty();
-                }
-                if (adoption) {
-                    for (Invariants.Started started : runningAtTakeOver) {
-                        assertThat(restarts(cluster, started.vertex() + "/" + started.subtask() + "#"
-                                + started.attempt() + "@" + started.tmId()))
-                                .as("seed %d: %s had started before the kill and ran again", seed, started).isEmpty();
-                    }
-                }
+                assertNoneRanAgain(cluster, seed, durable, adoption ? runningAtTakeOver : List.of());
             } finally {
                 finish(cluster, "batch-leader-change", seed);
             }
@@ -106,15 +96,7 @@ class ClusterSimulationTest {
                         .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
 
                 assertBatchResult(cluster, seed);
-                for (String finished : durable) {
-                    assertThat(restarts(cluster, finished)).as("seed %d: %s finished before the freeze and ran again",
-                            seed, finished).isEmpty();
-                }
-                for (Invariants.Started started : runningAtTakeOver) {
-                    assertThat(restarts(cluster, started.vertex() + "/" + started.subtask() + "#"
-                            + started.attempt() + "@" + started.tmId()))
-                            .as("seed %d: %s ran at the take-over and ran again", seed, started).isEmpty();
-                }
+                assertNoneRanAgain(cluster, seed, durable, runningAtTakeOver);
                 assertThat(cluster.runUntil(() -> cluster.trace().lines().stream()
                         .anyMatch(line -> line.endsWith("jm-1: stands by (was s1)")), 30_000))
                         .as("seed %d: the thawed leader stood by\n%s", seed, cluster.trace().tail(20)).isTrue();
@@ -172,10 +154,7 @@ class ClusterSimulationTest {
                         .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
 
                 assertBatchResult(cluster, seed);
-                for (String finished : durable) {
-                    assertThat(restarts(cluster, finished)).as("seed %d: %s finished before a kill and ran again",
-                            seed, finished).isEmpty();
-                }
+                assertNoneRanAgain(cluster, seed, durable, List.of());
             } finally {
                 finish(cluster, "batch-several-leader-kills", seed);
             }
@@ -253,6 +232,22 @@ class ClusterSimulationTest {
             } finally {
                 finish(cluster, "batch-source-tm-lost", seed);
             }
+        }
+    }
+
+    /**
+     * Neither a task whose finish was durable ("vertex/subtask#attempt@tm") nor one that ran when
+     * the new leader took over started again with a higher attempt.
+     */
+    private static void assertNoneRanAgain(SimCluster cluster, long seed, Set<String> durable,
+            List<Invariants.Started> runningAtTakeOver) {
+        for (String finished : durable) {
+            assertThat(restarts(cluster, finished)).as("seed %d: %s had finished and ran again", seed, finished)
+                    .isEmpty();
+        }
+        for (Invariants.Started started : runningAtTakeOver) {
+            assertThat(restarts(cluster, started.vertex() + "/" + started.subtask() + "#" + started.attempt() + "@"
+                    + started.tmId())).as("seed %d: %s ran at the take-over and ran again", seed, started).isEmpty();
         }
     }
 
