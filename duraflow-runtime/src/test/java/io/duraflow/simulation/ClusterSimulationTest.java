@@ -49,20 +49,12 @@ class ClusterSimulationTest {
             boolean adoption = seed % 2 == 1;
             SimCluster cluster = batchCluster(seed, Map.of("taskmanager.leader-loss.timeout", adoption ? "60s" : "0"));
             try {
-                SimJobManager first = awaitLeader(cluster);
-                cluster.submit(batchJob());
-                Set<String> durable = awaitDurableSources(cluster, seed);
-                List<Invariants.Started> startedBefore = List.copyOf(cluster.invariants().started());
-                cluster.kill(first);
-                assertThat(cluster.runUntil(() -> cluster.leader() != null && cluster.leader() != first, 60_000))
-                        .as("seed %d: a new leader", seed).isTrue();
-                List<Invariants.Started> runningAtTakeOver = startedBefore.stream().filter(s -> !cluster.invariants()
-                        .hasEnded(s.tmId(), s.jobId(), s.vertex(), s.subtask(), s.attempt())).toList();
+                TakeOver takeOver = deposeTheFirstLeader(cluster, seed, cluster::kill);
                 assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
                         .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
 
                 assertBatchResult(cluster, seed);
-                assertNoneRanAgain(cluster, seed, durable, adoption ? runningAtTakeOver : List.of());
+                assertNoneRanAgain(cluster, seed, takeOver.durable(), adoption ? takeOver.running() : List.of());
             } finally {
                 finish(cluster, "batch-leader-change", seed);
             }
@@ -80,23 +72,15 @@ class ClusterSimulationTest {
         for (long seed = 0; seed < 4; seed++) {
             SimCluster cluster = batchCluster(seed, Map.of("taskmanager.leader-loss.timeout", "60s"));
             try {
-                SimJobManager first = awaitLeader(cluster);
-                cluster.submit(batchJob());
-                Set<String> durable = awaitDurableSources(cluster, seed);
-                List<Invariants.Started> startedBefore = List.copyOf(cluster.invariants().started());
-                cluster.freeze(first);
-                assertThat(cluster.runUntil(() -> cluster.leader() != null && cluster.leader() != first, 60_000))
-                        .as("seed %d: the standby leads", seed).isTrue();
-                List<Invariants.Started> runningAtTakeOver = startedBefore.stream().filter(s -> !cluster.invariants()
-                        .hasEnded(s.tmId(), s.jobId(), s.vertex(), s.subtask(), s.attempt())).toList();
+                TakeOver takeOver = deposeTheFirstLeader(cluster, seed, cluster::freeze);
                 cluster.runFor(100);
                 assertThat(cluster.hasResult(BATCH_JOB)).as("seed %d: the job still runs at the thaw", seed).isFalse();
-                cluster.thaw(first);
+                cluster.thaw(takeOver.first());
                 assertThat(cluster.runUntil(() -> cluster.hasResult(BATCH_JOB), 120_000))
                         .as("seed %d: the job ended\n%s", seed, cluster.trace().tail(40)).isTrue();
 
                 assertBatchResult(cluster, seed);
-                assertNoneRanAgain(cluster, seed, durable, runningAtTakeOver);
+                assertNoneRanAgain(cluster, seed, takeOver.durable(), takeOver.running());
                 assertThat(cluster.runUntil(() -> cluster.trace().lines().stream()
                         .anyMatch(line -> line.endsWith("jm-1: stands by (was s1)")), 30_000))
                         .as("seed %d: the thawed leader stood by\n%s", seed, cluster.trace().tail(20)).isTrue();
@@ -233,6 +217,30 @@ class ClusterSimulationTest {
                 finish(cluster, "batch-source-tm-lost", seed);
             }
         }
+    }
+
+    /**
+     * Where a batch job stood when its first leader was deposed: "vertex/subtask#attempt@tm" of
+     * the sources whose finish was durable before, and the tasks that still ran at the take-over.
+     */
+    private record TakeOver(SimJobManager first, Set<String> durable, List<Invariants.Started> running) {}
+
+    /**
+     * Runs the batch job until a source's finish is durable, deposes the leader ({@code depose}:
+     * kill or freeze) and waits until another one leads.
+     */
+    private static TakeOver deposeTheFirstLeader(SimCluster cluster, long seed,
+            java.util.function.Consumer<SimJobManager> depose) {
+        SimJobManager first = awaitLeader(cluster);
+        cluster.submit(batchJob());
+        Set<String> durable = awaitDurableSources(cluster, seed);
+        List<Invariants.Started> startedBefore = List.copyOf(cluster.invariants().started());
+        depose.accept(first);
+        assertThat(cluster.runUntil(() -> cluster.leader() != null && cluster.leader() != first, 60_000))
+                .as("seed %d: a new leader", seed).isTrue();
+        List<Invariants.Started> running = startedBefore.stream().filter(s -> !cluster.invariants()
+                .hasEnded(s.tmId(), s.jobId(), s.vertex(), s.subtask(), s.attempt())).toList();
+        return new TakeOver(first, durable, running);
     }
 
     /**
