@@ -98,7 +98,6 @@ final class ChildJvm {
         return process;
     }
 
-    /** The last {@code lines} lines of a log, or a note that it is missing. */
     /** SIGKILL of every process, waits for them; fails if one is still alive afterwards. */
     static void killAll(List<Process> processes) {
         for (Process process : processes) {
@@ -118,6 +117,7 @@ final class ChildJvm {
         }
     }
 
+    /** The last {@code lines} lines of a log, or a note that it cannot be read. */
     static String tail(Path log, int lines) {
         try {
             List<String> all = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).lines().toList();
