@@ -56,6 +56,9 @@ public final class JobRunner {
         if (status.getRestarts() > 0) {
             line.append(" | restarts ").append(status.getRestarts());
         }
+        if (!status.getWaitingFor().isEmpty()) {
+            line.append(" | ").append(status.getWaitingFor());
+        }
         return line.toString();
     }
 

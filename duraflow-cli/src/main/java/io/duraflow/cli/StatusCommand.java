@@ -26,6 +26,9 @@ final class StatusCommand implements Callable<Integer> {
             if (!status.getFailure().isEmpty()) {
                 System.out.println("  cause: " + status.getFailure());
             }
+            if (!status.getWaitingFor().isEmpty()) {
+                System.out.println("  waiting: " + status.getWaitingFor());
+            }
             if (status.hasEventLog()) {
                 var log = status.getEventLog();
                 System.out.println(log.getStoppedCause().isEmpty()

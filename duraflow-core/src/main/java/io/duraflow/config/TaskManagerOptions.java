@@ -19,7 +19,8 @@ public final class TaskManagerOptions {
             .intType()
             .defaultValue(2)
             .validator(ConfigValidator.intAtLeast(1))
-            .description("Number of task slots a task manager offers, that is how many tasks it runs at the same time.");
+            .description("Number of task slots a task manager offers. A slot runs one batch task, or one subtask of"
+                    + " every stage of a streaming job's slot sharing group.");
 
     public static final ConfigOption<String> DATA_DIR = ConfigOption.key("taskmanager.data-dir")
             .stringType()

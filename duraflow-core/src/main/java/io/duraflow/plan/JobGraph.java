@@ -1,5 +1,6 @@
 package io.duraflow.plan;
 
+import io.duraflow.api.Flow;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.Plan;
 import io.duraflow.api.dag.PlanNode;
@@ -20,6 +21,9 @@ import java.util.Map;
  *
  * <p>Chaining rule: a source, a rebalance, a keyed aggregation, a keyed process function and a
  * join start a new vertex; map, flatMap, filter and sinks run in the vertex of their input.
+ *
+ * <p>Slot sharing: every vertex is in a slot sharing group ({@link JobVertex#slotSharingGroup()}):
+ * its head operator's, else its inputs' when they all have the same, else the default group.
  *
  * <p>Mode ({@link #mode()}, from {@code execution.runtime-mode}): a batch graph's edges are {@link
  * ExchangeMode#BLOCKING} and the adaptive scheduler may decide parallelism; a streaming graph's
@@ -171,6 +175,11 @@ public final class JobGraph {
                             + " takes its parallelism; set parallelism on sources, rebalance(), keyed operators"
                             + " and joins");
                 }
+                if (node.slotSharingGroup() != null) {
+                    throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
+                            + " takes its slot sharing group; set slotSharingGroup on sources, rebalance(), keyed"
+                            + " operators and joins");
+                }
                 PlanNode input = node.inputs().get(0);
                 int vertex = vertexOfNode.get(input.id());
                 vertexOfNode.put(node.id(), vertex);
@@ -187,6 +196,7 @@ public final class JobGraph {
                     op instanceof Operation.SourceOp source ? source.source().boundedness() : Boundedness.BOUNDED);
             builders.add(builder);
             vertexOfNode.put(node.id(), vertexId);
+            builder.slotSharingGroup = slotSharingGroup(node, builders, vertexOfNode);
             for (int i = 0; i < node.inputs().size(); i++) {
                 PlanNode input = node.inputs().get(i);
                 int producer = vertexOfNode.get(input.id());
@@ -219,6 +229,23 @@ public final class JobGraph {
             vertices.add(b.build());
         }
         return new JobGraph(plan.jobName(), mode, vertices, edges, consumers, uids(plan));
+    }
+
+    /** The node's own group, else its inputs' group when they all have the same, else the default group. */
+    private static String slotSharingGroup(PlanNode head, List<VertexBuilder> builders,
+            Map<Integer, Integer> vertexOfNode) {
+        if (head.slotSharingGroup() != null) {
+            return head.slotSharingGroup();
+        }
+        String inherited = null;
+        for (PlanNode input : head.inputs()) {
+            String group = builders.get(vertexOfNode.get(input.id())).slotSharingGroup;
+            if (inherited != null && !inherited.equals(group)) {
+                return Flow.DEFAULT_SLOT_SHARING_GROUP;
+            }
+            inherited = group;
+        }
+        return inherited == null ? Flow.DEFAULT_SLOT_SHARING_GROUP : inherited;
     }
 
     private static RuntimeMode resolve(Plan plan, RuntimeMode requested) {
@@ -311,6 +338,7 @@ public final class JobGraph {
         final List<Integer> inputs = new ArrayList<>();
         final List<Integer> outputs = new ArrayList<>();
         Boundedness boundedness;
+        String slotSharingGroup;
 
         VertexBuilder(int id, PlanNode head, int parallelism, Boundedness boundedness) {
             this.id = id;
@@ -329,7 +357,7 @@ public final class JobGraph {
                 name.append(node.name());
             }
             return new JobVertex(id, name.toString(), head, List.copyOf(nodes), parallelism, List.copyOf(inputs),
-                    List.copyOf(outputs), boundedness);
+                    List.copyOf(outputs), boundedness, slotSharingGroup);
         }
     }
 }

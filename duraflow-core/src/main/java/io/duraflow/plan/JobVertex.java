@@ -17,9 +17,11 @@ import java.util.List;
  * @param outputs     the edges this vertex writes, by edge id
  * @param boundedness a source vertex's: its source's; any other: unbounded as soon as one of
  *                    its inputs is, so the last vertex says whether the job ever ends
+ * @param slotSharingGroup the group whose vertices share slots: in a streaming job one slot runs
+ *                    one subtask of each vertex of the group (see {@code Flow#slotSharingGroup})
  */
 public record JobVertex(int id, String name, PlanNode head, List<PlanNode> nodes, int parallelism,
-        List<Integer> inputs, List<Integer> outputs, Boundedness boundedness) {
+        List<Integer> inputs, List<Integer> outputs, Boundedness boundedness, String slotSharingGroup) {
 
     public boolean isSource() {
         return head.operation() instanceof Operation.SourceOp;

@@ -18,12 +18,12 @@ final class HeldTasks {
     /**
      * The attempt, the session that deployed it, its vertex's parallelism, every partition range
      * it reads (one entry per producer of each input gate), the partitions it writes, and for a
-     * streaming task its run and the checkpoint it restored (0: none).
+     * streaming task its run, the checkpoint it restored (0: none) and the slot it shares.
      */
     static HeldTask.Builder fromDeployment(TaskDeployment deployment) {
         HeldTask.Builder held = HeldTask.newBuilder().setAttempt(deployment.getAttempt())
                 .setDeployedBySession(deployment.getJmSessionId()).setParallelism(deployment.getParallelism())
-                .setRunId(deployment.getRunId())
+                .setRunId(deployment.getRunId()).setSlot(deployment.getSlot())
                 .setRestoredCheckpointId(deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : 0)
                 .addAllOutputs(deployment.getOutputsList());
         for (InputGate gate : deployment.getInputsList()) {

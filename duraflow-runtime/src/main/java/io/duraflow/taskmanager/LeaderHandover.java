@@ -111,7 +111,7 @@ final class LeaderHandover {
      * their slots on purpose: the registration reports them ({@code held_tasks}).
      */
     boolean slotsInUse() {
-        return slots.used() > kept.heldCount();
+        return slots.tasks() > kept.heldCount();
     }
 
     /** Adds the kept partitions and tasks, and the unacknowledged finishes of earlier leaders, to a registration. */

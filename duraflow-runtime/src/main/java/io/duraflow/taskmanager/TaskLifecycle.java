@@ -77,7 +77,7 @@ final class TaskLifecycle {
                     .asRuntimeException());
             return;
         }
-        if (slots.isFull()) {
+        if (slots.isFull(deployment)) {
             reply.refuse(Status.RESOURCE_EXHAUSTED.withDescription("all " + slots.capacity() + " slots of " + tmId
                     + " are busy").asRuntimeException());
             return;

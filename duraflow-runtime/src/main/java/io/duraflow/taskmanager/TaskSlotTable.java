@@ -13,10 +13,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The TaskManager's slots, by attempt: a slot is taken when a deployment is accepted, holds the
- * deployment while its job's plan is built, then its running task, and is freed when the task
- * ended or could not start. At most {@code capacity} are taken. What runs in them, and what their
- * end means for the JobManager, is the {@link TaskExecutor}'s business.
+ * The TaskManager's slots and the tasks in them, by attempt: a task takes its place when its
+ * deployment is accepted, holds the deployment while its job's plan is built, then runs, and
+ * leaves when it ended or could not start. Deployments that name the same slot
+ * ({@code TaskDeployment.slot}: a streaming job's subtasks of one slot sharing group and index)
+ * share it, one without a slot name has a slot of its own; at most {@code capacity} slots are
+ * taken. What runs in them, and what their end means for the JobManager, is the
+ * {@link TaskExecutor}'s business.
  *
  * <p>Mailbox only, like the executor that owns it.
  */
@@ -115,8 +118,9 @@ final class TaskSlotTable {
         return capacity;
     }
 
-    boolean isFull() {
-        return byAttempt.size() >= capacity;
+    /** Whether the deployment finds no place: it would need a slot of its own, and all are taken. */
+    boolean isFull(TaskDeployment deployment) {
+        return used() >= capacity && (deployment.getSlot().isEmpty() || !slotNames().contains(deployment.getSlot()));
     }
 
     /** The attempt's slot, or null if it holds none. */
@@ -124,7 +128,7 @@ final class TaskSlotTable {
         return byAttempt.get(Rpc.describe(attempt));
     }
 
-    /** Takes a slot for the deployment; the caller checked that the table is not full and the attempt holds none. */
+    /** Places the deployment in a slot; the caller checked that it is not {@link #isFull} and the attempt holds none. */
     Slot take(TaskDeployment deployment) {
         mailbox.assertRunningInMailbox();
         Slot slot = new Slot(deployment);
@@ -165,9 +169,30 @@ final class TaskSlotTable {
         return java.util.List.copyOf(byAttempt.values());
     }
 
-    /** Slots taken. */
+    /** Slots taken: one per slot name in use, and one for each task without a slot name. */
     int used() {
+        int unnamed = 0;
+        for (Slot slot : byAttempt.values()) {
+            if (slot.deployment.getSlot().isEmpty()) {
+                unnamed++;
+            }
+        }
+        return unnamed + slotNames().size();
+    }
+
+    /** Tasks in the slots. */
+    int tasks() {
         return byAttempt.size();
+    }
+
+    private java.util.Set<String> slotNames() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Slot slot : byAttempt.values()) {
+            if (!slot.deployment.getSlot().isEmpty()) {
+                names.add(slot.deployment.getSlot());
+            }
+        }
+        return names;
     }
 
     /** The running streaming tasks' last counter samples, for a metrics scrape. */

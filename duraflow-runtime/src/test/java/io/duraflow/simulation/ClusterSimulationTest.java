@@ -283,6 +283,9 @@ class ClusterSimulationTest {
             SimCluster cluster = streamingCluster(seed, Map.of());
             try {
                 SimJobManager first = awaitLeader(cluster);
+                // Every TaskManager registered first: the job's two shared slots go to two of them,
+                // so one keeps its tasks through the crash and the new leader hears of them.
+                awaitTaskManagers(cluster, 3);
                 cluster.submit(streamingJob());
                 assertThat(cluster.runUntil(() -> cluster.invariants().completedCheckpoints(STREAMING_JOB) >= 2,
                         60_000)).as("seed %d: two checkpoints completed\n%s", seed, cluster.trace().tail(40)).isTrue();
@@ -549,6 +552,12 @@ class ClusterSimulationTest {
             cluster.startTaskManager("tm-" + i);
         }
         return cluster;
+    }
+
+    private static void awaitTaskManagers(SimCluster cluster, int count) {
+        assertThat(cluster.runUntil(() -> cluster.leader() != null && cluster.leader().leadership() != null
+                && cluster.leader().leadership().resourceManager.taskManagers().size() >= count, 10_000))
+                .as("%d TaskManagers registered", count).isTrue();
     }
 
     private static SimJobManager awaitLeader(SimCluster cluster) {

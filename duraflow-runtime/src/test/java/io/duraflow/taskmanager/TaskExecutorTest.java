@@ -365,6 +365,34 @@ class TaskExecutorTest {
     }
 
     @Test
+    void deploymentsThatNameTheSameSlotShareItUntilTheLastEnds() {
+        register(FIRST);
+
+        Answer a = deploy(FIRST, 0, 0, "job/default/0");
+        Answer b = deploy(FIRST, 1, 0, "job/default/0");
+        Answer c = deploy(FIRST, 2, 0, "job/default/1");
+        Answer d = deploy(FIRST, 3, 0, "job/default/2");
+        Answer e = deploy(FIRST, 4, 0, "job/default/1");
+        mailbox.runDue();
+
+        assertThat(List.of(a, b, c, e)).allMatch(answer -> answer.ok);
+        assertThat(d.refused.getStatus().getCode()).as("a third name needs a third slot")
+                .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(startedTaskThreads).hasSize(4);
+
+        endTask(attempt(0, 0), TaskState.FINISHED);
+        Answer stillFull = deploy(FIRST, 3, 0, "job/default/2");
+        mailbox.runDue();
+        assertThat(stillFull.refused.getStatus().getCode()).as("job/default/0 still runs a task")
+                .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+
+        endTask(attempt(1, 0), TaskState.FINISHED);
+        Answer again = deploy(FIRST, 3, 0, "job/default/2");
+        mailbox.runDue();
+        assertThat(again.ok).as("the last task of job/default/0 ended: its slot is free").isTrue();
+    }
+
+    @Test
     void aDeploymentOfAnAttemptThatAlreadyRanIsRefused() {
         register(FIRST);
         deploy(FIRST, 0, 0);
@@ -1000,10 +1028,15 @@ class TaskExecutorTest {
     }
 
     private Answer deploy(LeaderInfo leader, int subtask, int attemptNumber) {
+        return deploy(leader, subtask, attemptNumber, "");
+    }
+
+    private Answer deploy(LeaderInfo leader, int subtask, int attemptNumber, String slot) {
         Answer answer = new Answer();
         executor.deploy(TaskDeployment.newBuilder().setJmSessionId(leader.sessionId())
                 .setAttempt(attempt(subtask, attemptNumber)).setJobClass(TinyJob.class.getName())
-                .setDefaultParallelism(1).setFingerprint(GRAPH.fingerprint()).setParallelism(1).build(), answer);
+                .setDefaultParallelism(1).setFingerprint(GRAPH.fingerprint()).setParallelism(1).setSlot(slot).build(),
+                answer);
         return answer;
     }
 

@@ -32,6 +32,10 @@ final class JobStatusView {
                 .setTakenOverAtMs(takeover.takenOverAtMs())
                 .setLeaderElectedAtMs(takeover.takenOverAtMs() == 0 ? 0 : takeover.leaderElectedAtMs())
                 .setMode(job.graph().mode().name());
+        String waitingFor = job.isRunning() ? job.scheduling().waitingFor() : null;
+        if (waitingFor != null) {
+            status.setWaitingFor("the job " + waitingFor);
+        }
         for (JobVertex vertex : job.graph().vertices()) {
             VertexStatus.Builder v = VertexStatus.newBuilder().setId(vertex.id()).setName(vertex.name());
             for (int edgeId : vertex.inputs()) {

@@ -25,6 +25,9 @@ final class KeptFromEarlierLeader {
     /** Where a partition kept through a JobManager failover is, and whose it is. */
     private record Held(String tmId, String jobId) {}
 
+    /** A kept task this leader cancelled: the slot it holds, and what waits for it to stop. */
+    record Stopping(String slot, CompletableFuture<Void> stopped) {}
+
     /** By TaskManager: tasks it kept running across the leader change, not decided on yet. */
     private final Map<String, List<HeldTask>> heldTasks = new LinkedHashMap<>();
 
@@ -36,7 +39,7 @@ final class KeptFromEarlierLeader {
      * waits for it to stop. One leaves when its TaskManager's heartbeat no longer lists it, or
      * its registration ends.
      */
-    private final Map<String, Map<AttemptId, CompletableFuture<Void>>> stopping = new LinkedHashMap<>();
+    private final Map<String, Map<AttemptId, Stopping>> stopping = new LinkedHashMap<>();
 
     /** A TaskManager registered with what it kept. */
     void add(String tmId, List<HeldPartition> held, List<HeldTask> keptTasks) {
@@ -56,8 +59,8 @@ final class KeptFromEarlierLeader {
     List<CompletableFuture<Void>> ended(String tmId) {
         heldPartitions.values().removeIf(where -> where.tmId().equals(tmId));
         heldTasks.remove(tmId);
-        Map<AttemptId, CompletableFuture<Void>> wasStopping = stopping.remove(tmId);
-        return wasStopping == null ? List.of() : new ArrayList<>(wasStopping.values());
+        Map<AttemptId, Stopping> wasStopping = stopping.remove(tmId);
+        return wasStopping == null ? List.of() : wasStopping.values().stream().map(Stopping::stopped).toList();
     }
 
     /**
@@ -116,15 +119,14 @@ final class KeptFromEarlierLeader {
         return attempts;
     }
 
-    /** Kept tasks were decided on (adopted or cancelled); returns how many of them were still kept. */
-    int forgetTasks(String tmId, List<AttemptId> attempts) {
+    /** Kept tasks were decided on (adopted or cancelled); returns those of them that were still kept. */
+    List<HeldTask> forgetTasks(String tmId, List<AttemptId> attempts) {
         List<HeldTask> tasks = heldTasks.get(tmId);
         if (tasks == null) {
-            return 0;
+            return List.of();
         }
-        int before = tasks.size();
-        tasks.removeIf(task -> attempts.contains(task.getAttempt()));
-        int removed = before - tasks.size();
+        List<HeldTask> removed = new ArrayList<>();
+        tasks.removeIf(task -> attempts.contains(task.getAttempt()) && removed.add(task));
         if (tasks.isEmpty()) {
             heldTasks.remove(tmId);
         }
@@ -135,22 +137,23 @@ final class KeptFromEarlierLeader {
      * A kept task was cancelled (it was decided on with {@link #forgetTasks}): the future
      * completes once it is seen stopped ({@link #running}) or its TaskManager's registration ends.
      */
-    CompletableFuture<Void> stopping(String tmId, AttemptId attempt) {
+    CompletableFuture<Void> stopping(String tmId, HeldTask task) {
         return stopping.computeIfAbsent(tmId, tm -> new LinkedHashMap<>())
-                .computeIfAbsent(attempt, a -> new CompletableFuture<>());
+                .computeIfAbsent(task.getAttempt(), a -> new Stopping(task.getSlot(), new CompletableFuture<>()))
+                .stopped();
     }
 
     /**
      * A TaskManager's heartbeat listed the attempts it runs: the cancelled kept tasks it no longer
-     * runs have stopped. Returns their futures, for the caller to complete once it freed their
-     * slots.
+     * runs have stopped. Returns them, for the caller to complete their futures once it freed
+     * their slots.
      */
-    List<CompletableFuture<Void>> running(String tmId, Collection<AttemptId> attempts) {
-        Map<AttemptId, CompletableFuture<Void>> onTm = stopping.get(tmId);
+    List<Stopping> running(String tmId, Collection<AttemptId> attempts) {
+        Map<AttemptId, Stopping> onTm = stopping.get(tmId);
         if (onTm == null) {
             return List.of();
         }
-        List<CompletableFuture<Void>> stopped = new ArrayList<>();
+        List<Stopping> stopped = new ArrayList<>();
         onTm.entrySet().removeIf(entry -> !attempts.contains(entry.getKey()) && stopped.add(entry.getValue()));
         if (onTm.isEmpty()) {
             stopping.remove(tmId);

@@ -90,9 +90,9 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     private void beginRegistration(TaskManagerRegistry.Registration registration, List<HeldPartition> held,
             List<HeldTask> keptTasks) {
         String tmId = registration.tmId();
-        // Each kept task holds one of its slots until the job's recovery decides on it.
+        // Each kept task holds its place in its slot until the job's recovery decides on it.
         slotPool.add(tmId, registration.address(), registration.slots(),
-                Math.min(registration.slots(), keptTasks.size()));
+                keptTasks.stream().map(HeldTask::getSlot).toList());
         liveness.began(tmId);
         kept.add(tmId, held, keptTasks);
         transport.connect(tmId, registration.address());
@@ -233,11 +233,12 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
      * attempt of the same subtask start, so that two never run at once.
      */
     public CompletableFuture<Void> cancelHeld(String tmId, AttemptId attempt) {
-        if (kept.forgetTasks(tmId, List.of(attempt)) == 0) {
+        List<HeldTask> forgotten = kept.forgetTasks(tmId, List.of(attempt));
+        if (forgotten.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         transport.cancel(tmId, attempt);
-        return kept.stopping(tmId, attempt);
+        return kept.stopping(tmId, forgotten.get(0));
     }
 
     /**
@@ -245,9 +246,9 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
      * stopped, and its slot is free.
      */
     public void tasksRunning(String tmId, Collection<AttemptId> attempts) {
-        List<CompletableFuture<Void>> stopped = kept.running(tmId, attempts);
-        stopped.forEach(task -> slotPool.free(tmId));
-        stopped.forEach(task -> task.complete(null));
+        List<KeptFromEarlierLeader.Stopping> stopped = kept.running(tmId, attempts);
+        stopped.forEach(task -> slotPool.free(tmId, task.slot()));
+        stopped.forEach(task -> task.stopped().complete(null));
     }
 
     /** host:port of a registered TaskManager, or null. */
@@ -269,8 +270,13 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     // ------------------------------------------------------------------ SlotPool
 
     @Override
-    public SlotOffer allocate() {
-        return slotPool.allocate();
+    public SlotOffer allocate(String slot) {
+        return slotPool.allocate(slot);
+    }
+
+    @Override
+    public boolean isAllocated(String slot) {
+        return slotPool.isAllocated(slot);
     }
 
     @Override
@@ -279,8 +285,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
-    public void free(String tmId) {
-        slotPool.free(tmId);
+    public void free(String tmId, String slot) {
+        slotPool.free(tmId, slot);
     }
 
     @Override

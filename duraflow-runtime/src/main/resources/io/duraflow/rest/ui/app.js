@@ -175,6 +175,7 @@
         ${job.endedAtMs ? " \u00b7 ended " + dateTime(job.endedAtMs) : ""} \u00b7 ${job.restarts} restarts${kept}</span>
         <span style="flex:1"></span>${cancel}<span id="action-error" class="error"></span></div>
       ${job.failure ? `<p class="error">${esc(job.failure)}</p>` : ""}
+      ${job.waitingFor ? `<p class="error" id="job-waiting">Waiting: ${esc(job.waitingFor)}</p>` : ""}
       ${job.eventLog && job.eventLog.stoppedCause ? `<p class="error">Job event log stopped: ${esc(job.eventLog.stoppedCause)}</p>` : ""}
       <div class="tabs">${tabs.map(([t, label]) => `<a href="#/jobs/${encodeURIComponent(jobId)}/${t}" data-tab="${t}"
         class="${t === tab ? "active" : ""}">${label}</a>`).join("")}</div>

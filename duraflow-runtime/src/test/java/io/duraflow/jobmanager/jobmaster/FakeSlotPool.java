@@ -10,19 +10,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Slots of a few fake TaskManagers. Like the ResourceManager it offers a slot on the
- * TaskManager with the most free slots (the first registered wins a tie), unless a test pins
- * the next allocations with {@link #placeNextOn}. Freeing a slot of a TaskManager that is gone
+ * Slots of a few fake TaskManagers. Like the ResourceManager it offers a named slot where it is
+ * in use already, else a slot on the TaskManager with the most free slots (the first registered
+ * wins a tie), unless a test pins the next allocations with {@link #placeNextOn}. Freeing a slot of a TaskManager that is gone
  * is ignored, as in the ResourceManager; freeing a slot that is not in use is recorded in
  * {@link #invalidFrees()} so tests can catch double frees.
  */
 public final class FakeSlotPool implements SlotPool {
     private static final class TaskManager {
         final int slots;
-        int used;
+        /** Slots of a task of their own. */
+        int unshared;
+        /** Named slots in use, with how many tasks are in each. */
+        final Map<String, Integer> shared = new LinkedHashMap<>();
 
         TaskManager(int slots) {
             this.slots = slots;
+        }
+
+        int used() {
+            return unshared + shared.size();
         }
     }
 
@@ -57,7 +64,7 @@ public final class FakeSlotPool implements SlotPool {
     public int freeSlots() {
         int free = 0;
         for (TaskManager tm : taskManagers.values()) {
-            free += tm.slots - tm.used;
+            free += tm.slots - tm.used();
         }
         return free;
     }
@@ -72,7 +79,14 @@ public final class FakeSlotPool implements SlotPool {
     }
 
     @Override
-    public SlotOffer allocate() {
+    public SlotOffer allocate(String slot) {
+        for (Map.Entry<String, TaskManager> entry : taskManagers.entrySet()) {
+            if (!slot.isEmpty() && entry.getValue().shared.containsKey(slot)) {
+                entry.getValue().shared.merge(slot, 1, Integer::sum);
+                allocations++;
+                return new SlotOffer(entry.getKey(), addressOf(entry.getKey()));
+            }
+        }
         String chosen = null;
         String pinned = placements.poll();
         if (pinned != null && taskManagers.containsKey(pinned) && free(taskManagers.get(pinned)) > 0) {
@@ -89,26 +103,46 @@ public final class FakeSlotPool implements SlotPool {
         if (chosen == null) {
             return null;
         }
-        taskManagers.get(chosen).used++;
+        if (slot.isEmpty()) {
+            taskManagers.get(chosen).unshared++;
+        } else {
+            taskManagers.get(chosen).shared.put(slot, 1);
+        }
         allocations++;
         return new SlotOffer(chosen, addressOf(chosen));
     }
 
     private static int free(TaskManager tm) {
-        return tm.slots - tm.used;
+        return tm.slots - tm.used();
     }
 
     @Override
-    public void free(String tmId) {
+    public boolean isAllocated(String slot) {
+        return taskManagers.values().stream().anyMatch(tm -> tm.shared.containsKey(slot));
+    }
+
+    @Override
+    public void free(String tmId, String slot) {
         TaskManager tm = taskManagers.get(tmId);
         if (tm == null) {
             return;
         }
-        if (tm.used == 0) {
-            invalidFrees.add(tmId);
+        if (slot.isEmpty()) {
+            if (tm.unshared == 0) {
+                invalidFrees.add(tmId);
+                return;
+            }
+            tm.unshared--;
             return;
         }
-        tm.used--;
+        Integer tasks = tm.shared.get(slot);
+        if (tasks == null) {
+            invalidFrees.add(tmId);
+        } else if (tasks == 1) {
+            tm.shared.remove(slot);
+        } else {
+            tm.shared.put(slot, tasks - 1);
+        }
     }
 
     @Override
@@ -118,11 +152,11 @@ public final class FakeSlotPool implements SlotPool {
 
     public int used(String tmId) {
         TaskManager tm = taskManagers.get(tmId);
-        return tm == null ? 0 : tm.used;
+        return tm == null ? 0 : tm.used();
     }
 
     public int usedTotal() {
-        return taskManagers.values().stream().mapToInt(tm -> tm.used).sum();
+        return taskManagers.values().stream().mapToInt(TaskManager::used).sum();
     }
 
     /** Slots handed out so far, freed or not. */

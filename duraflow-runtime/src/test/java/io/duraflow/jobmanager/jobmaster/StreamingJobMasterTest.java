@@ -162,13 +162,13 @@ public class StreamingJobMasterTest {
     }
 
     @Test
-    void withFewerFreeSlotsThanTasksNothingIsDeployedUntilEnoughAreFree() {
+    void withFewerFreeSlotsThanTheJobNeedsNothingIsDeployedUntilEnoughAreFree() {
         RecordingSequenceSource.clear();
-        FakeSlotPool slots = FakeSlotPool.of(1, 4);
+        FakeSlotPool slots = FakeSlotPool.of(1, 2);
         FakeCluster cluster = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, slots, FakeCluster.SESSION);
         cluster.enableCheckpoints(root);
         cluster.startStreaming();
-        assertThat(cluster.gateways.deployments()).as("5 tasks, 4 slots: all or nothing").isEmpty();
+        assertThat(cluster.gateways.deployments()).as("5 tasks sharing 3 slots, 2 free: all or nothing").isEmpty();
 
         slots.addTaskManager("tm-2", 1);
         cluster.job.schedule();

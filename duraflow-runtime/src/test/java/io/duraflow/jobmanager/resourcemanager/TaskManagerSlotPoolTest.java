@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.duraflow.mailbox.ManualMailbox;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,8 +24,8 @@ class TaskManagerSlotPoolTest {
 
     @Test
     void slotsAreOfferedOnTheTaskManagerWithTheMostFreeOnesAndTiesGoToTheEarlierRegistration() {
-        pool.add("tm-1", "tm-1.test:6122", 2, 0);
-        pool.add("tm-2", "tm-2.test:6122", 3, 0);
+        pool.add("tm-1", "tm-1.test:6122", 2, List.of());
+        pool.add("tm-2", "tm-2.test:6122", 3, List.of());
 
         assertThat(pool.allocate()).isEqualTo(new SlotPool.SlotOffer("tm-2", "tm-2.test:6122"));
         assertThat(pool.allocate().tmId()).as("2 free each: the earlier one").isEqualTo("tm-1");
@@ -37,7 +38,7 @@ class TaskManagerSlotPoolTest {
 
     @Test
     void slotsHeldByKeptTasksAreInUseFromTheStart() {
-        pool.add("tm-1", "tm-1.test:6122", 2, 2);
+        pool.add("tm-1", "tm-1.test:6122", 2, List.of("", ""));
 
         assertThat(pool.freeSlots()).isZero();
         assertThat(pool.freeSlotsOn("tm-1")).isZero();
@@ -46,8 +47,8 @@ class TaskManagerSlotPoolTest {
 
     @Test
     void aTaskManagerBeingProbedOffersNoSlotAndCountsNoneAsFree() {
-        pool.add("tm-1", "tm-1.test:6122", 2, 0);
-        pool.add("tm-2", "tm-2.test:6122", 1, 0);
+        pool.add("tm-1", "tm-1.test:6122", 2, List.of());
+        pool.add("tm-2", "tm-2.test:6122", 1, List.of());
         probed.add("tm-1");
 
         assertThat(pool.freeSlots()).isEqualTo(1);
@@ -61,7 +62,7 @@ class TaskManagerSlotPoolTest {
 
     @Test
     void aFreedSlotIsOfferedAgainAndWaitingJobsAreToldAfterTheCurrentEvent() {
-        pool.add("tm-1", "tm-1.test:6122", 1, 0);
+        pool.add("tm-1", "tm-1.test:6122", 1, List.of());
         pool.allocate();
 
         pool.free("tm-1");
@@ -79,8 +80,8 @@ class TaskManagerSlotPoolTest {
 
     @Test
     void aRemovedTaskManagerTakesItsSlotsAlong() {
-        pool.add("tm-1", "tm-1.test:6122", 2, 0);
-        pool.add("tm-2", "tm-2.test:6122", 2, 0);
+        pool.add("tm-1", "tm-1.test:6122", 2, List.of());
+        pool.add("tm-2", "tm-2.test:6122", 2, List.of());
         pool.allocate();
 
         pool.remove("tm-1");
@@ -101,5 +102,49 @@ class TaskManagerSlotPoolTest {
     void slotsAvailableTellsTheListenersAtOnce() {
         pool.slotsAvailable();
         assertThat(told).hasValue(1);
+    }
+
+    @Test
+    void tasksOfOneNamedSlotShareItUntilTheLastLeaves() {
+        pool.add("tm-1", "tm-1.test:6122", 1, List.of());
+        pool.add("tm-2", "tm-2.test:6122", 1, List.of());
+
+        SlotPool.SlotOffer first = pool.allocate("job/default/0");
+        assertThat(pool.isAllocated("job/default/0")).isTrue();
+        assertThat(pool.allocate("job/default/0")).as("joins the slot").isEqualTo(first);
+        assertThat(pool.allocate("job/default/0")).isEqualTo(first);
+        assertThat(pool.freeSlots()).as("three tasks, one slot").isEqualTo(1);
+        SlotPool.SlotOffer other = pool.allocate("job/default/1");
+        assertThat(other.tmId()).isNotEqualTo(first.tmId());
+        assertThat(pool.allocate("job/default/2")).as("a new name needs a free slot").isNull();
+
+        pool.free(first.tmId(), "job/default/0");
+        pool.free(first.tmId(), "job/default/0");
+        main.runDue();
+        assertThat(told).as("two of three left: the slot is still in use").hasValue(0);
+        assertThat(pool.freeSlots()).isZero();
+        pool.free(first.tmId(), "job/default/0");
+        main.runDue();
+        assertThat(told).hasValue(1);
+        assertThat(pool.isAllocated("job/default/0")).isFalse();
+        assertThat(pool.freeSlotsOn(first.tmId())).isEqualTo(1);
+        pool.free(first.tmId(), "job/default/0");
+        assertThat(pool.freeSlots()).as("a name not in use frees nothing").isEqualTo(1);
+    }
+
+    @Test
+    void keptTasksHoldTheirNamedSlotsUntilFreedAndARemovedTaskManagerTakesItsNamesAlong() {
+        pool.add("tm-1", "tm-1.test:6122", 3, List.of("job/default/0", "job/default/0", "", "job/default/1"));
+
+        assertThat(pool.freeSlotsOn("tm-1")).as("two named slots and one of its own").isZero();
+        assertThat(pool.allocate("job/default/1")).as("joins a kept slot").isNotNull();
+        pool.free("tm-1", "job/default/0");
+        pool.free("tm-1", "job/default/0");
+        assertThat(pool.freeSlotsOn("tm-1")).isEqualTo(1);
+
+        pool.remove("tm-1");
+        assertThat(pool.isAllocated("job/default/1")).isFalse();
+        pool.add("tm-1", "tm-1.test:6122", 3, List.of());
+        assertThat(pool.freeSlotsOn("tm-1")).isEqualTo(3);
     }
 }

@@ -27,6 +27,8 @@ public final class BlockingAdaptiveScheduling implements SchedulingStrategy {
     private final JobGraph graph;
     private final JobSettings settings;
     private final Supplier<JobEventLog> eventLog;
+    /** Set when none of the job's tasks could start for want of a slot (queueing behind its own tasks is no wait). */
+    private String waitingFor;
 
     public BlockingAdaptiveScheduling(ExecutionGraph executions, JobSettings settings,
             Supplier<JobEventLog> eventLog) {
@@ -61,11 +63,28 @@ public final class BlockingAdaptiveScheduling implements SchedulingStrategy {
                     continue;
                 }
                 if (!deployer.deploy(execution)) {
+                    waitingFor = anyActive() ? null : "waits for a free task slot, and none is free: start a"
+                            + " TaskManager, or wait for other jobs to finish";
                     return OUT_OF_SLOTS;
                 }
             }
         }
+        waitingFor = null;
         return nextWakeUp;
+    }
+
+    @Override
+    public String waitingFor() {
+        return waitingFor;
+    }
+
+    private boolean anyActive() {
+        for (Execution execution : executions.all()) {
+            if (execution.state().isActive()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void decideParallelism(JobVertex vertex) {

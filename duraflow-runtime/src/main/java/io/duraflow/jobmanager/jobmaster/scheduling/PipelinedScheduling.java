@@ -4,6 +4,7 @@ import io.duraflow.jobmanager.jobmaster.execution.Execution;
 import io.duraflow.jobmanager.jobmaster.execution.ExecutionGraph;
 import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 
+import io.duraflow.config.TaskManagerOptions;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 
@@ -13,9 +14,10 @@ import io.duraflow.plan.JobVertex;
  * consumer's deployment already knows where its producers run. After a restart the whole job
  * waits for the restart delay and goes out together again.
  *
- * <p>All or nothing: while fewer slots are free than tasks wait, none is deployed (a part of the
- * job alone only fills its buffers, and would hold slots another job could use); a freed or new
- * slot schedules again.
+ * <p>All or nothing: while fewer slots are free than the waiting tasks need (those of one slot
+ * sharing group and subtask index share one, see {@link TaskManagerActions#slotOf}), none is
+ * deployed (a part of the job alone only fills its buffers, and would hold slots another job could
+ * use); a freed or new slot schedules again. Until then {@link #waitingFor} says why.
  *
  * <p>Each consumer subtask reads one subpartition of every producer: subtask {@code i} of a
  * vertex reads subpartition {@code i} (ranges {@code 0, 1, ..., p}), and a keyed exchange routes a
@@ -26,8 +28,8 @@ public final class PipelinedScheduling implements SchedulingStrategy {
 
     private final ExecutionGraph executions;
     private final JobGraph graph;
-    /** Not enough slots were free at the last try; logged once per wait. */
-    private boolean waitingForSlots;
+    /** What the job waited for at the last try (not enough free slots), or null; logged when it changes. */
+    private String waitingFor;
 
     /** One per consumer subtask: consumer subtask i reads subpartition i. */
     @Override
@@ -52,6 +54,11 @@ public final class PipelinedScheduling implements SchedulingStrategy {
     }
 
     @Override
+    public String waitingFor() {
+        return waitingFor;
+    }
+
+    @Override
     public long schedule(long nowMs, Deployer deployer) {
         long wakeUp = NOTHING_WAITING;
         for (Execution execution : executions.all()) {
@@ -63,24 +70,26 @@ public final class PipelinedScheduling implements SchedulingStrategy {
             // Deploy together: a part of the job that runs without the rest only fills its buffers.
             return wakeUp;
         }
-        int waiting = 0;
+        java.util.List<Execution> waiting = new java.util.ArrayList<>();
         for (Execution execution : executions.all()) {
             if (execution.state() == ExecutionState.CREATED) {
-                waiting++;
+                waiting.add(execution);
             }
         }
+        int needed = waiting.isEmpty() ? 0 : deployer.slotsToTake(waiting);
         int free = deployer.freeSlots();
-        if (waiting > free) {
+        if (needed > free) {
             // All or nothing: a part of the job would run without the rest and only fill its buffers.
-            if (!waitingForSlots) {
-                waitingForSlots = true;
-                LOG.warn("Job {} waits for {} free task slots to deploy its tasks together, {} are free: add"
-                        + " TaskManagers (or taskmanager.slots) or lower the job's parallelism", executions.jobId(),
-                        waiting, free);
+            String why = "waits for " + needed + " free task slots to deploy its " + waiting.size() + " tasks together, "
+                    + (free == 1 ? "1 is" : free + " are") + " free: add TaskManagers (or raise " + TaskManagerOptions.SLOTS.key()
+                    + ") or lower the job's parallelism";
+            if (!why.equals(waitingFor)) {
+                LOG.warn("Job {} {}", executions.jobId(), why);
             }
+            waitingFor = why;
             return OUT_OF_SLOTS;
         }
-        waitingForSlots = false;
+        waitingFor = null;
         for (JobVertex vertex : graph.vertices()) {
             for (Execution execution : executions.executions(vertex.id())) {
                 if (execution.state() == ExecutionState.CREATED && !deployer.deploy(execution)) {

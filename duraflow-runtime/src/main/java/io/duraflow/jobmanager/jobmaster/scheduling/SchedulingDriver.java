@@ -73,12 +73,22 @@ public final class SchedulingDriver {
             public int freeSlots() {
                 return taskManagers.freeSlots();
             }
+
+            @Override
+            public int slotsToTake(java.util.List<Execution> executions) {
+                return taskManagers.slotsToTake(executions);
+            }
         });
         deployed.forEach((tmId, executions) -> eventLog.get().executionsDeployed(tmId, executions));
         if (nextWakeUp != SchedulingStrategy.OUT_OF_SLOTS && nextWakeUp != SchedulingStrategy.NOTHING_WAITING) {
             cancelWakeUp();
             wakeUp = scheduler.schedule(wakeUpAction, Math.max(1, nextWakeUp - now));
         }
+    }
+
+    /** What the job's waiting tasks wait for, as users read it, or null (see {@link SchedulingStrategy#waitingFor}). */
+    public String waitingFor() {
+        return strategy.waitingFor();
     }
 
     /** Calls off the pending wake-up, if any: the job stopped running its executions. */

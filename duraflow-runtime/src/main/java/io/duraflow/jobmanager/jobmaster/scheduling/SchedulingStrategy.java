@@ -18,6 +18,11 @@ public interface SchedulingStrategy {
         default int freeSlots() {
             return Integer.MAX_VALUE;
         }
+
+        /** Free slots these executions need (those that share a slot need one between them). */
+        default int slotsToTake(java.util.List<Execution> executions) {
+            return executions.size();
+        }
     }
 
     /** {@link #schedule} returned early: no slot is free; a freed slot triggers scheduling again. */
@@ -36,4 +41,13 @@ public interface SchedulingStrategy {
 
     /** How many subpartitions each producer writes on edge {@code edgeId}. */
     int subpartitions(int edgeId);
+
+    /**
+     * What the job's waiting tasks wait for, and what to do about it, as users read it (in
+     * status, the REST API and the web UI); null when nothing holds them back but their inputs
+     * or a restart delay.
+     */
+    default String waitingFor() {
+        return null;
+    }
 }

@@ -61,14 +61,17 @@ public final class TaskDeployments {
         this.graph = executions.jobGraph();
     }
 
-    /** The deployment of {@code execution}'s current attempt; every producer of its inputs has finished. */
-    TaskDeployment of(Execution execution) {
+    /**
+     * The deployment of {@code execution}'s current attempt into the named slot ({@code ""}: one of
+     * its own); every producer of its inputs has finished, or runs (pipelined).
+     */
+    TaskDeployment of(Execution execution, String slot) {
         JobVertex vertex = graph.vertex(execution.vertex());
         int[] bounds = executions.ranges(vertex.id());
         TaskDeployment.Builder deployment = TaskDeployment.newBuilder().setJmSessionId(sessionId)
                 .setAttempt(execution.attemptId()).setJobClass(jobClass).putAllParams(params).putAllConfig(config)
                 .setDefaultParallelism(settings.defaultParallelism()).setFingerprint(graph.fingerprint())
-                .setParallelism(executions.executions(vertex.id()).length);
+                .setParallelism(executions.executions(vertex.id()).length).setSlot(slot);
         for (int edgeId : vertex.inputs()) {
             InputGate.Builder gate = InputGate.newBuilder().setEdgeId(edgeId)
                     .setSubpartitionFrom(bounds[execution.subtask()]).setSubpartitionTo(bounds[execution.subtask() + 1]);

@@ -5,6 +5,7 @@ import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.resourcemanager.SlotPool;
 import io.duraflow.jobmanager.resourcemanager.TaskManagerGateways;
 
+import io.duraflow.config.RuntimeMode;
 import io.duraflow.plan.JobGraph;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -12,9 +13,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a job master asks of slots and TaskManagers for its executions: deploy into a free slot,
+ * What a job master asks of slots and TaskManagers for its executions: deploy into a slot,
  * cancel, free, release partitions. Keeps each execution's state in step with its slot (an
- * execution holds a slot exactly while {@link ExecutionState#isActive()}). Main thread only.
+ * execution holds its place in a slot exactly while {@link ExecutionState#isActive()}).
+ *
+ * <p>Slot sharing: a streaming job's executions of one slot sharing group and subtask index share
+ * a slot ({@link #slotOf}), so a job needs as many slots as the highest parallelism of each group,
+ * summed over its groups, and the subtasks that exchange most data without a shuffle run in one
+ * process. A batch job's executions run stage by stage and take a slot each while they run.
+ * Main thread only.
  */
 public final class TaskManagerActions {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerActions.class);
@@ -41,14 +48,27 @@ public final class TaskManagerActions {
      * @return false if no slot is free (nothing changed)
      */
     boolean deployIntoFreeSlot(Execution execution, BiConsumer<String, Throwable> onFailure) {
-        SlotPool.SlotOffer slot = slots.allocate();
+        String name = slotOf(execution);
+        SlotPool.SlotOffer slot = slots.allocate(name);
         if (slot == null) {
             return false;
         }
         execution.assign(slot.tmId(), slot.address());
         execution.transition(ExecutionState.DEPLOYING, "slot on " + slot.tmId());
-        gateways.deploy(slot.tmId(), deployments.of(execution), error -> onFailure.accept(slot.tmId(), error));
+        gateways.deploy(slot.tmId(), deployments.of(execution, name), error -> onFailure.accept(slot.tmId(), error));
         return true;
+    }
+
+    /**
+     * The slot the execution runs in: {@code <job>/<slot sharing group>/<subtask>} in a streaming
+     * job, its own ({@link SlotPool#UNSHARED}) in a batch job. The same on every leader, so a new
+     * one frees the slots of the tasks it adopted as the TaskManagers reported them.
+     */
+    public String slotOf(Execution execution) {
+        if (graph.mode() != RuntimeMode.STREAMING) {
+            return SlotPool.UNSHARED;
+        }
+        return jobId + "/" + graph.vertex(execution.vertex()).slotSharingGroup() + "/" + execution.subtask();
     }
 
     /** Slots free now in the cluster. */
@@ -56,10 +76,25 @@ public final class TaskManagerActions {
         return slots.freeSlots();
     }
 
-    /** The active execution stopped on its TaskManager (finished, failed, cancelled): its slot is free. */
+    /** Free slots the executions need to be deployed: one per slot that none of them, nor anyone else, is in yet. */
+    int slotsToTake(List<Execution> executions) {
+        java.util.Set<String> named = new java.util.HashSet<>();
+        int unshared = 0;
+        for (Execution execution : executions) {
+            String slot = slotOf(execution);
+            if (slot.isEmpty()) {
+                unshared++;
+            } else if (!slots.isAllocated(slot)) {
+                named.add(slot);
+            }
+        }
+        return unshared + named.size();
+    }
+
+    /** The active execution stopped on its TaskManager (finished, failed, cancelled): its place in its slot is free. */
     public void stopped(Execution execution, ExecutionState target, String reason) {
         execution.transition(target, reason);
-        slots.free(execution.tmId());
+        slots.free(execution.tmId(), slotOf(execution));
     }
 
     /** Asks the TaskManager to cancel the active execution; it confirms with a CANCELED update. */
@@ -74,7 +109,7 @@ public final class TaskManagerActions {
      */
     public void forgetAll(List<Execution> active, String reason) {
         for (Execution execution : active) {
-            slots.free(execution.tmId());
+            slots.free(execution.tmId(), slotOf(execution));
             execution.transition(ExecutionState.CANCELED, reason);
         }
     }
@@ -86,7 +121,7 @@ public final class TaskManagerActions {
      */
     public void stopAll(List<Execution> active, String reason) {
         for (Execution execution : active) {
-            slots.free(execution.tmId());
+            slots.free(execution.tmId(), slotOf(execution));
             // Marked stopped now, so a late confirmation cannot free the slot a second time.
             execution.transition(ExecutionState.CANCELED, reason);
             try {

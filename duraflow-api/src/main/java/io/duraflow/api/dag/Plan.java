@@ -51,6 +51,10 @@ public final class Plan {
         node.parallelism(parallelism);
     }
 
+    public void setSlotSharingGroup(PlanNode node, String group) {
+        node.slotSharingGroup(group);
+    }
+
     public List<PlanNode> nodes() {
         return Collections.unmodifiableList(nodes);
     }

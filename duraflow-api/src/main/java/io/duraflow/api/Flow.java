@@ -44,6 +44,24 @@ public final class Flow<T> {
         return this;
     }
 
+    /**
+     * Puts the operator that produces this flow in a slot sharing group of its own name. A slot
+     * of a TaskManager runs one parallel instance of every operator of a group, so a streaming
+     * job needs as many slots as the highest parallelism in each group, summed over its groups.
+     * Every operator is in the group {@value #DEFAULT_SLOT_SHARING_GROUP} unless given one; one
+     * without a group of its own takes its inputs' group when they all have the same, and the
+     * operators chained to it take its group. A group of its own isolates an operator (a heavy
+     * one, say) from the others in slots, at the cost of more slots. Batch jobs run each task in a
+     * slot of its own and ignore the groups.
+     */
+    public Flow<T> slotSharingGroup(String group) {
+        plan.setSlotSharingGroup(node, group);
+        return this;
+    }
+
+    /** The slot sharing group of operators that were given none, and of whose inputs have none. */
+    public static final String DEFAULT_SLOT_SHARING_GROUP = "default";
+
     @SuppressWarnings("unchecked")
     public <O> Flow<O> map(MapFunction<T, O> function, TypeSerializer<O> outputType) {
         return add("Map", new Operation.MapOp((MapFunction<Object, Object>) function), outputType);

@@ -15,6 +15,7 @@ public final class PlanNode {
     private final TypeSerializer<?> outputType;
     private int parallelism = -1;
     private String uid;
+    private String slotSharingGroup;
 
     PlanNode(int id, String name, Operation operation, List<PlanNode> inputs, TypeSerializer<?> outputType) {
         this.id = id;
@@ -74,6 +75,19 @@ public final class PlanNode {
             throw new IllegalArgumentException("parallelism must be at least 1, got " + value);
         }
         this.parallelism = value;
+    }
+
+    /** The slot sharing group the user put this operator in, or {@code null} (inherited from its inputs). */
+    public String slotSharingGroup() {
+        return slotSharingGroup;
+    }
+
+    void slotSharingGroup(String group) {
+        if (group == null || group.isBlank() || group.length() > 64 || !group.chars().allMatch(c -> c > 0x20 && c != 0x7f)) {
+            throw new IllegalArgumentException("a slot sharing group must be 1 to 64 visible characters without spaces,"
+                    + " got '" + group + "'");
+        }
+        this.slotSharingGroup = group;
     }
 
     @Override
