@@ -169,6 +169,66 @@ public final class ClusterClient implements AutoCloseable {
         });
     }
 
+    /**
+     * Submits a job with its jar, streamed to the JobManager in chunks of 1 MiB (retried like
+     * {@link #submit}, the jar sent again).
+     */
+    public SubmitJobResponse submitJar(SubmitJobRequest request, java.nio.file.Path jar) {
+        SubmitJobRequest resent = resubmission(request);
+        boolean[] sent = {false};
+        return call(s -> {
+            SubmitJobRequest next = sent[0] ? resent : request;
+            sent[0] = true;
+            return uploadAndSubmit(next, jar);
+        });
+    }
+
+    private SubmitJobResponse uploadAndSubmit(SubmitJobRequest request, java.nio.file.Path jar) {
+        java.util.concurrent.CompletableFuture<SubmitJobResponse> answer = new java.util.concurrent.CompletableFuture<>();
+        io.grpc.stub.StreamObserver<io.duraflow.rpc.proto.JarSubmission> upload = DispatcherGatewayGrpc.newStub(channel)
+                .withDeadlineAfter(10, TimeUnit.MINUTES).submitJar(new io.grpc.stub.StreamObserver<>() {
+                    @Override
+                    public void onNext(SubmitJobResponse value) {
+                        answer.complete(value);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        answer.completeExceptionally(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        answer.completeExceptionally(Status.INTERNAL.withDescription("the JobManager answered"
+                                + " nothing").asRuntimeException());
+                    }
+                });
+        upload.onNext(io.duraflow.rpc.proto.JarSubmission.newBuilder().setSubmission(request).build());
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(jar)) {
+            byte[] buffer = new byte[1 << 20];
+            for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0 && !answer.isDone();
+                    n = in.readNBytes(buffer, 0, buffer.length)) {
+                upload.onNext(io.duraflow.rpc.proto.JarSubmission.newBuilder()
+                        .setData(com.google.protobuf.ByteString.copyFrom(buffer, 0, n)).build());
+            }
+            upload.onCompleted();
+        } catch (java.io.IOException e) {
+            upload.onError(e);
+            throw new CliException("cannot read jar " + jar + ": " + e.getMessage(), 1, e);
+        }
+        try {
+            return answer.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof StatusRuntimeException status) {
+                throw status;
+            }
+            throw new CliException("submitting jar " + jar + " failed: " + e.getCause(), 1, e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted while submitting jar " + jar);
+        }
+    }
+
     /** What {@link #submit} sends after the first send of {@code request} got no answer it could use. */
     static SubmitJobRequest resubmission(SubmitJobRequest request) {
         return request.getJobId().isEmpty() ? request : request.toBuilder().setResubmission(true).build();

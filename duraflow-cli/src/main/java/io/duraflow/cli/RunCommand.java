@@ -45,13 +45,26 @@ public final class RunCommand implements Callable<Integer> {
                 options.plan(config), detached));
     }
 
+    static String megabytes(long bytes) {
+        return bytes < 1 << 20 ? String.format("%,d KB", (bytes + 1023) / 1024)
+                : String.format("%.1f MB", bytes / (double) (1 << 20));
+    }
+
     /** Submits the job whose plan the caller built with {@link JobOptions#plan}, and follows it unless detached. */
     public static int runJob(ClusterClient client, JobOptions options, Map<String, String> config, JobGraph graph,
             boolean detached) throws InterruptedException {
         SubmitJobRequest request = options.request(config);
         SubmitJobResponse submitted;
         try {
-            submitted = client.submit(request);
+            if (options.jar != null) {
+                long started = System.nanoTime();
+                System.out.printf("Uploading %s (%s) to %s%n", options.jar.fileName(), megabytes(options.jar.size()),
+                        client.address());
+                submitted = client.submitJar(request, options.jar.path());
+                System.out.printf("Uploaded and stored in %.1f s%n", (System.nanoTime() - started) / 1e9);
+            } else {
+                submitted = client.submit(request);
+            }
         } catch (CliException e) {
             if (!(e.getCause() instanceof io.grpc.StatusRuntimeException status)
                     || status.getStatus().getCode() != io.grpc.Status.Code.ALREADY_EXISTS

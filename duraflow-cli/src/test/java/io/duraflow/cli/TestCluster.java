@@ -204,6 +204,11 @@ final class TestCluster implements AutoCloseable {
         return client.submit(request).getJobId();
     }
 
+    /** The client the cluster's helpers use. */
+    ClusterClient client() {
+        return client;
+    }
+
     JobStatus status(String jobId) {
         return client.status(jobId);
     }

@@ -17,6 +17,12 @@ public final class JobManagerOptions {
             .validator(ConfigValidator.intRange(0, 65535))
             .description("Port of the job manager's RPC server.");
 
+    public static final ConfigOption<MemorySize> ARTIFACT_MAX_SIZE = ConfigOption.key("jobmanager.artifact.max-size")
+            .memoryType()
+            .defaultValue(MemorySize.ofMebiBytes(256))
+            .description("The largest job jar the job manager accepts ('duraflow run app.jar'); it is stored in the"
+                    + " high-availability storage and fetched by every task manager that runs the job.");
+
     public static final ConfigOption<Duration> USER_CODE_TIMEOUT = ConfigOption.key("jobmanager.user-code.timeout")
             .durationType()
             .defaultValue(Duration.ofSeconds(60))

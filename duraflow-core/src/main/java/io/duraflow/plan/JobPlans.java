@@ -20,13 +20,17 @@ public final class JobPlans {
     }
 
     public static DuraflowJob instantiate(String jobClass) {
+        return instantiate(Thread.currentThread().getContextClassLoader(), jobClass);
+    }
+
+    /** The job class {@code jobClass} loaded by {@code loader} (a job's jar, or the class path), instantiated. */
+    public static DuraflowJob instantiate(ClassLoader loader, String jobClass) {
         Class<?> type;
         try {
-            type = Class.forName(jobClass, true, Thread.currentThread().getContextClassLoader());
+            type = Class.forName(jobClass, true, loader);
         } catch (ClassNotFoundException | LinkageError e) {
             throw new UnknownJobException("unknown job class '" + jobClass
-                    + "': check the name, or put the job's jar on the classpath of the client, JobManager and"
-                    + " TaskManagers", e);
+                    + "': check the name, or run the job from its jar ('duraflow run app.jar')", e);
         }
         if (!DuraflowJob.class.isAssignableFrom(type)) {
             throw new UnknownJobException("class " + jobClass + " is not a job: it must implement "
@@ -54,11 +58,27 @@ public final class JobPlans {
 
     /** Like {@link #build(String, Map, int)}, in the given {@code execution.runtime-mode}. */
     public static JobGraph build(String jobClass, Map<String, String> params, int defaultParallelism, RuntimeMode mode) {
-        DuraflowJob job = instantiate(jobClass);
-        JobParameters parameters = new JobParameters(params);
-        JobBuilder builder = new JobBuilder(job.getClass().getSimpleName());
-        job.build(builder, parameters);
-        parameters.checkAllUsed(job.getClass().getSimpleName());
-        return JobGraph.compile(builder.plan(), defaultParallelism, mode);
+        return build(Thread.currentThread().getContextClassLoader(), jobClass, params, defaultParallelism, mode);
+    }
+
+    /**
+     * Like {@link #build(String, Map, int, RuntimeMode)}, with the job's classes from {@code
+     * loader}, which is the thread's context class loader while the job's {@code build} runs.
+     */
+    public static JobGraph build(ClassLoader loader, String jobClass, Map<String, String> params,
+            int defaultParallelism, RuntimeMode mode) {
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            DuraflowJob job = instantiate(loader, jobClass);
+            JobParameters parameters = new JobParameters(params);
+            JobBuilder builder = new JobBuilder(job.getClass().getSimpleName());
+            job.build(builder, parameters);
+            parameters.checkAllUsed(job.getClass().getSimpleName());
+            return JobGraph.compile(builder.plan(), defaultParallelism, mode);
+        } finally {
+            thread.setContextClassLoader(before);
+        }
     }
 }

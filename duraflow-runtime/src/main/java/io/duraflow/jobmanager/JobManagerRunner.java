@@ -321,6 +321,16 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         return leading().dispatcher;
     }
 
+    /** Where the jobs' directories are in the HA storage (any thread). */
+    JobDirectories jobDirectories() {
+        return new JobDirectories(ha.fileSystem(), ha.jobsDirectory());
+    }
+
+    /** This JobManager's configuration (any thread). */
+    Configuration config() {
+        return config;
+    }
+
     /** Any thread: a running job's status as the leader last published it, or null (ask the main thread). */
     JobStatus publishedStatus(String jobId) {
         ReadyDispatcher ready = readyDispatcher;

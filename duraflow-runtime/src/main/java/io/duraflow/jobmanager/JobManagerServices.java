@@ -96,6 +96,13 @@ final class JobManagerServices {
         }
 
         @Override
+        public void fetchArtifact(io.duraflow.rpc.proto.FetchArtifactRequest request,
+                StreamObserver<io.duraflow.rpc.proto.ArtifactChunk> response) {
+            // On the gRPC thread: a read of the HA storage, which any leader's sessions share.
+            JobJarTransfers.download(runner.jobDirectories(), request, response);
+        }
+
+        @Override
         public void heartbeat(TaskManagerHeartbeat request, StreamObserver<JobManagerHeartbeat> response) {
             answer(runner.mainThread(), response, () -> {
                 boolean known = request.getJmSessionId().equals(runner.sessionId())
@@ -206,6 +213,12 @@ final class JobManagerServices {
         @Override
         public void submitJob(SubmitJobRequest request, StreamObserver<SubmitJobResponse> response) {
             answerAsync(runner.mainThread(), response, () -> runner.dispatcher().submit(request));
+        }
+
+        @Override
+        public StreamObserver<io.duraflow.rpc.proto.JarSubmission> submitJar(
+                StreamObserver<SubmitJobResponse> response) {
+            return JobJarTransfers.upload(runner, response);
         }
 
         @Override

@@ -14,24 +14,31 @@ import java.util.Objects;
  * @param parallelism the parallelism the submitter asked for; 0 for the cluster's default
  * @param submittedAtMs when the job was submitted, in epoch milliseconds
  * @param restore what the job restores while it has no checkpoint of its own; null: empty state
+ * @param jar the jar that holds {@code jobClass}; null: the class is on every process's class path
  */
 public record SubmittedJob(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
-        int parallelism, long submittedAtMs, RestoreSettings restore) {
+        int parallelism, long submittedAtMs, RestoreSettings restore, JobJarRef jar) {
+
+    /** A job whose class is on the class path. */
+    public SubmittedJob(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
+            int parallelism, long submittedAtMs, RestoreSettings restore) {
+        this(jobId, jobClass, params, config, parallelism, submittedAtMs, restore, null);
+    }
 
     /** A job that starts from empty state. */
     public SubmittedJob(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             int parallelism, long submittedAtMs) {
-        this(jobId, jobClass, params, config, parallelism, submittedAtMs, null);
+        this(jobId, jobClass, params, config, parallelism, submittedAtMs, null, null);
     }
 
     /**
      * Whether {@code other} submits the same job as this: the same id, class, parameters,
-     * configuration, parallelism and restore settings (the submission time may differ).
+     * configuration, parallelism, restore settings and jar (the submission time may differ).
      */
     public boolean sameSubmissionAs(SubmittedJob other) {
         return jobId.equals(other.jobId) && jobClass.equals(other.jobClass) && params.equals(other.params)
                 && config.equals(other.config) && parallelism == other.parallelism
-                && Objects.equals(restore, other.restore);
+                && Objects.equals(restore, other.restore) && Objects.equals(jar, other.jar);
     }
 
     public SubmittedJob {

@@ -15,6 +15,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * <pre>
  *  "restore":{"path":"/savepoints/savepoint-j0-7", "mode":"NO_CLAIM", "allowNonRestoredState":false}
  * </pre>
+ * and a job submitted from a jar this one (absent otherwise):
+ * <pre>
+ *  "jar":{"sha256":"9f86d0...", "fileName":"app.jar", "size":48213}
+ * </pre>
  */
 final class SubmittedJobJson {
     private SubmittedJobJson() {
@@ -33,6 +37,12 @@ final class SubmittedJobJson {
             restore.put("path", job.restore().path());
             restore.put("mode", job.restore().mode().name());
             restore.put("allowNonRestoredState", job.restore().allowNonRestoredState());
+        }
+        if (job.jar() != null) {
+            ObjectNode jar = node.putObject("jar");
+            jar.put("sha256", job.jar().sha256());
+            jar.put("fileName", job.jar().fileName());
+            jar.put("size", job.jar().size());
         }
         return node;
     }
@@ -55,7 +65,12 @@ final class SubmittedJobJson {
             restore = new RestoreSettings(r.text("path"), r.enumValue("mode", RestoreSettings.Mode.class),
                     allow.booleanValue());
         }
+        JobJarRef jar = null;
+        if (node.has("jar")) {
+            JsonFields j = JsonFields.of(node.get("jar"), "job.jar");
+            jar = new JobJarRef(j.text("sha256"), j.text("fileName"), j.int64("size"));
+        }
         return new SubmittedJob(f.text("jobId"), f.text("jobClass"), f.stringMap("params"), f.stringMap("config"),
-                f.int32("parallelism"), f.int64("submittedAtMs"), restore);
+                f.int32("parallelism"), f.int64("submittedAtMs"), restore, jar);
     }
 }

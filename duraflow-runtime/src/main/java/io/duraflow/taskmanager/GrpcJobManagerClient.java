@@ -70,6 +70,33 @@ final class GrpcJobManagerClient implements JobManagerClient {
     }
 
     @Override
+    public CompletableFuture<Void> fetchArtifact(io.duraflow.rpc.proto.FetchArtifactRequest request,
+            java.io.OutputStream out, long timeoutMs) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        stub.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS).fetchArtifact(request, new StreamObserver<>() {
+            @Override
+            public void onNext(io.duraflow.rpc.proto.ArtifactChunk chunk) {
+                try {
+                    chunk.getData().writeTo(out);
+                } catch (java.io.IOException e) {
+                    done.completeExceptionally(e);
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                done.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                done.complete(null);
+            }
+        });
+        return done;
+    }
+
+    @Override
     public void close() {
         // shutdownNow: a call to a frozen leader fails at once instead of holding its deadline.
         channel.shutdownNow();

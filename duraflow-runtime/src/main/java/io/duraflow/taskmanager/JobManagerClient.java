@@ -36,6 +36,15 @@ public interface JobManagerClient extends AutoCloseable {
     /** A streaming task processed all its input and waits for a checkpoint taken after it. */
     CompletableFuture<Ack> reportInputEnded(TaskInputEnded report);
 
+    /**
+     * Writes a job's jar, as the JobManager stored it, to {@code out} (on the call's threads);
+     * completes when all of it arrived. Fakes that never run jobs from jars need not answer it.
+     */
+    default CompletableFuture<Void> fetchArtifact(io.duraflow.rpc.proto.FetchArtifactRequest request,
+            java.io.OutputStream out, long timeoutMs) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this JobManager client sends no jars"));
+    }
+
     /** Ends every call in flight (they fail) and frees the connection. */
     @Override
     void close();

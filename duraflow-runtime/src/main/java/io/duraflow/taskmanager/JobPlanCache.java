@@ -20,6 +20,10 @@ import java.util.concurrent.Executor;
  * {@code taskmanager.plan-build.timeout} fails, and its thread is interrupted, with an error that
  * names the job class; a failed build is forgotten so that a later deployment tries again.
  *
+ * <p>A job submitted from a jar is built with its classes ({@link TaskManagerJars}), fetched from
+ * the leader on the plan-build thread first if this TaskManager has not got them; they are let go
+ * when the job ended here ({@link #forget}).
+ *
  * <p>Mailbox only: the futures complete on other threads, but the map is touched only in mails.
  */
 final class JobPlanCache {
@@ -36,12 +40,42 @@ final class JobPlanCache {
      * other task a plan of its own.
      */
     private final java.util.Set<String> streamingPlansInUse = new java.util.HashSet<>();
+    /** The class loaders of jobs submitted from a jar. */
+    private final TaskManagerJars jars;
+    /** The leader's client, to fetch jars from (mailbox only). */
+    private final java.util.function.Supplier<JobManagerClient> client;
 
-    JobPlanCache(Mailbox mailbox, Executor planBuilds, TaskExecutorServices.PlanBuilder planBuilder, long timeoutMs) {
+    JobPlanCache(Mailbox mailbox, Executor planBuilds, TaskExecutorServices.PlanBuilder planBuilder, long timeoutMs,
+            TaskManagerJars jars, java.util.function.Supplier<JobManagerClient> client) {
         this.mailbox = mailbox;
         this.planBuilds = planBuilds;
         this.planBuilder = planBuilder;
         this.timeoutMs = timeoutMs;
+        this.jars = jars;
+        this.client = client;
+    }
+
+    /**
+     * Builds the deployment's plan on this (plan-build) thread, with the job's classes: from its
+     * jar (fetched first if this TaskManager has none), else from the class path.
+     */
+    private JobGraph build(TaskDeployment deployment, JobManagerClient leader) throws java.io.IOException {
+        RuntimeMode mode = Configuration.fromMap(deployment.getConfigMap()).get(ExecutionOptions.RUNTIME_MODE);
+        ClassLoader loader = jars.loader(deployment, leader);
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            return planBuilder.build(deployment.getJobClass(), deployment.getParamsMap(),
+                    deployment.getDefaultParallelism(), mode);
+        } finally {
+            thread.setContextClassLoader(before);
+        }
+    }
+
+    /** The class loader of a job whose plan was built from its jar here, or null (the class path). */
+    ClassLoader jobClassLoader(String jobId) {
+        return jars.loaded(jobId);
     }
 
     /** The plan of the deployment's job; the future may complete on any thread. */
@@ -73,10 +107,14 @@ final class JobPlanCache {
 
     /** A plan for one streaming task alone (see {@link #streamingPlansInUse}); its job built fine once already. */
     private CompletableFuture<JobGraph> ownPlan(TaskDeployment deployment) {
-        RuntimeMode mode = Configuration.fromMap(deployment.getConfigMap()).get(ExecutionOptions.RUNTIME_MODE);
-        return CompletableFuture.supplyAsync(() -> planBuilder.build(deployment.getJobClass(),
-                deployment.getParamsMap(), deployment.getDefaultParallelism(), mode), planBuilds)
-                .orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        JobManagerClient leader = client.get();
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return build(deployment, leader);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, planBuilds).orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private CompletableFuture<JobGraph> shared(TaskDeployment deployment) {
@@ -89,14 +127,13 @@ final class JobPlanCache {
         CompletableFuture<JobGraph> plan = new CompletableFuture<>();
         plans.put(jobId, plan);
         CompletableFuture<Thread> builder = new CompletableFuture<>();
+        JobManagerClient leader = client.get();
         planBuilds.execute(() -> {
             builder.complete(Thread.currentThread());
             try {
                 // The job's mode from the configuration it was submitted with, as the JobManager
                 // built it: the fingerprint check below fails if they ever differ.
-                RuntimeMode mode = Configuration.fromMap(deployment.getConfigMap()).get(ExecutionOptions.RUNTIME_MODE);
-                plan.complete(planBuilder.build(jobClass, deployment.getParamsMap(),
-                        deployment.getDefaultParallelism(), mode));
+                plan.complete(build(deployment, leader));
             } catch (Throwable t) {
                 plan.completeExceptionally(new IllegalStateException("building the plan of job class " + jobClass
                         + " failed: " + Task.oneLine(t), t));
@@ -118,11 +155,12 @@ final class JobPlanCache {
         return plan;
     }
 
-    /** The job ended here (its partitions were released): its plan is not needed any more. */
+    /** The job ended here (its partitions were released): its plan and its classes are not needed any more. */
     void forget(String jobId) {
         mailbox.assertRunningInMailbox();
         plans.remove(jobId);
         streamingPlansInUse.remove(jobId);
+        planBuilds.execute(() -> jars.release(jobId));
     }
 
     /** The JobManager is gone: the next one deploys afresh. */

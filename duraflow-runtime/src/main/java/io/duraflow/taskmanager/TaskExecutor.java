@@ -142,8 +142,9 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         Path spillDirectory = Files.createDirectories(dataDirectory.resolve("spill"));
         this.settings = new OperatorChain.Settings(config.get(TaskManagerOptions.AGGREGATION_BUDGET).bytes(),
                 config.get(ClusterOptions.COLLECT_MAX_BYTES).bytes(), spillDirectory);
-        this.plans = new JobPlanCache(mailbox, services.planBuilds(), services.planBuilder(),
-                config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis());
+        long planBuildTimeoutMs = config.get(TaskManagerOptions.PLAN_BUILD_TIMEOUT).toMillis();
+        this.plans = new JobPlanCache(mailbox, services.planBuilds(), services.planBuilder(), planBuildTimeoutMs,
+                new TaskManagerJars(dataDirectory.resolve("jars"), planBuildTimeoutMs), this::leaderClient);
         this.finalReports = new FinalReports(mailbox);
         KeptTasks kept = new KeptTasks(mailbox);
         long leaderLossTimeoutMs = config.get(TaskManagerOptions.LEADER_LOSS_TIMEOUT).toMillis();
@@ -161,6 +162,11 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 lifecycle::failBySend);
         this.handover = new LeaderHandover(mailbox, slots, kept, plans, partitions, finalReports, reporter, connection,
                 checkpointCalls, operatorEvents, leaderLossTimeoutMs);
+    }
+
+    /** The client of the leader followed, to fetch jobs' jars from; mailbox only. */
+    private JobManagerClient leaderClient() {
+        return connection.client();
     }
 
     /** The pipelined network of this TaskManager; its service goes on the TaskManager's gRPC server. */

@@ -102,7 +102,19 @@ final class TaskLifecycle {
         if (problem == null) {
             try {
                 slot.task = services.tasks().create(deployment, graph, environment);
-                services.taskThreads().execute(slot.task::run);
+                TaskExecutorServices.RunningTask task = slot.task;
+                // The job's code runs with its class loader as the thread's context loader (libraries look there).
+                ClassLoader jobClasses = plans.jobClassLoader(deployment.getAttempt().getJobId());
+                services.taskThreads().execute(jobClasses == null ? task::run : () -> {
+                    Thread thread = Thread.currentThread();
+                    ClassLoader before = thread.getContextClassLoader();
+                    thread.setContextClassLoader(jobClasses);
+                    try {
+                        task.run();
+                    } finally {
+                        thread.setContextClassLoader(before);
+                    }
+                });
                 return;
             } catch (RuntimeException e) {
                 problem = "cannot start the task: " + e;

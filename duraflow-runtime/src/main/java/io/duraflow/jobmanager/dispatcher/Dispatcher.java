@@ -123,6 +123,7 @@ public final class Dispatcher {
     private final JobQueries queries;
     private final TaskManagerEvents taskManagerEvents;
     private boolean closed;
+    private final JobJars jars;
 
     public Dispatcher(Configuration clusterConfig, String sessionId, ResourceManager resourceManager,
             Mailbox mainThread, LongSupplier clock, Services services) {
@@ -137,6 +138,7 @@ public final class Dispatcher {
                 services.jobDirectories(), services.userCode(), this::jobTerminated, services.io(),
                 () -> services.stillLeads().test(sessionId), services.checkpointIdCounters(),
                 services.eventLogWriterThread());
+        this.jars = factory.jars();
         BooleanSupplier closed = () -> this.closed;
         this.cleanup = new JobCleanup(clusterConfig, services, resourceManager, mainThread, clock, this::requireLeadership, closed,
                 this::resultStored);
@@ -178,6 +180,7 @@ public final class Dispatcher {
         queries.close();
         for (JobMaster job : registry.jobs()) {
             job.suspend();
+            services.io().execute(() -> jars.release(job.jobId()));
         }
         for (JobEventWriter writer : registry.takeAllEventWriters()) {
             writer.abandon();
@@ -196,6 +199,17 @@ public final class Dispatcher {
     public CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
         mainThread.assertRunningInMailbox();
         return submissions.submit(request);
+    }
+
+    /** Submits a job from its jar, received into {@code upload} and checked against the request's hash. */
+    public CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request, java.nio.file.Path upload) {
+        mainThread.assertRunningInMailbox();
+        return submissions.submit(request, upload);
+    }
+
+    /** The jars of jobs submitted from one (any thread). */
+    public JobJars jars() {
+        return jars;
     }
 
     public CompletableFuture<JobStatus> status(String jobId) {
@@ -415,6 +429,8 @@ public final class Dispatcher {
                 && JobResults.outcome(last.getState()) == entry.state();
         registry.resultStored(entry, thisRun ? last : null);
         queries.forget(entry.jobId());
+        // The job's code is not needed any more here: its class loader closes (the jar stays stored until cleanup).
+        services.io().execute(() -> jars.release(entry.jobId()));
     }
 
     // ------------------------------------------------------------------ metrics

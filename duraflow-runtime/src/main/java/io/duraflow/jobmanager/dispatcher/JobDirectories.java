@@ -14,6 +14,7 @@ import java.util.Objects;
  *   &lt;root&gt;/                 high-availability.storage-dir/&lt;cluster-id&gt;/jobs/
  *     &lt;jobId&gt;/
  *       job-events/         the job event log ({@link io.duraflow.jobmanager.events.JobEventLogFormat})
+ *       artifacts/          the jar the job was submitted from, as {@code <sha256>.jar} ({@link JobJars})
  * </pre>
  *
  * @param fileSystem holds {@code root}
@@ -22,6 +23,8 @@ import java.util.Objects;
 public record JobDirectories(FileSystem fileSystem, FsPath root) {
     /** The event log of a job, under its job directory. */
     public static final String JOB_EVENTS_DIRECTORY = "job-events";
+    /** A job's jar, under its job directory. */
+    public static final String ARTIFACTS_DIRECTORY = "artifacts";
 
     public JobDirectories {
         Objects.requireNonNull(fileSystem, "fileSystem");
@@ -36,6 +39,11 @@ public record JobDirectories(FileSystem fileSystem, FsPath root) {
     /** The job's directory; the job id must be valid ({@link io.duraflow.jobstore.JobIds}). */
     public FsPath jobDirectory(String jobId) {
         return root.resolve(jobId);
+    }
+
+    /** The jars of a job, under its job directory. */
+    public FsPath artifactDirectory(String jobId) {
+        return jobDirectory(jobId).resolve(ARTIFACTS_DIRECTORY);
     }
 
     public FsPath eventLogDirectory(String jobId) {

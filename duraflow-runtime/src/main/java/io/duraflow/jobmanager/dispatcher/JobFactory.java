@@ -30,6 +30,7 @@ import io.duraflow.jobmanager.jobmaster.failover.RestartBackoff;
 import io.duraflow.jobstore.SubmittedJob;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobPlans;
+import io.duraflow.rpc.proto.JobArtifact;
 import io.duraflow.state.CheckpointDirectories;
 import io.duraflow.util.Futures;
 import io.duraflow.mailbox.Mailbox;
@@ -69,6 +70,8 @@ final class JobFactory {
     private final Function<String, CheckpointIdCounter> checkpointIdCounters;
     /** Where job event log writers write; null: each on a thread of its own (see {@link Dispatcher.Services}). */
     private final Mailbox eventLogWriterThread;
+    /** The jars of jobs submitted from one, and their class loaders. */
+    private final JobJars jars;
 
     JobFactory(Configuration clusterConfig, String sessionId, ResourceManager resourceManager, Mailbox mainThread,
             LongSupplier clock, JobDirectories jobDirectories, Executor userCode,
@@ -94,6 +97,13 @@ final class JobFactory {
         this.jobDirectories = jobDirectories;
         this.userCode = userCode;
         this.terminated = terminated;
+        this.jars = new JobJars(jobDirectories, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                "duraflow-jobmanager-jars-" + ProcessHandle.current().pid() + "-" + sessionId));
+    }
+
+    /** The jars of jobs submitted from one, and their class loaders. */
+    JobJars jars() {
+        return jars;
     }
 
     /**
@@ -220,14 +230,22 @@ final class JobFactory {
         }
     }
 
-    private static JobGraph buildPlan(SubmittedJob job, int parallelism, RuntimeMode mode) {
+    private JobGraph buildPlan(SubmittedJob job, int parallelism, RuntimeMode mode) {
         try {
-            return JobPlans.build(job.jobClass(), job.params(), parallelism, mode);
+            if (job.jar() == null) {
+                return JobPlans.build(job.jobClass(), job.params(), parallelism, mode);
+            }
+            return JobPlans.build(jars.loader(job.jobId(), job.jar()), job.jobClass(), job.params(), parallelism, mode);
+        } catch (java.io.UncheckedIOException e) {
+            throw Status.UNAVAILABLE.withDescription(e.getMessage()).asRuntimeException();
+        } catch (JobPlans.UnknownJobException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(job.jar() == null ? e.getMessage()
+                    : e.getMessage() + " (jar " + job.jar().fileName() + ")").asRuntimeException();
         } catch (IllegalArgumentException e) {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
         } catch (RuntimeException | LinkageError e) {
-            throw Status.INVALID_ARGUMENT.withDescription("job " + job.jobClass() + " failed to build its plan: " + e)
-                    .asRuntimeException();
+            throw Status.INVALID_ARGUMENT.withDescription("job " + job.jobClass() + (job.jar() == null ? ""
+                    : " (jar " + job.jar().fileName() + ")") + " failed to build its plan: " + e).asRuntimeException();
         }
     }
 
@@ -246,10 +264,9 @@ final class JobFactory {
         int parallelism = built.parallelism();
         // Tasks get the job's effective configuration (the cluster's with the job's overrides), so a
         // TaskManager builds the plan in the same runtime mode and uses the same state options.
-        JobMaster master = new JobMaster(job.jobId(), job.jobClass(), job.params(), built.config().toMap(),
-                built.graph(),
-                settings(built.config(), parallelism), sessionId, resourceManager, resourceManager, mainThread, clock,
-                terminated, job.submittedAtMs());
+        JobMaster master = new JobMaster(job.jobId(), job.jobClass(), jarOf(job), job.params(),
+                built.config().toMap(), built.graph(), settings(built.config(), parallelism), sessionId,
+                resourceManager, resourceManager, mainThread, clock, terminated, job.submittedAtMs());
         master.keepTasksForNextLeader(clusterConfig.get(TaskManagerOptions.LEADER_LOSS_TIMEOUT)
                 .toMillis() > 0);
         JobEventWriter writer = null;
@@ -283,6 +300,12 @@ final class JobFactory {
                 fileSystem, new SequentialExecutor(io), checkpointIdCounters.apply(jobId),
                 CheckpointServices.completedCheckpointStore(config, jobDirectories.fileSystem(),
                         jobDirectories.jobDirectory(jobId), fileSystem, jobId, stillLeads));
+    }
+
+    /** The jar a job's tasks load its classes from, as deployments carry it; null for a job on the class path. */
+    static JobArtifact jarOf(SubmittedJob job) {
+        return job.jar() == null ? null : JobArtifact.newBuilder().setSha256(job.jar().sha256())
+                .setFileName(job.jar().fileName()).setSize(job.jar().size()).build();
     }
 
     /** A new job master and its event log writer, or null. */

@@ -2,6 +2,7 @@ package io.duraflow.jobmanager.dispatcher;
 
 import io.duraflow.jobmanager.jobmaster.JobMaster;
 import io.duraflow.jobstore.JobIds;
+import io.duraflow.jobstore.JobJarRef;
 import io.duraflow.jobstore.JobResultEntry;
 import io.duraflow.jobstore.RestoreSettings;
 import io.duraflow.jobstore.SubmittedJob;
@@ -66,6 +67,16 @@ final class JobSubmissions {
 
     /** Main thread. Completes on the main thread once the job runs, or with a gRPC status error. */
     CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request) {
+        return submit(request, null);
+    }
+
+    /**
+     * As {@link #submit(SubmitJobRequest)}, for a job submitted from its jar: {@code upload} is the
+     * jar as received, checked against the request's artifact hash. It is stored in the job's
+     * directory before the plan is built; a submission that is not accepted leaves nothing stored
+     * (unless its job graph was stored, which the next leader then runs from that jar).
+     */
+    CompletableFuture<SubmitJobResponse> submit(SubmitJobRequest request, java.nio.file.Path upload) {
         String jobId = request.getJobId().isEmpty() ? UUID.randomUUID().toString().replace("-", "").substring(0, 16)
                 : request.getJobId();
         if (!JobIds.isValid(jobId)) {
@@ -80,22 +91,57 @@ final class JobSubmissions {
         }
         rejectKnown(jobId);
         SubmittedJob record = record(jobId, request);
+        if (record.jar() != null && upload == null) {
+            throw Status.INVALID_ARGUMENT.withDescription("job " + jobId + " names jar " + record.jar().fileName()
+                    + " but its bytes were not sent: submit it with SubmitJar").asRuntimeException();
+        }
         registry.startSubmission(jobId);
+        boolean[] graphStored = {false};
         // An invalid configuration fails build() with INVALID_ARGUMENT like a plan that does not build.
-        CompletableFuture<SubmitJobResponse> response = factory.buildForSubmission(record)
+        CompletableFuture<SubmitJobResponse> response = storeJar(record, upload)
+                .thenCompose(stored -> factory.buildForSubmission(record))
                 .thenComposeAsync(this::prepare, mainThread)
-                .thenComposeAsync(created -> storeAndStart(record, created), mainThread)
+                .thenComposeAsync(created -> storeAndStart(record, created, graphStored), mainThread)
                 .whenCompleteAsync((ignored, error) -> {
                     registry.endSubmission(jobId);
                     inFlight.remove(jobId);
+                    if (error != null && record.jar() != null && !graphStored[0]) {
+                        services.io().execute(() -> factory.jars().discard(jobId, record.jar()));
+                    }
                 }, mainThread);
         inFlight.put(jobId, new InFlight(record, response));
         return response;
     }
 
     private SubmittedJob record(String jobId, SubmitJobRequest request) {
+        JobJarRef jar = null;
+        if (request.hasArtifact()) {
+            try {
+                jar = new JobJarRef(request.getArtifact().getSha256(), request.getArtifact().getFileName(),
+                        request.getArtifact().getSize());
+            } catch (IllegalArgumentException e) {
+                throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+            }
+        }
         return new SubmittedJob(jobId, request.getJobClass(), request.getParamsMap(), request.getConfigMap(),
-                Math.max(0, request.getParallelism()), clock.getAsLong(), restore(request));
+                Math.max(0, request.getParallelism()), clock.getAsLong(), restore(request), jar);
+    }
+
+    /** On an I/O thread: the job's jar into its directory in the HA storage, before anything else happens. */
+    private CompletableFuture<Void> storeJar(SubmittedJob record, java.nio.file.Path upload) {
+        if (record.jar() == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.runAsync(() -> {
+            try {
+                requireLeadership.run();
+                factory.jars().store(record.jobId(), record.jar(), upload);
+            } catch (IOException e) {
+                throw new CompletionException(Status.UNAVAILABLE.withDescription("cannot store jar "
+                        + record.jar().fileName() + " of job " + record.jobId() + ": " + Dispatcher.describe(e))
+                        .asRuntimeException());
+            }
+        }, services.io());
     }
 
     /**
@@ -149,18 +195,20 @@ final class JobSubmissions {
                 });
     }
 
-    private CompletableFuture<SubmitJobResponse> storeAndStart(SubmittedJob record, JobFactory.Created created) {
-        return CompletableFuture.supplyAsync(() -> storeJobGraph(record), services.io())
+    private CompletableFuture<SubmitJobResponse> storeAndStart(SubmittedJob record, JobFactory.Created created,
+            boolean[] graphStored) {
+        return CompletableFuture.supplyAsync(() -> storeJobGraph(record, graphStored), services.io())
                 .handleAsync((existing, error) -> start(record, created, existing, error), mainThread);
     }
 
     /** On an I/O thread: the job graph is stored unless the id has a result already. */
-    private Optional<JobResultEntry> storeJobGraph(SubmittedJob record) {
+    private Optional<JobResultEntry> storeJobGraph(SubmittedJob record, boolean[] graphStored) {
         try {
             requireLeadership.run();
             Optional<JobResultEntry> existing = services.results().getResult(record.jobId());
             if (existing.isEmpty()) {
                 requireLeadership.run();
+                graphStored[0] = true;  // before the write: a write that fails half way may have stored it
                 services.jobGraphs().put(record);
             }
             return existing;
@@ -191,8 +239,9 @@ final class JobSubmissions {
         JobMaster job = created.job();
         registry.add(job, created.writer(), record);
         job.start();
-        LOG.info("Job {} submitted: {} {}{}", jobId, record.jobClass(), record.params(),
-                record.restore() == null ? "" : ", restoring " + record.restore());
+        LOG.info("Job {} submitted: {}{} {}{}", jobId, record.jobClass(),
+                record.jar() == null ? "" : " from " + record.jar().fileName() + " (" + record.jar().sha256() + ")",
+                record.params(), record.restore() == null ? "" : ", restoring " + record.restore());
         return SubmitJobResponse.newBuilder().setJobId(jobId).setFingerprint(job.graph().fingerprint()).build();
     }
 

@@ -42,8 +42,9 @@ final class JobContext {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
 
     /** What the job is, as it was submitted. */
-    record Definition(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
-            JobGraph graph, JobSettings settings, long submittedAtMs) {}
+    record Definition(String jobId, String jobClass, io.duraflow.rpc.proto.JobArtifact jar,
+            Map<String, String> params, Map<String, String> config, JobGraph graph, JobSettings settings,
+            long submittedAtMs) {}
 
     /**
      * What the job master runs on.
@@ -91,7 +92,7 @@ final class JobContext {
                 services.mainThread(), this::enumeratorFailed);
         SchedulingStrategy strategy = modes.schedulingStrategy(executions, definition.settings(), this::eventLog);
         this.taskManagers = new TaskManagerActions(jobId, definition.graph(), services.slots(), services.gateways(),
-                new TaskDeployments(services.sessionId(), definition.jobClass(), definition.params(),
+                new TaskDeployments(services.sessionId(), definition.jobClass(), definition.jar(), definition.params(),
                         definition.config(), definition.settings(), executions, strategy::subpartitions,
                         this::restoreFrom, this::runId));
         this.scheduling = new SchedulingDriver(strategy, taskManagers, services.mainThread(), services.clock(),

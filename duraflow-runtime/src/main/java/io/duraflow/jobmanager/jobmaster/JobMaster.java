@@ -79,10 +79,19 @@ public final class JobMaster {
     public JobMaster(String jobId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobGraph graph, JobSettings settings, String sessionId, SlotPool slots, TaskManagerGateways gateways,
             Mailbox scheduler, LongSupplier clock, TerminationListener listener, long submittedAtMs) {
+        this(jobId, jobClass, null, params, config, graph, settings, sessionId, slots, gateways, scheduler, clock,
+                listener, submittedAtMs);
+    }
+
+    /** A job whose class is in {@code jar} (null: on the class path), which its tasks fetch and load it from. */
+    public JobMaster(String jobId, String jobClass, io.duraflow.rpc.proto.JobArtifact jar, Map<String, String> params,
+            Map<String, String> config, JobGraph graph, JobSettings settings, String sessionId, SlotPool slots,
+            TaskManagerGateways gateways, Mailbox scheduler, LongSupplier clock, TerminationListener listener,
+            long submittedAtMs) {
         this.mainThread = scheduler;
         this.job = new JobContext(
-                new JobContext.Definition(jobId, jobClass, Map.copyOf(params), Map.copyOf(config), graph, settings,
-                        submittedAtMs),
+                new JobContext.Definition(jobId, jobClass, jar, Map.copyOf(params), Map.copyOf(config), graph,
+                        settings, submittedAtMs),
                 new JobContext.Services(sessionId, slots, gateways, scheduler, clock),
                 () -> listener.jobTerminated(this), JobMode.of(graph.mode()));
         this.mode = job.mode();

@@ -32,6 +32,9 @@ final class JobStatusView {
                 .setTakenOverAtMs(takeover.takenOverAtMs())
                 .setLeaderElectedAtMs(takeover.takenOverAtMs() == 0 ? 0 : takeover.leaderElectedAtMs())
                 .setMode(job.graph().mode().name());
+        if (job.definition().jar() != null) {
+            status.setArtifact(job.definition().jar());
+        }
         String waitingFor = job.isRunning() ? job.scheduling().waitingFor() : null;
         if (waitingFor != null) {
             status.setWaitingFor("the job " + waitingFor);

@@ -54,7 +54,7 @@ class JobContextTest {
     private final List<JobMasterState> terminations = new ArrayList<>();
     private RecordingMode mode;
     private final JobContext job = new JobContext(
-            new JobContext.Definition("job-1", "test.Job", Map.of(), Map.of(), TestJobs.sourceOnly(2, 4), SETTINGS,
+            new JobContext.Definition("job-1", "test.Job", null, Map.of(), Map.of(), TestJobs.sourceOnly(2, 4), SETTINGS,
                     0),
             new JobContext.Services("session-1", slots, gateways, mainThread, mainThread::now),
             () -> terminations.add(job().state()), new JobMode.Factory() {

@@ -27,6 +27,8 @@ import java.util.function.Supplier;
 public final class TaskDeployments {
     private final String sessionId;
     private final String jobClass;
+    /** The jar that holds the job class, or null (on the class path). */
+    private final io.duraflow.rpc.proto.JobArtifact jar;
     private final Map<String, String> params;
     private final Map<String, String> config;
     private final JobSettings settings;
@@ -42,13 +44,14 @@ public final class TaskDeployments {
     /** The deployments of a batch job: one subpartition per key group, no run, no restore. */
     public TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
             JobSettings settings, ExecutionGraph executions) {
-        this(sessionId, jobClass, params, config, settings, executions, edgeId -> settings.keyGroups(), () -> null,
-                () -> "");
+        this(sessionId, jobClass, null, params, config, settings, executions, edgeId -> settings.keyGroups(),
+                () -> null, () -> "");
     }
 
-    public TaskDeployments(String sessionId, String jobClass, Map<String, String> params, Map<String, String> config,
-            JobSettings settings, ExecutionGraph executions, IntUnaryOperator subpartitions,
-            Supplier<CheckpointRestore> restore, Supplier<String> runId) {
+    public TaskDeployments(String sessionId, String jobClass, io.duraflow.rpc.proto.JobArtifact jar,
+            Map<String, String> params, Map<String, String> config, JobSettings settings, ExecutionGraph executions,
+            IntUnaryOperator subpartitions, Supplier<CheckpointRestore> restore, Supplier<String> runId) {
+        this.jar = jar;
         this.subpartitions = subpartitions;
         this.restore = restore;
         this.runId = runId;
@@ -86,6 +89,9 @@ public final class TaskDeployments {
                     .setSubpartitions(subpartitions.applyAsInt(edgeId)));
         }
         deployment.setRunId(runId.get());
+        if (jar != null) {
+            deployment.setArtifact(jar);
+        }
         CheckpointRestore checkpoint = restore.get();
         if (checkpoint != null) {
             deployment.setRestore(checkpoint.taskRestore(vertex.id(), execution.subtask()));
