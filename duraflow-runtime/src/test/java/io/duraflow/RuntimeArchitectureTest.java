@@ -1,5 +1,6 @@
 package io.duraflow;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -31,6 +32,16 @@ class RuntimeArchitectureTest {
                 .should().beFreeOfCycles()
                 .because("a package cycle makes the two packages one unit that can be neither understood, tested"
                         + " nor moved alone; layers must point one way")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void jobJarsAndTheirClassLoaderKnowOnlyTheJobApi() {
+        classes().that().resideInAPackage("io.duraflow.artifact..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.duraflow.artifact..",
+                        "io.duraflow.api..")
+                .because("the client, the JobManager and the TaskManager all check jars and load jobs the same"
+                        + " way; where a jar is stored or fetched from is their business, not this package's")
                 .check(RUNTIME);
     }
 

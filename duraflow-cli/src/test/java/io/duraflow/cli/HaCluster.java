@@ -450,7 +450,7 @@ final class HaCluster implements AutoCloseable {
         throw new AssertionError("no TaskManager log names " + tmId);
     }
 
-    private void startTaskManager() throws IOException {
+    void startTaskManager() throws IOException {
         String name = "taskmanager-" + taskManagers.size();
         List<String> args = new ArrayList<>(List.of("taskmanager"));
         args.addAll(ChildJvm.configOptions(config));
@@ -489,6 +489,11 @@ final class HaCluster implements AutoCloseable {
     /** Submits {@code request} through the leader. */
     String submit(SubmitJobRequest request) {
         return client.submit(request).getJobId();
+    }
+
+    /** Submits a job with its jar. */
+    String submitJar(SubmitJobRequest request, Path jar) {
+        return client.submitJar(request, jar).getJobId();
     }
 
     /** The job's status at the leader; a CliException while no leader knows the job. */

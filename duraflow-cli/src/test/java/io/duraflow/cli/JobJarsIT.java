@@ -121,6 +121,32 @@ class JobJarsIT {
                 job.getJobClass().startsWith("com.example.two") || job.getJobClass().startsWith("com.example.bad"));
     }
 
+    @Test
+    void aJarPostedToTheRestApiRunsAndABadOneIsA400NamingIt() throws Exception {
+        Path jar = TestJars.build(tempDir.resolve("rest-upload.jar"), TestJars.countByBucket(3), Map.of());
+        String rest = cluster.client().overview().getRestUrl();
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String submission = java.net.URLEncoder.encode("{\"jobId\":\"rest-jar\",\"params\":{\"n\":\"999\"}}",
+                java.nio.charset.StandardCharsets.UTF_8);
+
+        var accepted = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(rest + "/v1/jobs?submission="
+                        + submission + "&fileName=rest-upload.jar")).header("Content-Type", "application/java-archive")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofFile(jar)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        var result = cluster.awaitResult("rest-jar", TIMEOUT);
+        assertThat(result.getStatus().getState()).as(result.getStatus().getFailure())
+                .isEqualTo(io.duraflow.rpc.proto.JobState.JOB_FINISHED);
+        assertThat(result.getStatus().getJobClass()).isEqualTo("com.example.app.CountByBucket");
+
+        var refused = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(rest + "/v1/jobs?fileName=x.jar"))
+                .header("Content-Type", "application/java-archive")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("not a jar")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        assertThat(refused.body()).contains("\"field\":\"jar\"").contains("x.jar is not a jar");
+    }
+
     private static String job(String name, String body) {
         return """
                 package com.example.two;

@@ -181,11 +181,29 @@ final class RestApi {
     private static final Set<String> SAVEPOINT_FIELDS = Set.of("targetDirectory", "cancelJob");
 
     /** Submits a job as {@code duraflow run --detached} does; 202 with its id once the JobManager accepted it. */
-    private CompletableFuture<Route.Reply> submit(Route.Call call) {
-        JsonNode body = Bodies.object(json, call.body(), true);
+    private CompletableFuture<Route.Reply> submit(Route.Call call) throws java.io.IOException {
+        if (call.jar() != null) {
+            // The jar is the body; the submission's fields, all optional, come as JSON in the query.
+            String submission = call.query().getOrDefault("submission", "{}");
+            SubmitJobRequest.Builder request = request(Bodies.object(json,
+                    submission.getBytes(java.nio.charset.StandardCharsets.UTF_8), true), false);
+            String fileName = call.query().getOrDefault("fileName", "upload.jar");
+            return JarUploads.submit(gateway(), request, call.jar(), fileName).thenApply(this::accepted);
+        }
+        return GatewayCall.call(gateway()::submitJob, request(Bodies.object(json, call.body(), true), true).build())
+                .thenApply(this::accepted);
+    }
+
+    private Route.Reply accepted(io.duraflow.rpc.proto.SubmitJobResponse submitted) {
+        return new Route.Reply(202, submitted, Map.of("Location", PREFIX + "/jobs/" + submitted.getJobId()));
+    }
+
+    /** A submission's fields; {@code jobClass} may be left out when a jar names it. */
+    private static SubmitJobRequest.Builder request(JsonNode body, boolean classRequired) {
         Bodies.onlyFields(body, SUBMIT_FIELDS, "");
         SubmitJobRequest.Builder request = SubmitJobRequest.newBuilder()
-                .setJobClass(Bodies.requiredString(body, "jobClass"));
+                .setJobClass(classRequired ? Bodies.requiredString(body, "jobClass")
+                        : Bodies.optionalString(body, "jobClass", ""));
         String jobId = Bodies.optionalString(body, "jobId", "");
         if (!jobId.isEmpty() && !JobIds.isValid(jobId)) {
             throw RestException.badRequest("jobId", "malformed job id '" + oneLine(jobId)
@@ -210,8 +228,7 @@ final class RestApi {
                     .setAllowNonRestoredState(Bodies.optionalBoolean(restore, "allowNonRestoredState",
                             "restore.allowNonRestoredState")));
         }
-        return GatewayCall.call(gateway()::submitJob, request.build()).thenApply(submitted ->
-                new Route.Reply(202, submitted, Map.of("Location", PREFIX + "/jobs/" + submitted.getJobId())));
+        return request;
     }
 
     /** Cancels a running job as {@code duraflow cancel} does; 202: it ends CANCELED shortly. */

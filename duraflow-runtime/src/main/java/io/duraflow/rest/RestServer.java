@@ -205,24 +205,34 @@ public final class RestServer implements AutoCloseable {
         if (matched.leaderOnly() && !leads(exchange)) {
             return;
         }
-        byte[] body = readBody(exchange);
-        if (method.equals("POST")) {
-            String type = String.valueOf(exchange.getRequestHeaders().getFirst("Content-Type"));
-            if (!type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
-                throw new RestException(415, "actions need 'Content-Type: application/json' (also with an empty body)");
-            }
+        String type = String.valueOf(exchange.getRequestHeaders().getFirst("Content-Type")).toLowerCase(java.util.Locale.ROOT);
+        boolean jarUpload = method.equals("POST") && type.startsWith("application/java-archive")
+                && matched.template().equals(RestApi.PREFIX + "/jobs");
+        java.nio.file.Path jar = jarUpload ? JarUploads.receive(exchange.getRequestBody(),
+                backend.configuration().get(io.duraflow.config.JobManagerOptions.ARTIFACT_MAX_SIZE).bytes()) : null;
+        byte[] body = jarUpload ? new byte[0] : readBody(exchange);
+        if (method.equals("POST") && !jarUpload && !type.startsWith("application/json")) {
+            throw new RestException(415, "actions need 'Content-Type: application/json' (also with an empty body); a"
+                    + " job's jar goes to POST " + RestApi.PREFIX + "/jobs as 'application/java-archive'");
         }
-        Route.Call call = new Route.Call(params, query(exchange.getRequestURI().getRawQuery()), body);
+        Route.Call call = new Route.Call(params, query(exchange.getRequestURI().getRawQuery()), body, jar);
         CompletableFuture<Route.Reply> reply;
         try {
             reply = matched.handler().handle(call);
         } catch (RestException e) {
-            throw e;
+            reply = CompletableFuture.failedFuture(e);
         } catch (Exception e) {
             reply = CompletableFuture.failedFuture(e);
         }
         // The gateway completes on the JobManager's main thread: write the answer on ours.
         reply.whenCompleteAsync((answer, failure) -> {
+            if (jar != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(jar);  // the JobManager keeps its own copy
+                } catch (IOException e) {
+                    LOG.warn("Cannot delete the uploaded jar {}: {}", jar, e.toString());
+                }
+            }
             if (failure == null) {
                 send(exchange, answer);
             } else {

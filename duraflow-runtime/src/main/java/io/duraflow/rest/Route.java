@@ -20,8 +20,16 @@ record Route(String method, String template, boolean leaderOnly, Handler handler
         CompletableFuture<Reply> handle(Call call) throws Exception;
     }
 
-    /** A request that matched a route. */
-    record Call(Map<String, String> pathParams, Map<String, String> query, byte[] body) {
+    /**
+     * A request that matched a route.
+     *
+     * @param jar a job's jar posted as {@code application/java-archive} (then {@code body} is empty), or null
+     */
+    record Call(Map<String, String> pathParams, Map<String, String> query, byte[] body, java.nio.file.Path jar) {
+        Call(Map<String, String> pathParams, Map<String, String> query, byte[] body) {
+            this(pathParams, query, body, null);
+        }
+
         String param(String name) {
             return pathParams.get(name);
         }

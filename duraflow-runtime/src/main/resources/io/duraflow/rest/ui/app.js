@@ -43,6 +43,46 @@
     refresh();
   });
 
+  // ------------------------------------------------------------------ submitting a job's jar
+
+  const submitForm = document.getElementById("submit-form");
+  document.getElementById("submit-open").addEventListener("click", event => {
+    event.preventDefault();
+    submitForm.hidden = false;
+  });
+  document.getElementById("submit-close").addEventListener("click", () => { submitForm.hidden = true; });
+  submitForm.addEventListener("submit", async event => {
+    event.preventDefault();
+    const error = document.getElementById("submit-error");
+    error.textContent = "";
+    const file = document.getElementById("submit-jar").files[0];
+    const params = {};
+    for (const line of document.getElementById("submit-params").value.split("\n")) {
+      if (!line.trim()) continue;
+      const eq = line.indexOf("=");
+      if (eq < 1) { error.textContent = `parameter '${line.trim()}' is not key=value`; return; }
+      params[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+    }
+    const submission = { params, parallelism: Number(document.getElementById("submit-parallelism").value || 0) };
+    const jobClass = document.getElementById("submit-class").value.trim();
+    if (jobClass) submission.jobClass = jobClass;
+    const headers = { Accept: "application/json", "Content-Type": "application/java-archive" };
+    if (token) headers.Authorization = "Bearer " + token;
+    const query = "?submission=" + encodeURIComponent(JSON.stringify(submission)) + "&fileName=" + encodeURIComponent(file.name);
+    document.getElementById("submit-send").disabled = true;
+    try {
+      const response = await fetch("/v1/jobs" + query, { method: "POST", headers, body: file });
+      const json = await response.json();
+      if (!response.ok) { error.textContent = json.message || ("HTTP " + response.status); return; }
+      submitForm.hidden = true;
+      location.hash = "#/jobs/" + encodeURIComponent(json.jobId);
+    } catch (e) {
+      error.textContent = e.message;
+    } finally {
+      document.getElementById("submit-send").disabled = false;
+    }
+  });
+
   // ------------------------------------------------------------------ formatting
 
   const esc = s => String(s ?? "").replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));

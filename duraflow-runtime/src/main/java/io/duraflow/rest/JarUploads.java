@@ -1,0 +1,98 @@
+package io.duraflow.rest;
+
+import com.google.protobuf.ByteString;
+import io.duraflow.artifact.JobClassLoader;
+import io.duraflow.artifact.JobJar;
+import io.duraflow.config.JobManagerOptions;
+import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
+import io.duraflow.rpc.proto.JarSubmission;
+import io.duraflow.rpc.proto.JobArtifact;
+import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.SubmitJobResponse;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A job's jar posted to {@code POST /v1/jobs} ({@code Content-Type: application/java-archive}):
+ * received into a local file (at most {@code jobmanager.artifact.max-size}), checked, its job class
+ * found as {@code duraflow run app.jar} finds it, and sent to the dispatcher the way the CLI sends
+ * it ({@code SubmitJar}, in-process).
+ */
+final class JarUploads {
+    private JarUploads() {}
+
+    /** Reads the request body into a new temporary file; 413 above {@code maxBytes}. */
+    static Path receive(InputStream body, long maxBytes) throws IOException {
+        Path directory = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "duraflow-jar-uploads"));
+        Path file = Files.createTempFile(directory, "rest-", ".jar");
+        try (InputStream in = body; OutputStream out = Files.newOutputStream(file)) {
+            byte[] buffer = new byte[64 * 1024];
+            long total = 0;
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                total += n;
+                if (total > maxBytes) {
+                    throw new RestException(413, "the jar is larger than " + JobManagerOptions.ARTIFACT_MAX_SIZE.key()
+                            + " (" + maxBytes + " bytes): make it smaller or raise the option");
+                }
+                out.write(buffer, 0, n);
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
+        return file;
+    }
+
+    /**
+     * Submits the job in {@code jar}: {@code request}'s job class, or the jar's own (400 naming the
+     * field {@code jar} when it has none, several, or the class is not a job).
+     */
+    static CompletableFuture<SubmitJobResponse> submit(DispatcherGatewayGrpc.AsyncService gateway,
+            SubmitJobRequest.Builder request, Path jar, String fileName) throws IOException {
+        JobJar checked;
+        try {
+            checked = JobJar.open(jar);
+            try (JobClassLoader loader = new JobClassLoader("upload", jar, JarUploads.class.getClassLoader())) {
+                request.setJobClass(checked.jobClass(loader, request.getJobClass()));
+            }
+        } catch (JobJar.JobJarException e) {
+            throw RestException.badRequest("jar", e.getMessage().replace(jar.getFileName().toString(), fileName)
+                    .replace(jar.toString(), fileName));
+        }
+        request.setArtifact(JobArtifact.newBuilder().setSha256(checked.sha256()).setFileName(fileName)
+                .setSize(checked.size()));
+        CompletableFuture<SubmitJobResponse> answer = new CompletableFuture<>();
+        StreamObserver<JarSubmission> upload = gateway.submitJar(new StreamObserver<>() {
+            @Override
+            public void onNext(SubmitJobResponse value) {
+                answer.complete(value);
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                answer.completeExceptionally(error);
+            }
+
+            @Override
+            public void onCompleted() {
+                if (!answer.isDone()) {
+                    answer.completeExceptionally(new IllegalStateException("the gateway answered nothing"));
+                }
+            }
+        });
+        upload.onNext(JarSubmission.newBuilder().setSubmission(request).build());
+        try (InputStream in = Files.newInputStream(jar)) {
+            byte[] buffer = new byte[1 << 20];
+            for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0; n = in.readNBytes(buffer, 0, buffer.length)) {
+                upload.onNext(JarSubmission.newBuilder().setData(ByteString.copyFrom(buffer, 0, n)).build());
+            }
+        }
+        upload.onCompleted();
+        return answer;
+    }
+}
