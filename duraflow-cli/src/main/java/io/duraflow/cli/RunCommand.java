@@ -22,6 +22,14 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--detached", description = "Return after submission")
     boolean detached;
 
+    @Option(names = "--embedded", description = "Run the job on a JobManager and TaskManagers started inside this"
+            + " command (the fastest one-shot run; nothing stays running)")
+    boolean embedded;
+
+    @Option(names = "--taskmanagers", paramLabel = "N", defaultValue = "1", description = "With --embedded: how many"
+            + " TaskManagers (default: ${DEFAULT-VALUE}), each with as many slots as the job's parallelism")
+    int embeddedTaskManagers;
+
     @Option(names = "--from-savepoint", paramLabel = "PATH", description = "Start from a savepoint or a retained"
             + " checkpoint (its directory or _metadata), with another parallelism if you like")
     String fromSavepoint;
@@ -41,8 +49,28 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         options.restore = SavepointCommand.restore(fromSavepoint, claim, noClaim, allowNonRestoredState);
+        if (embedded) {
+            return runEmbedded();
+        }
         return root.withClient((client, config) -> runJob(client, options, root.overrides,
                 options.plan(config), detached));
+    }
+
+    private int runEmbedded() throws Exception {
+        if (detached) {
+            throw new CliException("--embedded runs the job and stops: it cannot be --detached");
+        }
+        if (embeddedTaskManagers < 1) {
+            throw new CliException("--taskmanagers must be at least 1");
+        }
+        io.duraflow.config.Configuration config = root.configuration();
+        JobGraph graph = options.plan(config);
+        int slots = Math.max(1, options.parallelism > 0 ? options.parallelism
+                : config.get(io.duraflow.config.ExecutionOptions.PARALLELISM_DEFAULT));
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(config, embeddedTaskManagers, slots);
+                ClusterClient client = new ClusterClient(cluster.address())) {
+            return runJob(client, options, root.overrides, graph, false);
+        }
     }
 
     static String megabytes(long bytes) {

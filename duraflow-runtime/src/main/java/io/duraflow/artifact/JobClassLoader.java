@@ -15,11 +15,13 @@ import java.util.List;
  * first (child-first), so a job can bring its own versions of libraries, except those whose names
  * start with a {@linkplain #PARENT_FIRST parent-first prefix}: the JDK, Duraflow itself (the job API
  * the job was compiled against, which the engine's classes must share with it) and SLF4J (one
- * logging backend per process). Closed when the job ends on the process, which lets its classes
- * be collected.
+ * logging backend per process). Those come from the process's class path, and from the jar only
+ * when the process has no such class or resource (a jar may bring a {@code javax.*} library the
+ * JDK lacks; it can never replace one the process has), as Flink's parent-first patterns. Closed
+ * when the job ends on the process, which lets its classes be collected.
  */
 public final class JobClassLoader extends URLClassLoader {
-    /** Names loaded from the process's class path, never from a job's jar (as Flink's classloader.parent-first-patterns). */
+    /** Names loaded from the process's class path first (as Flink's classloader.parent-first-patterns). */
     public static final List<String> PARENT_FIRST = List.of("java.", "javax.", "jdk.", "sun.", "com.sun.", "org.w3c.",
             "org.xml.", "io.duraflow.", "org.slf4j.", "ch.qos.logback.");
 
@@ -85,14 +87,11 @@ public final class JobClassLoader extends URLClassLoader {
 
     @Override
     public Enumeration<URL> getResources(String name) throws IOException {
-        List<URL> all = new ArrayList<>();
-        if (!parentFirst(name)) {
-            all.addAll(Collections.list(findResources(name)));
-        }
+        List<URL> own = Collections.list(findResources(name));
         ClassLoader parent = getParent();
-        if (parent != null) {
-            all.addAll(Collections.list(parent.getResources(name)));
-        }
+        List<URL> inherited = parent == null ? List.of() : Collections.list(parent.getResources(name));
+        List<URL> all = new ArrayList<>(parentFirst(name) ? inherited : own);
+        all.addAll(parentFirst(name) ? own : inherited);
         return Collections.enumeration(all);
     }
 

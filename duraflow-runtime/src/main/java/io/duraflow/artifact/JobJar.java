@@ -168,8 +168,18 @@ public final class JobJar {
                     + " or cannot be loaded: " + e, e);
         }
         if (!DuraflowJob.class.isAssignableFrom(type)) {
-            throw new JobJarException("class " + name + " in jar " + fileName() + " is not a job: it must implement "
-                    + DuraflowJob.class.getName());
+            throw new JobJarException("class " + name + " (from " + from + ") in jar " + fileName()
+                    + " is not a job: it must implement " + DuraflowJob.class.getName());
+        }
+        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || !Modifier.isPublic(type.getModifiers())) {
+            throw new JobJarException("job class " + name + " (from " + from + ") in jar " + fileName()
+                    + " cannot be created: it must be a public class that is not abstract");
+        }
+        try {
+            type.getConstructor();
+        } catch (NoSuchMethodException e) {
+            throw new JobJarException("job class " + name + " (from " + from + ") in jar " + fileName()
+                    + " needs a public no-argument constructor", e);
         }
         return name;
     }

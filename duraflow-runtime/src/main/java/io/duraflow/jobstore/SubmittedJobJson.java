@@ -68,7 +68,11 @@ final class SubmittedJobJson {
         JobJarRef jar = null;
         if (node.has("jar")) {
             JsonFields j = JsonFields.of(node.get("jar"), "job.jar");
-            jar = new JobJarRef(j.text("sha256"), j.text("fileName"), j.int64("size"));
+            try {
+                jar = new JobJarRef(j.text("sha256"), j.text("fileName"), j.int64("size"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("job.jar: " + e.getMessage(), e);
+            }
         }
         return new SubmittedJob(f.text("jobId"), f.text("jobClass"), f.stringMap("params"), f.stringMap("config"),
                 f.int32("parallelism"), f.int64("submittedAtMs"), restore, jar);

@@ -165,8 +165,24 @@ class JobJarTest {
         Path jar = app().job(A).source(util, TestJobJars.versionedSource(util, "1")).build();
 
         assertThatThrownBy(() -> jobClass(jar, util)).isInstanceOf(JobJarException.class)
-                .hasMessage("class " + util + " in jar app.jar is not a job: it must implement"
+                .hasMessage("class " + util + " (from --class) in jar app.jar is not a job: it must implement"
                         + " io.duraflow.api.DuraflowJob");
+    }
+
+    @Test
+    void aRequestedJobThatCannotBeCreatedIsReportedBeforeAnythingIsSent() throws Exception {
+        String noConstructor = "com.example.t.NoConstructor";
+        Path jar = app().job(A).source(noConstructor, """
+                package com.example.t;
+                public final class NoConstructor implements io.duraflow.api.DuraflowJob {
+                    public NoConstructor(String needed) {}
+                    @Override public void build(io.duraflow.api.JobBuilder job, io.duraflow.api.JobParameters p) {}
+                }
+                """).build();
+
+        assertThatThrownBy(() -> jobClass(jar, noConstructor)).isInstanceOf(JobJarException.class)
+                .hasMessage("job class " + noConstructor + " (from --class) in jar app.jar needs a public"
+                        + " no-argument constructor");
     }
 
     @Test
