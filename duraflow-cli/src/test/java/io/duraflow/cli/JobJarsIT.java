@@ -82,6 +82,17 @@ class JobJarsIT {
     }
 
     @Test
+    void runEmbeddedRunsAJobFromItsJarOnAClusterInsideTheCommand() throws Exception {
+        Path jar = TestJars.build(tempDir.resolve("embedded.jar"), TestJars.countByBucket(11), Map.of());
+
+        Cli.Result run = Cli.run(LOGS.watch(tempDir), TIMEOUT, "run", "--embedded", jar.toString(), "--param", "n=5000",
+                "--parallelism", "2", "--show", "100");
+
+        assertThat(run.exitCode()).as("%s", run).isZero();
+        assertThat(printedCounts(run, 11)).isEqualTo(expectedCounts(5_000, 11));
+    }
+
+    @Test
     void twoJobsWhoseJarsHoldDifferentVersionsOfAClassRunSideBySide() throws Exception {
         Path sevens = TestJars.build(tempDir.resolve("sevens.jar"), TestJars.countByBucket(7), Map.of());
         Path fives = TestJars.build(tempDir.resolve("fives.jar"), TestJars.countByBucket(5), Map.of());
