@@ -74,7 +74,7 @@ class CliErrorsIT {
     void unknownJobClass() throws Exception {
         Cli.Result result = duraflow("run", "com.example.NoSuchJob", "--jobmanager", unreachable());
 
-        assertOneLineError(result, "unknown job class 'com.example.NoSuchJob'", "classpath", "wordcount");
+        assertOneLineError(result, "unknown job class 'com.example.NoSuchJob'", "duraflow run app.jar", "wordcount");
         assertThat(result.stdout()).isEmpty();
     }
 
