@@ -184,36 +184,11 @@ public final class ClusterClient implements AutoCloseable {
     }
 
     private SubmitJobResponse uploadAndSubmit(SubmitJobRequest request, java.nio.file.Path jar) {
-        java.util.concurrent.CompletableFuture<SubmitJobResponse> answer = new java.util.concurrent.CompletableFuture<>();
-        io.grpc.stub.StreamObserver<io.duraflow.rpc.proto.JarSubmission> upload = DispatcherGatewayGrpc.newStub(channel)
-                .withDeadlineAfter(10, TimeUnit.MINUTES).submitJar(new io.grpc.stub.StreamObserver<>() {
-                    @Override
-                    public void onNext(SubmitJobResponse value) {
-                        answer.complete(value);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                        answer.completeExceptionally(t);
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        answer.completeExceptionally(Status.INTERNAL.withDescription("the JobManager answered"
-                                + " nothing").asRuntimeException());
-                    }
-                });
-        upload.onNext(io.duraflow.rpc.proto.JarSubmission.newBuilder().setSubmission(request).build());
-        try (java.io.InputStream in = java.nio.file.Files.newInputStream(jar)) {
-            byte[] buffer = new byte[1 << 20];
-            for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0 && !answer.isDone();
-                    n = in.readNBytes(buffer, 0, buffer.length)) {
-                upload.onNext(io.duraflow.rpc.proto.JarSubmission.newBuilder()
-                        .setData(com.google.protobuf.ByteString.copyFrom(buffer, 0, n)).build());
-            }
-            upload.onCompleted();
+        java.util.concurrent.CompletableFuture<SubmitJobResponse> answer;
+        try {
+            answer = io.duraflow.client.JarSubmissions.send(DispatcherGatewayGrpc.newStub(channel)
+                    .withDeadlineAfter(10, TimeUnit.MINUTES)::submitJar, request, jar);
         } catch (java.io.IOException e) {
-            upload.onError(e);
             throw new CliException("cannot read jar " + jar + ": " + e.getMessage(), 1, e);
         }
         try {

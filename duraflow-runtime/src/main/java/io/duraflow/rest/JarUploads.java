@@ -1,15 +1,13 @@
 package io.duraflow.rest;
 
-import com.google.protobuf.ByteString;
 import io.duraflow.artifact.JobClassLoader;
 import io.duraflow.artifact.JobJar;
+import io.duraflow.client.JarSubmissions;
 import io.duraflow.config.JobManagerOptions;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
-import io.duraflow.rpc.proto.JarSubmission;
 import io.duraflow.rpc.proto.JobArtifact;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
-import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -66,33 +64,6 @@ final class JarUploads {
         }
         request.setArtifact(JobArtifact.newBuilder().setSha256(checked.sha256()).setFileName(fileName)
                 .setSize(checked.size()));
-        CompletableFuture<SubmitJobResponse> answer = new CompletableFuture<>();
-        StreamObserver<JarSubmission> upload = gateway.submitJar(new StreamObserver<>() {
-            @Override
-            public void onNext(SubmitJobResponse value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable error) {
-                answer.completeExceptionally(error);
-            }
-
-            @Override
-            public void onCompleted() {
-                if (!answer.isDone()) {
-                    answer.completeExceptionally(new IllegalStateException("the gateway answered nothing"));
-                }
-            }
-        });
-        upload.onNext(JarSubmission.newBuilder().setSubmission(request).build());
-        try (InputStream in = Files.newInputStream(jar)) {
-            byte[] buffer = new byte[1 << 20];
-            for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0; n = in.readNBytes(buffer, 0, buffer.length)) {
-                upload.onNext(JarSubmission.newBuilder().setData(ByteString.copyFrom(buffer, 0, n)).build());
-            }
-        }
-        upload.onCompleted();
-        return answer;
+        return JarSubmissions.send(gateway::submitJar, request.build(), jar);
     }
 }
