@@ -53,6 +53,13 @@ public final class WordCountBenchmark {
         int repeats = Integer.getInteger("bench.repeats", 3);
         System.out.printf("WordCount benchmark: %,d words, parallelism %d, %d cores%n", words, PARALLELISM,
                 Runtime.getRuntime().availableProcessors());
+        // First, in a JVM that has run nothing yet, as 'duraflow run --embedded' does.
+        Run embedded = runEmbedded(words);
+        System.out.printf("duraflow run --embedded (one process, start to exit): total %,d ms | job %,d ms"
+                + " | %,d distinct words, %,d words read%n", embedded.totalMs(), embedded.firstJobMs(),
+                embedded.distinct(), embedded.sum());
+        check(embedded.sum() == words, "run --embedded read " + embedded.sum() + " words, not " + words);
+        check(embedded.distinct() == 100_000 || words < 100_000, "run --embedded: wrong number of distinct words");
         Run duraflow = runDuraflow(words, repeats);
         double rate = words / (duraflow.firstJobMs() / 1000.0);
         System.out.printf("duraflow: total %,d ms | job %,d ms (first), %,d ms (median of %d) | %,.0f records/s"
@@ -77,6 +84,35 @@ public final class WordCountBenchmark {
         System.out.printf("ratio duraflow/flink: total %.2f (target <= 0.50) | job %.2f first run, %.2f median"
                         + " (target <= 0.80)%n", (double) duraflow.totalMs() / flinkTotal,
                 (double) duraflow.firstJobMs() / flinkJob, (double) duraflow.medianJobMs() / flinkJob);
+        System.out.printf("ratio duraflow embedded/flink: total %.2f (target <= 0.25)%n",
+                (double) embedded.totalMs() / flinkTotal);
+    }
+
+    /**
+     * {@code bin/duraflow run --embedded wordcount} as a user runs it: a new process that starts a
+     * JobManager and a TaskManager inside it, runs the job, prints the result and exits. Its wall
+     * time from start to exit; the words counted come from the summary it prints.
+     */
+    private static Run runEmbedded(long words) throws Exception {
+        Path launcher = Path.of("..", "bin", "duraflow").toAbsolutePath().normalize();
+        Path output = Files.createTempFile("duraflow-embedded-", ".out");
+        long start = System.nanoTime();
+        Process process = new ProcessBuilder(launcher.toString(), "run", "--embedded", "wordcount", "--param",
+                "words=" + words, "--parallelism", Integer.toString(PARALLELISM), "--show", "0")
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        int exit = process.waitFor();
+        long totalMs = (System.nanoTime() - start) / 1_000_000;
+        String printed = Files.readString(output);
+        Files.deleteIfExists(output);
+        check(exit == 0, "run --embedded exited with " + exit + ":\n" + printed);
+        java.util.regex.Matcher summary = java.util.regex.Pattern.compile("summary: ([\\d,]+) records read.*?, ([\\d.]+) s,")
+                .matcher(printed);
+        java.util.regex.Matcher counts = java.util.regex.Pattern.compile(WordCount.RESULT + ": ([\\d,]+) records")
+                .matcher(printed);
+        check(summary.find() && counts.find(), "run --embedded printed no summary:\n" + printed);
+        long read = Long.parseLong(summary.group(1).replace(",", ""));
+        long jobMs = Math.round(Double.parseDouble(summary.group(2)) * 1000);
+        return new Run(totalMs, jobMs, jobMs, 0, Long.parseLong(counts.group(1).replace(",", "")), read);
     }
 
     private static Run runDuraflow(long words, int repeats) throws Exception {
