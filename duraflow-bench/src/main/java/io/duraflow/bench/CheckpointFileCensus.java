@@ -106,12 +106,6 @@ public final class CheckpointFileCensus implements AutoCloseable {
     }
 
     private void scanOnce() throws IOException {
-        Map<String, LongSupplier> readCounters = counters;
-        Map<String, Long> counterValues = new LinkedHashMap<>();
-        readCounters.forEach((name, counter) -> counterValues.put(name, counter.getAsLong()));
-        if (countersAtStart.isEmpty()) {
-            countersAtStart.putAll(counterValues);
-        }
         Map<String, CheckpointSpace.Present> present = new HashMap<>();
         tree.walk((relative, size, modified) -> {
             Seen before = seen.get(relative);
@@ -121,6 +115,13 @@ public final class CheckpointFileCensus implements AutoCloseable {
             present.put(relative, new CheckpointSpace.Present(size, now.firstModifiedMillis(), modified,
                     before == null ? -1 : before.lastSize()));
         });
+        // Read after the walk: what a checkpoint counted happened before its _metadata was written, so
+        // a _metadata this walk saw is never attributed counter values from before it.
+        Map<String, Long> counterValues = new LinkedHashMap<>();
+        counters.forEach((name, counter) -> counterValues.put(name, counter.getAsLong()));
+        if (countersAtStart.isEmpty()) {
+            countersAtStart.putAll(counterValues);
+        }
         TreeMap<Long, String> metadataPresent = new TreeMap<>();
         for (String relative : present.keySet()) {
             Long id = checkpointOf(relative);
