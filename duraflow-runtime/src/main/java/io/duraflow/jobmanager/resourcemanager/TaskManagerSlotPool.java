@@ -87,7 +87,9 @@ final class TaskManagerSlotPool implements SlotPool {
     void remove(String tmId) {
         Slots tm = taskManagers.remove(tmId);
         if (tm != null) {
-            tm.shared.keySet().forEach(named::remove);
+            // Only where the name points here: kept tasks of one slot may be on two TaskManagers (an
+            // old attempt still being cancelled on one), and the other one still holds it.
+            tm.shared.keySet().forEach(slot -> leaves(slot, tm));
         }
     }
 
@@ -133,7 +135,21 @@ final class TaskManagerSlotPool implements SlotPool {
         if (slot.isEmpty()) {
             tm.unshared++;
         } else if (tm.shared.merge(slot, 1, Integer::sum) == 1) {
-            named.put(slot, tm);
+            named.putIfAbsent(slot, tm);
+        }
+    }
+
+    /** The named slot is no longer on {@code tm}: the name points to another TaskManager that holds it, if any. */
+    private void leaves(String slot, Slots tm) {
+        if (named.get(slot) != tm) {
+            return;
+        }
+        named.remove(slot);
+        for (Slots other : taskManagers.values()) {
+            if (other != tm && other.shared.containsKey(slot)) {
+                named.put(slot, other);
+                return;
+            }
         }
     }
 
@@ -175,7 +191,7 @@ final class TaskManagerSlotPool implements SlotPool {
                 return;  // others still run in it
             }
             tm.shared.remove(slot);
-            named.remove(slot);
+            leaves(slot, tm);
         }
         // Other jobs may be waiting for this slot; they schedule after the current event.
         mainThread.execute(this::slotsAvailable);

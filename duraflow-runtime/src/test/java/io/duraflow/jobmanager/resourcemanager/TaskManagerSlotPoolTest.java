@@ -147,4 +147,20 @@ class TaskManagerSlotPoolTest {
         pool.add("tm-1", "tm-1.test:6122", 3, List.of());
         assertThat(pool.freeSlotsOn("tm-1")).isEqualTo(3);
     }
+
+    @Test
+    void aSlotNameKeptOnTwoTaskManagersStaysAllocatedWhileEitherHoldsIt() {
+        // After a leader change: an old attempt being cancelled on tm-1, the new one on tm-2.
+        pool.add("tm-1", "tm-1.test:6122", 1, List.of("job/default/0"));
+        pool.add("tm-2", "tm-2.test:6122", 1, List.of("job/default/0"));
+
+        pool.remove("tm-1");
+        assertThat(pool.isAllocated("job/default/0")).as("tm-2 still holds it").isTrue();
+        assertThat(pool.allocate("job/default/0").tmId()).isEqualTo("tm-2");
+
+        pool.add("tm-3", "tm-3.test:6122", 1, List.of("job/default/1"));
+        pool.add("tm-4", "tm-4.test:6122", 1, List.of("job/default/1"));
+        pool.free("tm-3", "job/default/1");
+        assertThat(pool.isAllocated("job/default/1")).as("tm-4 still holds it").isTrue();
+    }
 }
