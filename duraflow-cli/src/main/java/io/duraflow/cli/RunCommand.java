@@ -67,7 +67,11 @@ public final class RunCommand implements Callable<Integer> {
         JobGraph graph = options.plan(config);
         int slots = Math.max(1, options.parallelism > 0 ? options.parallelism
                 : config.get(io.duraflow.config.ExecutionOptions.PARALLELISM_DEFAULT));
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(config, embeddedTaskManagers, slots);
+        java.util.Map<String, String> withSlots = new java.util.HashMap<>(config.toMap());
+        withSlots.put(io.duraflow.config.TaskManagerOptions.SLOTS.key(), Integer.toString(slots));
+        withSlots.put(io.duraflow.config.RestOptions.PORT.key(), "-1");  // a one-shot run serves no UI
+        try (io.duraflow.embedded.InProcessCluster cluster = io.duraflow.embedded.InProcessCluster.start(
+                io.duraflow.config.Configuration.fromMap(withSlots), embeddedTaskManagers);
                 ClusterClient client = new ClusterClient(cluster.address())) {
             return runJob(client, options, root.overrides, graph, false);
         }

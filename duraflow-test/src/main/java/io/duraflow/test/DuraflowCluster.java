@@ -4,7 +4,7 @@ import io.duraflow.api.DuraflowJob;
 import io.duraflow.config.Configuration;
 import io.duraflow.config.ExecutionOptions;
 import io.duraflow.config.RuntimeMode;
-import io.duraflow.jobmanager.JobManagerRunner;
+import io.duraflow.embedded.InProcessCluster;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.DispatcherGatewayGrpc;
@@ -13,25 +13,15 @@ import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
-import io.duraflow.taskmanager.TaskManagerRunner;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -63,10 +53,7 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
 
     private final int initialTaskManagers;
     private final Map<String, String> settings;
-    private final List<TaskManagerRunner> taskManagers = new ArrayList<>();
-    private Path workDir;
-    private Configuration config;
-    private JobManagerRunner jobManager;
+    private InProcessCluster cluster;
     private ManagedChannel channel;
     private DispatcherGatewayGrpc.DispatcherGatewayBlockingStub gateway;
 
@@ -124,31 +111,19 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
 
     /** Starts the JobManager and the TaskManagers; the extension calls it before the first test. */
     public void start() throws Exception {
-        workDir = Files.createTempDirectory("duraflow-test-");
-        Map<String, String> all = new HashMap<>(settings);
-        all.put("cluster.work-dir", workDir.toString());
-        all.put("jobmanager.rpc.address", "127.0.0.1");
-        all.put("jobmanager.rpc.port", Integer.toString(freePort()));
-        all.put("taskmanager.rpc.address", "127.0.0.1");
-        all.putIfAbsent("rest.port", "-1");
-        config = Configuration.fromMap(all);
-        jobManager = JobManagerRunner.start(config);
+        cluster = InProcessCluster.start(Configuration.fromMap(settings), initialTaskManagers);
         channel = Rpc.channel(address());
         gateway = DispatcherGatewayGrpc.newBlockingStub(channel);
-        for (int i = 0; i < initialTaskManagers; i++) {
-            startTaskManager();
-        }
     }
 
     /** host:port of the JobManager, for a client of your own. */
     public String address() {
-        return "127.0.0.1:" + config.get(io.duraflow.config.JobManagerOptions.RPC_PORT);
+        return cluster.address();
     }
 
     /** Starts one more TaskManager; returns its index. */
     public int startTaskManager() throws Exception {
-        taskManagers.add(TaskManagerRunner.start(config, address(), 30_000));
-        return taskManagers.size() - 1;
+        return cluster.startTaskManager();
     }
 
     /**
@@ -156,11 +131,7 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
      * JobManager runs their work again elsewhere (a streaming job from its latest checkpoint).
      */
     public void stopTaskManager(int index) {
-        TaskManagerRunner taskManager = taskManagers.set(index, null);
-        if (taskManager == null) {
-            throw new IllegalArgumentException("TaskManager " + index + " is not running");
-        }
-        taskManager.close();
+        cluster.stopTaskManager(index);
     }
 
     /**
@@ -169,8 +140,7 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
      * checkpoint), and the TaskManagers register with it.
      */
     public void restartJobManager() throws Exception {
-        jobManager.close();
-        jobManager = JobManagerRunner.start(config);
+        cluster.restartJobManager();
     }
 
     /** Runs a job on the class path with its parameters at the default parallelism, and waits for its end. */
@@ -253,35 +223,14 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
     /** Stops everything and deletes the cluster's storage; the extension calls it after the last test. */
     @Override
     public void close() {
-        for (TaskManagerRunner taskManager : taskManagers) {
-            if (taskManager != null) {
-                taskManager.close();
-            }
-        }
-        taskManagers.clear();
         if (channel != null) {
             Rpc.shutdown(channel);
         }
-        if (jobManager != null) {
-            jobManager.close();
-        }
-        if (workDir != null) {
-            try (Stream<Path> files = Files.walk(workDir)) {
-                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(file);
-                }
-            } catch (IOException e) {
-                System.err.println("DuraflowCluster: cannot delete " + workDir + ": " + e.getMessage());
-            }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 }

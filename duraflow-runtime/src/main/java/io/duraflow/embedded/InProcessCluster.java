@@ -1,0 +1,117 @@
+package io.duraflow.embedded;
+
+import io.duraflow.config.Configuration;
+import io.duraflow.config.JobManagerOptions;
+import io.duraflow.fs.FsPath;
+import io.duraflow.fs.LocalFileSystem;
+import io.duraflow.jobmanager.JobManagerRunner;
+import io.duraflow.taskmanager.TaskManagerRunner;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A JobManager and TaskManagers inside this JVM, talking gRPC on loopback as separate processes
+ * would: what {@code duraflow run --embedded} runs a job on, and what users' tests start
+ * ({@code DuraflowCluster}). Standalone (one JobManager, nothing to elect), no REST server unless
+ * configured, no metrics; its work directory (HA storage, data) is a new temporary one, deleted on
+ * close. The JobManager keeps its address when it is restarted, so the TaskManagers find the new one.
+ */
+public final class InProcessCluster implements AutoCloseable {
+    private static final long REGISTRATION_TIMEOUT_MS = 30_000;
+
+    private final Path workDir;
+    private final Configuration config;
+    private final List<TaskManagerRunner> taskManagers = new ArrayList<>();
+    private JobManagerRunner jobManager;
+
+    private InProcessCluster(Path workDir, Configuration config) {
+        this.workDir = workDir;
+        this.config = config;
+    }
+
+    /**
+     * Starts a JobManager and {@code taskManagers} TaskManagers with the options of {@code base}
+     * (their slots from {@code taskmanager.slots}).
+     */
+    public static InProcessCluster start(Configuration base, int taskManagers) throws Exception {
+        Path workDir = Files.createTempDirectory("duraflow-in-process-");
+        Map<String, String> settings = new HashMap<>(base.toMap());
+        settings.keySet().removeIf(key -> key.startsWith("high-availability."));
+        settings.remove("metrics.prometheus.port");
+        settings.put("cluster.work-dir", workDir.toString());
+        settings.put("jobmanager.rpc.address", "127.0.0.1");
+        settings.put("jobmanager.rpc.port", Integer.toString(freePort()));
+        settings.put("taskmanager.rpc.address", "127.0.0.1");
+        settings.put("taskmanager.rpc.port", "0");
+        settings.putIfAbsent("rest.port", "-1");
+        InProcessCluster cluster = new InProcessCluster(workDir, Configuration.fromMap(settings));
+        try {
+            cluster.jobManager = JobManagerRunner.start(cluster.config);
+            for (int i = 0; i < taskManagers; i++) {
+                cluster.startTaskManager();
+            }
+            return cluster;
+        } catch (Exception | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** host:port of the JobManager. */
+    public String address() {
+        return "127.0.0.1:" + config.get(JobManagerOptions.RPC_PORT);
+    }
+
+    /** Starts one more TaskManager; returns its index. */
+    public int startTaskManager() throws Exception {
+        taskManagers.add(TaskManagerRunner.start(config, address(), REGISTRATION_TIMEOUT_MS));
+        return taskManagers.size() - 1;
+    }
+
+    /** Stops a TaskManager as a crash would: its tasks end and its connection drops. */
+    public void stopTaskManager(int index) {
+        TaskManagerRunner taskManager = taskManagers.set(index, null);
+        if (taskManager == null) {
+            throw new IllegalArgumentException("TaskManager " + index + " is not running");
+        }
+        taskManager.close();
+    }
+
+    /** Stops the JobManager and starts a new one on the same storage and address; it recovers the running jobs. */
+    public void restartJobManager() throws Exception {
+        jobManager.close();
+        jobManager = JobManagerRunner.start(config);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Stops everything and deletes the work directory. */
+    @Override
+    public void close() {
+        for (TaskManagerRunner taskManager : taskManagers) {
+            if (taskManager != null) {
+                taskManager.close();
+            }
+        }
+        taskManagers.clear();
+        if (jobManager != null) {
+            jobManager.close();
+        }
+        try {
+            LocalFileSystem.INSTANCE.deleteRecursively(FsPath.of(workDir));
+        } catch (IOException e) {
+            System.err.println("duraflow: cannot delete " + workDir + ": " + e.getMessage());
+        }
+    }
+}
