@@ -24,7 +24,8 @@ import java.util.Map;
 /**
  * WordCount over generated words (word i = "w" + (i * 7919 % 100000)) at parallelism 2, on a
  * local cluster of separate processes (1 JobManager, 2 TaskManagers), and, when built with the
- * {@code flink} profile, the same job on Apache Flink's MiniCluster in the same run.
+ * {@code flink} profile, the same job on Apache Flink's MiniCluster in the same run. The cluster's
+ * processes run with {@code bin/duraflow}'s jars, as a user's cluster does.
  *
  * <p>Prints: total wall time (cluster start, job, cluster stop), the job alone on a running
  * cluster (submission to result in the client; first run and median of the repeats), records/s,
@@ -38,17 +39,12 @@ import java.util.Map;
 public final class WordCountBenchmark {
     private static final int PARALLELISM = 2;
 
-    record Run(long totalMs, long firstJobMs, long medianJobMs, long peakHeapBytes, long distinct, long sum) {}
+    record Run(long totalMs, long firstJobMs, long medianJobMs, long peakHeapBytes, long distinct, long sum,
+            long startMs, long stopMs) {}
 
     public static void main(String[] args) throws Exception {
-        // The cluster's processes get Duraflow's class path only, not Flink's jars.
-        StringBuilder lean = new StringBuilder();
-        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            if (!entry.contains("/org/apache/flink/") && !entry.contains("/flink/")) {
-                lean.append(lean.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
-            }
-        }
-        System.setProperty("duraflow.classpath", lean.toString());
+        // The cluster's processes get bin/duraflow's class path, as a user's do, not Flink's jars.
+        System.setProperty("duraflow.classpath", LauncherClassPath.jars());
         long words = Long.getLong("bench.words", 10_000_000L);
         int repeats = Integer.getInteger("bench.repeats", 3);
         System.out.printf("WordCount benchmark: %,d words, parallelism %d, %d cores%n", words, PARALLELISM,
@@ -66,6 +62,9 @@ public final class WordCountBenchmark {
                         + " | peak TaskManager heap %,d MiB | checksum %,d words, %,d counted%n",
                 duraflow.totalMs(), duraflow.firstJobMs(), duraflow.medianJobMs(), repeats, rate,
                 duraflow.peakHeapBytes() >> 20, duraflow.distinct(), duraflow.sum());
+        System.out.printf("duraflow local cluster: start %,d ms | first job %,d ms | the rest (result check, stop) %,d ms"
+                + " | stop %,d ms%n", duraflow.startMs(), duraflow.firstJobMs(),
+                duraflow.totalMs() - duraflow.startMs() - duraflow.firstJobMs(), duraflow.stopMs());
         check(duraflow.distinct() == 100_000 || words < 100_000, "wrong number of distinct words");
         check(duraflow.sum() == words, "counts do not sum to the number of words");
 
@@ -112,7 +111,7 @@ public final class WordCountBenchmark {
         check(summary.find() && counts.find(), "run --embedded printed no summary:\n" + printed);
         long read = Long.parseLong(summary.group(1).replace(",", ""));
         long jobMs = Math.round(Double.parseDouble(summary.group(2)) * 1000);
-        return new Run(totalMs, jobMs, jobMs, 0, Long.parseLong(counts.group(1).replace(",", "")), read);
+        return new Run(totalMs, jobMs, jobMs, 0, Long.parseLong(counts.group(1).replace(",", "")), read, 0, 0);
     }
 
     private static Run runDuraflow(long words, int repeats) throws Exception {
@@ -123,8 +122,11 @@ public final class WordCountBenchmark {
         long distinct = 0;
         long sum = 0;
         long peakHeap = 0;
+        long startMs = 0;
+        long stopStart = 0;
         try {
             String address = cluster.start(2, 1, 0, Duration.ofSeconds(60));
+            startMs = (System.nanoTime() - start) / 1_000_000;
             try (ClusterClient client = new ClusterClient(address)) {
                 for (int i = 0; i < Math.max(1, repeats); i++) {
                     long jobStart = System.nanoTime();
@@ -152,10 +154,12 @@ public final class WordCountBenchmark {
                 }
             }
         } finally {
+            stopStart = System.nanoTime();
             cluster.stop();
         }
         // Total = cluster start + first job + stop, like the Flink MiniCluster figure.
         long stopDone = (System.nanoTime() - start) / 1_000_000;
+        long stopMs = (System.nanoTime() - stopStart) / 1_000_000;
         long repeatsTime = 0;
         for (int i = 1; i < jobTimes.size(); i++) {
             repeatsTime += jobTimes.get(i);
@@ -163,7 +167,7 @@ public final class WordCountBenchmark {
         long totalMs = stopDone - repeatsTime;
         List<Long> sorted = new ArrayList<>(jobTimes);
         Collections.sort(sorted);
-        return new Run(totalMs, jobTimes.get(0), sorted.get(sorted.size() / 2), peakHeap, distinct, sum);
+        return new Run(totalMs, jobTimes.get(0), sorted.get(sorted.size() / 2), peakHeap, distinct, sum, startMs, stopMs);
     }
 
     private static JobStatus awaitEnd(ClusterClient client, String jobId) throws InterruptedException {

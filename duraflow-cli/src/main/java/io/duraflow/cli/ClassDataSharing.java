@@ -57,11 +57,19 @@ final class ClassDataSharing {
     /**
      * Where the class-data archive of {@code role}'s processes ("jobmanager" or "taskmanager")
      * with this class path is kept: next to the directory of its first entry (for a build,
-     * {@code duraflow-cli/target/}); null if there is no such writable directory.
+     * {@code duraflow-cli/target/}); null if there is no such writable directory, or if the class
+     * path holds a directory: the JVM archives classes from jars only, and a recorder with a
+     * directory on its class path writes nothing, so every start would record in vain (and
+     * every stop wait for it) while no process ever maps an archive.
      */
     static Path archivePath(String role, String classPath) {
         if (classPath.isEmpty()) {
             return null;
+        }
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            if (Files.isDirectory(Path.of(entry))) {
+                return null;
+            }
         }
         Path first = Path.of(classPath.split(java.io.File.pathSeparator)[0]).toAbsolutePath();
         Path directory = first.getParent() == null ? null : first.getParent().getParent();

@@ -34,6 +34,21 @@ class ClassDataSharingTest {
     }
 
     @Test
+    void aClassPathOfJarsGetsAnArchiveNextToItsDirectoryButOneWithADirectoryGetsNone() throws Exception {
+        Path lib = Files.createDirectories(dir.resolve("target").resolve("lib"));
+        Path api = Files.write(lib.resolve("api.jar"), new byte[] {1});
+        Path runtime = Files.write(lib.resolve("runtime.jar"), new byte[] {2});
+        Path classes = Files.createDirectories(dir.resolve("target").resolve("classes"));
+        String jars = api + java.io.File.pathSeparator + runtime;
+
+        Path archive = ClassDataSharing.archivePath("taskmanager", jars);
+        assertThat(archive.getParent()).isEqualTo(dir.resolve("target"));
+        assertThat(archive.getFileName().toString()).startsWith("duraflow-taskmanager-").endsWith(".jsa");
+        assertThat(ClassDataSharing.archivePath("taskmanager", jars + java.io.File.pathSeparator + classes)).isNull();
+        assertThat(ClassDataSharing.archivePath("jobmanager", classes + java.io.File.pathSeparator + jars)).isNull();
+    }
+
+    @Test
     void theArchiveOfAKilledRecorderIsNeverUsed() throws Exception {
         Path recording = Files.write(dir.resolve("tm.jsa.taskmanager-1.tmp"), new byte[] {1, 2});
         Path archive = dir.resolve("tm.jsa");
