@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.duraflow.api.types.Tuple2;
+import io.duraflow.examples.StreamingKeyedSum;
 import io.duraflow.examples.WordCount;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The in-process cluster as users' tests use it: jobs, results, a TaskManager crash, a JobManager restart. */
 class DuraflowClusterTest {
@@ -56,6 +60,21 @@ class DuraflowClusterTest {
         assertThat(outcome.finished()).as("%s", outcome).isTrue();
         assertThat(counts(outcome)).isEqualTo(expected(4_000_000, 1_000));
         assertThat(spare).isEqualTo(2);
+    }
+
+    @Test
+    void aBoundedStreamingJobWithoutCheckpointsFinishesWithItsOutputCommitted(@TempDir Path dir) throws Exception {
+        // No checkpoint will come to let the sinks commit and the tasks finish: they do both at the end of input.
+        Path output = dir.resolve("sums");
+        JobOutcome outcome = cluster.run(StreamingKeyedSum.class, Map.of("records", "20000", "keys", "101",
+                "output", output.toString()), 2, Map.of("execution.runtime-mode", "streaming"));
+
+        assertThat(outcome.finished()).as("%s", outcome).isTrue();
+        assertThat(StreamingKeyedSum.verify(StreamingKeyedSum.readOutput(output), 20_000, 101)).isEmpty();
+        try (var files = Files.list(output)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("no uncommitted part is left")
+                    .allMatch(name -> name.startsWith("part-"));
+        }
     }
 
     @Test

@@ -116,6 +116,21 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable,
         due.clear();
     }
 
+    /** The checkpoint id under which a subtask of a job that takes no checkpoints prepares and commits at its end. */
+    public static final long END_OF_INPUT = Long.MAX_VALUE;
+
+    /**
+     * The input ended and the job takes no checkpoints: none will ever prepare or commit what the
+     * writer holds, so it is prepared and committed now, under {@link #END_OF_INPUT}, and what
+     * nothing will commit any more is removed. Without checkpoints there is no restore either:
+     * a subtask that fails before its end commits nothing.
+     */
+    public void commitAtEndWithoutCheckpoints() throws Exception {
+        snapshotState(END_OF_INPUT);
+        notifyCheckpointComplete(END_OF_INPUT);
+        cleanUpAtEnd();
+    }
+
     /**
      * The input ended and a checkpoint taken after the end completed and was committed here (the
      * subtask is about to finish): lets the sink remove, once more, what nothing will commit any

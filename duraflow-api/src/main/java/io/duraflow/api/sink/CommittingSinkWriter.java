@@ -8,7 +8,8 @@ import java.util.List;
  * thread calls every method.
  *
  * <p>In streaming mode the runtime never calls {@link #finish()}: output becomes visible only
- * through committables. {@link #abort()} and {@link #close()} must leave alone the data of
+ * through committables (in a job that takes no checkpoints, those of one last {@link
+ * #prepareCommit} at the end of input, under {@link CommittingSinkDriver#END_OF_INPUT}). {@link #abort()} and {@link #close()} must leave alone the data of
  * committables already returned by {@link #prepareCommit}: a checkpoint that holds them may still
  * complete, or be restored, and then they are committed.
  */

@@ -52,6 +52,7 @@ final class StreamOperatorChain implements AutoCloseable {
     private final Map<StreamOperator, TypeSerializer<Object>> keyTypes = new IdentityHashMap<>();
     private final Map<StreamOperator, OperatorStateHolder> holders = new IdentityHashMap<>();
     final List<StreamOperators.Collect> collects = new ArrayList<>();
+    private final List<StreamOperators.CommittingSink> committingSinks = new ArrayList<>();
     private StreamOperators.SourceOperator source;
 
     StreamOperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PipelinedResultPartition> partitionsByEdge,
@@ -95,6 +96,7 @@ final class StreamOperatorChain implements AutoCloseable {
                 var sink = new StreamOperators.CommittingSink((TwoPhaseCommittingSink<Object, Object>) committing,
                         sinkContext, counters);
                 statefulNodes.put(sink, node);
+                committingSinks.add(sink);
                 return sink;
             }
             SinkWriter<Object> writer = op.sink().createWriter(sinkContext);
@@ -260,6 +262,16 @@ final class StreamOperatorChain implements AutoCloseable {
     /** All input has been pushed: ends it front to back (see {@link ChainLifecycle#endInput()}). */
     void endInput() throws Exception {
         operators.endInput();
+    }
+
+    /**
+     * The input ended (after {@link #endInput}) and the job takes no checkpoints: the sinks commit
+     * what they wrote, as a checkpoint after the end would have them do.
+     */
+    void commitAtEndWithoutCheckpoints() throws Exception {
+        for (StreamOperators.CommittingSink sink : committingSinks) {
+            sink.commitAtEndWithoutCheckpoints();
+        }
     }
 
     /** Closes every operator, then releases the state backends. Idempotent. */

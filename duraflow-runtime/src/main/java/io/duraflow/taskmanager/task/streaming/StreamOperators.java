@@ -233,6 +233,12 @@ final class StreamOperators {
             }
         }
 
+        /** The input ended and the job takes no checkpoints: commits what was written (see the driver). */
+        void commitAtEndWithoutCheckpoints() throws Exception {
+            driver.commitAtEndWithoutCheckpoints();
+            cleanedUpAtEnd = true;
+        }
+
         int waitingCount() {
             return driver == null ? 0 : driver.waitingCount();
         }

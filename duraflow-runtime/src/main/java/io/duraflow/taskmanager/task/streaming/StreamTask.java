@@ -69,7 +69,8 @@ import io.duraflow.taskmanager.task.TaskEnvironment;
  * ({@code ReportInputEnded}) and stays alive: it finishes (end of partition downstream, FINISHED)
  * only once a checkpoint whose snapshot it took after the end completed, so the sinks committed
  * everything. The JobManager triggers that checkpoint at the task (also a non-source task, whose
- * gate delivers no barrier any more once its producers ended).
+ * gate delivers no barrier any more once its producers ended). In a job that takes no
+ * checkpoints no such checkpoint comes: the sinks commit at the end of input and the task finishes.
  */
 public final class StreamTask implements TaskBody {
     private static final Logger LOG = LoggerFactory.getLogger(StreamTask.class);
@@ -107,6 +108,8 @@ public final class StreamTask implements TaskBody {
     private TaskCheckpoints checkpoints;
     private SourceReader<Object, SourceSplit> reader;
     private Phase phase = Phase.RUNNING;
+    /** Whether the job takes checkpoints; without, the task finishes as soon as its input ended. */
+    private boolean checkpointing;
     /** The first checkpoint this task snapshotted after its input ended, or -1. */
     private long firstCheckpointAfterEnd = -1;
     /** A trigger that came before the end of this (non-source) task's input, taken once the input ended; or null. */
@@ -159,6 +162,7 @@ public final class StreamTask implements TaskBody {
         int maxParallelism = config.get(CheckpointingOptions.MAX_PARALLELISM);
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
         checkpoints = TaskCheckpoints.create(deployment, name, streaming, config);
+        checkpointing = CheckpointingOptions.isEnabled(config);
         boolean finished = false;
         java.nio.file.Path localStateDirectory = LocalStateDirectory.of(streaming, attempt);
         try {
@@ -376,6 +380,14 @@ public final class StreamTask implements TaskBody {
         chain.endInput();
         for (PipelinedResultPartition output : partitions.values()) {
             output.flushAll();
+        }
+        if (!checkpointing) {
+            // No checkpoint will come to let the sinks commit and the task finish: both happen now.
+            chain.commitAtEndWithoutCheckpoints();
+            phase = Phase.FINISHING;
+            LOG.info("Streaming task {} ended its input; the job takes no checkpoints, so it commits and finishes",
+                    name);
+            return;
         }
         phase = Phase.INPUT_ENDED;
         LOG.info("Streaming task {} ended its input; waiting for a checkpoint after it to complete", name);
