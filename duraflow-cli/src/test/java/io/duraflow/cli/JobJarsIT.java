@@ -79,6 +79,23 @@ class JobJarsIT {
         assertThat(printedCounts(run, 7)).isEqualTo(expectedCounts(10_000, 7));
         await("the stored jar is deleted by the job's cleanup").atMost(TIMEOUT)
                 .until(() -> storedCopies(sha256).isEmpty());
+
+        // Its result stays readable; its records decode with the job's classes from the jar.
+        java.util.regex.Matcher submitted = java.util.regex.Pattern.compile("Submitted job (\\w+)").matcher(run.stdout());
+        assertThat(submitted.find()).as("%s", run).isTrue();
+        String jobId = submitted.group(1);
+        Cli.Result withoutJar = Cli.run(LOGS.watch(tempDir), TIMEOUT, "result", jobId, "--jobmanager", cluster.address());
+        assertThat(withoutJar.exitCode()).as("%s", withoutJar).isZero();
+        assertThat(withoutJar.stdout()).contains("jar:       count-by-bucket.jar (sha256 " + sha256 + ")")
+                .contains("add --jar count-by-bucket.jar");
+        Cli.Result withJar = Cli.run(LOGS.watch(tempDir), TIMEOUT, "result", jobId, "--jobmanager", cluster.address(),
+                "--jar", jar.toString(), "--show", "100");
+        assertThat(withJar.exitCode()).as("%s", withJar).isZero();
+        assertThat(printedCounts(withJar, 7)).isEqualTo(expectedCounts(10_000, 7));
+        Path other = TestJars.build(tempDir.resolve("other.jar"), TestJars.countByBucket(3), Map.of());
+        assertOneLineError(new String[] {"result", jobId, "--jar", other.toString()}, "jar " + other
+                + " is not the one job " + jobId + " was submitted from (count-by-bucket.jar, sha256 " + sha256
+                + "): pass that jar with --jar");
     }
 
     @Test
