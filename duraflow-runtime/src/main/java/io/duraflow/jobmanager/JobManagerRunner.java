@@ -140,8 +140,13 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         LOG.info("JobManager {} listening on {} (high availability: {})", participantId, address,
                 ha.isZooKeeper() ? "zookeeper" : "none");
         election.start(this);
-        StandbyWarmUp.start(address, () -> !elected && !closing, go -> StoredJobRecovery.rehearseReads(
-                ha.jobResultStore(), ha.jobGraphStore(), new JobDirectories(ha.fileSystem(), ha.jobsDirectory()), go));
+        if (ha.isZooKeeper()) {
+            // Without high availability it leads at once and nothing takes over from it: the
+            // warm-up would only compete with its first job for the cores.
+            StandbyWarmUp.start(address, () -> !elected && !closing, go -> StoredJobRecovery.rehearseReads(
+                    ha.jobResultStore(), ha.jobGraphStore(), new JobDirectories(ha.fileSystem(), ha.jobsDirectory()),
+                    go));
+        }
     }
 
     /** The Prometheus endpoint, or null when it is off; on failure everything started so far is closed. */
@@ -255,7 +260,11 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         old.heartbeatCheck.cancel();
         old.dispatcher.close();
         old.resourceManager.close();
-        LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId);
+        if (closing) {
+            LOG.info("JobManager {} gave up its leadership as it stops (was session {})", participantId, old.sessionId);
+        } else {
+            LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId);
+        }
     }
 
     /**
