@@ -59,8 +59,10 @@ final class JarUploads {
                 request.setJobClass(checked.jobClass(loader, request.getJobClass()));
             }
         } catch (JobJar.JobJarException e) {
-            throw RestException.badRequest("jar", e.getMessage().replace(jar.getFileName().toString(), fileName)
-                    .replace(jar.toString(), fileName));
+            // The whole path first: once its file name is replaced the path no longer matches, and the
+            // message would show the JobManager's temporary directory.
+            throw RestException.badRequest("jar", e.getMessage().replace(jar.toString(), fileName)
+                    .replace(jar.getFileName().toString(), fileName));
         }
         request.setArtifact(JobArtifact.newBuilder().setSha256(checked.sha256()).setFileName(fileName)
                 .setSize(checked.size()));

@@ -3,18 +3,23 @@ package io.duraflow.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.duraflow.artifact.TestJobJars;
 import io.duraflow.config.Configuration;
 import io.duraflow.examples.WordCount;
 import io.duraflow.jobmanager.JobManagerRunner;
 import io.duraflow.taskmanager.TaskManagerRunner;
 import java.io.File;
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -32,10 +37,12 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * The web UI in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver},
  * driven by Selenium) against a JobManager and a TaskManager in this JVM running a streaming job:
  * the jobs overview, the job's graph with live states and rates, the subtask table with attempt
- * numbers, the checkpoint history with its chart, the TaskManagers, the job result store, and a
- * cancel from the UI. Screenshots go to {@code target/ui-screenshots/} (the job page also to
- * {@code docs/ui-job.png} with {@code -Dui.screenshot.docs=true}). An integration test (failsafe,
- * in {@code verify}); without the browser or its driver it fails, saying what to install.
+ * numbers, the checkpoint history with its chart, the TaskManagers, the job result store, a
+ * cancel from the UI, and a job submitted from a jar built here through the "Submit a job" form
+ * (and the server's one-line error for an upload that holds no job). Screenshots go to
+ * {@code target/ui-screenshots/} (the job page also to {@code docs/ui-job.png} with
+ * {@code -Dui.screenshot.docs=true}). An integration test (failsafe, in {@code verify}); without
+ * the browser or its driver it fails, saying what to install.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WebUiBrowserIT {
@@ -43,6 +50,29 @@ class WebUiBrowserIT {
     private static final String STREAMING = "ui-streaming";
     private static final String BATCH = "ui-batch";
     private static final Path SCREENSHOTS = Path.of("target", "ui-screenshots");
+
+    /**
+     * A job whose classes are only in the jar built here: the numbers below {@code n} that are
+     * multiples of {@code every}, collected as "multiples".
+     */
+    private static final String MULTIPLES = """
+            package com.example.ui;
+
+            import io.duraflow.api.DuraflowJob;
+            import io.duraflow.api.JobBuilder;
+            import io.duraflow.api.JobParameters;
+            import io.duraflow.api.connectors.SequenceSource;
+
+            public final class Multiples implements DuraflowJob {
+                @Override
+                public void build(JobBuilder job, JobParameters params) {
+                    long n = params.getLong("n", 10);
+                    long every = params.getLong("every", 1);
+                    job.name("multiples").fromSource("numbers", new SequenceSource(0, n, 4))
+                            .filter(x -> x % every == 0).collect("multiples");
+                }
+            }
+            """;
 
     private static Path dir;
     private static JobManagerRunner jobManager;
@@ -203,5 +233,75 @@ class WebUiBrowserIT {
         assertThat(http.get("/v1/jobs/" + STREAMING).json().path("state").asText()).isEqualTo("JOB_CANCELED");
         assertThat(find("#cancel-job")).isEmpty();
         screenshot("job-canceled");
+    }
+
+    /** Opens the form on a freshly loaded page and picks {@code file} as the jar. */
+    private static void openSubmitForm(Path file) {
+        browser.get(jobManager.restUrl() + "/");
+        click("#submit-open");
+        browser.findElement(By.id("submit-jar")).sendKeys(file.toAbsolutePath().toString());
+    }
+
+    private static int jobCount() {
+        return http.get("/v1/jobs").json().path("jobs").size();
+    }
+
+    @Test
+    @Order(7)
+    void aJobSubmittedFromItsJarInTheFormRunsAndFinishesWithItsResult() throws IOException {
+        Path jar = TestJobJars.jar(dir.resolve("multiples.jar")).source("com.example.ui.Multiples", MULTIPLES).build();
+        openSubmitForm(jar);
+        browser.findElement(By.id("submit-params")).sendKeys("n=1000\nevery = 7\n");
+        WebElement parallelism = browser.findElement(By.id("submit-parallelism"));
+        parallelism.clear();
+        parallelism.sendKeys("2");
+        click("#submit-send");
+
+        // The form closes and the UI goes to the new job's page, its id given by the server.
+        String jobId = URLDecoder.decode(await().atMost(TIMEOUT).until(browser::getCurrentUrl,
+                url -> url.contains("#/jobs/")).replaceFirst(".*#/jobs/", ""), StandardCharsets.UTF_8);
+        assertThat(browser.findElement(By.id("submit-form")).isDisplayed()).isFalse();
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> find("h1").get(0).getText(),
+                h1 -> h1.contains("multiples") && h1.contains(jobId));
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> "FINISHED".equals(find("#job-state").get(0)
+                .getAttribute("data-state")));
+        screenshot("job-submitted-from-jar");
+
+        // 0, 7, ..., 994: 143 numbers, over the 2 subtasks asked for.
+        JsonNode result = http.get("/v1/jobs/" + jobId + "/result").json();
+        assertThat(result.path("status").path("state").asText()).isEqualTo("JOB_FINISHED");
+        assertThat(result.path("params").path("n").asText()).isEqualTo("1000");
+        assertThat(result.path("params").path("every").asText()).isEqualTo("7");
+        List<JsonNode> collected = StreamSupport.stream(result.path("collected").spliterator(), false).toList();
+        assertThat(collected).allSatisfy(c -> assertThat(c.path("name").asText()).isEqualTo("multiples"));
+        assertThat(collected).extracting(c -> c.path("subtask").asInt()).containsExactlyInAnyOrder(0, 1);
+        assertThat(collected.stream().mapToLong(c -> c.path("records").asLong()).sum()).isEqualTo(143);
+        assertThat(result.path("status").path("vertices").findValues("parallelism")).isNotEmpty()
+                .allSatisfy(p -> assertThat(p.asInt()).isEqualTo(2));
+    }
+
+    @Test
+    @Order(8)
+    void anUploadThatHoldsNoJobShowsTheServersOneLineErrorAndSubmitsNothing() throws IOException {
+        Path text = Files.writeString(dir.resolve("notes.txt"), "not a jar\n");
+        Path noJob = TestJobJars.jar(dir.resolve("util.jar"))
+                .source("com.example.ui.Util", TestJobJars.versionedSource("com.example.ui.Util", "1")).build();
+        int jobs = jobCount();
+
+        for (Map.Entry<Path, String> upload : List.of(Map.entry(text, "notes.txt is not a jar: "), Map.entry(noJob,
+                "jar util.jar holds no job: no public class in it implements io.duraflow.api.DuraflowJob"))) {
+            openSubmitForm(upload.getKey());
+            click("#submit-send");
+
+            String error = await().atMost(TIMEOUT).ignoreExceptions().until(
+                    () -> browser.findElement(By.id("submit-error")).getText(), t -> !t.isEmpty());
+            assertThat(error).startsWith(upload.getValue()).doesNotContain("\n").doesNotContain(dir.toString())
+                    .doesNotContain("duraflow-jar-uploads");
+            assertThat(browser.findElement(By.id("submit-form")).isDisplayed()).isTrue();
+            assertThat(browser.findElement(By.id("submit-send")).isEnabled()).isTrue();
+            assertThat(browser.getCurrentUrl()).doesNotContain("#/jobs/");
+            screenshot("submit-error-" + upload.getKey().getFileName());
+        }
+        assertThat(jobCount()).isEqualTo(jobs);
     }
 }
