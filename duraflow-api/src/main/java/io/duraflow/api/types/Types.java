@@ -7,8 +7,6 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** Built-in serializers. */
 public final class Types {
@@ -182,7 +180,19 @@ public final class Types {
         };
     }
 
-    private static final Map<Class<?>, TypeSerializer<?>> RECORDS = new ConcurrentHashMap<>();
+    /**
+     * One serializer per record class, kept with the class itself: a job's records are classes of
+     * the job's class loader while this class is the process's, and a map from classes held here
+     * would keep every job's loader, and all its classes, alive after the job ended. Building a
+     * serializer builds those of nested records, each in its own class's slot.
+     */
+    private static final ClassValue<TypeSerializer<?>> RECORDS = new ClassValue<>() {
+        @Override
+        @SuppressWarnings("unchecked")
+        protected TypeSerializer<?> computeValue(Class<?> type) {
+            return new RecordSerializer<>((Class<Record>) type);
+        }
+    };
 
     /**
      * A serializer for a Java record whose components are strings, primitives or their boxes,
@@ -190,14 +200,7 @@ public final class Types {
      */
     @SuppressWarnings("unchecked")
     public static <R extends Record> TypeSerializer<R> record(Class<R> type) {
-        // Not computeIfAbsent: building a serializer builds those of nested records, which would
-        // update the map from inside its own update.
-        TypeSerializer<?> known = RECORDS.get(type);
-        if (known == null) {
-            RECORDS.putIfAbsent(type, new RecordSerializer<>(type));
-            known = RECORDS.get(type);
-        }
-        return (TypeSerializer<R>) known;
+        return (TypeSerializer<R>) RECORDS.get(type);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

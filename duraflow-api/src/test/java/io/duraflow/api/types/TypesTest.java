@@ -2,7 +2,12 @@ package io.duraflow.api.types;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -67,6 +72,76 @@ class TypesTest {
         Row nulls = new Row(-1, 0, 0, false, null, 7L, null);
         assertThat(roundTrip(serializer, nulls)).isEqualTo(nulls);
         assertThat(serializer.description()).contains(Row.class.getName()).contains("text:java.lang.String");
+    }
+
+    /**
+     * A job's record, as the JobManager and the TaskManagers see it: defined by a class loader of
+     * its own (the job's), over the API loaded by the parent. Once the job's loader is let go, the
+     * serializer built for the record must not keep it alive: the API outlives every job.
+     */
+    @Test
+    void aRecordsSerializerIsCachedYetLetsTheRecordsClassLoaderBeCollected() throws Exception {
+        WeakReference<ClassLoader> loader = serializeARecordOfAnotherLoader();
+
+        await("the record's class loader collected").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    System.gc();
+                    return loader.get() == null;
+                });
+    }
+
+    /**
+     * Round trip of a record of another loader, compared by its bytes, not with the record's
+     * equals: JDK 17 links a record's equals through a method handle of {@code ObjectMethods}
+     * whose one-entry {@code asType} cache keeps the last record class it was linked for, and with
+     * it that class's loader (one at most, replaced by the next record's).
+     */
+    private static WeakReference<ClassLoader> serializeARecordOfAnotherLoader() throws Exception {
+        ClassLoader loader = new OwnClassLoader(RecordOfAJob.class.getName(), TypesTest.class.getClassLoader());
+        Class<? extends Record> type = loader.loadClass(RecordOfAJob.class.getName()).asSubclass(Record.class);
+        assertThat(type).isNotEqualTo(RecordOfAJob.class);
+        Record value = type.getDeclaredConstructor(long.class, String.class).newInstance(7L, "seven");
+        @SuppressWarnings("unchecked")
+        TypeSerializer<Record> serializer = (TypeSerializer<Record>) Types.record(type);
+
+        DataWriter out = new DataWriter();
+        serializer.write(value, out);
+        Record read = serializer.read(new DataReader(out.toByteArray()));
+        DataWriter again = new DataWriter();
+        serializer.write(read, again);
+        assertThat(read.getClass()).isSameAs(type);
+        assertThat(again.toByteArray()).isEqualTo(out.toByteArray());
+        assertThat(Types.record(type)).as("the same serializer for the same class").isSameAs(serializer);
+        return new WeakReference<>(loader);
+    }
+
+    /** Defines one class itself, from the bytes its parent has for it, and leaves every other to the parent. */
+    private static final class OwnClassLoader extends ClassLoader {
+        private final String own;
+
+        OwnClassLoader(String own, ClassLoader parent) {
+            super("own-" + own, parent);
+            this.own = own;
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.equals(own)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> type = findLoadedClass(name);
+                if (type == null) {
+                    try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+                        byte[] bytes = in.readAllBytes();
+                        type = defineClass(name, bytes, 0, bytes.length);
+                    } catch (IOException e) {
+                        throw new ClassNotFoundException(name, e);
+                    }
+                }
+                return type;
+            }
+        }
     }
 
     public record Unsupported(java.util.Date when) {}
