@@ -120,6 +120,16 @@ final class TestCluster implements AutoCloseable {
         return address;
     }
 
+    /** The JobManager's process id (for {@code jcmd}). */
+    long jobManagerPid() {
+        return jobManager.pid();
+    }
+
+    /** TaskManager {@code index}'s process id (for {@code jcmd}). */
+    long taskManagerPid(int index) {
+        return taskManagers.get(index).pid();
+    }
+
     // ------------------------------------------------------------------ TaskManagers
 
     private int spawnTaskManager() throws IOException {
