@@ -12,8 +12,8 @@ import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.SubmitJobResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -183,7 +183,10 @@ final class JobJarTransfers {
         }
     }
 
-    /** Sends a job's jar to a TaskManager, from the job's directory in the HA storage. */
+    /**
+     * Sends a job's jar to a TaskManager, from the job's directory in the HA storage, as fast as
+     * the TaskManager takes it ({@link JobJarDownload}).
+     */
     static void download(JobDirectories directories, FetchArtifactRequest request,
             StreamObserver<ArtifactChunk> response) {
         if (!JobIds.isValid(request.getJobId())) {
@@ -198,19 +201,19 @@ final class JobJarTransfers {
             response.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
             return;
         }
-        try (InputStream in = directories.fileSystem().open(
-                directories.artifactDirectory(request.getJobId()).resolve(sha256 + ".jar"))) {
-            byte[] buffer = new byte[CHUNK_BYTES];
-            for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0; n = in.readNBytes(buffer, 0, buffer.length)) {
-                response.onNext(ArtifactChunk.newBuilder().setData(ByteString.copyFrom(buffer, 0, n)).build());
-            }
-            response.onCompleted();
+        InputStream in;
+        try {
+            in = directories.fileSystem().open(directories.artifactDirectory(request.getJobId()).resolve(sha256 + ".jar"));
         } catch (NoSuchFileException e) {
             response.onError(Status.NOT_FOUND.withDescription("job " + request.getJobId() + " has no jar " + sha256
                     + " (it ended and was cleaned up, or never had one)").asRuntimeException());
+            return;
         } catch (IOException e) {
             response.onError(Status.UNAVAILABLE.withDescription("cannot read the jar of job " + request.getJobId()
                     + ": " + e.getMessage()).asRuntimeException());
+            return;
         }
+        JobJarDownload.start(in, (ServerCallStreamObserver<ArtifactChunk>) response,
+                "the jar " + sha256 + " of job " + request.getJobId(), CHUNK_BYTES);
     }
 }
