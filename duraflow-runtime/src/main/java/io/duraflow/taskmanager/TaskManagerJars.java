@@ -11,7 +11,10 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -81,8 +84,11 @@ final class TaskManagerJars {
         Files.createDirectories(directory);
         Path partial = Files.createTempFile(directory, jar.getSha256(), ".partial");
         long started = System.nanoTime();
+        // Hashed as the bytes arrive, not read back afterwards: the check then costs no second pass
+        // over the jar, and the hashing overlaps the wait for the next chunk.
+        MessageDigest digest = JobJar.newDigest();
         try {
-            try (OutputStream out = Files.newOutputStream(partial)) {
+            try (OutputStream out = new DigestOutputStream(Files.newOutputStream(partial), digest)) {
                 client.fetchArtifact(FetchArtifactRequest.newBuilder().setJobId(jobId).setSha256(jar.getSha256()).build(),
                         out, fetchTimeoutMs).get(fetchTimeoutMs, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
@@ -95,7 +101,7 @@ final class TaskManagerJars {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while fetching jar " + jar.getFileName() + " of job " + jobId, e);
             }
-            String found = JobJar.sha256(partial);
+            String found = HexFormat.of().formatHex(digest.digest());
             if (!found.equals(jar.getSha256())) {
                 throw new IOException("jar " + jar.getFileName() + " of job " + jobId + " arrived with SHA-256 " + found
                         + ", not the " + jar.getSha256() + " it was submitted with");
