@@ -18,7 +18,6 @@ import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.TaskManagerInfo;
 import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,7 +95,7 @@ public final class JarDistributionBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        System.setProperty("duraflow.classpath", distributionClassPath());
+        System.setProperty("duraflow.classpath", LauncherClassPath.jars());
         int jarMb = Integer.getInteger("bench.jar-mb", 50);
         int repeats = Math.max(1, Integer.getInteger("bench.repeats", 3));
         Duration startTimeout = Duration.ofSeconds(Long.getLong("bench.cluster-start-seconds", 180));
@@ -129,22 +128,6 @@ public final class JarDistributionBenchmark {
         }
         printSummary(tiny, large, repeats);
         deleteRecursively(workDir);
-    }
-
-    /**
-     * The jars of {@code duraflow-cli/target/lib}, as {@code bin/duraflow} runs the cluster's
-     * processes: this JVM's own class path holds the build's class directories, for which the
-     * processes' class-data sharing archive cannot be used.
-     */
-    private static String distributionClassPath() throws IOException {
-        Path lib = Path.of("..", "duraflow-cli", "target", "lib").toAbsolutePath().normalize();
-        if (!Files.isRegularFile(lib.resolve("duraflow-cli.jar"))) {
-            throw new IllegalStateException(lib + " holds no duraflow-cli.jar: run ./mvnw -o -q install -DskipTests first");
-        }
-        try (Stream<Path> files = Files.list(lib)) {
-            return String.join(File.pathSeparator, files.filter(f -> f.toString().endsWith(".jar")).sorted()
-                    .map(Path::toString).toList());
-        }
     }
 
     private static void checkSlots(ClusterClient client) {
