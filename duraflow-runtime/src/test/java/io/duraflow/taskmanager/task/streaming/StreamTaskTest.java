@@ -77,6 +77,9 @@ import io.duraflow.taskmanager.task.TaskEnvironment;
  */
 @Timeout(120)
 class StreamTaskTest {
+    /** The tasks' jobs take checkpoints (the tests trigger them): without, a task finishes at the end of its input. */
+    private static final String INTERVAL = "execution.checkpointing.interval";
+
     private static final long RECORDS = 20_000;
     private static final long KEYS = 10;
     private static final long HALF = RECORDS / 2;
@@ -316,7 +319,7 @@ class StreamTaskTest {
         };
         graph = job.get();
         sources = graph.vertices().get(0);
-        Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString());
+        Map<String, String> config = Map.of(INTERVAL, "1h", "execution.checkpointing.dir", dir.resolve("checkpoints").toString());
         AttemptId first = sourceAttempt(0, 0);
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1).setAttempt(first)
                 .putAllConfig(config).build(), job.get(), cluster, StreamTask::new);
@@ -382,7 +385,7 @@ class StreamTaskTest {
         sources = graph.vertices().get(0);
         Path checkpoints = dir.resolve("checkpoints");
         // Inline nothing: every piece of state is a file, so a leftover file would show.
-        Map<String, String> config = Map.of("execution.checkpointing.dir", checkpoints.toString(),
+        Map<String, String> config = Map.of(INTERVAL, "1h", "execution.checkpointing.dir", checkpoints.toString(),
                 "state.storage.inline-threshold", "0 b");
         List<Runnable> asyncParts = new CopyOnWriteArrayList<>();
         cluster.snapshotExecutor = asyncParts::add;
@@ -428,7 +431,7 @@ class StreamTaskTest {
         };
         graph = job.get();
         sources = graph.vertices().get(0);
-        Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString());
+        Map<String, String> config = Map.of(INTERVAL, "1h", "execution.checkpointing.dir", dir.resolve("checkpoints").toString());
         List<Runnable> asyncParts = new CopyOnWriteArrayList<>();
         cluster.snapshotExecutor = asyncParts::add;
         AttemptId attempt = sourceAttempt(0, 0);
@@ -468,7 +471,7 @@ class StreamTaskTest {
         sources = graph.vertices().get(0);
         AttemptId attempt = sourceAttempt(0, 0);
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
-                .setAttempt(attempt).putConfig("execution.checkpointing.dir", dir.resolve("checkpoints").toString())
+                .setAttempt(attempt).putConfig(INTERVAL, "1h").putConfig("execution.checkpointing.dir", dir.resolve("checkpoints").toString())
                 .build(), job.get(), cluster, StreamTask::new);
         byte[] split = io.duraflow.api.connectors.StrideSplit.SERIALIZER.toBytes(
                 new io.duraflow.api.connectors.StrideSplit(0, 0, 1, records));
@@ -599,7 +602,7 @@ class StreamTaskTest {
         AttemptId attempt = sourceAttempt(0, 0);
         java.nio.file.Path checkpoints = dir.resolve("checkpoints");
         Task task = new Task(TaskDeployment.newBuilder().setJmSessionId("session").setParallelism(1)
-                .setAttempt(attempt).putConfig("execution.checkpointing.dir", checkpoints.toString())
+                .setAttempt(attempt).putConfig(INTERVAL, "1h").putConfig("execution.checkpointing.dir", checkpoints.toString())
                 .build(), job.get(), cluster, StreamTask::new);
         task.deliver(OperatorEvent.newBuilder().setAddSplits(AddSplits.newBuilder().addSplits(ByteString.copyFrom(
                 io.duraflow.api.connectors.StrideSplit.SERIALIZER.toBytes(
@@ -650,7 +653,7 @@ class StreamTaskTest {
     /** Starts the two sources and the two keyed tasks of one attempt, each on its own thread. */
     private Map<AttemptId, Task> deployAll(int attempt, Map<AttemptId, TaskRestore> restores) {
         ExchangeEdge edge = graph.edges().get(0);
-        Map<String, String> config = Map.of("execution.checkpointing.dir", dir.resolve("checkpoints").toString(),
+        Map<String, String> config = Map.of(INTERVAL, "1h", "execution.checkpointing.dir", dir.resolve("checkpoints").toString(),
                 "execution.max-parallelism", "128");
         Map<AttemptId, Task> tasks = new HashMap<>();
         for (int subtask = 0; subtask < 2; subtask++) {
