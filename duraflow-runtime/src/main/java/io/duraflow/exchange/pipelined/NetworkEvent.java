@@ -4,12 +4,12 @@ import java.util.Objects;
 
 /**
  * Events a producer puts into the stream of every subpartition, each as an element of its own.
- * Events need no credit (they are few and small: one per checkpoint per channel) and use no
- * network memory. Watermarks (event time) will be one more permitted record here and one more
- * case of {@code StreamEvent} in duraflow.proto.
+ * Events need no credit (they are few and small: one per checkpoint, or per watermark period, per
+ * channel) and use no network memory.
  */
 public sealed interface NetworkEvent extends BufferOrEvent
-        permits NetworkEvent.CheckpointBarrier, NetworkEvent.CancelCheckpointMarker, NetworkEvent.EndOfPartition {
+        permits NetworkEvent.CheckpointBarrier, NetworkEvent.CancelCheckpointMarker, NetworkEvent.EndOfPartition,
+        NetworkEvent.Watermark, NetworkEvent.WatermarkStatus {
 
     /**
      * Whether a barrier starts a checkpoint (owned and deleted by the job), a full checkpoint (one
@@ -49,6 +49,22 @@ public sealed interface NetworkEvent extends BufferOrEvent
      * aligning it releases its held channels instead of waiting for barriers that never come.
      */
     record CancelCheckpointMarker(long checkpointId) implements NetworkEvent {
+    }
+
+    /**
+     * Event time: no record with a timestamp at or below {@code timestamp} follows in this
+     * channel. A consumer's event time is the lowest watermark of its channels that are not idle.
+     */
+    record Watermark(long timestamp) implements NetworkEvent {
+    }
+
+    /**
+     * The producer has no records for now ({@code idle}) and its watermark must not hold back its
+     * consumers' event time, or it has again (its next watermark or record follows).
+     */
+    record WatermarkStatus(boolean idle) implements NetworkEvent {
+        public static final WatermarkStatus IDLE = new WatermarkStatus(true);
+        public static final WatermarkStatus ACTIVE = new WatermarkStatus(false);
     }
 
     /** The producer finished: nothing follows in this subpartition. */

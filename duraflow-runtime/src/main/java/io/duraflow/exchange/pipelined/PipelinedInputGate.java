@@ -1,5 +1,6 @@
 package io.duraflow.exchange.pipelined;
 
+import io.duraflow.eventtime.WatermarkCombiner;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
@@ -14,6 +15,10 @@ import java.util.concurrent.CompletableFuture;
  * #availability()} in its mailbox (with a timeout for its output flush) instead of spinning.
  * Channels report data through a listener (any thread), which queues the channel and completes
  * the availability future; the task thread alone polls channels and touches alignment state.
+ *
+ * <p>Each channel's watermarks and idleness go into a {@link WatermarkCombiner}: the gate's event
+ * time is the lowest watermark of its channels that are neither idle nor ended, and reaches the
+ * handler as it rises. A channel held for alignment delivers its watermarks after the barrier.
  *
  * <p>Channels with data are served round-robin: after each element its channel goes to the back
  * of the queue, so one busy channel cannot starve the others. A held channel is taken out of the
@@ -43,6 +48,15 @@ public final class PipelinedInputGate implements AutoCloseable {
 
         /** Alignment of a checkpoint was given up (cancel marker or a newer barrier); held channels are released. */
         void onCheckpointAborted(long checkpointId, String reason) throws Exception;
+
+        /**
+         * The gate's event time rose to {@code watermark}: the lowest watermark of its channels
+         * that are neither idle nor ended ({@code Long.MAX_VALUE} once every channel ended).
+         */
+        default void onWatermark(long watermark) throws Exception {}
+
+        /** Every channel that has not ended is idle ({@code idle}), or one is active again. */
+        default void onWatermarkStatus(boolean idle) throws Exception {}
     }
 
     /** One channel and the input edge (index at the head operator) it belongs to. */
@@ -58,6 +72,10 @@ public final class PipelinedInputGate implements AutoCloseable {
     private final boolean[] held;
     private int openChannels;
     private final BarrierAligner aligner;
+    /** The channels' watermarks, by channel index; what it emits waits in {@link #eventTime} for the handler. */
+    private final WatermarkCombiner watermarks;
+    /** Changes of the combined watermark (a Long) or status (a Boolean: idle) not yet given to the handler. */
+    private final ArrayDeque<Object> eventTime = new ArrayDeque<>(2);
     /** The receive buffers of the remote channels, given back on close; null when the caller owns them. */
     private final LocalBufferPool receivePool;
     private Handler handler;
@@ -100,6 +118,18 @@ public final class PipelinedInputGate implements AutoCloseable {
         this.held = new boolean[this.channels.size()];
         this.queued = new boolean[this.channels.size()];
         this.aligner = new BarrierAligner(this.channels.size(), new AlignmentActions());
+        this.watermarks = new WatermarkCombiner(new WatermarkCombiner.Output() {
+            @Override
+            public void watermark(long watermark) {
+                eventTime.add(watermark);
+            }
+
+            @Override
+            public void idle(boolean idle) {
+                eventTime.add(idle);
+            }
+        });
+        watermarks.addInputs(this.channels.size());
     }
 
     /** Starts every channel (a remote one opens its stream and grants its first credit). Task thread. */
@@ -164,6 +194,16 @@ public final class PipelinedInputGate implements AutoCloseable {
                 aligner.onBarrier(index, barrier);
             } else if (element instanceof NetworkEvent.CancelCheckpointMarker marker) {
                 aligner.onCancelMarker(index, marker.checkpointId());
+            } else if (element instanceof NetworkEvent.Watermark watermark) {
+                watermarks.update(index, watermark.timestamp());
+                deliverEventTime();
+            } else if (element instanceof NetworkEvent.WatermarkStatus status) {
+                if (status.idle()) {
+                    watermarks.markIdle(index);
+                } else {
+                    watermarks.markActive(index);
+                }
+                deliverEventTime();
             } else if (element instanceof NetworkEvent.EndOfPartition) {
                 channelFinished(index);
             } else {
@@ -202,9 +242,29 @@ public final class PipelinedInputGate implements AutoCloseable {
         openChannels--;
         int input = channels.get(index).input();
         aligner.onChannelFinished(index);
+        // An ended channel holds event time back no more; once all ended it is the end of time,
+        // which reaches the handler before the end of the input (every event-time timer fires).
+        watermarks.end(index);
+        deliverEventTime();
         if (--openChannelsPerInput[input] == 0) {
             handler.onEndOfInput(input);
         }
+    }
+
+    private void deliverEventTime() throws Exception {
+        Object change;
+        while ((change = eventTime.poll()) != null) {
+            if (change instanceof Long watermark) {
+                handler.onWatermark(watermark);
+            } else {
+                handler.onWatermarkStatus((Boolean) change);
+            }
+        }
+    }
+
+    /** The gate's event time so far ({@code Long.MIN_VALUE} before the first watermark). */
+    public long currentWatermark() {
+        return watermarks.current();
     }
 
     /**

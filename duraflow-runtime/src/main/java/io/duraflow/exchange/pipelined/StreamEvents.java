@@ -25,6 +25,10 @@ final class StreamEvents {
             builder.setCancelCheckpoint(StreamCancelCheckpoint.newBuilder().setCheckpointId(marker.checkpointId()));
         } else if (event instanceof NetworkEvent.EndOfPartition) {
             builder.setEndOfPartition(StreamEndOfPartition.getDefaultInstance());
+        } else if (event instanceof NetworkEvent.Watermark watermark) {
+            builder.setWatermark(io.duraflow.rpc.proto.StreamWatermark.newBuilder().setTimestamp(watermark.timestamp()));
+        } else if (event instanceof NetworkEvent.WatermarkStatus status) {
+            builder.setWatermarkStatus(io.duraflow.rpc.proto.StreamWatermarkStatus.newBuilder().setIdle(status.idle()));
         } else {
             throw new IllegalArgumentException("no wire form for event " + event);
         }
@@ -48,6 +52,9 @@ final class StreamEvents {
             case BARRIER -> barrier(event.getBarrier());
             case CANCEL_CHECKPOINT -> new NetworkEvent.CancelCheckpointMarker(event.getCancelCheckpoint().getCheckpointId());
             case END_OF_PARTITION -> NetworkEvent.EndOfPartition.INSTANCE;
+            case WATERMARK -> new NetworkEvent.Watermark(event.getWatermark().getTimestamp());
+            case WATERMARK_STATUS -> event.getWatermarkStatus().getIdle() ? NetworkEvent.WatermarkStatus.IDLE
+                    : NetworkEvent.WatermarkStatus.ACTIVE;
             case KIND_NOT_SET -> throw new IllegalArgumentException("stream event of a kind this Duraflow version does not"
                     + " know; run the same Duraflow version on every task manager");
         };

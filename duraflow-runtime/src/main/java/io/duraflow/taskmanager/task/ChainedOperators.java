@@ -25,6 +25,11 @@ public final class ChainedOperators {
             }
 
             @Override
+            public void processWatermark(long watermark) throws Exception {
+                out.processWatermark(watermark);
+            }
+
+            @Override
             public SnapshotAvailability snapshotAvailability(long checkpointId) {
                 return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
             }
@@ -38,6 +43,11 @@ public final class ChainedOperators {
                 if (function.filter(record)) {
                     out.push(record);
                 }
+            }
+
+            @Override
+            public void processWatermark(long watermark) throws Exception {
+                out.processWatermark(watermark);
             }
 
             @Override
@@ -69,6 +79,11 @@ public final class ChainedOperators {
                 } catch (ChainException e) {
                     throw (Exception) e.getCause();
                 }
+            }
+
+            @Override
+            public void processWatermark(long watermark) throws Exception {
+                out.processWatermark(watermark);
             }
         };
     }

@@ -23,4 +23,11 @@ final class FanOut implements Downstream {
             target.push(record);
         }
     }
+
+    @Override
+    public void processWatermark(long watermark) throws Exception {
+        for (Downstream target : targets) {
+            target.processWatermark(watermark);
+        }
+    }
 }

@@ -12,6 +12,11 @@ public interface HeadOperator extends StreamOperator {
 
             @Override
             public void endInput(int input) {}
+
+            @Override
+            public void processWatermark(long watermark) throws Exception {
+                out.processWatermark(watermark);
+            }
         };
     }
 

@@ -44,6 +44,15 @@ public interface StreamOperator {
 
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 
+    /**
+     * Event time reached {@code watermark} (streaming only): no record at or below it follows.
+     * An operator that emits into a downstream fires what is due at it (event-time timers,
+     * windows), then forwards the watermark, so it follows everything emitted for it; a terminal
+     * operator (a sink, a collect) ignores it, which the default does. {@code Long.MAX_VALUE}
+     * comes at the end of the input: every event-time timer fires.
+     */
+    default void processWatermark(long watermark) throws Exception {}
+
     default void notifyCheckpointAborted(long checkpointId) throws Exception {}
 
     default void close() throws Exception {}

@@ -219,6 +219,51 @@ class PipelinedInputGateTest {
         assertThat(network.buffersInUse()).isZero();
     }
 
+    @Test
+    void theGatesEventTimeIsTheLowestWatermarkOfItsChannelsThatAreNotIdle() throws Exception {
+        PipelinedInputGate gate = gate();
+        a.broadcastEvent(new NetworkEvent.Watermark(100));
+        drain(gate);
+        assertThat(recorder.log).as("b has no watermark yet").isEmpty();
+        send(b, 7);
+        b.broadcastEvent(new NetworkEvent.Watermark(40));
+        a.broadcastEvent(new NetworkEvent.Watermark(150));
+        drain(gate);
+        b.broadcastEvent(NetworkEvent.WatermarkStatus.IDLE);
+        drain(gate);
+        a.broadcastEvent(NetworkEvent.WatermarkStatus.IDLE);
+        drain(gate);
+        b.broadcastEvent(new NetworkEvent.Watermark(120)); // active again, below the gate's 150: held
+        b.broadcastEvent(new NetworkEvent.Watermark(160));
+        drain(gate);
+
+        assertThat(recorder.log.stream().filter(line -> !line.startsWith("0:")))
+                .containsExactly("watermark 40", "watermark 150", "idle", "active", "watermark 160");
+        assertThat(gate.currentWatermark()).isEqualTo(160);
+    }
+
+    @Test
+    void endedChannelsHoldNothingBackAndTheEndOfAllComesBeforeTheEndOfInput() throws Exception {
+        PipelinedInputGate gate = gate();
+        a.broadcastEvent(new NetworkEvent.Watermark(10));
+        b.broadcastEvent(new NetworkEvent.Watermark(20));
+        drain(gate);
+        a.finish();
+        drain(gate);
+        b.finish();
+        assertThat(drain(gate)).isEqualTo(InputStatus.END_OF_INPUT);
+
+        assertThat(recorder.log).containsExactly("watermark 10", "watermark 20", "watermark end", "end of input 0");
+    }
+
+    @Test
+    void watermarksCrossTheWireAsStreamEvents() {
+        for (NetworkEvent event : List.of(new NetworkEvent.Watermark(-5), new NetworkEvent.Watermark(Long.MAX_VALUE),
+                NetworkEvent.WatermarkStatus.IDLE, NetworkEvent.WatermarkStatus.ACTIVE)) {
+            assertThat(StreamEvents.fromProto(StreamEvents.toProto(event))).isEqualTo(event);
+        }
+    }
+
     /** Logs what the gate delivers: "input:[values]", "aligned n", "aborted n: reason", "end of input i". */
     static final class Recorder implements PipelinedInputGate.Handler {
         final List<String> log = new ArrayList<>();
@@ -244,6 +289,16 @@ class PipelinedInputGateTest {
         @Override
         public void onCheckpointAborted(long checkpointId, String reason) {
             log.add("aborted " + checkpointId + ": " + reason);
+        }
+
+        @Override
+        public void onWatermark(long watermark) {
+            log.add("watermark " + (watermark == Long.MAX_VALUE ? "end" : watermark));
+        }
+
+        @Override
+        public void onWatermarkStatus(boolean idle) {
+            log.add(idle ? "idle" : "active");
         }
 
         List<Long> values(java.util.function.LongPredicate filter) {

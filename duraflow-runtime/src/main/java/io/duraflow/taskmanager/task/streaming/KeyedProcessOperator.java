@@ -135,6 +135,11 @@ final class KeyedProcessOperator implements HeadOperator {
     }
 
     @Override
+    public void processWatermark(long watermark) throws Exception {
+        out.processWatermark(watermark);
+    }
+
+    @Override
     public void endInput(int input) throws Exception {
         // Processing-time timers not yet due do not fire at the end: their time never came.
     }

@@ -16,7 +16,8 @@ import io.duraflow.taskmanager.task.TaskCounters;
  * What a streaming task does with what its pipelined input gate delivers: a buffer's records are
  * read in batches of up to {@link #MAX_BATCH}, each batch handed to the head operator's {@link
  * HeadOperator#prefetch} before its records are processed in order; the end of an input ends the
- * head's input; aligned barriers and aborted alignments go to the task's {@link Checkpoints}.
+ * head's input; the gate's watermark goes to the head (which forwards it through the chain);
+ * aligned barriers, aborted alignments and the channels' idleness go to the task's {@link GateReports}.
  * Task thread only.
  */
 final class PipelinedInputHandler implements PipelinedInputGate.Handler {
@@ -26,31 +27,34 @@ final class PipelinedInputHandler implements PipelinedInputGate.Handler {
      */
     static final int MAX_BATCH = 16;
 
-    /** What the task does when the gate reports on a checkpoint. */
-    interface Checkpoints {
+    /** What the task does when the gate reports on a checkpoint, or on its channels' idleness. */
+    interface GateReports {
         /** Every input delivered the barrier: the task takes its snapshot. */
         void barrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception;
 
         /** The gate gave up aligning {@code checkpointId}. */
         void alignmentAborted(long checkpointId);
+
+        /** Every input channel is idle ({@code idle}: the task's consumers must not wait for its watermark), or one is active again. */
+        void watermarkStatus(boolean idle);
     }
 
     private final HeadOperator head;
     /** The record type of each input, by input index. */
     private final TypeSerializer<Object>[] wireTypes;
     private final TaskCounters counters;
-    private final Checkpoints checkpoints;
+    private final GateReports reports;
     private final DataReader frame = new DataReader();
     private final DataReader record = new DataReader();
     private final Object[] batch = new Object[MAX_BATCH];
     private final int[] batchBytes = new int[MAX_BATCH];
 
     PipelinedInputHandler(HeadOperator head, TypeSerializer<Object>[] wireTypes, TaskCounters counters,
-            Checkpoints checkpoints) {
+            GateReports reports) {
         this.head = head;
         this.wireTypes = wireTypes;
         this.counters = counters;
-        this.checkpoints = checkpoints;
+        this.reports = reports;
     }
 
     /** The record type of each of the vertex's inputs, by input index, from the deployment's input gates. */
@@ -98,12 +102,22 @@ final class PipelinedInputHandler implements PipelinedInputGate.Handler {
     }
 
     @Override
+    public void onWatermark(long watermark) throws Exception {
+        head.processWatermark(watermark);
+    }
+
+    @Override
+    public void onWatermarkStatus(boolean idle) {
+        reports.watermarkStatus(idle);
+    }
+
+    @Override
     public void onBarrierAligned(NetworkEvent.CheckpointBarrier barrier) throws Exception {
-        checkpoints.barrierAligned(barrier);
+        reports.barrierAligned(barrier);
     }
 
     @Override
     public void onCheckpointAborted(long checkpointId, String reason) {
-        checkpoints.alignmentAborted(checkpointId);
+        reports.alignmentAborted(checkpointId);
     }
 }

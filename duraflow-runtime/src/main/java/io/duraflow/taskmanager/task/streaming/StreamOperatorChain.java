@@ -145,6 +145,12 @@ final class StreamOperatorChain implements AutoCloseable {
         if (partition == null) {
             throw new IllegalStateException("the deployment has no output partition for edge " + edge.id());
         }
+        return StreamOperators.pipelinedExchange(records(edge, partition), partition);
+    }
+
+    /** What writes an edge's records into its partition, by the edge's shipping strategy. */
+    @SuppressWarnings("unchecked")
+    private Downstream records(ExchangeEdge edge, PipelinedResultPartition partition) {
         TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
         int subpartitions = partition.subpartitionCount();
         return switch (edge.strategy()) {

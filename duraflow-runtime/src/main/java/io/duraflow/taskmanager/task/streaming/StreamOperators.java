@@ -152,6 +152,11 @@ final class StreamOperators {
         }
 
         @Override
+        public void processWatermark(long watermark) throws Exception {
+            out.processWatermark(watermark);
+        }
+
+        @Override
         public void endInput(int input) {}
     }
 
@@ -322,6 +327,24 @@ final class StreamOperators {
             partition.write(KeyGroupRange.operatorIndexOf(maxParallelism, consumers, keyGroup),
                     recordScratch.buffer(), 0, recordScratch.position());
             counters.recordsOut++;
+        };
+    }
+
+    /**
+     * The end of a chain that writes into a pipelined partition: records through {@code records}
+     * (the edge's shipping strategy), watermarks as events to every consumer.
+     */
+    static Downstream pipelinedExchange(Downstream records, PipelinedResultPartition partition) {
+        return new Downstream() {
+            @Override
+            public void push(Object record) throws Exception {
+                records.push(record);
+            }
+
+            @Override
+            public void processWatermark(long watermark) {
+                partition.broadcastEvent(new io.duraflow.exchange.pipelined.NetworkEvent.Watermark(watermark));
+            }
         };
     }
 

@@ -274,7 +274,7 @@ public final class StreamTask implements TaskBody {
         gate.start();
         PipelinedInputGate.Handler handler = new PipelinedInputHandler(chain.head(),
                 PipelinedInputHandler.wireTypes(graph, vertex, deployment), counters,
-                new PipelinedInputHandler.Checkpoints() {
+                new PipelinedInputHandler.GateReports() {
                     @Override
                     public void barrierAligned(NetworkEvent.CheckpointBarrier barrier) {
                         performCheckpoint(barrier, gate.lastAlignmentMs());
@@ -285,6 +285,15 @@ public final class StreamTask implements TaskBody {
                         // Downstream tasks may be aligning it too: they must not wait for our barrier.
                         for (PipelinedResultPartition partition : partitions.values()) {
                             partition.broadcastEvent(new NetworkEvent.CancelCheckpointMarker(checkpointId));
+                        }
+                    }
+
+                    @Override
+                    public void watermarkStatus(boolean idle) {
+                        // Idle inputs make an idle task: its consumers must not wait for its watermark.
+                        for (PipelinedResultPartition partition : partitions.values()) {
+                            partition.broadcastEvent(idle ? NetworkEvent.WatermarkStatus.IDLE
+                                    : NetworkEvent.WatermarkStatus.ACTIVE);
                         }
                     }
                 });
