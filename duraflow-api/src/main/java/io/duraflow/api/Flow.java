@@ -1,5 +1,6 @@
 package io.duraflow.api;
 
+import io.duraflow.api.eventtime.WatermarkStrategy;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
 import io.duraflow.api.functions.KeySelector;
@@ -75,6 +76,27 @@ public final class Flow<T> {
     @SuppressWarnings("unchecked")
     public Flow<T> filter(FilterFunction<T> function) {
         return add("Filter", new Operation.FilterOp((FilterFunction<Object>) function), node.outputType());
+    }
+
+    /**
+     * Gives each record the timestamp of {@code strategy}'s assigner and emits watermarks from
+     * its generator, one per subtask, in place of any from upstream (streaming; in batch mode
+     * records pass unchanged). Idleness is a matter of sources' splits: a strategy with
+     * {@code withIdleness} is refused here.
+     */
+    @SuppressWarnings("unchecked")
+    public Flow<T> assignTimestampsAndWatermarks(WatermarkStrategy<T> strategy) {
+        java.util.Objects.requireNonNull(strategy, "strategy");
+        if (strategy.idleness().isPresent()) {
+            throw new IllegalArgumentException("assignTimestampsAndWatermarks after " + node.name() + ": idleness"
+                    + " applies to a source's splits; set the strategy on the source (fromSource) instead");
+        }
+        if (strategy.alignment().isPresent()) {
+            throw new IllegalArgumentException("assignTimestampsAndWatermarks after " + node.name() + ": watermark"
+                    + " alignment applies to sources; set the strategy on the source (fromSource) instead");
+        }
+        return add("Timestamps/Watermarks",
+                new Operation.TimestampsAndWatermarksOp((WatermarkStrategy<Object>) strategy), node.outputType());
     }
 
     /** Spreads records round-robin over a new set of tasks. */

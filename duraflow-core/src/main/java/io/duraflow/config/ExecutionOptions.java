@@ -17,6 +17,13 @@ public final class ExecutionOptions {
                     + " checkpoints), 'batch' (stage by stage over blocking exchanges; every source must be"
                     + " bounded) or 'automatic' (batch when every source is bounded, else streaming).");
 
+    public static final ConfigOption<Duration> AUTO_WATERMARK_INTERVAL = ConfigOption.key("pipeline.auto-watermark-interval")
+            .durationType()
+            .defaultValue(Duration.ofMillis(200))
+            .validator(ConfigValidator.positiveDuration())
+            .description("How often, in processing time, sources and assignTimestampsAndWatermarks ask their"
+                    + " watermark generators for a watermark (streaming jobs with event time).");
+
     public static final ConfigOption<Integer> BATCH_MAX_KEY_GROUPS = ConfigOption.key("execution.batch.max-key-groups")
             .intType()
             .defaultValue(128)

@@ -69,6 +69,23 @@ public final class JobGraph {
         return mode;
     }
 
+    /**
+     * Whether the job uses event time (a source with a watermark strategy, or
+     * {@code assignTimestampsAndWatermarks}): then a streaming exchange ships each record's
+     * timestamp with it.
+     */
+    public boolean eventTime() {
+        for (JobVertex vertex : vertices) {
+            for (PlanNode node : vertex.nodes()) {
+                if (node.operation() instanceof Operation.SourceOp source && source.watermarks() != null
+                        || node.operation() instanceof Operation.TimestampsAndWatermarksOp) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The stable id of an operator of this graph. */
     public String uid(PlanNode node) {
         String uid = uids.get(node.id());

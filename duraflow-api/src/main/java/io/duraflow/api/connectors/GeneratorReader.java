@@ -1,7 +1,7 @@
 package io.duraflow.api.connectors;
 
-import io.duraflow.api.functions.Collector;
 import io.duraflow.api.source.InputStatus;
+import io.duraflow.api.source.ReaderOutput;
 import io.duraflow.api.source.SourceReader;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +46,7 @@ final class GeneratorReader<T> implements SourceReader<T, StrideSplit> {
     }
 
     @Override
-    public InputStatus pollNext(Collector<T> output) {
+    public InputStatus pollNext(ReaderOutput<T> output) {
         if (splits.isEmpty()) {
             return noMoreSplits ? InputStatus.END_OF_INPUT : InputStatus.NOTHING_AVAILABLE;
         }
@@ -60,15 +60,18 @@ final class GeneratorReader<T> implements SourceReader<T, StrideSplit> {
         long index = split.next();
         long stride = split.stride();
         long n = 0;
+        // Each split's records through its own output: the reader alternates between its splits.
+        ReaderOutput.SplitOutput<T> splitOutput = output.forSplit(split.splitId());
         // index < 0: it overflowed past Long.MAX_VALUE, the end of an endless split.
         while (n < batch && index < split.end() && index >= 0) {
-            output.collect(generator.apply(index));
+            splitOutput.collect(generator.apply(index));
             n++;
             index += stride;
         }
         emitted += n;
         if (index >= split.end() || index < 0) {
             splits.remove(turn);
+            output.releaseSplit(split.splitId());
         } else {
             splits.set(turn, new StrideSplit(split.first(), index, (int) stride, split.end()));
             turn++;

@@ -1,5 +1,6 @@
 package io.duraflow.api.dag;
 
+import io.duraflow.api.eventtime.WatermarkStrategy;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
 import io.duraflow.api.functions.JoinFunction;
@@ -20,13 +21,35 @@ public sealed interface Operation {
         return "";
     }
 
-    record SourceOp(Source<?, ?> source) implements Operation {
+    /**
+     * Reads a source; with a {@code watermarks} strategy (else null) its records get timestamps
+     * and each split's watermarks, combined per reader.
+     */
+    record SourceOp(Source<?, ?> source, WatermarkStrategy<Object> watermarks) implements Operation {
+        public SourceOp(Source<?, ?> source) {
+            this(source, null);
+        }
+
         public String kind() {
             return "source";
         }
 
         public String detail() {
-            return source.description();
+            return watermarks == null ? source.description() : source.description() + "," + watermarks.description();
+        }
+    }
+
+    /**
+     * Gives each record a timestamp and emits watermarks from them, per subtask, in place of the
+     * ones from upstream (which it swallows, except the end of time).
+     */
+    record TimestampsAndWatermarksOp(WatermarkStrategy<Object> strategy) implements Operation {
+        public String kind() {
+            return "timestampsAndWatermarks";
+        }
+
+        public String detail() {
+            return strategy.description();
         }
     }
 

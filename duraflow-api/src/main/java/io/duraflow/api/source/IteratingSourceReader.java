@@ -1,6 +1,5 @@
 package io.duraflow.api.source;
 
-import io.duraflow.api.functions.Collector;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -63,7 +62,7 @@ public abstract class IteratingSourceReader<T, S extends SourceSplit> implements
     }
 
     @Override
-    public InputStatus pollNext(Collector<T> output) throws Exception {
+    public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         if (iterator == null) {
             S next = pending.poll();
             if (next == null) {
@@ -77,13 +76,15 @@ public abstract class IteratingSourceReader<T, S extends SourceSplit> implements
             iterator = openSplit(next);
             emitted = 0;
         }
+        ReaderOutput.SplitOutput<T> split = output.forSplit(current.splitId());
         int count = 0;
         while (count < recordsPerPoll && iterator.hasNext()) {
-            output.collect(iterator.next());
+            split.collect(iterator.next());
             count++;
         }
         emitted += count;
         if (!iterator.hasNext()) {
+            output.releaseSplit(current.splitId());
             closeSplit(current, iterator);
             iterator = null;
             current = null;

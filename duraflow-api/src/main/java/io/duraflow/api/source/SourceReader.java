@@ -2,7 +2,6 @@ package io.duraflow.api.source;
 
 import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
-import io.duraflow.api.functions.Collector;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -15,8 +14,12 @@ public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable, C
     /** Called once before anything else; typically asks for the first split. */
     void start();
 
-    /** Emits a bounded batch of records (a few thousand at most) and says what comes next. */
-    InputStatus pollNext(Collector<T> output) throws Exception;
+    /**
+     * Emits a bounded batch of records (a few thousand at most) and says what comes next. A
+     * reader of several splits at once emits each split's records through {@link
+     * ReaderOutput#forSplit} (see there).
+     */
+    InputStatus pollNext(ReaderOutput<T> output) throws Exception;
 
     void addSplits(List<S> splits);
 

@@ -39,7 +39,7 @@ class DataGeneratorSourceTest {
             GeneratorReader<Long> reader = new GeneratorReader<>(i -> i, DataGeneratorSource.UNLIMITED, () -> 0L);
             reader.addSplits(dealt(source, 2, subtask));
             reader.notifyNoMoreSplits();
-            while (reader.pollNext(all::add) != InputStatus.END_OF_INPUT) {
+            while (reader.pollNext(io.duraflow.api.source.ReaderOutput.of(all::add)) != InputStatus.END_OF_INPUT) {
                 // polls until the splits end
             }
         }
@@ -55,7 +55,7 @@ class DataGeneratorSourceTest {
         GeneratorReader<Long> straight = new GeneratorReader<>(i -> i * 7919 % 100_000, 0, () -> 0L);
         straight.addSplits(splits);
         straight.notifyNoMoreSplits();
-        while (straight.pollNext(expected::add) != InputStatus.END_OF_INPUT) {
+        while (straight.pollNext(io.duraflow.api.source.ReaderOutput.of(expected::add)) != InputStatus.END_OF_INPUT) {
             // reads everything without a restart
         }
 
@@ -67,7 +67,7 @@ class DataGeneratorSourceTest {
             reader.addSplits(state);
             reader.notifyNoMoreSplits();
             for (int poll = 0; poll < 3 && !ended; poll++) {
-                ended = reader.pollNext(read::add) == InputStatus.END_OF_INPUT;
+                ended = reader.pollNext(io.duraflow.api.source.ReaderOutput.of(read::add)) == InputStatus.END_OF_INPUT;
             }
             List<StrideSplit> snapshot = new ArrayList<>();
             for (StrideSplit split : reader.snapshotState(run)) {
@@ -100,13 +100,13 @@ class DataGeneratorSourceTest {
         reader.addSplits(List.of(new StrideSplit(0, 0, 1, Long.MAX_VALUE)));
         List<Long> out = new ArrayList<>();
 
-        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.MORE_AVAILABLE);
+        assertThat(reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add))).isEqualTo(InputStatus.MORE_AVAILABLE);
         assertThat(out).hasSize(1_000); // the start's slack: one second's worth at most
-        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add))).isEqualTo(InputStatus.NOTHING_AVAILABLE);
         assertThat(reader.isAvailable().toCompletableFuture()).isNotDone();
 
         now[0] = 500_000_000L; // half a second later: 500 more are due
-        while (reader.pollNext(out::add) == InputStatus.MORE_AVAILABLE) {
+        while (reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add)) == InputStatus.MORE_AVAILABLE) {
             // takes what is due
         }
         assertThat(out).hasSize(1_500);
@@ -119,14 +119,14 @@ class DataGeneratorSourceTest {
         GeneratorReader<Long> reader = new GeneratorReader<>(i -> i, 200, () -> now[0]);
         reader.addSplits(List.of(new StrideSplit(0, 0, 1, Long.MAX_VALUE)));
         List<Long> out = new ArrayList<>();
-        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.MORE_AVAILABLE); // the start's slack
-        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add))).isEqualTo(InputStatus.MORE_AVAILABLE); // the start's slack
+        assertThat(reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add))).isEqualTo(InputStatus.NOTHING_AVAILABLE);
 
         // 200 records/s: one is due every 5 ms, but the reader waits for 4 (20 ms, 50 wake-ups a second).
         assertThat(reader.nanosUntilAvailable()).isEqualTo(20_000_000L);
         now[0] = 20_000_000L;
         assertThat(reader.nanosUntilAvailable()).isZero();
-        reader.pollNext(out::add);
+        reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add));
         assertThat(out).hasSize(204);
     }
 
@@ -136,7 +136,7 @@ class DataGeneratorSourceTest {
         reader.addSplits(List.of(new StrideSplit(Long.MAX_VALUE - 10, Long.MAX_VALUE - 10, 4, Long.MAX_VALUE)));
         reader.notifyNoMoreSplits();
         List<Long> out = new ArrayList<>();
-        assertThat(reader.pollNext(out::add)).isEqualTo(InputStatus.END_OF_INPUT);
+        assertThat(reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add))).isEqualTo(InputStatus.END_OF_INPUT);
         assertThat(out).containsExactly(Long.MAX_VALUE - 10, Long.MAX_VALUE - 6, Long.MAX_VALUE - 2);
     }
 

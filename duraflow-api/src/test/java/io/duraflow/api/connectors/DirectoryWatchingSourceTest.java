@@ -62,7 +62,7 @@ class DirectoryWatchingSourceTest {
             List<T> out = new ArrayList<>();
             for (int step = 0; step < 100_000; step++) {
                 deliver();
-                InputStatus status = reader.pollNext(out::add);
+                InputStatus status = reader.pollNext(io.duraflow.api.source.ReaderOutput.of(out::add));
                 assertThat(status).as("an unbounded source never ends").isNotEqualTo(InputStatus.END_OF_INPUT);
                 if (status == InputStatus.NOTHING_AVAILABLE) {
                     if (readerContext.outstandingRequests > 0) {
@@ -190,7 +190,7 @@ class DirectoryWatchingSourceTest {
         first.list();
         List<String> beforeCheckpoint = new ArrayList<>();
         first.takeOneSplit();
-        first.reader.pollNext(beforeCheckpoint::add); // a's first split: a1
+        first.reader.pollNext(io.duraflow.api.source.ReaderOutput.of(beforeCheckpoint::add)); // a's first split: a1
         first.takeOneSplit(); // a's second split, not read yet
         assertThat(beforeCheckpoint).containsExactly("a1");
 

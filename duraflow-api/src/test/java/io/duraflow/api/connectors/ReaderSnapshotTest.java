@@ -38,7 +38,7 @@ class ReaderSnapshotTest {
             reader.addSplits(state);
             reader.notifyNoMoreSplits();
             for (int poll = 0; poll < pollsPerRun; poll++) {
-                if (reader.pollNext(output::add) == InputStatus.END_OF_INPUT) {
+                if (reader.pollNext(io.duraflow.api.source.ReaderOutput.of(output::add)) == InputStatus.END_OF_INPUT) {
                     reader.close();
                     return output;
                 }

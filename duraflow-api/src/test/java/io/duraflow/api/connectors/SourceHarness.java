@@ -55,7 +55,7 @@ final class SourceHarness {
                     continue;
                 }
                 SourceReader<T, S> reader = readers.get(i);
-                InputStatus status = reader.pollNext(outputs.get(i)::add);
+                InputStatus status = reader.pollNext(io.duraflow.api.source.ReaderOutput.of(outputs.get(i)::add));
                 if (status == InputStatus.END_OF_INPUT) {
                     ended[i] = true;
                     running--;

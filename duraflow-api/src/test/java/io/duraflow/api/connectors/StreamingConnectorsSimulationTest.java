@@ -70,7 +70,7 @@ class StreamingConnectorsSimulationTest {
         /** One poll of one reader, forwarding its split request and the enumerator's answers. */
         void step(int subtask, List<String> output) throws Exception {
             SourceReader<String, FileSplit> reader = readers.get(subtask);
-            InputStatus status = reader.pollNext(output::add);
+            InputStatus status = reader.pollNext(io.duraflow.api.source.ReaderOutput.of(output::add));
             assertThat(status).isNotEqualTo(InputStatus.END_OF_INPUT);
             FakeReaderContext readerContext = readerContexts.get(subtask);
             if (readerContext.outstandingRequests > 0) {

@@ -4,6 +4,7 @@ import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.checkpoint.SoftFailureTolerance;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.source.InputStatus;
+import io.duraflow.api.source.ReaderOutput;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
 import java.io.IOException;
@@ -105,7 +106,7 @@ final class SnapshotChangelogReader implements SourceReader<String, CdcSplit> {
     }
 
     @Override
-    public InputStatus pollNext(Collector<String> output) throws IOException {
+    public InputStatus pollNext(ReaderOutput<String> output) throws IOException {
         if (current == null && !openNext()) {
             return noMoreSplits && pending.isEmpty() && !holding ? InputStatus.END_OF_INPUT
                     : InputStatus.NOTHING_AVAILABLE;

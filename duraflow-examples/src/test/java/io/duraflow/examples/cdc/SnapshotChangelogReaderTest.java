@@ -87,7 +87,7 @@ class SnapshotChangelogReaderTest {
 
         InputStatus poll() throws Exception {
             Collector<String> collector = output::add;
-            InputStatus status = reader.pollNext(collector);
+            InputStatus status = reader.pollNext(io.duraflow.api.source.ReaderOutput.of(collector));
             deliver();
             return status;
         }

@@ -5,6 +5,7 @@ import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.checkpoint.CheckpointAvailabilityProvider;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.functions.Collector;
+import io.duraflow.api.source.ReaderOutput;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
 import io.duraflow.api.functions.MapFunction;
@@ -32,6 +33,21 @@ public final class ChainedOperators {
             @Override
             public SnapshotAvailability snapshotAvailability(long checkpointId) {
                 return CheckpointAvailabilityProvider.availabilityOf(function, checkpointId);
+            }
+        };
+    }
+
+    /** Passes records and watermarks on unchanged (an operator that has nothing to do in this mode). */
+    public static Downstream passThrough(Downstream out) {
+        return new Downstream() {
+            @Override
+            public void push(Object record) throws Exception {
+                out.push(record);
+            }
+
+            @Override
+            public void processWatermark(long watermark) throws Exception {
+                out.processWatermark(watermark);
             }
         };
     }
@@ -88,15 +104,46 @@ public final class ChainedOperators {
         };
     }
 
-    /** What a source task's reader emits into: each record counts as read and goes into the chain. */
-    public static Collector<Object> sourceCollector(Downstream out, TaskCounters counters) {
-        return record -> {
-            counters.recordsIn++;
-            try {
-                out.push(record);
-            } catch (Exception e) {
-                throw ChainException.wrap(e);
+    /**
+     * What a source task's reader emits into when its records need no event time (batch, or a
+     * source without a watermark strategy): each record counts as read and goes into the chain;
+     * splits and timestamps change nothing.
+     */
+    public static ReaderOutput<Object> sourceOutput(Downstream out, TaskCounters counters) {
+        ReaderOutput.SplitOutput<Object> records = new ReaderOutput.SplitOutput<>() {
+            @Override
+            public void collect(Object record) {
+                counters.recordsIn++;
+                try {
+                    out.push(record);
+                } catch (Exception e) {
+                    throw ChainException.wrap(e);
+                }
             }
+
+            @Override
+            public void collect(Object record, long timestamp) {
+                collect(record);
+            }
+        };
+        return new ReaderOutput<>() {
+            @Override
+            public void collect(Object record) {
+                records.collect(record);
+            }
+
+            @Override
+            public void collect(Object record, long timestamp) {
+                records.collect(record);
+            }
+
+            @Override
+            public SplitOutput<Object> forSplit(String splitId) {
+                return records;
+            }
+
+            @Override
+            public void releaseSplit(String splitId) {}
         };
     }
 

@@ -88,6 +88,8 @@ final class BatchOperatorChain implements AutoCloseable {
             return ChainedOperators.flatMap(op.function(), out);
         } else if (operation instanceof Operation.FilterOp op) {
             return ChainedOperators.filter(op.function(), out);
+        } else if (operation instanceof Operation.TimestampsAndWatermarksOp) {
+            return ChainedOperators.passThrough(out); // batch has no event time: records pass unchanged
         } else if (operation instanceof Operation.SinkOp op) {
             SinkWriter<Object> writer = op.sink().createWriter(sinkContext);
             sinkWriters.add(writer);

@@ -176,7 +176,7 @@ public final class BatchTask implements TaskBody {
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
         SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
-        io.duraflow.api.functions.Collector<Object> collector = ChainedOperators.sourceCollector(out, counters);
+        io.duraflow.api.source.ReaderOutput<Object> collector = ChainedOperators.sourceOutput(out, counters);
         this.splitSerializer = source.splitSerializer();
         try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
             this.reader = sourceReader;

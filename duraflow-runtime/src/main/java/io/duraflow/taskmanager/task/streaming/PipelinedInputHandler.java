@@ -48,10 +48,15 @@ final class PipelinedInputHandler implements PipelinedInputGate.Handler {
     private final DataReader record = new DataReader();
     private final Object[] batch = new Object[MAX_BATCH];
     private final int[] batchBytes = new int[MAX_BATCH];
+    /** Where each record's timestamp goes before it is processed; null when records carry none. */
+    private final RecordTime time;
+    private final long[] batchTimestamps = new long[MAX_BATCH];
 
-    PipelinedInputHandler(HeadOperator head, TypeSerializer<Object>[] wireTypes, TaskCounters counters,
+    /** {@code time}: records on the wire start with their timestamp (a job with event time), else null. */
+    PipelinedInputHandler(HeadOperator head, TypeSerializer<Object>[] wireTypes, RecordTime time, TaskCounters counters,
             GateReports reports) {
         this.head = head;
+        this.time = time;
         this.wireTypes = wireTypes;
         this.counters = counters;
         this.reports = reports;
@@ -81,12 +86,18 @@ final class PipelinedInputHandler implements PipelinedInputGate.Handler {
                     int start = frame.position();
                     record.reset(memory, start, length);
                     frame.skip(length);
+                    if (time != null) {
+                        batchTimestamps[count] = record.readLong();
+                    }
                     batch[count] = wireType.read(record);
                     batchBytes[count++] = length;
                 }
                 head.prefetch(input, batch, count);
                 for (int i = 0; i < count; i++) {
                     counters.recordsIn++;
+                    if (time != null) {
+                        time.timestamp = batchTimestamps[i];
+                    }
                     head.process(input, batch[i], batchBytes[i]);
                 }
             }

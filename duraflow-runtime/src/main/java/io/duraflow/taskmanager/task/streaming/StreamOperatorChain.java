@@ -54,11 +54,15 @@ final class StreamOperatorChain implements AutoCloseable {
     final List<StreamOperators.Collect> collects = new ArrayList<>();
     private final List<StreamOperators.CommittingSink> committingSinks = new ArrayList<>();
     private StreamOperators.SourceOperator source;
+    /** The timestamp of the record in flight (event time; see {@link RecordTime}). */
+    final RecordTime recordTime = new RecordTime();
+    private final long autoWatermarkIntervalMs;
 
     StreamOperatorChain(JobGraph graph, JobVertex vertex, Map<Integer, PipelinedResultPartition> partitionsByEdge,
             SinkContext sinkContext, OperatorChain.Settings settings, TaskCounters counters,
-            ProcessingTimeService time, Subtask subtask) throws Exception {
+            ProcessingTimeService time, Subtask subtask, long autoWatermarkIntervalMs) throws Exception {
         this.graph = graph;
+        this.autoWatermarkIntervalMs = autoWatermarkIntervalMs;
         this.subtask = subtask;
         this.counters = counters;
         this.time = time;
@@ -91,6 +95,8 @@ final class StreamOperatorChain implements AutoCloseable {
             return ChainedOperators.flatMap(op.function(), out);
         } else if (operation instanceof Operation.FilterOp op) {
             return ChainedOperators.filter(op.function(), out);
+        } else if (operation instanceof Operation.TimestampsAndWatermarksOp op) {
+            return new TimestampsAndWatermarksOperator(op.strategy(), out, recordTime, time, autoWatermarkIntervalMs);
         } else if (operation instanceof Operation.SinkOp op) {
             if (op.sink() instanceof TwoPhaseCommittingSink<?, ?> committing) {
                 var sink = new StreamOperators.CommittingSink((TwoPhaseCommittingSink<Object, Object>) committing,
@@ -152,6 +158,9 @@ final class StreamOperatorChain implements AutoCloseable {
     @SuppressWarnings("unchecked")
     private Downstream records(ExchangeEdge edge, PipelinedResultPartition partition) {
         TypeSerializer<Object> recordType = (TypeSerializer<Object>) edge.producerNode().outputType();
+        if (graph.eventTime()) {
+            recordType = recordTime.writerOf(recordType);
+        }
         int subpartitions = partition.subpartitionCount();
         return switch (edge.strategy()) {
             case REBALANCE -> ExchangeOutputs.rebalance(recordType, partition, subpartitions, subtask.index(), counters);

@@ -2,6 +2,7 @@ package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.api.source.InputStatus;
+import io.duraflow.api.source.ReaderOutput;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
@@ -110,6 +111,8 @@ public final class StreamTask implements TaskBody {
     private Phase phase = Phase.RUNNING;
     /** Whether the job takes checkpoints; without, the task finishes as soon as its input ended. */
     private boolean checkpointing;
+    /** How often a source with a watermark strategy asks its generators for a watermark. */
+    private long autoWatermarkIntervalMs;
     /** The first checkpoint this task snapshotted after its input ended, or -1. */
     private long firstCheckpointAfterEnd = -1;
     /** A trigger that came before the end of this (non-source) task's input, taken once the input ended; or null. */
@@ -163,6 +166,7 @@ public final class StreamTask implements TaskBody {
         StateBackend backend = StateBackendLoader.fromConfiguration(config);
         checkpoints = TaskCheckpoints.create(deployment, name, streaming, config);
         checkpointing = CheckpointingOptions.isEnabled(config);
+        autoWatermarkIntervalMs = config.get(io.duraflow.config.ExecutionOptions.AUTO_WATERMARK_INTERVAL).toMillis();
         boolean finished = false;
         java.nio.file.Path localStateDirectory = LocalStateDirectory.of(streaming, attempt);
         try {
@@ -172,7 +176,7 @@ public final class StreamTask implements TaskBody {
             }
             chain = new StreamOperatorChain(graph, vertex, partitions, sinkContext, environment.settings(), counters,
                     ProcessingTimeService.of(streaming, mailbox), new StreamOperatorChain.Subtask(attempt.getSubtask(),
-                            deployment.getParallelism(), maxParallelism));
+                            deployment.getParallelism(), maxParallelism), autoWatermarkIntervalMs);
             TaskStateSnapshot restored = deployment.hasRestore()
                     ? StateHandleCodec.fromProto(deployment.getRestore().getState()) : TaskStateSnapshot.EMPTY;
             long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
@@ -227,7 +231,18 @@ public final class StreamTask implements TaskBody {
         int nodeId = vertex.head().id();
         SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
         Downstream out = chain.sourceOutput();
-        io.duraflow.api.functions.Collector<Object> collector = ChainedOperators.sourceCollector(out, counters);
+        ReaderOutput<Object> collector;
+        SourceEventTime eventTime = null;
+        if (op.watermarks() != null) {
+            ProcessingTimeService clock = ProcessingTimeService.of(streaming, mailbox);
+            eventTime = new SourceEventTime(op.watermarks(), out, counters, chain.recordTime, clock.currentTimeMs(),
+                    this::broadcastWatermarkStatus);
+            schedulePeriodicWatermarks(eventTime, clock);
+            collector = eventTime;
+        } else {
+            collector = ChainedOperators.sourceOutput(out, counters);
+        }
+        SourceEventTime sourceEventTime = eventTime;
         try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {
             reader = sourceReader;
             chain.source().attach(sourceReader);
@@ -238,6 +253,9 @@ public final class StreamTask implements TaskBody {
                 }
                 InputStatus status = sourceReader.pollNext(collector);
                 if (status == InputStatus.END_OF_INPUT) {
+                    if (sourceEventTime != null) {
+                        sourceEventTime.endOfInput(); // the end of time goes through the chain first
+                    }
                     endOfInput();
                 } else if (status == InputStatus.NOTHING_AVAILABLE) {
                     java.util.concurrent.CompletionStage<Void> available = sourceReader.isAvailable();
@@ -252,6 +270,23 @@ public final class StreamTask implements TaskBody {
             mailbox.runMailboxLoop();
         } finally {
             reader = null;
+        }
+    }
+
+    /** The reader's watermark generators every {@code pipeline.auto-watermark-interval}, while records flow. */
+    private void schedulePeriodicWatermarks(SourceEventTime eventTime, ProcessingTimeService clock) {
+        clock.wakeUpAt(clock.currentTimeMs() + autoWatermarkIntervalMs, () -> {
+            if (phase == Phase.RUNNING) {
+                eventTime.onPeriodic(clock.currentTimeMs());
+                schedulePeriodicWatermarks(eventTime, clock);
+            }
+        });
+    }
+
+    /** This task's input is idle ({@code idle}) or active again: its consumers must not wait for its watermark. */
+    private void broadcastWatermarkStatus(boolean idle) {
+        for (PipelinedResultPartition partition : partitions.values()) {
+            partition.broadcastEvent(idle ? NetworkEvent.WatermarkStatus.IDLE : NetworkEvent.WatermarkStatus.ACTIVE);
         }
     }
 
@@ -273,7 +308,7 @@ public final class StreamTask implements TaskBody {
         gate = streaming.createInputGate(name, channels);
         gate.start();
         PipelinedInputGate.Handler handler = new PipelinedInputHandler(chain.head(),
-                PipelinedInputHandler.wireTypes(graph, vertex, deployment), counters,
+                PipelinedInputHandler.wireTypes(graph, vertex, deployment), graph.eventTime() ? chain.recordTime : null, counters,
                 new PipelinedInputHandler.GateReports() {
                     @Override
                     public void barrierAligned(NetworkEvent.CheckpointBarrier barrier) {
@@ -290,11 +325,7 @@ public final class StreamTask implements TaskBody {
 
                     @Override
                     public void watermarkStatus(boolean idle) {
-                        // Idle inputs make an idle task: its consumers must not wait for its watermark.
-                        for (PipelinedResultPartition partition : partitions.values()) {
-                            partition.broadcastEvent(idle ? NetworkEvent.WatermarkStatus.IDLE
-                                    : NetworkEvent.WatermarkStatus.ACTIVE);
-                        }
+                        broadcastWatermarkStatus(idle); // idle inputs make an idle task
                     }
                 });
         boolean[] gateEnded = {false};

@@ -127,7 +127,7 @@ class StreamOperatorChainAvailabilityTest {
         JobGraph graph = JobGraph.compile(job.plan(), 1, RuntimeMode.STREAMING);
         return new StreamOperatorChain(graph, graph.vertices().get(1), Map.of(), null,
                 new OperatorChain.Settings(1 << 20, 1 << 20, dir), new TaskCounters(),
-                new KeyedProcessOperatorTest.ManualTime(), new StreamOperatorChain.Subtask(0, 1, 128));
+                new KeyedProcessOperatorTest.ManualTime(), new StreamOperatorChain.Subtask(0, 1, 128), 200);
     }
 
     private StreamOperatorChain processChain() throws Exception {

@@ -535,7 +535,7 @@ class StreamTaskTest {
                 }
 
                 @Override
-                public io.duraflow.api.source.InputStatus pollNext(io.duraflow.api.functions.Collector<Long> output)
+                public io.duraflow.api.source.InputStatus pollNext(io.duraflow.api.source.ReaderOutput<Long> output)
                         throws Exception {
                     return reader.pollNext(output);
                 }
