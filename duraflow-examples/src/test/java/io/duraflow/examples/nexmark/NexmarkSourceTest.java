@@ -38,7 +38,7 @@ class NexmarkSourceTest {
             reader.addSplits(assigned.get(subtask));
             reader.notifyNoMoreSplits();
             List<Event> own = new ArrayList<>();
-            while (reader.pollNext(own::add) != InputStatus.END_OF_INPUT) {
+            while (reader.pollNext(io.duraflow.api.source.ReaderOutput.of(own::add)) != InputStatus.END_OF_INPUT) {
                 // A bounded unlimited reader never waits.
             }
             // One split per reader here: its events come in event-number order, so out of order
