@@ -110,41 +110,14 @@ public final class ChainedOperators {
      * splits and timestamps change nothing.
      */
     public static ReaderOutput<Object> sourceOutput(Downstream out, TaskCounters counters) {
-        ReaderOutput.SplitOutput<Object> records = new ReaderOutput.SplitOutput<>() {
-            @Override
-            public void collect(Object record) {
-                counters.recordsIn++;
-                try {
-                    out.push(record);
-                } catch (Exception e) {
-                    throw ChainException.wrap(e);
-                }
+        return ReaderOutput.of(record -> {
+            counters.recordsIn++;
+            try {
+                out.push(record);
+            } catch (Exception e) {
+                throw ChainException.wrap(e);
             }
-
-            @Override
-            public void collect(Object record, long timestamp) {
-                collect(record);
-            }
-        };
-        return new ReaderOutput<>() {
-            @Override
-            public void collect(Object record) {
-                records.collect(record);
-            }
-
-            @Override
-            public void collect(Object record, long timestamp) {
-                records.collect(record);
-            }
-
-            @Override
-            public SplitOutput<Object> forSplit(String splitId) {
-                return records;
-            }
-
-            @Override
-            public void releaseSplit(String splitId) {}
-        };
+        });
     }
 
     /** Lets checked exceptions of downstream operators cross a user's Collector call. */
