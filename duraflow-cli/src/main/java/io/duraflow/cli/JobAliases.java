@@ -17,6 +17,7 @@ final class JobAliases {
         ALIASES.put("recovery-demo", io.duraflow.examples.RecoveryDemo.class.getName());
         ALIASES.put("streaming-keyed-sum", io.duraflow.examples.StreamingKeyedSum.class.getName());
         ALIASES.put("snapshot-changelog", io.duraflow.examples.SnapshotChangelogJob.class.getName());
+        ALIASES.put("nexmark", io.duraflow.examples.nexmark.NexmarkQueries.class.getName());
     }
 
     private JobAliases() {}
