@@ -126,6 +126,11 @@ class StreamingKeyedSumTest {
         }
 
         @Override
+        public long timestamp() {
+            throw new AssertionError("the keyed sum reads no timestamps");
+        }
+
+        @Override
         public TimerService timerService() {
             throw new AssertionError("the keyed sum sets no timers");
         }

@@ -19,6 +19,13 @@ public abstract class KeyedProcessFunction<K, I, O> implements CheckpointAvailab
     public interface Context<K> {
         K currentKey();
 
+        /**
+         * The event-time timestamp of the record being processed, or {@code
+         * TimestampAssigner.NO_TIMESTAMP} ({@code Long.MIN_VALUE}) when it has none (no watermark
+         * strategy upstream) and in {@code onTimer} of a processing-time timer.
+         */
+        long timestamp();
+
         TimerService timerService();
     }
 

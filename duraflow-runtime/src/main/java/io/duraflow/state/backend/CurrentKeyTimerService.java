@@ -6,20 +6,28 @@ import java.util.function.LongSupplier;
 
 /**
  * The {@link TimerService} a {@code KeyedProcessFunction} sees: timers of the backend's current
- * key, and the processing time from the task's clock (injected, so tests drive it).
+ * key, the processing time from the task's clock and the operator's watermark (injected, so tests
+ * drive them).
  */
 public final class CurrentKeyTimerService<K> implements TimerService {
     private final KeyedStateBackend<K> backend;
     private final LongSupplier processingTimeMs;
+    private final LongSupplier watermark;
 
-    public CurrentKeyTimerService(KeyedStateBackend<K> backend, LongSupplier processingTimeMs) {
+    public CurrentKeyTimerService(KeyedStateBackend<K> backend, LongSupplier processingTimeMs, LongSupplier watermark) {
         this.backend = Objects.requireNonNull(backend, "backend");
         this.processingTimeMs = Objects.requireNonNull(processingTimeMs, "processingTimeMs");
+        this.watermark = Objects.requireNonNull(watermark, "watermark");
     }
 
     @Override
     public long currentProcessingTime() {
         return processingTimeMs.getAsLong();
+    }
+
+    @Override
+    public long currentWatermark() {
+        return watermark.getAsLong();
     }
 
     @Override

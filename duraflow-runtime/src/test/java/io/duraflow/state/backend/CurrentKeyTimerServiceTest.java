@@ -22,7 +22,7 @@ class CurrentKeyTimerServiceTest {
         KeyedStateBackend<String> backend = new HeapStateBackend().createKeyedStateBackend(new KeyedBackendParameters<>(
                 "op", Types.STRING, 16, new KeyGroupRange(0, 15), List.of(), dir));
         AtomicLong clock = new AtomicLong(1000);
-        CurrentKeyTimerService<String> timers = new CurrentKeyTimerService<>(backend, clock::get);
+        CurrentKeyTimerService<String> timers = new CurrentKeyTimerService<>(backend, clock::get, () -> 77L);
         assertThatThrownBy(() -> timers.registerProcessingTimeTimer(5)).isInstanceOf(IllegalStateException.class);
 
         backend.setCurrentKey("a");

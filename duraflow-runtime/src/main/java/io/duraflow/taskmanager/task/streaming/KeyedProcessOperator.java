@@ -30,10 +30,15 @@ final class KeyedProcessOperator implements HeadOperator {
     private InternalTimerService<Object> timers;
     private KeyedProcessFunction.Context<Object> context;
     private final KeyPrefetch keyPrefetch;
+    /** The timestamp of the record in flight; a processing-time timer's output has none. */
+    private final RecordTime recordTime;
+    /** The latest watermark received. */
+    private long watermark = Long.MIN_VALUE;
     /** The time of the wake-up scheduled now, or NO_TIMER. */
     private long wakeUpAt = InternalTimerService.NO_TIMER;
 
-    KeyedProcessOperator(Operation.KeyedProcessOp op, Downstream out, ProcessingTimeService time) {
+    KeyedProcessOperator(Operation.KeyedProcessOp op, Downstream out, ProcessingTimeService time, RecordTime recordTime) {
+        this.recordTime = recordTime;
         this.keySelector = op.keySelector();
         this.function = op.function();
         this.out = out;
@@ -60,11 +65,16 @@ final class KeyedProcessOperator implements HeadOperator {
         }
         backend = state.keyedState();
         timers = backend.timerService();
-        TimerService timerService = new CurrentKeyTimerService<>(backend, time::currentTimeMs);
+        TimerService timerService = new CurrentKeyTimerService<>(backend, time::currentTimeMs, () -> watermark);
         context = new KeyedProcessFunction.Context<>() {
             @Override
             public Object currentKey() {
                 return backend.currentKey();
+            }
+
+            @Override
+            public long timestamp() {
+                return recordTime.timestamp;
             }
 
             @Override
@@ -118,7 +128,10 @@ final class KeyedProcessOperator implements HeadOperator {
     /** A wake-up came (possibly early or for a timer deleted since): fire what is due, schedule the next. */
     private void onWakeUp() throws Exception {
         wakeUpAt = InternalTimerService.NO_TIMER;
-        timers.fireUpTo(time.currentTimeMs(), (key, timestamp) -> function.onTimer(timestamp, context, collector));
+        timers.fireUpTo(time.currentTimeMs(), (key, timestamp) -> {
+            recordTime.timestamp = io.duraflow.api.eventtime.TimestampAssigner.NO_TIMESTAMP;
+            function.onTimer(timestamp, context, collector);
+        });
         scheduleWakeUp();
     }
 
@@ -136,6 +149,7 @@ final class KeyedProcessOperator implements HeadOperator {
 
     @Override
     public void processWatermark(long watermark) throws Exception {
+        this.watermark = watermark;
         out.processWatermark(watermark);
     }
 

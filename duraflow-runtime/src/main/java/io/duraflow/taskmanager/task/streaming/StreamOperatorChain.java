@@ -128,7 +128,7 @@ final class StreamOperatorChain implements AutoCloseable {
         } else if (operation instanceof Operation.RebalanceOp) {
             return HeadOperator.passThrough(out);
         } else if (operation instanceof Operation.KeyedProcessOp op) {
-            HeadOperator head = new KeyedProcessOperator(op, out, time);
+            HeadOperator head = new KeyedProcessOperator(op, out, time, recordTime);
             statefulNodes.put(head, node);
             keyTypes.put(head, op.keyType());
             return head;

@@ -93,6 +93,7 @@ class KeyedProcessOperatorTest {
 
     private final ManualTime time = new ManualTime();
     private final List<Object> emitted = new ArrayList<>();
+    private final RecordTime recordTime = new RecordTime();
 
     @SuppressWarnings("unchecked")
     private static Operation.KeyedProcessOp operation() {
@@ -112,10 +113,50 @@ class KeyedProcessOperatorTest {
     }
 
     private KeyedProcessOperator open(OperatorStateHolder holder) throws Exception {
-        KeyedProcessOperator operator = new KeyedProcessOperator(operation(), emitted::add, time);
+        KeyedProcessOperator operator = new KeyedProcessOperator(operation(), emitted::add, time, recordTime);
         operator.initializeState(holder.initializationContext());
         operator.open(OPERATOR);
         return operator;
+    }
+
+    /** Emits, per record, its timestamp and the operator's watermark as the function sees them. */
+    static final class ShowEventTime extends KeyedProcessFunction<Long, Long, Tuple2<Long, Long>> {
+        @Override
+        public void processElement(Long value, Context<Long> context, Collector<Tuple2<Long, Long>> out) {
+            out.collect(Tuple2.of(context.timestamp(), context.timerService().currentWatermark()));
+        }
+    }
+
+    @Test
+    void theFunctionSeesItsRecordsTimestampAndTheOperatorsWatermark() throws Exception {
+        List<Object> seen = new ArrayList<>();
+        io.duraflow.taskmanager.task.Downstream out = new io.duraflow.taskmanager.task.Downstream() {
+            @Override
+            public void push(Object record) {
+                seen.add(record);
+            }
+
+            @Override
+            public void processWatermark(long watermark) {
+                seen.add("wm " + watermark);
+            }
+        };
+        JobBuilder job = new JobBuilder("event time");
+        job.fromSource("numbers", new SequenceSource(0, 10, 1)).keyBy(n -> n % 3, Types.LONG)
+                .process(new ShowEventTime(), Types.tuple(Types.LONG, Types.LONG)).collect("out");
+        Operation.KeyedProcessOp op = (Operation.KeyedProcessOp) JobGraph.compile(job.plan(), 1, RuntimeMode.STREAMING)
+                .vertex(1).head().operation();
+        try (OperatorStateHolder holder = holder(OperatorSubtaskState.EMPTY, -1)) {
+            KeyedProcessOperator operator = new KeyedProcessOperator(op, out, time, recordTime);
+            operator.initializeState(holder.initializationContext());
+            operator.open(OPERATOR);
+            recordTime.timestamp = 500;
+            operator.process(0, 1L, 8);
+            operator.processWatermark(450);
+            recordTime.timestamp = 700;
+            operator.process(0, 2L, 8);
+        }
+        assertThat(seen).containsExactly(Tuple2.of(500L, Long.MIN_VALUE), "wm 450", Tuple2.of(700L, 450L));
     }
 
     @Test
