@@ -32,12 +32,12 @@ public final class CurrentKeyTimerService<K> implements TimerService {
 
     @Override
     public void registerProcessingTimeTimer(long time) {
-        backend.timerService().registerProcessingTimeTimer(currentKey(), time);
+        backend.timerService().registerTimer(currentKey(), time);
     }
 
     @Override
     public void deleteProcessingTimeTimer(long time) {
-        backend.timerService().deleteProcessingTimeTimer(currentKey(), time);
+        backend.timerService().deleteTimer(currentKey(), time);
     }
 
     private K currentKey() {

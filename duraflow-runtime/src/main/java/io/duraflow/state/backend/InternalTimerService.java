@@ -1,20 +1,21 @@
 package io.duraflow.state.backend;
 
 /**
- * Processing-time timers of a keyed operator, kept by its {@link KeyedStateBackend} as state: per
- * key group, at most one timer per (key, time), written into every snapshot and restored (also on
- * rescale, with the key groups they belong to). The task drives it: it asks {@link #nextTimerTime()}
- * to schedule a wake-up and calls {@link #fireUpTo} on the task thread when that time comes.
+ * The timers of one time domain of a keyed operator, kept by its {@link KeyedStateBackend} as
+ * state: per key group, at most one timer per (key, time), written into every snapshot and
+ * restored (also on rescale, with the key groups they belong to). The task drives it: it asks
+ * {@link #nextTimerTime()} to schedule a wake-up and calls {@link #fireUpTo} on the task thread
+ * when that time comes.
  */
 public interface InternalTimerService<K> {
     /** {@link #nextTimerTime()} when there is no timer. */
     long NO_TIMER = Long.MAX_VALUE;
 
     /** Adds a timer of {@code key} at {@code time}; nothing if that timer exists. */
-    void registerProcessingTimeTimer(K key, long time);
+    void registerTimer(K key, long time);
 
     /** Removes the timer of {@code key} at {@code time}; nothing if there is none. */
-    void deleteProcessingTimeTimer(K key, long time);
+    void deleteTimer(K key, long time);
 
     /** The earliest timer's time, or {@link #NO_TIMER}. */
     long nextTimerTime();

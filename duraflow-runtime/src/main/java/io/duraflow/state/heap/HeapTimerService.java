@@ -37,7 +37,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
     }
 
     @Override
-    public void registerProcessingTimeTimer(K key, long time) {
+    public void registerTimer(K key, long time) {
         Timer<K> timer = new Timer<>(key, time, backend.keyGroupOf(key));
         if (timers.readable(timer.keyGroup()).containsKey(timer)) {
             return;
@@ -48,7 +48,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
     }
 
     @Override
-    public void deleteProcessingTimeTimer(K key, long time) {
+    public void deleteTimer(K key, long time) {
         Timer<K> timer = new Timer<>(key, time, backend.keyGroupOf(key));
         if (!timers.readable(timer.keyGroup()).containsKey(timer)) {
             return;

@@ -56,7 +56,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     }
 
     @Override
-    public void registerProcessingTimeTimer(K key, long time) {
+    public void registerTimer(K key, long time) {
         byte[] dbKey = backend.timerKey(key, time);
         if (store.contains(column, dbKey, dbKey.length)) {
             return;
@@ -71,7 +71,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
     }
 
     @Override
-    public void deleteProcessingTimeTimer(K key, long time) {
+    public void deleteTimer(K key, long time) {
         byte[] dbKey = backend.timerKey(key, time);
         if (!store.contains(column, dbKey, dbKey.length)) {
             return;

@@ -579,7 +579,7 @@ public abstract class KeyedStateBackendContractTest {
         for (long key = 0; key < keys; key++) {
             KeyedStateBackend<Long> owner = two.get(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, 2, keyGroupOf(key)));
             fill(owner, key);
-            owner.timerService().registerProcessingTimeTimer(key, 100 + key);
+            owner.timerService().registerTimer(key, 100 + key);
             expected.put(key, dump(owner, key));
         }
 
@@ -629,7 +629,7 @@ public abstract class KeyedStateBackendContractTest {
             KeyedStateBackend<Long> backend = backends.get(i);
             for (long key = 0; key < keys; key++) {
                 if (backend.keyGroupRange().contains(keyGroupOf(key))) {
-                    backend.timerService().registerProcessingTimeTimer(key, 100 + key);
+                    backend.timerService().registerTimer(key, 100 + key);
                 }
             }
         }
@@ -642,13 +642,13 @@ public abstract class KeyedStateBackendContractTest {
         KeyedStateBackend<Long> backend = backend();
         InternalTimerService<Long> timers = backend.timerService();
         assertThat(timers.nextTimerTime()).isEqualTo(InternalTimerService.NO_TIMER);
-        timers.registerProcessingTimeTimer(1L, 30);
-        timers.registerProcessingTimeTimer(2L, 10);
-        timers.registerProcessingTimeTimer(2L, 10);
-        timers.registerProcessingTimeTimer(3L, 20);
-        timers.registerProcessingTimeTimer(3L, 40);
-        timers.deleteProcessingTimeTimer(3L, 40);
-        timers.deleteProcessingTimeTimer(3L, 99);
+        timers.registerTimer(1L, 30);
+        timers.registerTimer(2L, 10);
+        timers.registerTimer(2L, 10);
+        timers.registerTimer(3L, 20);
+        timers.registerTimer(3L, 40);
+        timers.deleteTimer(3L, 40);
+        timers.deleteTimer(3L, 99);
         assertThat(timers.size()).isEqualTo(3);
         assertThat(timers.nextTimerTime()).isEqualTo(10);
 
@@ -657,8 +657,8 @@ public abstract class KeyedStateBackendContractTest {
             assertThat(backend.currentKey()).isEqualTo(key);
             fired.add(key + "@" + time);
             if (key == 2L && time == 10) {
-                timers.registerProcessingTimeTimer(2L, 15);
-                timers.registerProcessingTimeTimer(2L, 50);
+                timers.registerTimer(2L, 15);
+                timers.registerTimer(2L, 50);
             }
         });
 
@@ -666,7 +666,7 @@ public abstract class KeyedStateBackendContractTest {
         assertThat(count).isEqualTo(3);
         assertThat(timers.nextTimerTime()).isEqualTo(30);
         assertThat(timers.size()).isEqualTo(2);
-        timers.deleteProcessingTimeTimer(1L, 30);
+        timers.deleteTimer(1L, 30);
         assertThat(timers.nextTimerTime()).isEqualTo(50);
     }
 
@@ -674,10 +674,10 @@ public abstract class KeyedStateBackendContractTest {
     void timersSurviveSnapshotAndRestore() throws Exception {
         KeyedStateBackend<Long> backend = backend();
         for (long key = 0; key < 500; key++) {
-            backend.timerService().registerProcessingTimeTimer(key, 1000 - key);
-            backend.timerService().registerProcessingTimeTimer(key, 2000);
+            backend.timerService().registerTimer(key, 1000 - key);
+            backend.timerService().registerTimer(key, 2000);
         }
-        backend.timerService().deleteProcessingTimeTimer(7L, 2000);
+        backend.timerService().deleteTimer(7L, 2000);
 
         KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
 
@@ -691,7 +691,7 @@ public abstract class KeyedStateBackendContractTest {
     @Test
     void timersAloneAreSnapshotted() throws Exception {
         KeyedStateBackend<Long> backend = backend();
-        backend.timerService().registerProcessingTimeTimer(42L, 5);
+        backend.timerService().registerTimer(42L, 5);
 
         KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
 

@@ -222,7 +222,7 @@ class RocksDBIncrementalCheckpointTest {
         int ownedTimers = 0;
         KeyGroupRange firstHalf = KeyGroupRange.ofOperatorIndex(MAX_PARALLELISM, 2, 0);
         for (long key = 0; key < 5_000; key++) {
-            backend.timerService().registerProcessingTimeTimer(key, 10 + key);
+            backend.timerService().registerTimer(key, 10 + key);
             if (firstHalf.contains(keyGroupOf(key))) {
                 ownedTimers++;
             }
@@ -248,7 +248,7 @@ class RocksDBIncrementalCheckpointTest {
         write(rocks, 0, 3_000);
         rocks.setCurrentKey(7L);
         rocks.getListState(new io.duraflow.api.state.ListStateDescriptor<>("events", Types.STRING)).add("x");
-        rocks.timerService().registerProcessingTimeTimer(7L, 99);
+        rocks.timerService().registerTimer(7L, 99);
         List<KeyedStateHandle> savepoint = snapshot(rocks, SnapshotType.SAVEPOINT, true);
         assertThat(savepoint).singleElement().isInstanceOf(KeyGroupsStateHandle.class);
 
