@@ -22,17 +22,41 @@ import java.util.Objects;
  * then one checksummed section per key group, so a restore reads only the key groups it owns. Drawn
  * byte by byte, with the example {@code KeyedSnapshotFormatTest} checks, in
  * docs/design/checkpoint-files.md#keyedsnapshotformat.
+ *
+ * <p>Block ids, version 2 (written): {@value #PROCESSING_TIMERS_ID} processing-time timers,
+ * {@value #EVENT_TIMERS_ID} event-time timers, {@value #FIRST_STATE_ID} + i the i-th state of the
+ * header. Version 1 (still read) had only processing-time timers, at id 0, and numbered states
+ * from 1; {@link #read} renumbers its blocks as version 2 numbers them, so a visitor sees the ids
+ * of the current version whatever it reads.
  */
 public final class KeyedSnapshotFormat {
     public static final int MAGIC = 0x44464B53;
-    public static final int VERSION = 1;
-    /** The block id of timers; states are numbered from 1 in header order. */
-    public static final int TIMERS_ID = 0;
+    /** The version written. */
+    public static final int VERSION = 2;
+    /** The oldest version read. */
+    public static final int OLDEST_VERSION = 1;
+    /** The block id of processing-time timers. */
+    public static final int PROCESSING_TIMERS_ID = 0;
+    /** The block id of event-time timers (version 2 on). */
+    public static final int EVENT_TIMERS_ID = 1;
+    /** The block id of the first state of the header; the others follow in header order. */
+    public static final int FIRST_STATE_ID = 2;
+    /** The first state's block id in version 1, which had no event-time timers. */
+    private static final int V1_FIRST_STATE_ID = 1;
     private static final int SECTION_HEADER_BYTES = 12;
     /** A section or header larger than this is corruption, not state (a key group holds less than 1 GiB). */
     private static final int MAX_SECTION_BYTES = 1 << 30;
 
     private KeyedSnapshotFormat() {
+    }
+
+    /** The block id of the state at {@code index} in the header. */
+    public static int stateId(int index) {
+        return FIRST_STATE_ID + index;
+    }
+
+    /** A header as read, with the version of its stream. */
+    private record VersionedHeader(Header header, int version) {
     }
 
     /** One state as the header lists it. */
@@ -51,7 +75,10 @@ public final class KeyedSnapshotFormat {
         }
     }
 
-    /** One block of a section: the bytes of one state (or of the timers) in one key group. */
+    /**
+     * One block of a section: the bytes of one state (or of one domain's timers) in one key group;
+     * {@code stateId} is numbered as in {@link #VERSION}.
+     */
     public record Block(int stateId, byte[] bytes) {
     }
 
@@ -144,9 +171,11 @@ public final class KeyedSnapshotFormat {
     public static void read(KeyGroupsStateHandle handle, KeyGroupRange range, Visitor visitor) throws IOException {
         KeyGroupRange wanted = handle.keyGroupRange().intersection(range);
         String source = StreamStateHandles.describe(handle.stream());
+        VersionedHeader header;
         try (InputStream in = StreamStateHandles.open(handle.stream())) {
-            visitor.header(readHeader(new DataInputStream(in), source), source);
+            header = readHeader(new DataInputStream(in), source);
         }
+        visitor.header(header.header(), source);
         if (wanted.isEmpty()) {
             return;
         }
@@ -165,7 +194,8 @@ public final class KeyedSnapshotFormat {
                 }
                 byte[] payload = readSection(in, keyGroup, source, offset);
                 offset += SECTION_HEADER_BYTES + payload.length;
-                visitor.keyGroup(keyGroup, blocks(payload, keyGroup, source, expectedOffset), source);
+                visitor.keyGroup(keyGroup, blocks(payload, header.version(), keyGroup, source, expectedOffset),
+                        source);
             }
         } catch (EOFException e) {
             throw new IOException(source + " ends inside a key group section: the file is shorter than written;"
@@ -199,7 +229,7 @@ public final class KeyedSnapshotFormat {
         return payload;
     }
 
-    private static List<Block> blocks(byte[] payload, int keyGroup, String source, long offset)
+    private static List<Block> blocks(byte[] payload, int version, int keyGroup, String source, long offset)
             throws CorruptStateException {
         List<Block> blocks = new ArrayList<>();
         DataReader reader = new DataReader(payload);
@@ -207,6 +237,9 @@ public final class KeyedSnapshotFormat {
             while (reader.hasRemaining()) {
                 int stateId = reader.readVarInt();
                 int length = reader.readVarInt();
+                if (version == 1 && stateId >= V1_FIRST_STATE_ID) {
+                    stateId += FIRST_STATE_ID - V1_FIRST_STATE_ID;
+                }
                 blocks.add(new Block(stateId, reader.readBytes(length)));
             }
         } catch (CorruptDataException e) {
@@ -216,7 +249,7 @@ public final class KeyedSnapshotFormat {
         return blocks;
     }
 
-    static Header readHeader(DataInputStream in, String source) throws IOException {
+    private static VersionedHeader readHeader(DataInputStream in, String source) throws IOException {
         try {
             int magic = in.readInt();
             if (magic != MAGIC) {
@@ -224,9 +257,10 @@ public final class KeyedSnapshotFormat {
                         + Integer.toHexString(magic) + " at offset 0)");
             }
             int version = in.readInt();
-            if (version != VERSION) {
+            if (version < OLDEST_VERSION || version > VERSION) {
                 throw new CorruptStateException(source + " has keyed state format version " + version
-                        + "; this Duraflow reads version " + VERSION);
+                        + " (offset 4); this Duraflow reads versions " + OLDEST_VERSION + " to " + VERSION
+                        + ": the file is corrupt or was written by a newer Duraflow");
             }
             int bodyLength = in.readInt();
             if (bodyLength < 0 || bodyLength > MAX_SECTION_BYTES) {
@@ -255,7 +289,7 @@ public final class KeyedSnapshotFormat {
                 }
                 states.add(new StateMeta(name, kind, reader.readString()));
             }
-            return new Header(keySerializer, maxParallelism, states);
+            return new VersionedHeader(new Header(keySerializer, maxParallelism, states), version);
         } catch (EOFException e) {
             throw new IOException(source + " ends inside its header: the file is shorter than written;"
                     + " restore from another checkpoint", e);

@@ -128,7 +128,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 checkHeader(header, source);
                 for (int i = 0; i < header.states().size(); i++) {
                     StateMeta meta = header.states().get(i);
-                    byId.put(i + 1, meta);
+                    byId.put(KeyedSnapshotFormat.stateId(i), meta);
                     RestoredState earlier = restored.get(meta.name());
                     if (earlier == null) {
                         restored.put(meta.name(), new RestoredState(meta, new byte[keyGroupRange.size()][], source));
@@ -144,7 +144,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             @Override
             public void keyGroup(int keyGroup, List<Block> blocks, String source) throws IOException {
                 for (Block block : blocks) {
-                    if (block.stateId() == KeyedSnapshotFormat.TIMERS_ID) {
+                    if (block.stateId() == KeyedSnapshotFormat.PROCESSING_TIMERS_ID) {
                         try {
                             timers.restoreBlock(keyGroup, block.bytes(), keySerializer);
                         } catch (CorruptDataException e) {

@@ -91,12 +91,12 @@ final class HeapSnapshotWriter<K> {
                 for (int i = 0; i < parts.size(); i++) {
                     block.reset();
                     if (parts.get(i).writeBlock(keyGroup, keySerializer, block)) {
-                        writer.addBlock(i + 1, block.buffer(), 0, block.position());
+                        writer.addBlock(KeyedSnapshotFormat.stateId(i), block.buffer(), 0, block.position());
                     }
                 }
                 block.reset();
                 if (HeapTimerService.writeBlock(timers[keyGroup - keyGroupRange.start()], keySerializer, block)) {
-                    writer.addBlock(KeyedSnapshotFormat.TIMERS_ID, block.buffer(), 0, block.position());
+                    writer.addBlock(KeyedSnapshotFormat.PROCESSING_TIMERS_ID, block.buffer(), 0, block.position());
                 }
                 writer.endKeyGroup();
             }

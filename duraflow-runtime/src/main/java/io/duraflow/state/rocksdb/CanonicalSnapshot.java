@@ -67,17 +67,17 @@ final class CanonicalSnapshot {
                     RocksIterator raw = raws.get(i);
                     if (raw != null && raw.isValid() && KeyLayout.readKeyGroup(raw.key()) == keyGroup) {
                         byte[] bytes = raw.value();
-                        writer.addBlock(i + 1, bytes, 0, bytes.length);
+                        writer.addBlock(KeyedSnapshotFormat.stateId(i), bytes, 0, bytes.length);
                         raw.next();
                         continue;
                     }
                     RocksIterator iterator = entries.get(i);
                     if (iterator != null && blocks.entriesBlock(parts.get(i).meta().kind(), iterator, keyGroup, block)) {
-                        writer.addBlock(i + 1, block.buffer(), 0, block.position());
+                        writer.addBlock(KeyedSnapshotFormat.stateId(i), block.buffer(), 0, block.position());
                     }
                 }
                 if (timerIterator != null && blocks.timersBlock(timerIterator, keyGroup, block)) {
-                    writer.addBlock(KeyedSnapshotFormat.TIMERS_ID, block.buffer(), 0, block.position());
+                    writer.addBlock(KeyedSnapshotFormat.PROCESSING_TIMERS_ID, block.buffer(), 0, block.position());
                 }
                 writer.endKeyGroup();
             }

@@ -255,7 +255,7 @@ final class RocksDBRestore {
                     checkHeader(header.keySerializerDescription(), header.maxParallelism(), source);
                     for (int i = 0; i < header.states().size(); i++) {
                         StateMeta meta = header.states().get(i);
-                        byId.put(i + 1, meta);
+                        byId.put(KeyedSnapshotFormat.stateId(i), meta);
                         addState(meta, BackendMetadata.RAW, source);
                     }
                 }
@@ -264,7 +264,7 @@ final class RocksDBRestore {
                 public void keyGroup(int keyGroup, List<Block> groupBlocks, String source) throws IOException {
                     try {
                         for (Block block : groupBlocks) {
-                            if (block.stateId() == KeyedSnapshotFormat.TIMERS_ID) {
+                            if (block.stateId() == KeyedSnapshotFormat.PROCESSING_TIMERS_ID) {
                                 try {
                                     blocks.insertTimers(keyGroup, block.bytes(), timers, batch);
                                 } catch (CorruptDataException e) {
