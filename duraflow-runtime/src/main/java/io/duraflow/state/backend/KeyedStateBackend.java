@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.concurrent.RunnableFuture;
 
 /**
- * The keyed state of one parallel instance of a keyed operator: its declared states and timers over
- * the key groups it owns. Every method except the returned asynchronous snapshot runs on the task
+ * The keyed state of one parallel instance of a keyed operator: its declared states and timers (of
+ * both time domains) over the key groups it owns. Every method except the returned asynchronous snapshot runs on the task
  * thread. The contract (declaring state, snapshots, checkpoint notifications): see
  * docs/design/state-backends.md#keyedstatebackend.
  */
@@ -48,8 +48,15 @@ public interface KeyedStateBackend<K> extends KeyedStateStore, AutoCloseable {
     /** The current key's key group. */
     int currentKeyGroup();
 
-    /** The timers of this operator, as state of this backend. */
+    /** The processing-time timers of this operator, as state of this backend. */
     InternalTimerService<K> timerService();
+
+    /**
+     * The event-time timers of this operator, as state of this backend: a service of its own,
+     * independent of {@link #timerService()} (a key and time registered in both are two timers),
+     * snapshotted, restored and redistributed by key group alike.
+     */
+    InternalTimerService<K> eventTimerService();
 
     /** Names of the states declared or restored, sorted. */
     List<String> stateNames();

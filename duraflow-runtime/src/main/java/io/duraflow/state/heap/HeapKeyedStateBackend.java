@@ -67,6 +67,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final Map<String, Object> stateObjects = new HashMap<>();
     private final Map<String, RestoredState> restored = new TreeMap<>();
     private final HeapTimerService<K> timers;
+    private final HeapTimerService<K> eventTimers;
     private final DataWriter keyBytes = new DataWriter(64);
     /** The keys are written by {@code Types.LONG}: their key group is computed without writing them. */
     private final boolean longKeys;
@@ -100,6 +101,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         this.keyGroupRange = parameters.keyGroupRange();
         this.longKeys = keySerializer == Types.LONG;
         this.timers = new HeapTimerService<>(this, keyGroupRange.start(), keyGroupRange.size());
+        this.eventTimers = new HeapTimerService<>(this, keyGroupRange.start(), keyGroupRange.size());
     }
 
     /** A backend with the state of {@code parameters.restoreState()} in its key groups. */
@@ -144,13 +146,18 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             @Override
             public void keyGroup(int keyGroup, List<Block> blocks, String source) throws IOException {
                 for (Block block : blocks) {
-                    if (block.stateId() == KeyedSnapshotFormat.PROCESSING_TIMERS_ID) {
+                    HeapTimerService<K> domain = switch (block.stateId()) {
+                        case KeyedSnapshotFormat.PROCESSING_TIMERS_ID -> timers;
+                        case KeyedSnapshotFormat.EVENT_TIMERS_ID -> eventTimers;
+                        default -> null;
+                    };
+                    if (domain != null) {
                         try {
-                            timers.restoreBlock(keyGroup, block.bytes(), keySerializer);
+                            domain.restoreBlock(keyGroup, block.bytes(), keySerializer);
                         } catch (CorruptDataException e) {
-                            throw new CorruptStateException(source + ": timers of key group " + keyGroup
-                                    + " cannot be read with key serializer " + keySerializer.description() + ": "
-                                    + e.getMessage(), e);
+                            throw new CorruptStateException(source + ": " + (domain == timers ? "processing" : "event")
+                                    + "-time timers of key group " + keyGroup + " cannot be read with key serializer "
+                                    + keySerializer.description() + ": " + e.getMessage(), e);
                         }
                         continue;
                     }
@@ -363,6 +370,11 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     @Override
+    public InternalTimerService<K> eventTimerService() {
+        return eventTimers;
+    }
+
+    @Override
     public List<String> stateNames() {
         TreeSet<String> names = new TreeSet<>(registered.keySet());
         names.addAll(restored.keySet());
@@ -389,13 +401,13 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         for (RestoredState state : restored.values()) {
             parts.add(new HeapSnapshotWriter.RawPart<>(state.meta(), keyGroupRange.start(), state.blocks()));
         }
-        if (parts.isEmpty() && timers.size() == 0) {
+        if (parts.isEmpty() && timers.size() == 0 && eventTimers.size() == 0) {
             FutureTask<List<KeyedStateHandle>> nothing = new FutureTask<>(List::of);
             nothing.run();
             return nothing;
         }
         HeapSnapshotWriter<K> writer = new HeapSnapshotWriter<>(keySerializer, maxParallelism, keyGroupRange, parts,
-                timers.freeze(), streamFactory);
+                timers.freeze(), eventTimers.freeze(), streamFactory);
         return new FutureTask<>(writer::write);
     }
 

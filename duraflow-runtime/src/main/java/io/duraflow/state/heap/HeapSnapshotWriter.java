@@ -16,7 +16,7 @@ import java.util.Map;
 
 /**
  * The asynchronous part of a heap snapshot: writes what the synchronous part froze (maps of
- * declared states, raw blocks of restored undeclared states, timers) as one {@link
+ * declared states, raw blocks of restored undeclared states, timers of both domains) as one {@link
  * KeyedSnapshotFormat} stream. Runs on a thread other than the task's; reads only frozen maps,
  * which the task never changes again. Interrupting it (cancelling its future) stops it between
  * key groups and deletes what it wrote.
@@ -60,17 +60,19 @@ final class HeapSnapshotWriter<K> {
     private final int maxParallelism;
     private final KeyGroupRange keyGroupRange;
     private final List<Part<K>> parts;
-    private final Map<HeapTimerService.Timer<K>, Boolean>[] timers;
+    private final Map<HeapTimerService.Timer<K>, Boolean>[] processingTimers;
+    private final Map<HeapTimerService.Timer<K>, Boolean>[] eventTimers;
     private final CheckpointStreamFactory streamFactory;
 
     HeapSnapshotWriter(TypeSerializer<K> keySerializer, int maxParallelism, KeyGroupRange keyGroupRange,
-            List<Part<K>> parts, Map<HeapTimerService.Timer<K>, Boolean>[] timers,
-            CheckpointStreamFactory streamFactory) {
+            List<Part<K>> parts, Map<HeapTimerService.Timer<K>, Boolean>[] processingTimers,
+            Map<HeapTimerService.Timer<K>, Boolean>[] eventTimers, CheckpointStreamFactory streamFactory) {
         this.keySerializer = keySerializer;
         this.maxParallelism = maxParallelism;
         this.keyGroupRange = keyGroupRange;
         this.parts = List.copyOf(parts);
-        this.timers = timers;
+        this.processingTimers = processingTimers;
+        this.eventTimers = eventTimers;
         this.streamFactory = streamFactory;
     }
 
@@ -95,8 +97,13 @@ final class HeapSnapshotWriter<K> {
                     }
                 }
                 block.reset();
-                if (HeapTimerService.writeBlock(timers[keyGroup - keyGroupRange.start()], keySerializer, block)) {
+                if (HeapTimerService.writeBlock(processingTimers[keyGroup - keyGroupRange.start()], keySerializer,
+                        block)) {
                     writer.addBlock(KeyedSnapshotFormat.PROCESSING_TIMERS_ID, block.buffer(), 0, block.position());
+                }
+                block.reset();
+                if (HeapTimerService.writeBlock(eventTimers[keyGroup - keyGroupRange.start()], keySerializer, block)) {
+                    writer.addBlock(KeyedSnapshotFormat.EVENT_TIMERS_ID, block.buffer(), 0, block.position());
                 }
                 writer.endKeyGroup();
             }

@@ -12,7 +12,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
- * Processing-time timers of the heap backend. The timers themselves are a {@link StateTable} per
+ * The timers of one time domain of the heap backend (it has one instance per domain). The timers themselves are a {@link StateTable} per
  * key group (timer -> itself), so they are deduplicated per (key, time), frozen for snapshots
  * like any state, and restored by key group. A priority queue over all of them orders firing; a
  * deleted timer stays in the queue until it reaches the head and is found missing from its key

@@ -103,7 +103,7 @@ final class CanonicalBlocks {
         return true;
     }
 
-    /** The timers block of {@code keyGroup} from the {@code _timers} iterator; false when there are none. */
+    /** The timers block of {@code keyGroup} from an iterator over a timers column; false when there are none. */
     boolean timersBlock(RocksIterator iterator, int keyGroup, DataWriter block) {
         body.reset();
         int count = 0;

@@ -25,7 +25,7 @@ import org.rocksdb.Snapshot;
  * {@code state.backend.incremental: false}): the synchronous part takes a RocksDB snapshot (a
  * sequence number, no copy); the asynchronous part iterates it key group by key group, one
  * iterator per column family moving forward only, and writes each state's block (copied bytes, see
- * {@link CanonicalBlocks}) and the timers. Restored state that was not declared yet is written
+ * {@link CanonicalBlocks}) and the timers of both domains. Restored state that was not declared yet is written
  * from its raw blocks unchanged. The heap backend restores the result, and this backend too.
  */
 final class CanonicalSnapshot {
@@ -37,8 +37,9 @@ final class CanonicalSnapshot {
     }
 
     static KeyGroupsStateHandle write(RocksDBInstance db, Snapshot snapshot, TypeSerializer<?> keySerializer,
-            int maxParallelism, KeyGroupRange range, List<Part> parts, ColumnFamilyHandle timers,
-            CheckpointStreamFactory streams, BooleanSupplier stopRequested) throws IOException {
+            int maxParallelism, KeyGroupRange range, List<Part> parts, ColumnFamilyHandle processingTimers,
+            ColumnFamilyHandle eventTimers, CheckpointStreamFactory streams, BooleanSupplier stopRequested)
+            throws IOException {
         List<StateMeta> metas = new ArrayList<>();
         for (Part part : parts) {
             metas.add(part.meta());
@@ -54,8 +55,10 @@ final class CanonicalSnapshot {
                 entries.add(open(db, part.entries(), read, first));
                 raws.add(open(db, part.raw(), read, first));
             }
-            RocksIterator timerIterator = open(db, timers, read, first);
-            entries.add(timerIterator);
+            RocksIterator processingTimerIterator = open(db, processingTimers, read, first);
+            entries.add(processingTimerIterator);
+            RocksIterator eventTimerIterator = open(db, eventTimers, read, first);
+            entries.add(eventTimerIterator);
             KeyedSnapshotFormat.Writer writer = new KeyedSnapshotFormat.Writer(out, range, header);
             DataWriter block = new DataWriter(64 * 1024);
             for (int keyGroup = range.start(); keyGroup <= range.end(); keyGroup++) {
@@ -76,8 +79,11 @@ final class CanonicalSnapshot {
                         writer.addBlock(KeyedSnapshotFormat.stateId(i), block.buffer(), 0, block.position());
                     }
                 }
-                if (timerIterator != null && blocks.timersBlock(timerIterator, keyGroup, block)) {
+                if (processingTimerIterator != null && blocks.timersBlock(processingTimerIterator, keyGroup, block)) {
                     writer.addBlock(KeyedSnapshotFormat.PROCESSING_TIMERS_ID, block.buffer(), 0, block.position());
+                }
+                if (eventTimerIterator != null && blocks.timersBlock(eventTimerIterator, keyGroup, block)) {
+                    writer.addBlock(KeyedSnapshotFormat.EVENT_TIMERS_ID, block.buffer(), 0, block.position());
                 }
                 writer.endKeyGroup();
             }

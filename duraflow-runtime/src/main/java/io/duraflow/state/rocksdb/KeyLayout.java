@@ -6,7 +6,10 @@ package io.duraflow.state.rocksdb;
  */
 final class KeyLayout {
     static final int KEY_GROUP_BYTES = 2;
+    /** Processing-time timers. */
     static final String TIMERS_COLUMN = "_timers";
+    /** Event-time timers: the same layout as {@link #TIMERS_COLUMN}. */
+    static final String EVENT_TIMERS_COLUMN = "_event_timers";
     private static final String ENTRIES_PREFIX = "s:";
     private static final String RAW_PREFIX = "r:";
 

@@ -80,6 +80,8 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final StateStore store;
     private final ColumnFamilyHandle timerColumn;
     private final RocksDBTimerService<K> timers;
+    private final ColumnFamilyHandle eventTimerColumn;
+    private final RocksDBTimerService<K> eventTimers;
     private final Map<String, StateInfo> states = new TreeMap<>();
     private final ResourceGuard guard;
     /** RocksDB snapshots held by canonical snapshots not finished yet; guarded by itself. */
@@ -117,9 +119,17 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             states.put(state.meta().name(), info);
         }
         this.timerColumn = db.columnOrCreate(KeyLayout.TIMERS_COLUMN);
-        this.timers = new RocksDBTimerService<>(this, store, store.addColumn(timerColumn, false),
+        this.timers = loadTimers(timerColumn);
+        this.eventTimerColumn = db.columnOrCreate(KeyLayout.EVENT_TIMERS_COLUMN);
+        this.eventTimers = loadTimers(eventTimerColumn);
+    }
+
+    /** The timer service of one domain over its column, with the timers the database holds. */
+    private RocksDBTimerService<K> loadTimers(ColumnFamilyHandle column) {
+        RocksDBTimerService<K> service = new RocksDBTimerService<>(this, store, store.addColumn(column, false),
                 keyGroupRange.start(), keyGroupRange.size());
-        timers.load();
+        service.load();
+        return service;
     }
 
     /**
@@ -349,6 +359,11 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     @Override
+    public InternalTimerService<K> eventTimerService() {
+        return eventTimers;
+    }
+
+    @Override
     public List<String> stateNames() {
         return List.copyOf(states.keySet());
     }
@@ -360,7 +375,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             CheckpointStreamFactory streamFactory, SnapshotType type) throws IOException {
         checkNotDisposed();
         Objects.requireNonNull(streamFactory, "streamFactory");
-        if (states.isEmpty() && timers.size() == 0) {
+        if (states.isEmpty() && timers.size() == 0 && eventTimers.size() == 0) {
             return SnapshotFuture.empty();
         }
         // Both kinds read the database (a native checkpoint of its files, a RocksDB snapshot): the
@@ -417,7 +432,7 @@ final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             guard.acquire();
             try {
                 return List.of(CanonicalSnapshot.write(db, snapshot, keySerializer, maxParallelism, keyGroupRange,
-                        parts, timerColumn, streams, guard::isClosed));
+                        parts, timerColumn, eventTimerColumn, streams, guard::isClosed));
             } finally {
                 guard.release();
             }

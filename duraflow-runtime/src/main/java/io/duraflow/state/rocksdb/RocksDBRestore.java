@@ -114,6 +114,7 @@ final class RocksDBRestore {
         }
         try {
             db.columnOrCreate(KeyLayout.TIMERS_COLUMN);
+            db.columnOrCreate(KeyLayout.EVENT_TIMERS_COLUMN);
             for (KeyGroupsStateHandle handle : canonical) {
                 insertCanonical(db, handle);
             }
@@ -239,13 +240,17 @@ final class RocksDBRestore {
         }
     }
 
-    /** Inserts the owned key groups of a canonical snapshot: timers as timers, state blocks as raw blocks. */
+    /**
+     * Inserts the owned key groups of a canonical snapshot: each domain's timers into its timers
+     * column, state blocks as raw blocks.
+     */
     private void insertCanonical(RocksDBInstance db, KeyGroupsStateHandle handle) throws IOException {
         if (handle.keyGroupRange().intersection(owned).isEmpty()) {
             return;
         }
         CanonicalBlocks blocks = new CanonicalBlocks(keySerializer);
-        ColumnFamilyHandle timers = db.column(KeyLayout.TIMERS_COLUMN);
+        ColumnFamilyHandle processingTimers = db.column(KeyLayout.TIMERS_COLUMN);
+        ColumnFamilyHandle eventTimers = db.column(KeyLayout.EVENT_TIMERS_COLUMN);
         try (WriteBatch batch = new WriteBatch()) {
             KeyedSnapshotFormat.read(handle, owned, new KeyedSnapshotFormat.Visitor() {
                 private final Map<Integer, StateMeta> byId = new HashMap<>();
@@ -264,11 +269,17 @@ final class RocksDBRestore {
                 public void keyGroup(int keyGroup, List<Block> groupBlocks, String source) throws IOException {
                     try {
                         for (Block block : groupBlocks) {
-                            if (block.stateId() == KeyedSnapshotFormat.PROCESSING_TIMERS_ID) {
+                            ColumnFamilyHandle timers = switch (block.stateId()) {
+                                case KeyedSnapshotFormat.PROCESSING_TIMERS_ID -> processingTimers;
+                                case KeyedSnapshotFormat.EVENT_TIMERS_ID -> eventTimers;
+                                default -> null;
+                            };
+                            if (timers != null) {
                                 try {
                                     blocks.insertTimers(keyGroup, block.bytes(), timers, batch);
                                 } catch (CorruptDataException e) {
-                                    throw new CorruptStateException(source + ": timers of key group " + keyGroup
+                                    throw new CorruptStateException(source + ": " + (timers == eventTimers ? "event"
+                                            : "processing") + "-time timers of key group " + keyGroup
                                             + " cannot be read with key serializer " + keySerializer.description()
                                             + ": " + e.getMessage(), e);
                                 }

@@ -9,8 +9,9 @@ import java.util.TreeSet;
 import org.rocksdb.RocksIterator;
 
 /**
- * Processing-time timers in the {@code _timers} column family ({@code kg | time | key}, see {@link
- * KeyLayout}), so they are part of every native snapshot and may outgrow memory. Within a key group
+ * The timers of one time domain in a column family of their own ({@code _timers} for processing
+ * time, {@code _event_timers} for event time; {@code kg | time | key}, see {@link KeyLayout}), so
+ * they are part of every native snapshot and may outgrow memory. Within a key group
  * the database orders timers by time; memory holds only each key group's earliest timer (its
  * <em>head</em>, read with one seek) in a set ordered by time, whose first element is the next timer
  * to fire. Registering compares with the head; deleting or firing the head reads the key group's

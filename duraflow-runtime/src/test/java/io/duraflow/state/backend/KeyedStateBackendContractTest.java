@@ -14,6 +14,7 @@ import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
+import io.duraflow.config.Configuration;
 import io.duraflow.fs.FsPath;
 import io.duraflow.fs.LocalFileSystem;
 import io.duraflow.state.CheckpointDirectories;
@@ -21,7 +22,9 @@ import io.duraflow.state.FileSegmentHandle;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.KeyedStateHandle;
 import io.duraflow.state.OperatorSubtaskState;
+import io.duraflow.state.heap.HeapStateBackend;
 import io.duraflow.state.rescale.StateRedistributor;
+import io.duraflow.state.rocksdb.RocksDBStateBackend;
 import io.duraflow.state.storage.CheckpointOutputStream;
 import io.duraflow.state.storage.CheckpointStreamFactory;
 import io.duraflow.state.storage.FsCheckpointStorage;
@@ -91,8 +94,14 @@ public abstract class KeyedStateBackendContractTest {
 
     protected <K> KeyedStateBackend<K> backend(TypeSerializer<K> keySerializer, KeyGroupRange range,
             List<KeyedStateHandle> restore) throws IOException {
+        return backend(stateBackend(), keySerializer, range, restore);
+    }
+
+    /** A backend of another kind than the one under test (or the same), in this test's directories. */
+    protected <K> KeyedStateBackend<K> backend(StateBackend kind, TypeSerializer<K> keySerializer, KeyGroupRange range,
+            List<KeyedStateHandle> restore) throws IOException {
         Path local = tempDir.resolve("local-" + created.size());
-        KeyedStateBackend<K> backend = stateBackend().createKeyedStateBackend(new KeyedBackendParameters<>(
+        KeyedStateBackend<K> backend = kind.createKeyedStateBackend(new KeyedBackendParameters<>(
                 "test-op " + created.size(), keySerializer, MAX_PARALLELISM, range, restore, local));
         created.add(backend);
         return backend;
@@ -579,21 +588,28 @@ public abstract class KeyedStateBackendContractTest {
         for (long key = 0; key < keys; key++) {
             KeyedStateBackend<Long> owner = two.get(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, 2, keyGroupOf(key)));
             fill(owner, key);
-            owner.timerService().registerTimer(key, 100 + key);
+            registerTimersOfBothDomains(owner, key);
             expected.put(key, dump(owner, key));
         }
 
-        List<KeyedStateBackend<Long>> three = rescale(two, 3);
+        // a checkpoint (native where the backend has one), then a savepoint (canonical)
+        List<KeyedStateBackend<Long>> three = rescale(two, 3, SnapshotType.CHECKPOINT);
         assertOwnership(three, expected, keys);
-        List<KeyedStateBackend<Long>> one = rescale(three, 1);
+        List<KeyedStateBackend<Long>> one = rescale(three, 1, SnapshotType.SAVEPOINT);
         assertOwnership(one, expected, keys);
     }
 
-    private List<KeyedStateBackend<Long>> rescale(List<KeyedStateBackend<Long>> from, int parallelism)
-            throws Exception {
+    /** A processing-time timer at 100 + key and an event-time timer at 5000 + key. */
+    private static void registerTimersOfBothDomains(KeyedStateBackend<Long> backend, long key) {
+        backend.timerService().registerTimer(key, 100 + key);
+        backend.eventTimerService().registerTimer(key, 5000 + key);
+    }
+
+    private List<KeyedStateBackend<Long>> rescale(List<KeyedStateBackend<Long>> from, int parallelism,
+            SnapshotType type) throws Exception {
         List<OperatorSubtaskState> old = new ArrayList<>();
         for (KeyedStateBackend<Long> backend : from) {
-            old.add(new OperatorSubtaskState(snapshot(backend), List.of()));
+            old.add(new OperatorSubtaskState(snapshot(backend, type, true), List.of()));
         }
         List<OperatorSubtaskState> assigned = StateRedistributor.redistribute(old, parallelism, MAX_PARALLELISM);
         List<KeyedStateBackend<Long>> result = new ArrayList<>();
@@ -608,28 +624,41 @@ public abstract class KeyedStateBackendContractTest {
             throws Exception {
         int parallelism = backends.size();
         int timers = 0;
+        int eventTimers = 0;
         for (KeyedStateBackend<Long> backend : backends) {
             timers += backend.timerService().size();
+            eventTimers += backend.eventTimerService().size();
         }
         assertThat(timers).isEqualTo(keys);
+        assertThat(eventTimers).isEqualTo(keys);
         for (long key = 0; key < keys; key++) {
             int owner = KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key));
             assertThat(dump(backends.get(owner), key)).as("key %d at its owner %d", key, owner)
                     .isEqualTo(expected.get(key));
         }
+        java.util.Set<Long> firedProcessing = new java.util.HashSet<>();
+        java.util.Set<Long> firedEvent = new java.util.HashSet<>();
         for (int i = 0; i < parallelism; i++) {
-            List<Long> fired = new ArrayList<>();
-            backends.get(i).timerService().fireUpTo(100 + keys, (key, time) -> fired.add(key));
-            for (long key : fired) {
-                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key))).isEqualTo(i);
-            }
+            int index = i;
+            backends.get(i).timerService().fireUpTo(5000 + keys, (key, time) -> {
+                assertThat(time).isEqualTo(100 + key);
+                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key))).isEqualTo(index);
+                assertThat(firedProcessing.add(key)).isTrue();
+            });
+            backends.get(i).eventTimerService().fireUpTo(5000 + keys, (key, time) -> {
+                assertThat(time).isEqualTo(5000 + key);
+                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key))).isEqualTo(index);
+                assertThat(firedEvent.add(key)).isTrue();
+            });
         }
+        assertThat(firedProcessing).hasSize(keys);
+        assertThat(firedEvent).hasSize(keys);
         // firing consumed the timers of these backends; restore them for the next step from fresh snapshots
         for (int i = 0; i < parallelism; i++) {
             KeyedStateBackend<Long> backend = backends.get(i);
             for (long key = 0; key < keys; key++) {
                 if (backend.keyGroupRange().contains(keyGroupOf(key))) {
-                    backend.timerService().registerTimer(key, 100 + key);
+                    registerTimersOfBothDomains(backend, key);
                 }
             }
         }
@@ -696,6 +725,195 @@ public abstract class KeyedStateBackendContractTest {
         KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
 
         assertThat(restored.timerService().nextTimerTime()).isEqualTo(5);
+    }
+
+    // ---- event-time timers ---------------------------------------------------------------
+
+    @Test
+    void eventTimersFireInTimeOrderOncePerKeyAndTimeWithTheirKeyCurrent() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        InternalTimerService<Long> timers = backend.eventTimerService();
+        assertThat(timers.nextTimerTime()).isEqualTo(InternalTimerService.NO_TIMER);
+        timers.registerTimer(1L, 30);
+        timers.registerTimer(2L, 10);
+        timers.registerTimer(2L, 10);
+        timers.registerTimer(3L, 20);
+        timers.registerTimer(3L, 40);
+        timers.registerTimer(4L, Long.MIN_VALUE);
+        timers.deleteTimer(3L, 40);
+        timers.deleteTimer(3L, 99);
+        assertThat(timers.size()).isEqualTo(4);
+        assertThat(timers.nextTimerTime()).isEqualTo(Long.MIN_VALUE);
+
+        List<String> fired = new ArrayList<>();
+        int count = timers.fireUpTo(25, (key, time) -> {
+            assertThat(backend.currentKey()).isEqualTo(key);
+            fired.add(key + "@" + time);
+            if (key == 2L && time == 10) {
+                timers.registerTimer(2L, 15);
+                timers.registerTimer(2L, 25);
+                timers.registerTimer(2L, 50);
+                timers.registerTimer(5L, 5);
+            }
+        });
+
+        assertThat(fired).containsExactly("4@" + Long.MIN_VALUE, "2@10", "5@5", "2@15", "3@20", "2@25");
+        assertThat(count).isEqualTo(6);
+        assertThat(timers.nextTimerTime()).isEqualTo(30);
+        assertThat(timers.size()).isEqualTo(2);
+        timers.deleteTimer(1L, 30);
+        assertThat(timers.nextTimerTime()).isEqualTo(50);
+        assertThat(timers.fireUpTo(Long.MAX_VALUE, (key, time) -> fired.add(key + "@" + time))).isEqualTo(1);
+        assertThat(fired).endsWith("2@50");
+        assertThat(timers.size()).isZero();
+        assertThat(backend.timerService().size()).as("processing-time timers").isZero();
+    }
+
+    @Test
+    void theTwoTimerDomainsAreIndependentAlsoThroughSnapshots() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        backend.timerService().registerTimer(1L, 10);
+        backend.eventTimerService().registerTimer(1L, 10);
+        backend.eventTimerService().registerTimer(2L, 20);
+        assertThat(backend.timerService().size()).isEqualTo(1);
+        assertThat(backend.eventTimerService().size()).isEqualTo(2);
+        backend.timerService().deleteTimer(2L, 20);
+        assertThat(backend.eventTimerService().size()).as("deleting in the other domain").isEqualTo(2);
+
+        for (SnapshotType type : SnapshotType.values()) {
+            KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend, type, true));
+
+            assertThat(firedAll(restored.timerService())).as("%s", type).containsExactly("1@10");
+            assertThat(firedAll(restored.eventTimerService())).as("%s", type).containsExactly("1@10", "2@20");
+        }
+        backend.eventTimerService().deleteTimer(1L, 10);
+        assertThat(backend.timerService().nextTimerTime()).isEqualTo(10);
+        assertThat(firedAll(backend.eventTimerService())).containsExactly("2@20");
+        assertThat(firedAll(backend.timerService())).containsExactly("1@10");
+    }
+
+    /** Fires every timer of {@code timers}, as "key@time" in firing order. */
+    private static List<String> firedAll(InternalTimerService<Long> timers) throws Exception {
+        List<String> fired = new ArrayList<>();
+        timers.fireUpTo(Long.MAX_VALUE, (key, time) -> fired.add(key + "@" + time));
+        return fired;
+    }
+
+    @Test
+    void eventTimersSurviveEverySnapshotTypeAndLaterIncrementalOnes() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 500; key++) {
+            backend.eventTimerService().registerTimer(key, 1000 - key);
+            backend.eventTimerService().registerTimer(key, 2000);
+        }
+        backend.eventTimerService().deleteTimer(7L, 2000);
+
+        for (SnapshotType type : SnapshotType.values()) {
+            KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend, type, true));
+
+            assertThat(restored.eventTimerService().size()).as("%s", type).isEqualTo(999);
+            assertThat(restored.eventTimerService().nextTimerTime()).isEqualTo(501);
+            assertThat(restored.timerService().size()).isZero();
+        }
+        // a checkpoint after changes (incremental where the backend has them) holds the changes
+        backend.eventTimerService().fireUpTo(600, (key, time) -> { });
+        backend.eventTimerService().registerTimer(9999L, 3000);
+        KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
+        List<String> fired = firedAll(restored.eventTimerService());
+        assertThat(fired).hasSize(400 + 499 + 1).startsWith("399@601", "398@602").doesNotContain("7@2000")
+                .contains("8@2000").endsWith("9999@3000");
+    }
+
+    @Test
+    void eventTimersAloneAreSnapshotted() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        backend.eventTimerService().registerTimer(42L, 5);
+
+        KeyedStateBackend<Long> restored = restored(ALL, snapshot(backend));
+
+        assertThat(restored.eventTimerService().nextTimerTime()).isEqualTo(5);
+        assertThat(restored.timerService().nextTimerTime()).isEqualTo(InternalTimerService.NO_TIMER);
+    }
+
+    @Test
+    void aSavepointMovesTimersOfBothDomainsToEitherBackendAndBack() throws Exception {
+        KeyedStateBackend<Long> backend = backend();
+        for (long key = 0; key < 300; key++) {
+            fill(backend, key);
+            backend.timerService().registerTimer(key, 100 + key);
+            backend.eventTimerService().registerTimer(key, 1000 + key);
+        }
+        for (StateBackend other : List.of(new HeapStateBackend(), new RocksDBStateBackend(new Configuration()))) {
+            KeyedStateBackend<Long> there = backend(other, Types.LONG, ALL,
+                    snapshot(backend, SnapshotType.SAVEPOINT, true));
+            there.eventTimerService().registerTimer(1000L, 7);
+            KeyedStateBackend<Long> back = restored(ALL, snapshot(there, SnapshotType.SAVEPOINT, true));
+
+            for (long key = 0; key < 300; key++) {
+                assertThat(dump(back, key)).as("%s, key %d", other.name(), key).isEqualTo(dump(backend, key));
+            }
+            List<String> processing = firedAll(back.timerService());
+            List<String> event = firedAll(back.eventTimerService());
+            assertThat(processing).as(other.name()).hasSize(300).startsWith("0@100").endsWith("299@399");
+            assertThat(event).as(other.name()).hasSize(301).startsWith("1000@7", "0@1000").endsWith("299@1299");
+        }
+    }
+
+    @Test
+    void aVersionOneSnapshotRestoresItsTimersAsProcessingTimeTimersAndNoEventTimers() throws Exception {
+        ValueStateDescriptor<Long> count = new ValueStateDescriptor<>("count", Types.LONG);
+        long key = 7;
+        int keyGroup = keyGroupOf(key);
+        KeyedStateBackend<Long> backend = restored(ALL, List.of(versionOneSnapshot(keyGroup)));
+
+        backend.setCurrentKey(key);
+        assertThat(backend.getState(count).value()).isEqualTo(9L);
+        assertThat(firedAll(backend.timerService())).containsExactly("7@1000");
+        assertThat(backend.eventTimerService().size()).isZero();
+    }
+
+    /**
+     * A one-key-group stream as version 1 of the canonical format wrote it: value state "count" of
+     * long, key 7 with value 9 and a timer (id 0) at 1000 (see checkpoint-files.md).
+     */
+    private static io.duraflow.state.KeyGroupsStateHandle versionOneSnapshot(int keyGroup) {
+        DataWriter body = new DataWriter();
+        body.writeString("long");
+        body.writeVarInt(MAX_PARALLELISM);
+        body.writeVarInt(1);
+        body.writeString("count");
+        body.writeByte(1);
+        body.writeString("value(long)");
+        DataWriter payload = new DataWriter();
+        payload.writeVarInt(1); // state 1 in version 1
+        payload.writeVarInt(3);
+        payload.writeVarInt(1);
+        Types.LONG.write(7L, payload);
+        Types.LONG.write(9L, payload);
+        payload.writeVarInt(0); // timers
+        payload.writeVarInt(10);
+        payload.writeVarInt(1);
+        Types.LONG.write(7L, payload);
+        payload.writeLong(1000);
+        DataWriter stream = new DataWriter();
+        stream.writeInt(0x44464B53);
+        stream.writeInt(1);
+        stream.writeInt(body.position());
+        stream.writeBytes(body.buffer(), 0, body.position());
+        stream.writeInt(crc32c(body));
+        long offset = stream.position();
+        stream.writeInt(keyGroup);
+        stream.writeInt(payload.position());
+        stream.writeInt(crc32c(payload));
+        stream.writeBytes(payload.buffer(), 0, payload.position());
+        return new io.duraflow.state.KeyGroupsStateHandle(new KeyGroupRange(keyGroup, keyGroup), new long[] {offset},
+                new io.duraflow.state.InlineStateHandle(stream.toByteArray()));
+    }
+
+    private static int crc32c(DataWriter bytes) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes.buffer(), 0, bytes.position());
+        return (int) crc.getValue();
     }
 
     // ---- random operations against a model (a seeded property test) ---------------------
