@@ -10,6 +10,7 @@ import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.PlanNode;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
+import io.duraflow.api.functions.TimeDomain;
 import io.duraflow.api.functions.TimerService;
 import io.duraflow.api.state.KeyedStateStore;
 import io.duraflow.api.state.ListState;
@@ -133,6 +134,11 @@ class StreamingKeyedSumTest {
         @Override
         public TimerService timerService() {
             throw new AssertionError("the keyed sum sets no timers");
+        }
+
+        @Override
+        public TimeDomain timeDomain() {
+            throw new IllegalStateException("the keyed sum has no timers: every call processes a record");
         }
     }
 

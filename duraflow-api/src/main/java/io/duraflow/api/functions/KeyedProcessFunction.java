@@ -20,13 +20,21 @@ public abstract class KeyedProcessFunction<K, I, O> implements CheckpointAvailab
         K currentKey();
 
         /**
-         * The event-time timestamp of the record being processed, or {@code
-         * TimestampAssigner.NO_TIMESTAMP} ({@code Long.MIN_VALUE}) when it has none (no watermark
-         * strategy upstream) and in {@code onTimer} of a processing-time timer.
+         * The event-time timestamp of the record being processed; in {@code onTimer} of an
+         * event-time timer, the timer's time. {@code TimestampAssigner.NO_TIMESTAMP} ({@code
+         * Long.MIN_VALUE}) when the record has none (no watermark strategy upstream) and in {@code
+         * onTimer} of a processing-time timer. What the function emits carries this timestamp.
          */
         long timestamp();
 
         TimerService timerService();
+
+        /**
+         * In {@code onTimer}, the domain of the timer that fired.
+         *
+         * @throws IllegalStateException in {@code processElement}: a record is not a timer
+         */
+        TimeDomain timeDomain();
     }
 
     /** Called once per parallel instance before the first record, after state is restored. */
@@ -34,7 +42,11 @@ public abstract class KeyedProcessFunction<K, I, O> implements CheckpointAvailab
 
     public abstract void processElement(I value, Context<K> context, Collector<O> out) throws Exception;
 
-    /** A processing-time timer of {@code context.currentKey()} at {@code timestamp} fired. */
+    /**
+     * A timer of {@code context.currentKey()} at {@code timestamp} fired; {@code
+     * context.timeDomain()} tells whether it was an event-time or a processing-time timer (a
+     * function with timers of both domains at the same time gets two calls).
+     */
     public void onTimer(long timestamp, Context<K> context, Collector<O> out) throws Exception {}
 
     /**

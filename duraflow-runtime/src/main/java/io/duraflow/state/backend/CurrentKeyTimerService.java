@@ -6,7 +6,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The {@link TimerService} a {@code KeyedProcessFunction} sees: timers of the backend's current
- * key, the processing time from the task's clock and the operator's watermark (injected, so tests
+ * key in its two timer services (processing and event time), the processing time from the task's clock and the operator's watermark (injected, so tests
  * drive them).
  */
 public final class CurrentKeyTimerService<K> implements TimerService {
@@ -38,6 +38,16 @@ public final class CurrentKeyTimerService<K> implements TimerService {
     @Override
     public void deleteProcessingTimeTimer(long time) {
         backend.timerService().deleteTimer(currentKey(), time);
+    }
+
+    @Override
+    public void registerEventTimeTimer(long time) {
+        backend.eventTimerService().registerTimer(currentKey(), time);
+    }
+
+    @Override
+    public void deleteEventTimeTimer(long time) {
+        backend.eventTimerService().deleteTimer(currentKey(), time);
     }
 
     private K currentKey() {

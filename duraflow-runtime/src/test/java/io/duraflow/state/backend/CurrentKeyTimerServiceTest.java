@@ -38,4 +38,27 @@ class CurrentKeyTimerServiceTest {
         assertThat(fired).containsExactly("b@1005", "a@1010");
         assertThat(backend.timerService().size()).isZero();
     }
+
+    @Test
+    void eventTimeTimersGoToTheEventTimerServiceOfTheCurrentKey() throws Exception {
+        KeyedStateBackend<String> backend = new HeapStateBackend().createKeyedStateBackend(new KeyedBackendParameters<>(
+                "op", Types.STRING, 16, new KeyGroupRange(0, 15), List.of(), dir));
+        CurrentKeyTimerService<String> timers = new CurrentKeyTimerService<>(backend, () -> 1000L, () -> 77L);
+        assertThatThrownBy(() -> timers.registerEventTimeTimer(5)).isInstanceOf(IllegalStateException.class);
+
+        backend.setCurrentKey("a");
+        timers.registerEventTimeTimer(80);
+        timers.registerProcessingTimeTimer(80);
+        backend.setCurrentKey("b");
+        timers.registerEventTimeTimer(78);
+        timers.registerEventTimeTimer(90);
+        timers.deleteEventTimeTimer(90);
+        timers.deleteProcessingTimeTimer(78);
+
+        List<String> fired = new ArrayList<>();
+        backend.eventTimerService().fireUpTo(Long.MAX_VALUE, (key, time) -> fired.add(key + "@" + time));
+        assertThat(fired).containsExactly("b@78", "a@80");
+        assertThat(timers.currentWatermark()).isEqualTo(77L);
+        assertThat(backend.timerService().size()).isEqualTo(1);
+    }
 }

@@ -1,10 +1,12 @@
 package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.dag.Operation;
+import io.duraflow.api.eventtime.TimestampAssigner;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
+import io.duraflow.api.functions.TimeDomain;
 import io.duraflow.api.functions.TimerService;
 import io.duraflow.api.state.KeyedStateStore;
 import io.duraflow.state.backend.CurrentKeyTimerService;
@@ -16,9 +18,17 @@ import io.duraflow.taskmanager.task.HeadOperator;
 
 /**
  * Runs a {@link KeyedProcessFunction}: sets each record's key as the backend's current key, so
- * the function's state and timers are those of that key, and fires processing-time timers as
- * mails on the task thread. Timers live in the keyed backend (they are checkpointed); this
- * operator only keeps one wake-up scheduled at the earliest timer.
+ * the function's state and timers are those of that key. Timers of both domains live in the keyed
+ * backend (they are checkpointed):
+ *
+ * <ul>
+ *   <li>processing-time timers fire as mails on the task thread; this operator only keeps one
+ *       wake-up scheduled at the earliest one;
+ *   <li>event-time timers fire in {@link #processWatermark}: every timer at or below the watermark,
+ *       in time order, each with its time as the timestamp of what it emits (and timers they
+ *       register at or below the watermark in the same call), before the watermark goes
+ *       downstream. The end of time ({@code Long.MAX_VALUE}, before the end of input) fires all.
+ * </ul>
  */
 final class KeyedProcessOperator implements HeadOperator {
     private final KeySelector<Object, Object> keySelector;
@@ -28,9 +38,15 @@ final class KeyedProcessOperator implements HeadOperator {
     private final Collector<Object> collector;
     private KeyedStateBackend<Object> backend;
     private InternalTimerService<Object> timers;
+    private InternalTimerService<Object> eventTimers;
     private KeyedProcessFunction.Context<Object> context;
+    /** The domain of the timer firing now; null while a record is processed. */
+    private TimeDomain firingDomain;
     private final KeyPrefetch keyPrefetch;
-    /** The timestamp of the record in flight; a processing-time timer's output has none. */
+    /**
+     * The timestamp of the record in flight; an event-time timer's output has the timer's time, a
+     * processing-time timer's none.
+     */
     private final RecordTime recordTime;
     /** The latest watermark received. */
     private long watermark = Long.MIN_VALUE;
@@ -65,6 +81,7 @@ final class KeyedProcessOperator implements HeadOperator {
         }
         backend = state.keyedState();
         timers = backend.timerService();
+        eventTimers = backend.eventTimerService();
         TimerService timerService = new CurrentKeyTimerService<>(backend, time::currentTimeMs, () -> watermark);
         context = new KeyedProcessFunction.Context<>() {
             @Override
@@ -80,6 +97,15 @@ final class KeyedProcessOperator implements HeadOperator {
             @Override
             public TimerService timerService() {
                 return timerService;
+            }
+
+            @Override
+            public TimeDomain timeDomain() {
+                if (firingDomain == null) {
+                    throw new IllegalStateException("timeDomain() is the domain of the timer that fires: call it in"
+                            + " onTimer, not in processElement");
+                }
+                return firingDomain;
             }
         };
     }
@@ -129,10 +155,19 @@ final class KeyedProcessOperator implements HeadOperator {
     private void onWakeUp() throws Exception {
         wakeUpAt = InternalTimerService.NO_TIMER;
         timers.fireUpTo(time.currentTimeMs(), (key, timestamp) -> {
-            recordTime.timestamp = io.duraflow.api.eventtime.TimestampAssigner.NO_TIMESTAMP;
-            function.onTimer(timestamp, context, collector);
+            recordTime.timestamp = TimestampAssigner.NO_TIMESTAMP;
+            onTimer(TimeDomain.PROCESSING_TIME, timestamp);
         });
         scheduleWakeUp();
+    }
+
+    private void onTimer(TimeDomain domain, long timestamp) throws Exception {
+        firingDomain = domain;
+        try {
+            function.onTimer(timestamp, context, collector);
+        } finally {
+            firingDomain = null;
+        }
     }
 
     private void scheduleWakeUp() {
@@ -147,9 +182,23 @@ final class KeyedProcessOperator implements HeadOperator {
         }
     }
 
+    /**
+     * The watermark is the operator's event time already while its timers fire (their {@code
+     * currentWatermark()} is it), and goes downstream only after them, so what they emit is never
+     * behind it.
+     */
     @Override
     public void processWatermark(long watermark) throws Exception {
         this.watermark = watermark;
+        if (eventTimers.nextTimerTime() <= watermark) {
+            eventTimers.fireUpTo(watermark, (key, timestamp) -> {
+                recordTime.timestamp = timestamp;
+                onTimer(TimeDomain.EVENT_TIME, timestamp);
+            });
+            if (timers.nextTimerTime() < wakeUpAt) {
+                scheduleWakeUp();
+            }
+        }
         out.processWatermark(watermark);
     }
 
