@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * would pick batch; run it with {@code -D execution.runtime-mode=streaming} to get checkpoints.
  * The endless run is streaming in automatic mode.
  *
- * <p>Result for the exactness check: the API has no end-of-input hook for keyed functions (event
- * time, whose end-of-input watermark would fire a timer at the end, comes later), so each key emits
+ * <p>Result for the exactness check: the job has no event time (an event-time timer would fire at
+ * the end of input, the end of time), and keyed functions have no end-of-input hook, so each key emits
  * (key, sum, count) once, on the record that brings its count to {@link #expectedCount}, which the
  * parameters determine. An endless run never emits. Without {@code output} these records are
  * collected as {@value #RESULT}; {@link #verify} checks them against N(N-1)/2 and the key count.

@@ -6,8 +6,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The {@link TimerService} a {@code KeyedProcessFunction} sees: timers of the backend's current
- * key in its two timer services (processing and event time), the processing time from the task's clock and the operator's watermark (injected, so tests
- * drive them).
+ * key in its two timer services (processing and event time), the processing time from the task's
+ * clock and the operator's watermark (injected, so tests drive them).
  */
 public final class CurrentKeyTimerService<K> implements TimerService {
     private final KeyedStateBackend<K> backend;

@@ -26,10 +26,9 @@ public interface InternalTimerService<K> {
 
     /**
      * Fires, in time order (timers of equal time in an order of the backend's choosing), every timer
-     * at or before {@code now}, removing each before its callback
-     * runs; timers that a callback registers at or before {@code now} fire in the same call. The
-     * backend's current key is the timer's key during its callback and is left at the last fired
-     * key afterwards.
+     * at or before {@code now}, removing each before its callback runs; timers that a callback
+     * registers at or before {@code now} fire in the same call. The backend's current key is the
+     * timer's key during its callback and is left at the last fired key afterwards.
      *
      * @return how many timers fired
      */

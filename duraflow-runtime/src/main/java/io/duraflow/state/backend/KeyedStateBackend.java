@@ -11,8 +11,8 @@ import java.util.concurrent.RunnableFuture;
 
 /**
  * The keyed state of one parallel instance of a keyed operator: its declared states and timers (of
- * both time domains) over the key groups it owns. Every method except the returned asynchronous snapshot runs on the task
- * thread. The contract (declaring state, snapshots, checkpoint notifications): see
+ * both time domains) over the key groups it owns. Every method except the returned asynchronous
+ * snapshot runs on the task thread. The contract (declaring state, snapshots, checkpoint notifications): see
  * docs/design/state-backends.md#keyedstatebackend.
  */
 public interface KeyedStateBackend<K> extends KeyedStateStore, AutoCloseable {

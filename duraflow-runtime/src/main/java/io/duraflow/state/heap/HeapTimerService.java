@@ -12,12 +12,12 @@ import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
- * The timers of one time domain of the heap backend (it has one instance per domain). The timers themselves are a {@link StateTable} per
- * key group (timer -> itself), so they are deduplicated per (key, time), frozen for snapshots
- * like any state, and restored by key group. A priority queue over all of them orders firing; a
- * deleted timer stays in the queue until it reaches the head and is found missing from its key
- * group (deleting is O(1)); the queue is rebuilt when such leftovers outnumber the live timers.
- * Task thread only.
+ * The timers of one time domain of the heap backend (it has one instance per domain). The timers
+ * themselves are a {@link StateTable} per key group (timer -> itself), so they are deduplicated
+ * per (key, time), frozen for snapshots like any state, and restored by key group. A priority
+ * queue over all of them orders firing; a deleted timer stays in the queue until it reaches the
+ * head and is found missing from its key group (deleting is O(1)); the queue is rebuilt when such
+ * leftovers outnumber the live timers. Task thread only.
  */
 final class HeapTimerService<K> implements InternalTimerService<K> {
     /** One timer; {@code keyGroup} is derived from the key, kept to find the timer's group cheaply. */

@@ -25,8 +25,8 @@ import org.rocksdb.Snapshot;
  * {@code state.backend.incremental: false}): the synchronous part takes a RocksDB snapshot (a
  * sequence number, no copy); the asynchronous part iterates it key group by key group, one
  * iterator per column family moving forward only, and writes each state's block (copied bytes, see
- * {@link CanonicalBlocks}) and the timers of both domains. Restored state that was not declared yet is written
- * from its raw blocks unchanged. The heap backend restores the result, and this backend too.
+ * {@link CanonicalBlocks}) and the timers of both domains. Restored state that was not declared
+ * yet is written from its raw blocks unchanged. The heap backend restores the result, and this backend too.
  */
 final class CanonicalSnapshot {
     /** A state as the synchronous part saw it: its columns, each possibly null. */
@@ -79,7 +79,8 @@ final class CanonicalSnapshot {
                         writer.addBlock(KeyedSnapshotFormat.stateId(i), block.buffer(), 0, block.position());
                     }
                 }
-                if (processingTimerIterator != null && blocks.timersBlock(processingTimerIterator, keyGroup, block)) {
+                if (processingTimerIterator != null
+                        && blocks.timersBlock(processingTimerIterator, keyGroup, block)) {
                     writer.addBlock(KeyedSnapshotFormat.PROCESSING_TIMERS_ID, block.buffer(), 0, block.position());
                 }
                 if (eventTimerIterator != null && blocks.timersBlock(eventTimerIterator, keyGroup, block)) {

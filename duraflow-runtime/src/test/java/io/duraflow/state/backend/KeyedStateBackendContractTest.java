@@ -642,12 +642,14 @@ public abstract class KeyedStateBackendContractTest {
             int index = i;
             backends.get(i).timerService().fireUpTo(5000 + keys, (key, time) -> {
                 assertThat(time).isEqualTo(100 + key);
-                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key))).isEqualTo(index);
+                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key)))
+                        .isEqualTo(index);
                 assertThat(firedProcessing.add(key)).isTrue();
             });
             backends.get(i).eventTimerService().fireUpTo(5000 + keys, (key, time) -> {
                 assertThat(time).isEqualTo(5000 + key);
-                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key))).isEqualTo(index);
+                assertThat(KeyGroupRange.operatorIndexOf(MAX_PARALLELISM, parallelism, keyGroupOf(key)))
+                        .isEqualTo(index);
                 assertThat(firedEvent.add(key)).isTrue();
             });
         }
