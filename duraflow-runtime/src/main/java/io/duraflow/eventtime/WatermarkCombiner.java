@@ -5,7 +5,10 @@ import java.util.Arrays;
 /**
  * The watermark of several inputs: the lowest watermark among the inputs that are active (not
  * idle, not ended). An ended input holds nothing back; when every input ended the combination is
- * {@link #END_OF_TIME}. When none is active but some are idle, the combination is idle: it keeps
+ * {@link #END_OF_TIME}. An input whose watermark reaches the end of time has ended: nothing comes
+ * after it, and as an active input it would carry the combination to the end of time past inputs
+ * that are only idle (a reader that has not read its split's first record yet) and will still
+ * bring records. When none is active but some are idle, the combination is idle: it keeps
  * its watermark and tells its downstream not to wait for it. The combined watermark never goes
  * back: an input that becomes active again with a lower watermark holds the combination where it
  * is until it catches up.
@@ -77,10 +80,17 @@ public final class WatermarkCombiner {
         return inputs;
     }
 
-    /** Input {@code input} emitted {@code watermark} (lower than its last: ignored); it is active. */
+    /**
+     * Input {@code input} emitted {@code watermark} (lower than its last: ignored); it is active, or
+     * ended if {@code watermark} is the end of time.
+     */
     public void update(int input, long watermark) {
         check(input);
         if (statuses[input] == Status.ENDED) {
+            return;
+        }
+        if (watermark == END_OF_TIME) {
+            end(input);
             return;
         }
         if (statuses[input] == Status.IDLE) {

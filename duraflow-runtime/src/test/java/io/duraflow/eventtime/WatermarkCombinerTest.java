@@ -100,6 +100,21 @@ class WatermarkCombinerTest {
         assertThatThrownBy(() -> combiner.update(7, 1)).hasMessage("no input 7 (of 2)");
     }
 
+    @Test
+    void anInputAtTheEndOfTimeHasEndedAndCarriesNothingPastIdleInputs() {
+        int a = combiner.addInput();
+        int b = combiner.addInput();
+        combiner.markIdle(a); // e.g. a reader that has not read its split's first record yet
+        combiner.update(b, WatermarkCombiner.END_OF_TIME); // a reader without splits ended
+        assertThat(combiner.isIdle()).isTrue();
+        assertThat(combiner.current()).as("not the end of time while a may still bring records")
+                .isEqualTo(WatermarkCombiner.NO_WATERMARK);
+        combiner.update(a, 10);
+        combiner.update(a, WatermarkCombiner.END_OF_TIME);
+        assertThat(combiner.allEnded()).isTrue();
+        assertThat(out).containsExactly("idle", "active", 10L, WatermarkCombiner.END_OF_TIME);
+    }
+
     /** One step of a random history: an input, what happens to it, a watermark. */
     record Step(int input, int action, long watermark) {}
 
