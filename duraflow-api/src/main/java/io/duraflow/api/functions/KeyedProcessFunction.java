@@ -35,6 +35,14 @@ public abstract class KeyedProcessFunction<K, I, O> implements CheckpointAvailab
          * @throws IllegalStateException in {@code processElement}: a record is not a timer
          */
         TimeDomain timeDomain();
+
+        /**
+         * Emits {@code value} to the side output {@code tag}, with the same timestamp as the main
+         * output would have. A side output that no part of the job reads is dropped.
+         */
+        default <X> void output(OutputTag<X> tag, X value) {
+            throw new UnsupportedOperationException("side outputs are not supported here");
+        }
     }
 
     /** Called once per parallel instance before the first record, after state is restored. */

@@ -8,6 +8,7 @@ import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
 import io.duraflow.api.functions.TimeDomain;
 import io.duraflow.api.functions.TimerService;
+import io.duraflow.api.functions.TimestampedCollector;
 import io.duraflow.api.state.KeyedStateStore;
 import io.duraflow.state.backend.CurrentKeyTimerService;
 import io.duraflow.state.backend.InternalTimerService;
@@ -60,11 +61,25 @@ final class KeyedProcessOperator implements HeadOperator {
         this.out = out;
         this.time = time;
         this.keyPrefetch = new KeyPrefetch(keySelector);
-        this.collector = record -> {
-            try {
-                out.push(record);
-            } catch (Exception e) {
-                throw ChainedOperators.ChainException.wrap(e);
+        this.collector = new TimestampedCollector<>() {
+            @Override
+            public void collect(Object record) {
+                try {
+                    out.push(record);
+                } catch (Exception e) {
+                    throw ChainedOperators.ChainException.wrap(e);
+                }
+            }
+
+            @Override
+            public void collect(Object record, long timestamp) {
+                long previous = recordTime.timestamp;
+                recordTime.timestamp = timestamp;
+                try {
+                    collect(record);
+                } finally {
+                    recordTime.timestamp = previous;
+                }
             }
         };
     }
