@@ -10,6 +10,9 @@ import io.duraflow.api.functions.ReduceFunction;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.dag.KeyedAggregation;
 import io.duraflow.api.dag.Operation;
+import io.duraflow.api.windowing.Window;
+import io.duraflow.api.windowing.WindowAssigner;
+import io.duraflow.api.windowing.WindowedFlow;
 import java.util.List;
 
 /** A flow grouped by key: aggregate each group, or join with another flow on the key. */
@@ -22,6 +25,26 @@ public final class KeyedFlow<T, K> {
         this.input = input;
         this.keySelector = keySelector;
         this.keyType = keyType;
+    }
+
+    /** The serializer of the records. */
+    public TypeSerializer<T> recordType() {
+        @SuppressWarnings("unchecked")
+        TypeSerializer<T> type = (TypeSerializer<T>) input.node.outputType();
+        return type;
+    }
+
+    /** The serializer of the keys. */
+    public TypeSerializer<K> keyType() {
+        return keyType;
+    }
+
+    /**
+     * Cuts each key's records into windows (streaming): tumbling, sliding or session windows in
+     * event or processing time, or one global window; see {@link WindowedFlow}.
+     */
+    public <W extends Window> WindowedFlow<T, K, W> window(WindowAssigner<? super T, W> assigner) {
+        return WindowedFlow.of(this, assigner);
     }
 
     /** Folds the records of each key into one with an associative, commutative function. */

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -45,10 +46,12 @@ class EventTimeTimersTest {
     @TempDir
     Path dir;
 
-    @Test
-    void windowCountsAreExactWithoutCheckpoints() {
+    @ParameterizedTest
+    @ValueSource(strings = {"timers", "windows"})
+    void windowCountsAreExactWithoutCheckpoints(String implementation) {
         JobOutcome outcome = cluster.run(EventTimeWindowCounts.class, Map.of("records", Long.toString(RECORDS),
-                "keys", Long.toString(KEYS)), 2, Map.of("execution.runtime-mode", "streaming"));
+                "keys", Long.toString(KEYS), "implementation", implementation), 2,
+                Map.of("execution.runtime-mode", "streaming"));
 
         assertThat(outcome.finished()).as("%s", outcome).isTrue();
         List<Tuple3<Long, Long, Long>> counts = outcome.collected(EventTimeWindowCounts.RESULT);
@@ -58,9 +61,11 @@ class EventTimeTimersTest {
         assertThat(lines).isEqualTo(expected);
     }
 
+    /** The counts with event-time timers, then with the window API (on timers too), on both backends. */
     @ParameterizedTest
-    @ValueSource(strings = {"heap", "rocksdb"})
-    void everyWindowIsCommittedExactlyOnceThroughATaskManagerCrash(String backend) throws Exception {
+    @CsvSource({"heap,timers", "rocksdb,windows"})
+    void everyWindowIsCommittedExactlyOnceThroughATaskManagerCrash(String backend, String implementation)
+            throws Exception {
         Path output = dir.resolve("output");
         Map<String, String> config = new LinkedHashMap<>();
         config.put("execution.runtime-mode", "streaming");
@@ -71,7 +76,8 @@ class EventTimeTimersTest {
         try (DuraflowCluster own = DuraflowCluster.builder().taskManagers(1).slots(2).build()) {
             own.start();
             String jobId = own.submit(EventTimeWindowCounts.class, Map.of("records", Long.toString(RECORDS),
-                    "keys", Long.toString(KEYS), "rate", Long.toString(RATE), "output", output.toString()), 2, config);
+                    "keys", Long.toString(KEYS), "rate", Long.toString(RATE), "output", output.toString(),
+                    "implementation", implementation), 2, config);
 
             // A completed checkpoint committed the windows that fired before it; others are open.
             await("window counts committed by a checkpoint").atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
@@ -88,8 +94,8 @@ class EventTimeTimersTest {
             List<String> expected = EventTimeWindowCounts.expectedLines(RECORDS, KEYS);
             assertThat(committedBeforeCrash).as("windows committed before the crash").isLessThan(expected.size());
             assertThat(committedLines(output).stream().sorted().toList()).isEqualTo(expected);
-            System.out.printf("event-time windows on %s: %d of %d committed before the crash, %d restarts%n", backend,
-                    committedBeforeCrash, expected.size(), outcome.restarts());
+            System.out.printf("event-time windows (%s) on %s: %d of %d committed before the crash, %d restarts%n",
+                    implementation, backend, committedBeforeCrash, expected.size(), outcome.restarts());
         }
     }
 

@@ -2,12 +2,15 @@ package io.duraflow.test;
 
 import io.duraflow.api.DuraflowJob;
 import io.duraflow.api.Flow;
+import io.duraflow.api.InvalidJobParametersException;
 import io.duraflow.api.JobBuilder;
+import io.duraflow.api.KeyedFlow;
 import io.duraflow.api.JobParameters;
 import io.duraflow.api.connectors.DataGeneratorSource;
 import io.duraflow.api.connectors.FileSink;
 import io.duraflow.api.eventtime.TimestampAssigner;
 import io.duraflow.api.eventtime.WatermarkStrategy;
+import io.duraflow.api.functions.AggregateFunction;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
@@ -18,6 +21,9 @@ import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
+import io.duraflow.api.windowing.ProcessWindowFunction;
+import io.duraflow.api.windowing.TimeWindow;
+import io.duraflow.api.windowing.TumblingEventTimeWindows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +41,8 @@ import java.util.TreeMap;
  * reader of one could start after another reader's watermark passed its first windows, and its
  * records would be late: a split holds the watermark back only from its first record on.
  *
- * <p>Parameters: {@code records}, {@code keys}, {@code rate} (records per second over all readers,
+ * <p>Parameters: {@code implementation} ({@code timers}, the default, for the keyed process
+ * function below; {@code windows} for the same counts with the window API), {@code records}, {@code keys}, {@code rate} (records per second over all readers,
  * as {@link DataGeneratorSource} counts it: the one reader with the split gets rate / parallelism;
  * 0: unlimited), {@code output} (a directory for the exactly-once {@link FileSink}, one
  * line {@code key,start,count} each; without it the results are collected as {@value #RESULT}).
@@ -89,17 +96,54 @@ public final class EventTimeWindowCounts implements DuraflowJob {
         DataGeneratorSource<Tuple2<Long, Long>> source = DataGeneratorSource
                 .of("timed-records(keys=" + keys + ")", RECORD, i -> Tuple2.of(key(i, keys), timestamp(i)))
                 .withCount(records).withSplits(1).withRate(rate);
-        Flow<Tuple3<Long, Long, Long>> counts = job.fromSource("Generate records", source,
+        KeyedFlow<Tuple2<Long, Long>, Long> keyed = job.fromSource("Generate records", source,
                         WatermarkStrategy.<Tuple2<Long, Long>>forBoundedOutOfOrderness(
                                 Duration.ofMillis(OUT_OF_ORDERNESS_MS)).withTimestampAssigner((r, previous) -> r.f1()))
                 .uid("generate-timed-records")
-                .keyBy(Tuple2::f0, Types.LONG)
-                .process(new CountPerWindow(), RESULT_TYPE).name("Count per window").uid("count-per-window");
+                .keyBy(Tuple2::f0, Types.LONG);
+        Flow<Tuple3<Long, Long, Long>> counts = switch (params.getString("implementation", "timers")) {
+            case "timers" -> keyed.process(new CountPerWindow(), RESULT_TYPE);
+            case "windows" -> keyed.window(TumblingEventTimeWindows.of(Duration.ofMillis(WINDOW_MS)))
+                    .aggregate(new Count(), new WithKeyAndStart(), Types.LONG, RESULT_TYPE);
+            default -> throw new InvalidJobParametersException("implementation must be timers or windows, got '"
+                    + params.getString("implementation", "") + "'");
+        };
+        counts.name("Count per window").uid("count-per-window");
         if (params.has("output")) {
             counts.sinkTo("Write counts", new FileSink<Tuple3<Long, Long, Long>>(params.getRequired("output"),
                     EventTimeWindowCounts::formatLine));
         } else {
             counts.collect(RESULT);
+        }
+    }
+
+    static final class Count implements AggregateFunction<Tuple2<Long, Long>, Long, Long> {
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(Long count, Tuple2<Long, Long> record) {
+            return count + 1;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a + b;
+        }
+
+        @Override
+        public Long getResult(Long count) {
+            return count;
+        }
+    }
+
+    static final class WithKeyAndStart extends ProcessWindowFunction<Long, Tuple3<Long, Long, Long>, Long, TimeWindow> {
+        @Override
+        public void process(Long key, Context<TimeWindow> context, Iterable<Long> counts,
+                Collector<Tuple3<Long, Long, Long>> out) {
+            out.collect(Tuple3.of(key, context.window().start(), counts.iterator().next()));
         }
     }
 

@@ -1,0 +1,381 @@
+package io.duraflow.api.windowing;
+
+import io.duraflow.api.checkpoint.SnapshotAvailability;
+import io.duraflow.api.eventtime.TimestampAssigner;
+import io.duraflow.api.functions.Collector;
+import io.duraflow.api.functions.KeyedProcessFunction;
+import io.duraflow.api.functions.OutputTag;
+import io.duraflow.api.functions.RuntimeContext;
+import io.duraflow.api.functions.TimeDomain;
+import io.duraflow.api.functions.TimestampedCollector;
+import io.duraflow.api.state.MapState;
+import io.duraflow.api.state.MapStateDescriptor;
+import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.types.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Windows as a keyed process function: the engine runs them like any other, so their contents and
+ * timers are keyed state and timers of the state backend, checkpointed, restored and rescaled with
+ * it. Per key it keeps (state names are part of the checkpoint format):
+ *
+ * <ul>
+ *   <li>{@value #CONTENTS}: per window, a {@link WindowContents} (the accumulator and counts);
+ *   <li>{@value #ELEMENTS}: per window and index, the records of a window that keeps them all;
+ *   <li>{@value #MERGED} (merging assigners): each window of the key, mapped to the window its
+ *       contents are kept under, which stays the same while the window grows by merges, so a merge
+ *       moves only the contents of the windows it absorbs.
+ * </ul>
+ *
+ * <p>Timers are the key's, never deleted: one that fires for a window already gone finds nothing
+ * to do, and every timer is offered to every window of its key, whose trigger compares the time
+ * with its own. A window's contents are dropped at its cleanup time: its max timestamp plus the
+ * allowed lateness in event time, its max timestamp in processing time.
+ */
+final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<K, T, Object> {
+    static final String CONTENTS = "window-contents";
+    static final String ELEMENTS = "window-elements";
+    static final String MERGED = "window-merged";
+
+    private final WindowAssigner<T, W> assigner;
+    private final MergingWindowAssigner<T, W> merging;
+    private final Trigger<W> trigger;
+    private final long allowedLateness;
+    private final OutputTag<T> lateTag;
+    private final WindowFunction<T, K, W> function;
+    private final TypeSerializer<T> elementType;
+    private final TypeSerializer<Object> accumulatorType;
+    private final boolean eventTime;
+
+    private MapState<W, WindowContents> contents;
+    private MapState<WindowContents.Element<W>, T> elements;
+    private MapState<W, W> merged;
+    /** The call being handled, for the trigger's and the window function's contexts. */
+    private Context<K> context;
+    private final Triggering triggering = new Triggering();
+    private final Emitting emitting = new Emitting();
+
+    @SuppressWarnings("unchecked")
+    WindowOperator(WindowAssigner<T, W> assigner, Trigger<W> trigger, long allowedLateness, OutputTag<T> lateTag,
+            WindowFunction<T, K, W> function, TypeSerializer<T> elementType, TypeSerializer<?> accumulatorType) {
+        this.assigner = assigner;
+        this.merging = assigner instanceof MergingWindowAssigner<T, W> m ? m : null;
+        this.trigger = trigger;
+        this.allowedLateness = allowedLateness;
+        this.lateTag = lateTag;
+        this.function = function;
+        this.elementType = elementType;
+        this.accumulatorType = accumulatorType == null ? (TypeSerializer<Object>) (TypeSerializer<?>) Types.BOOLEAN
+                : (TypeSerializer<Object>) accumulatorType;
+        this.eventTime = assigner.isEventTime();
+        if (merging != null && !trigger.canMerge()) {
+            throw new IllegalArgumentException(assigner.description() + " merges windows, but "
+                    + trigger.description() + " cannot merge: choose a trigger whose canMerge() is true");
+        }
+    }
+
+    @Override
+    public void open(RuntimeContext runtime) throws Exception {
+        TypeSerializer<W> windowType = assigner.windowSerializer();
+        contents = runtime.state().getMapState(new MapStateDescriptor<>(CONTENTS, windowType,
+                WindowContents.serializer(accumulatorType)));
+        if (function.keepsElements()) {
+            elements = runtime.state().getMapState(new MapStateDescriptor<>(ELEMENTS,
+                    WindowContents.Element.serializer(windowType), elementType));
+        }
+        if (merging != null) {
+            merged = runtime.state().getMapState(new MapStateDescriptor<>(MERGED, windowType, windowType));
+        }
+        function.open(runtime);
+    }
+
+    @Override
+    public void processElement(T value, Context<K> context, Collector<Object> out) throws Exception {
+        this.context = context;
+        long timestamp = eventTime ? context.timestamp() : context.timerService().currentProcessingTime();
+        if (eventTime && timestamp == TimestampAssigner.NO_TIMESTAMP) {
+            throw new IllegalStateException(assigner.description() + " needs the records' timestamps, and a record"
+                    + " has none: give the source a WatermarkStrategy (fromSource(name, source, strategy)) or call"
+                    + " assignTimestampsAndWatermarks before keyBy");
+        }
+        boolean skipped = true;
+        for (W window : assigner.assignWindows(value, timestamp)) {
+            W actual = window;
+            W stateWindow = window;
+            if (merging != null) {
+                actual = mergeIn(window, out);
+                if (actual == null) {
+                    continue;
+                }
+                stateWindow = merged.get(actual);
+            } else if (isWindowLate(window)) {
+                continue;
+            }
+            skipped = false;
+            WindowContents current = contents.get(stateWindow);
+            if (current == null) {
+                current = WindowContents.EMPTY;
+            }
+            if (elements != null) {
+                elements.put(new WindowContents.Element<>(stateWindow, current.elements()), value);
+            }
+            current = current.added(function.add(current.accumulator(), value));
+            contents.put(stateWindow, current);
+            triggering.set(actual, current);
+            apply(trigger.onElement(timestamp, actual, triggering), actual, stateWindow, current, out);
+            registerCleanupTimer(actual);
+        }
+        if (skipped && eventTime && isLate(timestamp)) {
+            if (lateTag != null) {
+                context.output(lateTag, value);
+            }
+        }
+    }
+
+    @Override
+    public void onTimer(long time, Context<K> context, Collector<Object> out) throws Exception {
+        this.context = context;
+        boolean eventDomain = context.timeDomain() == TimeDomain.EVENT_TIME;
+        List<Map.Entry<W, W>> windows = new ArrayList<>();
+        if (merging != null) {
+            merged.entries().forEach(entry -> windows.add(Map.entry(entry.getKey(), entry.getValue())));
+        } else {
+            contents.keys().forEach(window -> windows.add(Map.entry(window, window)));
+        }
+        for (Map.Entry<W, W> entry : windows) {
+            W actual = entry.getKey();
+            W stateWindow = entry.getValue();
+            WindowContents current = contents.get(stateWindow);
+            if (current != null) {
+                triggering.set(actual, current);
+                TriggerResult result = eventDomain ? trigger.onEventTime(time, actual, triggering)
+                        : trigger.onProcessingTime(time, actual, triggering);
+                apply(result, actual, stateWindow, current, out);
+            }
+            if (eventDomain == eventTime && time == cleanupTime(actual)) {
+                clear(stateWindow);
+                if (merging != null) {
+                    merged.remove(actual);
+                }
+            }
+        }
+    }
+
+    /**
+     * Adds {@code window} to the key's merged windows, merging it with those it overlaps, and
+     * returns the window it is now part of; null when it is late and overlaps none (then it is not
+     * added).
+     */
+    private W mergeIn(W window, Collector<Object> out) throws Exception {
+        List<Map.Entry<W, W>> overlapping = new ArrayList<>();
+        for (Map.Entry<W, W> entry : merged.entries()) {
+            if (merging.mergeable(entry.getKey(), window)) {
+                overlapping.add(Map.entry(entry.getKey(), entry.getValue()));
+            }
+        }
+        if (overlapping.isEmpty()) {
+            if (isWindowLate(window)) {
+                return null;
+            }
+            merged.put(window, window);
+            return window;
+        }
+        W result = window;
+        for (Map.Entry<W, W> entry : overlapping) {
+            result = merging.merge(result, entry.getKey());
+        }
+        if (overlapping.size() == 1 && result.equals(overlapping.get(0).getKey())) {
+            return result; // inside a window of the key already
+        }
+        W stateWindow = overlapping.get(0).getValue();
+        WindowContents target = contents.get(stateWindow);
+        for (Map.Entry<W, W> entry : overlapping) {
+            merged.remove(entry.getKey());
+            W absorbed = entry.getValue();
+            WindowContents moved = absorbed.equals(stateWindow) ? null : contents.get(absorbed);
+            if (moved != null) {
+                target = absorb(stateWindow, target, absorbed, moved);
+            }
+        }
+        merged.put(result, stateWindow);
+        WindowContents mergedContents = target == null ? WindowContents.EMPTY : target;
+        if (target != null) {
+            contents.put(stateWindow, target);
+        }
+        triggering.set(result, mergedContents);
+        trigger.onMerge(result, triggering);
+        registerCleanupTimer(result);
+        return result;
+    }
+
+    /** Moves the contents of {@code from} into those of {@code into}; returns the merged contents. */
+    private WindowContents absorb(W into, WindowContents target, W from, WindowContents moved) throws Exception {
+        contents.remove(from);
+        if (target == null) {
+            target = WindowContents.EMPTY;
+        }
+        if (elements != null) {
+            for (long i = 0; i < moved.elements(); i++) {
+                WindowContents.Element<W> id = new WindowContents.Element<>(from, i);
+                elements.put(new WindowContents.Element<>(into, target.elements() + i), elements.get(id));
+                elements.remove(id);
+            }
+        }
+        Object accumulator = target.accumulator() == null ? moved.accumulator()
+                : moved.accumulator() == null ? target.accumulator()
+                : function.merge(target.accumulator(), moved.accumulator());
+        return new WindowContents(accumulator, target.elements() + moved.elements(),
+                target.sinceFire() + moved.sinceFire());
+    }
+
+    private void apply(TriggerResult result, W window, W stateWindow, WindowContents current, Collector<Object> out)
+            throws Exception {
+        if (result.isFire() && current.elements() > 0) {
+            emitting.fire(window, stateWindow, current, out);
+        }
+        if (result.isPurge()) {
+            clear(stateWindow);
+        } else if (result.isFire()) {
+            contents.put(stateWindow, new WindowContents(current.accumulator(), current.elements(), 0));
+        }
+    }
+
+    /** Drops the contents kept under {@code stateWindow}. */
+    private void clear(W stateWindow) {
+        WindowContents current = contents.get(stateWindow);
+        if (current == null) {
+            return;
+        }
+        if (elements != null) {
+            for (long i = 0; i < current.elements(); i++) {
+                elements.remove(new WindowContents.Element<>(stateWindow, i));
+            }
+        }
+        contents.remove(stateWindow);
+    }
+
+    private long cleanupTime(W window) {
+        long max = window.maxTimestamp();
+        if (!eventTime) {
+            return max;
+        }
+        long cleanup = max + allowedLateness;
+        return cleanup < max ? Long.MAX_VALUE : cleanup;
+    }
+
+    private void registerCleanupTimer(W window) {
+        long time = cleanupTime(window);
+        if (time == Long.MAX_VALUE) {
+            return; // a window that never ends
+        }
+        if (eventTime) {
+            context.timerService().registerEventTimeTimer(time);
+        } else {
+            context.timerService().registerProcessingTimeTimer(time);
+        }
+    }
+
+    private boolean isWindowLate(W window) {
+        return eventTime && cleanupTime(window) <= context.timerService().currentWatermark();
+    }
+
+    private boolean isLate(long timestamp) {
+        long last = timestamp + allowedLateness;
+        return (last < timestamp ? Long.MAX_VALUE : last) <= context.timerService().currentWatermark();
+    }
+
+    @Override
+    public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
+        return function.isSnapshotAvailable(checkpointId);
+    }
+
+    @Override
+    public void close() throws Exception {
+        function.close();
+    }
+
+    /** The trigger's view of the window being handled. */
+    private final class Triggering implements TriggerContext {
+        private WindowContents current;
+
+        void set(W window, WindowContents current) {
+            this.current = current;
+        }
+
+        @Override
+        public long currentWatermark() {
+            return context.timerService().currentWatermark();
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return context.timerService().currentProcessingTime();
+        }
+
+        @Override
+        public void registerEventTimeTimer(long time) {
+            context.timerService().registerEventTimeTimer(time);
+        }
+
+        @Override
+        public void registerProcessingTimeTimer(long time) {
+            context.timerService().registerProcessingTimeTimer(time);
+        }
+
+        @Override
+        public long count() {
+            return current.sinceFire();
+        }
+    }
+
+    /** Runs the window function on a window and gives its output the window's max timestamp. */
+    private final class Emitting implements ProcessWindowFunction.Context<W>, Collector<Object> {
+        private W window;
+        private Collector<Object> out;
+
+        @SuppressWarnings("unchecked")
+        void fire(W window, W stateWindow, WindowContents current, Collector<Object> out) throws Exception {
+            this.window = window;
+            this.out = out;
+            List<T> all = null;
+            if (elements != null) {
+                all = new ArrayList<>((int) Math.min(current.elements(), 1 << 16));
+                for (long i = 0; i < current.elements(); i++) {
+                    all.add(elements.get(new WindowContents.Element<>(stateWindow, i)));
+                }
+            }
+            function.emit((K) context.currentKey(), this, current.accumulator(), all, this);
+        }
+
+        @Override
+        public void collect(Object record) {
+            if (out instanceof TimestampedCollector<Object> timestamped) {
+                timestamped.collect(record, window.maxTimestamp());
+            } else {
+                out.collect(record);
+            }
+        }
+
+        @Override
+        public W window() {
+            return window;
+        }
+
+        @Override
+        public long currentWatermark() {
+            return context.timerService().currentWatermark();
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return context.timerService().currentProcessingTime();
+        }
+
+        @Override
+        public <X> void output(OutputTag<X> tag, X value) {
+            context.output(tag, value);
+        }
+    }
+}
