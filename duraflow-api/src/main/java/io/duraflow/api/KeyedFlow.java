@@ -15,11 +15,14 @@ import io.duraflow.api.windowing.WindowAssigner;
 import io.duraflow.api.windowing.WindowedFlow;
 import java.util.List;
 
-/** A flow grouped by key: aggregate each group, or join with another flow on the key. */
+/**
+ * A flow grouped by key: aggregate each group, process it with keyed state and timers, or join
+ * it with, or connect it to, another flow keyed by the same key type.
+ */
 public final class KeyedFlow<T, K> {
-    private final Flow<T> input;
-    private final KeySelector<T, K> keySelector;
-    private final TypeSerializer<K> keyType;
+    final Flow<T> input;
+    final KeySelector<T, K> keySelector;
+    final TypeSerializer<K> keyType;
 
     KeyedFlow(Flow<T> input, KeySelector<T, K> keySelector, TypeSerializer<K> keyType) {
         this.input = input;
@@ -137,13 +140,42 @@ public final class KeyedFlow<T, K> {
      */
     @SuppressWarnings("unchecked")
     public <R, O> Flow<O> join(KeyedFlow<R, K> right, JoinFunction<T, R, O> function, TypeSerializer<O> outputType) {
-        if (!right.keyType.description().equals(keyType.description())) {
-            throw new IllegalArgumentException("join keys differ in type: " + keyType.description() + " vs "
-                    + right.keyType.description());
-        }
+        checkSameKeyType("join", right);
         Operation op = new Operation.JoinOp((KeySelector<Object, Object>) keySelector,
                 (KeySelector<Object, Object>) right.keySelector, (TypeSerializer<Object>) keyType,
                 (JoinFunction<Object, Object, Object>) function);
         return input.addWithInputs("Join", op, List.of(input.node, right.input.node), outputType);
+    }
+
+    /**
+     * Connects this flow (the first, left input) to {@code other} (the second, right input): a
+     * {@link io.duraflow.api.functions.KeyedCoProcessFunction} then processes the records of both,
+     * with keyed state and timers shared by the two for each key (streaming mode).
+     *
+     * @throws IllegalArgumentException when the two key types differ
+     */
+    public <R> ConnectedKeyedFlows<T, R, K> connect(KeyedFlow<R, K> other) {
+        checkSameKeyType("connect", other);
+        return new ConnectedKeyedFlows<>(this, other);
+    }
+
+    /**
+     * Joins this flow's records (left) with {@code other}'s (right) of the same key whose event
+     * times are close: {@code intervalJoin(other).between(lower, upper)} pairs a left record
+     * {@code a} with each right record {@code b} of its key with {@code a.ts + lower <= b.ts <=
+     * a.ts + upper} (streaming mode, event time: both inputs need timestamps and watermarks).
+     *
+     * @throws IllegalArgumentException when the two key types differ
+     */
+    public <R> IntervalJoin<T, R, K> intervalJoin(KeyedFlow<R, K> other) {
+        checkSameKeyType("intervalJoin", other);
+        return new IntervalJoin<>(new ConnectedKeyedFlows<>(this, other));
+    }
+
+    private void checkSameKeyType(String operation, KeyedFlow<?, ?> other) {
+        if (!other.keyType.description().equals(keyType.description())) {
+            throw new IllegalArgumentException(operation + " keys differ in type: " + keyType.description() + " vs "
+                    + other.keyType.description());
+        }
     }
 }

@@ -19,8 +19,9 @@ import java.util.Map;
 /**
  * The plan cut into vertices (operator chains) and exchange edges.
  *
- * <p>Chaining rule: a source, a rebalance, a keyed aggregation, a keyed process function and a
- * join start a new vertex; map, flatMap, filter and sinks run in the vertex of their input.
+ * <p>Chaining rule: a source, a rebalance, a keyed aggregation, a keyed process function, a
+ * keyed co-process function (of two connected flows, streaming only) and a join start a new
+ * vertex; map, flatMap, filter and sinks run in the vertex of their input.
  *
  * <p>Slot sharing: every vertex is in a slot sharing group ({@link JobVertex#slotSharingGroup()}):
  * its head operator's, else its inputs' when they all have the same, else the default group.
@@ -28,7 +29,7 @@ import java.util.Map;
  * <p>Mode ({@link #mode()}, from {@code execution.runtime-mode}): a batch graph's edges are {@link
  * ExchangeMode#BLOCKING} and the adaptive scheduler may decide parallelism; a streaming graph's
  * edges are {@link ExchangeMode#PIPELINED} and every vertex has a fixed parallelism, since all
- * its tasks run at once. keyBy (aggregation, process, join) is {@link ShipStrategy#HASH} and
+ * its tasks run at once. keyBy (aggregation, process, co-process, join) is {@link ShipStrategy#HASH} and
  * rebalance {@link ShipStrategy#REBALANCE}. A keyed aggregation over a blocking hash edge pre-aggregates in the
  * producing vertex (the combiner) and merges after the exchange; over a pipelined edge it could
  * not (a partial would have to be retracted), so the combiner belongs to the blocking mode.
@@ -183,9 +184,14 @@ public final class JobGraph {
                 readers[input.id()]++;
             }
             Operation op = node.operation();
+            if (op instanceof Operation.KeyedCoProcessOp && mode == RuntimeMode.BATCH) {
+                throw new IllegalArgumentException("operator '" + node.name() + "' processes two connected keyed"
+                        + " flows, which runs in streaming mode only: set " + ExecutionOptions.RUNTIME_MODE.key()
+                        + ": streaming");
+            }
             boolean startsVertex = op instanceof Operation.SourceOp || op instanceof Operation.RebalanceOp
                     || op instanceof Operation.KeyedAggregateOp || op instanceof Operation.KeyedProcessOp
-                    || op instanceof Operation.JoinOp;
+                    || op instanceof Operation.JoinOp || op instanceof Operation.KeyedCoProcessOp;
             if (!startsVertex) {
                 if (node.parallelism() > 0) {
                     throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"

@@ -4,6 +4,7 @@ import io.duraflow.api.eventtime.WatermarkStrategy;
 import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
 import io.duraflow.api.functions.JoinFunction;
+import io.duraflow.api.functions.KeyedCoProcessFunction;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.MapFunction;
@@ -100,6 +101,32 @@ public sealed interface Operation {
 
         public String detail() {
             return "key=" + keyType.description();
+        }
+    }
+
+    /**
+     * Processes the records of two inputs (index 0 and 1) keyed by one key type, with keyed state
+     * and timers shared by both, scoped to the record's key (streaming only).
+     */
+    record KeyedCoProcessOp(KeySelector<Object, Object> leftKey, KeySelector<Object, Object> rightKey,
+            TypeSerializer<Object> keyType, KeyedCoProcessFunction<Object, Object, Object, Object> function)
+            implements Operation {
+        public String kind() {
+            return "keyedCoProcess";
+        }
+
+        public String detail() {
+            return "key=" + keyType.description();
+        }
+
+        /** The key selector of input {@code input}: 0 is the left, 1 the right. */
+        public KeySelector<Object, Object> keySelector(int input) {
+            return switch (input) {
+                case 0 -> leftKey;
+                case 1 -> rightKey;
+                default -> throw new IllegalArgumentException("a keyed co-process operator has inputs 0 and 1, not "
+                        + input);
+            };
         }
     }
 
