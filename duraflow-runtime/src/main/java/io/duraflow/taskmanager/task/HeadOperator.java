@@ -32,6 +32,10 @@ public interface HeadOperator extends StreamOperator {
     default void prefetch(int input, Object[] records, int count) {
     }
 
-    /** Input {@code input} has no more records; inputs end in order 0, 1, .... */
+    /**
+     * Input {@code input} has no more records; called once per input. A batch task reads its
+     * inputs one after another, so they end in order 0, 1, ...; a streaming task reads them at
+     * once, and they end in the order their last channels end.
+     */
     void endInput(int input) throws Exception;
 }

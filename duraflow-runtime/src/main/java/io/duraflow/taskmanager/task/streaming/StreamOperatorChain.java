@@ -132,6 +132,11 @@ final class StreamOperatorChain implements AutoCloseable {
             statefulNodes.put(head, node);
             keyTypes.put(head, op.keyType());
             return head;
+        } else if (operation instanceof Operation.KeyedCoProcessOp op) {
+            HeadOperator head = new KeyedCoProcessOperator(op, out, time, recordTime);
+            statefulNodes.put(head, node);
+            keyTypes.put(head, op.keyType());
+            return head;
         } else if (operation instanceof Operation.KeyedAggregateOp op) {
             HeadOperator head = new StreamOperators.RollingAggregate(op.keySelector(), op.aggregation(),
                     op.accumulatorType(), out);
@@ -174,6 +179,10 @@ final class StreamOperatorChain implements AutoCloseable {
                 } else if (consumer instanceof Operation.KeyedAggregateOp op) {
                     yield StreamOperators.keyGroupHash(op.keySelector(), op.keyType(), recordType, partition,
                             subtask.maxParallelism(), counters);
+                } else if (consumer instanceof Operation.KeyedCoProcessOp op) {
+                    // Each input by its own key selector into the key groups of the one key type.
+                    yield StreamOperators.keyGroupHash(op.keySelector(edge.inputIndex()), op.keyType(), recordType,
+                            partition, subtask.maxParallelism(), counters);
                 }
                 throw StreamOperators.unsupported("a hash exchange into " + edge.consumerNode());
             }
