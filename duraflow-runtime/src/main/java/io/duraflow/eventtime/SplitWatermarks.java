@@ -14,6 +14,11 @@ import java.util.Map;
  * then skips its generator's periodic watermarks (which would make it active again). The reader's
  * watermark reaches the end of time only once every split finished and no more will come.
  *
+ * <p>Until its first split comes, a reader holds event time at {@code Long.MIN_VALUE}: a reader
+ * that starts reading after another does not find its first records late because the other's
+ * watermark ran ahead. With an idleness timeout, a reader without splits for that long is idle
+ * instead; a reader that ends without any split (no split was left for it) holds nothing back.
+ *
  * <p>Called on the task thread only; processing time comes in as {@code nowMs}.
  *
  * @param <T> the record type
@@ -23,8 +28,15 @@ public final class SplitWatermarks<T> {
     private final WatermarkCombiner combiner;
     private final long idleTimeoutMs;
     private final Map<String, Split> splits = new HashMap<>();
-    /** Idle while more splits may come (it holds nothing back, yet keeps the end of time away); ended after. */
+    /**
+     * Active at {@code Long.MIN_VALUE} until the first split (or the idleness timeout); then idle
+     * while more splits may come (it holds nothing back, yet keeps the end of time away); ended
+     * after.
+     */
     private final int moreSplits;
+    private boolean started;
+    /** The first periodic tick's time, from which a reader without splits idles; -1 before it. */
+    private long firstTickMs = -1;
 
     private final class Split implements WatermarkOutput {
         final String id;
@@ -61,7 +73,6 @@ public final class SplitWatermarks<T> {
         this.combiner = new WatermarkCombiner(output);
         this.idleTimeoutMs = strategy.idleness().map(java.time.Duration::toMillis).orElse(0L);
         this.moreSplits = combiner.addInput();
-        combiner.markIdle(moreSplits);
     }
 
     /** A split the reader got; it holds the reader's watermark until it emits one (or idles). */
@@ -70,6 +81,10 @@ public final class SplitWatermarks<T> {
             throw new IllegalStateException("split " + splitId + " was added twice");
         }
         splits.put(splitId, new Split(splitId, combiner.addInput(), strategy.createGenerator(), nowMs));
+        if (!started) {
+            started = true;
+            combiner.markIdle(moreSplits);
+        }
     }
 
     /**
@@ -90,6 +105,13 @@ public final class SplitWatermarks<T> {
 
     /** The periodic emit: every split's generator, then idleness. */
     public void onPeriodic(long nowMs) {
+        if (!started) {
+            firstTickMs = firstTickMs < 0 ? nowMs : firstTickMs;
+            if (idleTimeoutMs > 0 && nowMs - firstTickMs >= idleTimeoutMs) {
+                started = true;
+                combiner.markIdle(moreSplits);
+            }
+        }
         for (Split split : splits.values()) {
             if (!split.timedOut && idleTimeoutMs > 0 && nowMs - split.lastEventMs >= idleTimeoutMs) {
                 split.timedOut = true;

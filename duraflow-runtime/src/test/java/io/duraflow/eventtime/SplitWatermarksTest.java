@@ -30,9 +30,9 @@ class SplitWatermarksTest {
     }
 
     @Test
-    void theReadersWatermarkIsTheSlowestSplitsAndAReaderWithoutSplitsIsIdle() {
+    void theReadersWatermarkIsTheSlowestSplits() {
         SplitWatermarks<Long> reader = new SplitWatermarks<>(bounded(10), output);
-        assertThat(out).containsExactly("idle");
+        assertThat(out).isEmpty();
         reader.addSplit("a", 0);
         reader.addSplit("b", 0);
         assertThat(reader.onRecord("a", 100L, TimestampAssigner.NO_TIMESTAMP, 1)).isEqualTo(100);
@@ -42,7 +42,30 @@ class SplitWatermarksTest {
         assertThat(reader.current()).as("b's 50 - 10 - 1").isEqualTo(39);
         reader.onRecord("b", 90L, TimestampAssigner.NO_TIMESTAMP, 300);
         reader.onPeriodic(400);
-        assertThat(out).containsExactly("idle", "active", 39L, 79L);
+        assertThat(out).containsExactly(39L, 79L);
+    }
+
+    @Test
+    void aReaderHoldsEventTimeUntilItsFirstSplitUnlessItIdlesOrEnds() {
+        SplitWatermarks<Long> waiting = new SplitWatermarks<>(bounded(0), output);
+        waiting.onPeriodic(0);
+        waiting.onPeriodic(60_000);
+        assertThat(waiting.isIdle()).as("a reader that may still get a split").isFalse();
+        assertThat(waiting.current()).isEqualTo(Long.MIN_VALUE);
+        waiting.noMoreSplits();
+        assertThat(waiting.current()).as("none came").isEqualTo(WatermarkCombiner.END_OF_TIME);
+
+        SplitWatermarks<Long> idling = new SplitWatermarks<>(bounded(0).withIdleness(Duration.ofMillis(500)), output);
+        idling.onPeriodic(1_000);
+        idling.onPeriodic(1_400);
+        assertThat(idling.isIdle()).isFalse();
+        idling.onPeriodic(1_500);
+        assertThat(idling.isIdle()).as("idle after the timeout without splits").isTrue();
+        idling.addSplit("late", 1_600);
+        idling.onRecord("late", 42L, TimestampAssigner.NO_TIMESTAMP, 1_600);
+        idling.onPeriodic(1_700);
+        assertThat(idling.isIdle()).isFalse();
+        assertThat(idling.current()).isEqualTo(41);
     }
 
     @Test

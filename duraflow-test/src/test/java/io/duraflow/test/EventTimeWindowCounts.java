@@ -37,9 +37,7 @@ import java.util.TreeMap;
  * #OUT_OF_ORDERNESS_MS} ms, so no record is late). Each window's count is emitted once, as (key,
  * window start, count), by the timer at its end.
  *
- * <p>The records come from one split, so in index order up to the jitter. With several splits, the
- * reader of one could start after another reader's watermark passed its first windows, and its
- * records would be late: a split holds the watermark back only from its first record on.
+ * <p>The records come from one split, so in index order up to the jitter.
  *
  * <p>Parameters: {@code implementation} ({@code timers}, the default, for the keyed process
  * function below; {@code windows} for the same counts with the window API), {@code records}, {@code keys}, {@code rate} (records per second over all readers,
