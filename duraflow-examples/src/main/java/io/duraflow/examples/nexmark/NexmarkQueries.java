@@ -14,21 +14,28 @@ import java.time.Duration;
 
 /**
  * Nexmark's queries over generated events ({@link NexmarkSource}), with event time from the events'
- * {@code dateTime} (watermarks bounded by the generator's out-of-orderness). So far the queries
- * that need no windows:
+ * {@code dateTime} (watermarks bounded by the generator's out-of-orderness):
  * <ul>
  *   <li>{@code q0}, pass through: every bid, unchanged;
  *   <li>{@code q1}, currency conversion: every bid with its price in euro cents ({@link #toEuroCents});
- *   <li>{@code q2}, selection: (auction, price) of the bids on auctions whose id is a multiple of 123.
+ *   <li>{@code q2}, selection: (auction, price) of the bids on auctions whose id is a multiple of 123;
+ *   <li>{@code q3}, local item suggestion: auctions of category 10 with their sellers from OR, ID, CA;
+ *   <li>{@code q4}, average price per category: the average final price of closed auctions;
+ *   <li>{@code q5}, hot items: the auctions with the most bids per sliding window;
+ *   <li>{@code q7}, highest bid: the bids with the highest price per tumbling window;
+ *   <li>{@code q8}, monitor new users: persons who sell in the window they registered in;
+ *   <li>{@code q11}, user sessions: each bidder's sessions and their bids.
  * </ul>
  *
- * <p>Parameters: {@code query} (q0, q1, q2; default q0), {@code events} (default 1,000,000; 0 runs
- * without end), {@code rate} (events per second of wall-clock time over all readers; default 0,
- * unlimited), {@code out-of-orderness} (ms, default 0), {@code rebalance} (true: spread the events
- * over the tasks round-robin before the query; default false), {@code output} (a directory the exactly-once
- * {@link FileSink} writes one line per result to; default: results go back to the client as
- * {@value #RESULT}). Run it in streaming mode ({@code -D execution.runtime-mode=streaming}) to get
- * watermarks; a bounded run in automatic mode runs as a batch job.
+ * <p>Parameters: {@code query} (default q0), {@code events} (default 1,000,000; 0 runs without
+ * end), {@code rate} (events per second of wall-clock time over all readers; default 0, unlimited),
+ * {@code event-rate} (events per second of event time; default Nexmark's 10,000,000),
+ * {@code out-of-orderness} (ms, default 0), {@code window} (q5's and q7's and q8's window, default
+ * 10 s), {@code slide} (q5, default 2 s), {@code gap} (q11's session gap, default 10 s), {@code
+ * rebalance} (true: spread the events over the tasks round-robin before the query; default false),
+ * {@code output} (a directory the exactly-once {@link FileSink} writes one line per result to;
+ * default: results go back to the client as {@value #RESULT}). q0 to q2 also run as batch jobs;
+ * the others need streaming mode ({@code -D execution.runtime-mode=streaming}).
  */
 public final class NexmarkQueries implements DuraflowJob {
     public static final String RESULT = "results";
@@ -42,7 +49,7 @@ public final class NexmarkQueries implements DuraflowJob {
 
     @Override
     public String description() {
-        return "Nexmark queries q0 (pass through), q1 (currency conversion), q2 (selection) over generated events";
+        return "Nexmark queries q0, q1, q2, q3, q4, q5, q7, q8 and q11 over generated events";
     }
 
     @Override
@@ -51,26 +58,56 @@ public final class NexmarkQueries implements DuraflowJob {
         long events = params.getLong("events", 1_000_000L, 0, Long.MAX_VALUE);
         long rate = params.getLong("rate", 0L, 0, Long.MAX_VALUE);
         long outOfOrdernessMs = params.getLong("out-of-orderness", 0L, 0, Duration.ofDays(1).toMillis());
-        NexmarkConfig config = NexmarkConfig.defaults().withMaxOutOfOrdernessMs(outOfOrdernessMs);
+        long eventRate = params.getLong("event-rate", NexmarkConfig.defaults().eventsPerSecond(), 1,
+                NexmarkConfig.MAX_EVENTS_PER_SECOND);
+        Duration window = Duration.ofMillis(params.getLong("window", 10_000, 1, Duration.ofDays(1).toMillis()));
+        Duration slide = Duration.ofMillis(params.getLong("slide", 2_000, 1, window.toMillis()));
+        Duration gap = Duration.ofMillis(params.getLong("gap", 10_000, 1, Duration.ofDays(1).toMillis()));
+        NexmarkConfig config = NexmarkConfig.defaults().withMaxOutOfOrdernessMs(outOfOrdernessMs)
+                .withEventsPerSecond(eventRate);
         job.name("Nexmark " + query);
-        Flow<Event> source = job.fromSource("Nexmark events", NexmarkSource.of(config).withEvents(events).withRate(rate),
+        Flow<Event> generated = job.fromSource("Nexmark events", NexmarkSource.of(config).withEvents(events).withRate(rate),
                 WatermarkStrategy.<Event>forBoundedOutOfOrderness(Duration.ofMillis(outOfOrdernessMs))
                         .withTimestampAssigner((event, previous) -> event.timestamp()));
-        if (params.getBoolean("rebalance", false)) {
-            source = source.rebalance(); // the events cross an exchange, with their timestamps
-        }
-        Flow<Bid> bids = source.filter(event -> event.bid() != null).name("Bids")
-                .map(Event::bid, Types.record(Bid.class)).name("Bid");
+        // With rebalance the events cross an exchange, with their timestamps.
+        Flow<Event> source = params.getBoolean("rebalance", false) ? generated.rebalance() : generated;
         switch (query) {
-            case "q0" -> output(bids.map(bid -> bid, Types.record(Bid.class)).name("q0: pass through"), params);
-            case "q1" -> output(bids.map(bid -> new Bid(bid.auction(), bid.bidder(), toEuroCents(bid.price()),
+            case "q0" -> output(bids(source).map(bid -> bid, Types.record(Bid.class)).name("q0: pass through"), params);
+            case "q1" -> output(bids(source).map(bid -> new Bid(bid.auction(), bid.bidder(), toEuroCents(bid.price()),
                     bid.channel(), bid.url(), bid.dateTime(), bid.extra()), Types.record(Bid.class))
                     .name("q1: currency conversion"), params);
-            case "q2" -> output(bids.filter(bid -> bid.auction() % Q2_AUCTION_MODULUS == 0).name("q2: selection")
+            case "q2" -> output(bids(source).filter(bid -> bid.auction() % Q2_AUCTION_MODULUS == 0).name("q2: selection")
                     .map(bid -> Tuple2.of(bid.auction(), bid.price()), PAIR), params);
+            case "q3" -> output(JoinQueries.q3(persons(source), auctions(source)), params);
+            case "q4" -> output(JoinQueries.q4(auctions(source), bids(source)), params);
+            case "q5" -> {
+                if (window.toMillis() % slide.toMillis() != 0) {
+                    throw new InvalidJobParametersException("q5's window (" + window.toMillis()
+                            + " ms) must be a multiple of its slide (" + slide.toMillis() + " ms)");
+                }
+                output(WindowQueries.q5(bids(source), window, slide), params);
+            }
+            case "q7" -> output(WindowQueries.q7(bids(source), window), params);
+            case "q8" -> output(JoinQueries.q8(persons(source), auctions(source), window), params);
+            case "q11" -> output(WindowQueries.q11(bids(source), gap), params);
             default -> throw new InvalidJobParametersException("unknown Nexmark query '" + query
-                    + "': this job runs q0, q1 and q2 (windowed queries come with event-time windows)");
+                    + "': choose one of q0, q1, q2, q3, q4, q5, q7, q8, q11");
         }
+    }
+
+    private static Flow<Bid> bids(Flow<Event> events) {
+        return events.filter(event -> event.bid() != null).name("Bids")
+                .map(Event::bid, Types.record(Bid.class)).name("Bid");
+    }
+
+    private static Flow<Person> persons(Flow<Event> events) {
+        return events.filter(event -> event.person() != null).name("Persons")
+                .map(Event::person, Types.record(Person.class)).name("Person");
+    }
+
+    private static Flow<Auction> auctions(Flow<Event> events) {
+        return events.filter(event -> event.auction() != null).name("Auctions")
+                .map(Event::auction, Types.record(Auction.class)).name("Auction");
     }
 
     private static final TypeSerializer<Tuple2<Long, Long>> PAIR = Types.tuple(Types.LONG, Types.LONG);

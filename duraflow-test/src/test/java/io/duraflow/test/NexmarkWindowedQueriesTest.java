@@ -1,0 +1,171 @@
+package io.duraflow.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.duraflow.examples.nexmark.JoinQueries;
+import io.duraflow.examples.nexmark.NexmarkConfig;
+import io.duraflow.examples.nexmark.NexmarkExpected;
+import io.duraflow.examples.nexmark.NexmarkQueries;
+import io.duraflow.rpc.proto.JobState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Nexmark's joins and windowed queries in streaming mode, each result equal to the same query
+ * computed directly over the generated events ({@link NexmarkExpected}); then through a
+ * TaskManager crash with checkpoints, on the heap and in RocksDB, with exactly-once file output.
+ * Event time runs at 1,000 events per second, so 12,000 events span 12 s of it.
+ */
+class NexmarkWindowedQueriesTest {
+    private static final long EVENTS = 12_000;
+    private static final long EVENT_RATE = 1_000;
+    private static final long OUT_OF_ORDERNESS_MS = 30;
+    private static final Duration WINDOW = Duration.ofSeconds(2);
+    private static final Duration SLIDE = Duration.ofMillis(500);
+    private static final Duration GAP = Duration.ofMillis(300);
+    private static final Duration JOB_TIMEOUT = Duration.ofMinutes(2);
+
+    @RegisterExtension
+    static final DuraflowCluster cluster = DuraflowCluster.builder().taskManagers(1).slots(2).build();
+
+    @TempDir
+    Path dir;
+
+    private static Map<String, String> params(String query, Path output, long rate) {
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("query", query);
+        params.put("events", Long.toString(EVENTS));
+        params.put("event-rate", Long.toString(EVENT_RATE));
+        params.put("out-of-orderness", Long.toString(OUT_OF_ORDERNESS_MS));
+        params.put("window", Long.toString(WINDOW.toMillis()));
+        params.put("slide", Long.toString(SLIDE.toMillis()));
+        params.put("gap", Long.toString(GAP.toMillis()));
+        params.put("rate", Long.toString(rate));
+        params.put("output", output.toString());
+        return params;
+    }
+
+    /** The lines a correct run writes, sorted; for q4, the last average of each category. */
+    private static List<String> expected(String query) {
+        NexmarkExpected expected = new NexmarkExpected(NexmarkConfig.defaults()
+                .withMaxOutOfOrdernessMs(OUT_OF_ORDERNESS_MS).withEventsPerSecond(EVENT_RATE), EVENTS);
+        List<?> results = switch (query) {
+            case "q3" -> expected.q3();
+            case "q4" -> List.copyOf(expected.q4().values());
+            case "q5" -> expected.q5(WINDOW, SLIDE);
+            case "q7" -> expected.q7(WINDOW);
+            case "q8" -> expected.q8(WINDOW);
+            case "q11" -> expected.q11(GAP);
+            default -> throw new IllegalArgumentException(query);
+        };
+        return results.stream().map(String::valueOf).sorted().toList();
+    }
+
+    /**
+     * What a run wrote, comparable with {@link #expected}: q4 emits an updated average per closed
+     * auction, so each category's updates must count up 1, 2, ... once each, and its last is kept.
+     */
+    private static List<String> written(String query, Path output) {
+        List<String> lines = committedLines(output);
+        if (!query.equals("q4")) {
+            return lines.stream().sorted().toList();
+        }
+        Map<String, List<String>> byCategory = new TreeMap<>();
+        for (String line : lines) {
+            byCategory.computeIfAbsent(line.substring(0, line.indexOf(',')), k -> new ArrayList<>()).add(line);
+        }
+        List<String> last = new ArrayList<>();
+        byCategory.forEach((category, updates) -> {
+            List<Long> counts = updates.stream().map(line -> Long.parseLong(
+                    line.substring(line.indexOf("auctions=") + 9, line.indexOf(", sumOf")))).sorted().toList();
+            for (int i = 0; i < counts.size(); i++) {
+                assertThat(counts.get(i)).as("update %d of %s", i + 1, category).isEqualTo(i + 1);
+            }
+            last.add(updates.stream().filter(line -> line.contains("auctions=" + counts.size() + ","))
+                    .findFirst().orElseThrow());
+        });
+        return last.stream().sorted().toList();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"q3", "q4", "q5", "q7", "q8", "q11"})
+    void everyQueryEqualsItsDirectComputation(String query) {
+        Path output = dir.resolve("output");
+        JobOutcome outcome = cluster.run(NexmarkQueries.class, params(query, output, 0), 2,
+                Map.of("execution.runtime-mode", "streaming"));
+        assertThat(outcome.finished()).as("%s", outcome).isTrue();
+        List<String> expected = expected(query);
+        assertThat(expected).as("the query finds something").hasSizeGreaterThan(3);
+        assertThat(written(query, output)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"q3,heap", "q4,rocksdb", "q5,heap", "q7,rocksdb", "q8,heap", "q11,rocksdb"})
+    void everyQueryIsExactlyOnceThroughATaskManagerCrash(String query, String backend) throws Exception {
+        Path output = dir.resolve("output");
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("execution.runtime-mode", "streaming");
+        config.put("execution.checkpointing.interval", "200ms");
+        config.put("execution.checkpointing.dir", dir.resolve("checkpoints").toString());
+        config.put("state.backend.type", backend);
+        try (DuraflowCluster own = DuraflowCluster.builder().taskManagers(1).slots(2).build()) {
+            own.start();
+            // About 3 s of input, so the crash comes mid-run.
+            String jobId = own.submit(NexmarkQueries.class, params(query, output, 4_000), 2, config);
+            await("a checkpoint completed").atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
+                    .until(() -> Files.isDirectory(dir.resolve("checkpoints")) && hasCompletedCheckpoint());
+            assertThat(own.status(jobId).getState()).as("the job runs when its TaskManager stops")
+                    .isEqualTo(JobState.JOB_RUNNING);
+            own.startTaskManager();
+            own.stopTaskManager(0);
+            JobOutcome outcome = own.await(jobId, JOB_TIMEOUT);
+
+            assertThat(outcome.finished()).as("%s", outcome).isTrue();
+            assertThat(outcome.restarts()).as("restarts").isPositive();
+            assertThat(written(query, output)).isEqualTo(expected(query));
+        }
+    }
+
+    private boolean hasCompletedCheckpoint() throws IOException {
+        try (Stream<Path> files = Files.walk(dir.resolve("checkpoints"))) {
+            return files.anyMatch(file -> file.getFileName().toString().equals("_metadata"));
+        }
+    }
+
+    /** The lines of the file sink's committed part files; in-progress files are hidden. */
+    private static List<String> committedLines(Path output) {
+        List<String> lines = new ArrayList<>();
+        if (!Files.isDirectory(output)) {
+            return lines;
+        }
+        try (Stream<Path> files = Files.list(output)) {
+            for (Path part : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
+                lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return lines;
+    }
+
+    static {
+        // The category is the first field of q4's lines: CategoryAverage[category=10, ...].
+        assert JoinQueries.CategoryAverage.class.isRecord();
+    }
+}
