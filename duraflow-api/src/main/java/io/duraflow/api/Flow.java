@@ -5,12 +5,15 @@ import io.duraflow.api.functions.FilterFunction;
 import io.duraflow.api.functions.FlatMapFunction;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.MapFunction;
+import io.duraflow.api.functions.OutputTag;
 import io.duraflow.api.sink.Sink;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.dag.Plan;
 import io.duraflow.api.dag.PlanNode;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /** A flow of records of type T; each method adds an operator and returns its output. */
 public final class Flow<T> {
@@ -102,6 +105,60 @@ public final class Flow<T> {
     /** Spreads records round-robin over a new set of tasks. */
     public Flow<T> rebalance() {
         return add("Rebalance", new Operation.RebalanceOp(), node.outputType());
+    }
+
+    /**
+     * The records that the operator producing this flow emits to the side output {@code tag}
+     * ({@code context.output(tag, value)}), with the timestamps they would have on its main
+     * output. Keyed process and co-process functions emit side outputs, and windows their late
+     * records ({@code sideOutputLateData}). Calling this twice for one tag
+     * gives two flows, each with every record.
+     *
+     * @throws IllegalArgumentException when the operator producing this flow cannot emit side outputs
+     */
+    @SuppressWarnings("unchecked")
+    public <X> Flow<X> sideOutput(OutputTag<X> tag) {
+        Objects.requireNonNull(tag, "tag");
+        if (!(node.operation() instanceof Operation.KeyedProcessOp)
+                && !(node.operation() instanceof Operation.KeyedCoProcessOp)) {
+            throw new IllegalArgumentException("operator '" + node.name() + "' cannot emit side outputs, so side output '"
+                    + tag.id() + "' cannot read it: only a keyed process function (keyBy(...).process(...), windows,"
+                    + " connect(...).process(...)) emits them");
+        }
+        return add("SideOutput[" + tag.id() + "]", new Operation.SideOutputOp((OutputTag<Object>) (OutputTag<?>) tag),
+                tag.type());
+    }
+
+    /**
+     * The records of this flow and of {@code others}, which must be of this job and of this flow's
+     * type. Order is kept within each input, not across them. A keyed operator or rebalance after
+     * the union reads each input through its own exchange; other operators after it read the union
+     * in a task of its own, which its inputs reach through an exchange.
+     *
+     * @throws IllegalArgumentException for no other flow, a flow of another job, or another type
+     */
+    @SafeVarargs
+    @SuppressWarnings("unchecked")
+    public final Flow<T> union(Flow<T>... others) {
+        if (others.length == 0) {
+            throw new IllegalArgumentException("union of '" + node.name() + "' needs at least one other flow");
+        }
+        List<PlanNode> inputs = new ArrayList<>(List.of(node));
+        for (Flow<T> other : others) {
+            Objects.requireNonNull(other, "a flow to union");
+            if (other.plan != plan) {
+                throw new IllegalArgumentException("cannot union '" + node.name() + "' with '" + other.node.name()
+                        + "': '" + other.node.name() + "' belongs to another job plan");
+            }
+            String type = node.outputType().description();
+            String otherType = other.node.outputType().description();
+            if (!type.equals(otherType)) {
+                throw new IllegalArgumentException("cannot union '" + node.name() + "' (" + type + ") with '"
+                        + other.node.name() + "' (" + otherType + "): the flows of a union must have one type");
+            }
+            inputs.add(other.node);
+        }
+        return addWithInputs("Union", new Operation.UnionOp(), inputs, (TypeSerializer<T>) node.outputType());
     }
 
     public <K> KeyedFlow<T, K> keyBy(KeySelector<T, K> keySelector, TypeSerializer<K> keyType) {

@@ -19,9 +19,17 @@ import java.util.Map;
 /**
  * The plan cut into vertices (operator chains) and exchange edges.
  *
- * <p>Chaining rule: a source, a rebalance, a keyed aggregation, a keyed process function, a
- * keyed co-process function (of two connected flows, streaming only) and a join start a new
- * vertex; map, flatMap, filter and sinks run in the vertex of their input.
+ * <p>Chaining rule: a source, a rebalance, a keyed aggregation, a keyed process function and a
+ * join start a new vertex; map, flatMap, filter, side outputs and sinks run in the vertex of their
+ * input.
+ *
+ * <p>Unions: an operator that starts a vertex reads each input of a union (of nested unions too)
+ * through an edge of its own, all with the input index of the union, so {@code
+ * union(...).keyBy(...)} costs one exchange; such a union is in no vertex ({@link
+ * #virtualNodes()}). A union that chained operators read is the head of a vertex of its own, which
+ * passes records on and reads each union input {@link ShipStrategy#FORWARD} from a vertex of the
+ * same fixed parallelism, else {@link ShipStrategy#REBALANCE}. {@link PlanRules} lists what is
+ * refused before.
  *
  * <p>Slot sharing: every vertex is in a slot sharing group ({@link JobVertex#slotSharingGroup()}):
  * its head operator's, else its inputs' when they all have the same, else the default group.
@@ -29,7 +37,7 @@ import java.util.Map;
  * <p>Mode ({@link #mode()}, from {@code execution.runtime-mode}): a batch graph's edges are {@link
  * ExchangeMode#BLOCKING} and the adaptive scheduler may decide parallelism; a streaming graph's
  * edges are {@link ExchangeMode#PIPELINED} and every vertex has a fixed parallelism, since all
- * its tasks run at once. keyBy (aggregation, process, co-process, join) is {@link ShipStrategy#HASH} and
+ * its tasks run at once. keyBy (aggregation, process, join) is {@link ShipStrategy#HASH} and
  * rebalance {@link ShipStrategy#REBALANCE}. A keyed aggregation over a blocking hash edge pre-aggregates in the
  * producing vertex (the combiner) and merges after the exchange; over a pipelined edge it could
  * not (a partial would have to be retracted), so the combiner belongs to the blocking mode.
@@ -47,12 +55,15 @@ public final class JobGraph {
     private final List<JobVertex> vertices;
     private final List<ExchangeEdge> edges;
     private final Map<Integer, List<PlanNode>> consumersOfNode;
+    /** Nodes in no vertex: unions that only exchanges read (their readers read the unions' inputs). */
+    private final List<PlanNode> virtualNodes;
     private final Map<Integer, String> uids;
     private final String fingerprint;
 
     private JobGraph(String jobName, RuntimeMode mode, List<JobVertex> vertices, List<ExchangeEdge> edges,
-            Map<Integer, List<PlanNode>> consumersOfNode, Map<Integer, String> uids) {
+            Map<Integer, List<PlanNode>> consumersOfNode, List<PlanNode> virtualNodes, Map<Integer, String> uids) {
         this.jobName = jobName;
+        this.virtualNodes = List.copyOf(virtualNodes);
         this.mode = mode;
         this.uids = Map.copyOf(uids);
         this.vertices = List.copyOf(vertices);
@@ -110,6 +121,11 @@ public final class JobGraph {
 
     public ExchangeEdge edge(int id) {
         return edges.get(id);
+    }
+
+    /** The nodes that are in no vertex: unions whose readers read the unions' inputs directly. */
+    public List<PlanNode> virtualNodes() {
+        return virtualNodes;
     }
 
     /** The nodes that read a node's output within the same vertex (chained consumers). */
@@ -172,42 +188,23 @@ public final class JobGraph {
             throw new IllegalArgumentException("default parallelism must be at least 1, got " + defaultParallelism);
         }
         RuntimeMode mode = resolve(plan, requestedMode);
+        PlanRules.check(plan, mode);
         ExchangeMode exchangeMode = mode == RuntimeMode.BATCH ? ExchangeMode.BLOCKING : ExchangeMode.PIPELINED;
         List<VertexBuilder> builders = new ArrayList<>();
         List<ExchangeEdge> edges = new ArrayList<>();
         Map<Integer, Integer> vertexOfNode = new HashMap<>();
         Map<Integer, List<PlanNode>> consumers = new HashMap<>();
-        int[] readers = new int[plan.nodes().size()];
+        List<PlanNode> virtualNodes = new ArrayList<>();
+        Map<Integer, List<PlanNode>> readers = readers(plan);
 
         for (PlanNode node : plan.nodes()) {
-            for (PlanNode input : node.inputs()) {
-                readers[input.id()]++;
-            }
             Operation op = node.operation();
-            if (op instanceof Operation.KeyedCoProcessOp && mode == RuntimeMode.BATCH) {
-                throw new IllegalArgumentException("operator '" + node.name() + "' processes two connected keyed"
-                        + " flows, which runs in streaming mode only: set " + ExecutionOptions.RUNTIME_MODE.key()
-                        + ": streaming");
+            if (PlanRules.isVirtualUnion(node, readers.get(node.id()))) {
+                virtualNodes.add(node);
+                continue;
             }
-            boolean startsVertex = op instanceof Operation.SourceOp || op instanceof Operation.RebalanceOp
-                    || op instanceof Operation.KeyedAggregateOp || op instanceof Operation.KeyedProcessOp
-                    || op instanceof Operation.JoinOp || op instanceof Operation.KeyedCoProcessOp;
-            if (!startsVertex) {
-                if (node.parallelism() > 0) {
-                    throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
-                            + " takes its parallelism; set parallelism on sources, rebalance(), keyed operators"
-                            + " and joins");
-                }
-                if (node.slotSharingGroup() != null) {
-                    throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
-                            + " takes its slot sharing group; set slotSharingGroup on sources, rebalance(), keyed"
-                            + " operators and joins");
-                }
-                PlanNode input = node.inputs().get(0);
-                int vertex = vertexOfNode.get(input.id());
-                vertexOfNode.put(node.id(), vertex);
-                builders.get(vertex).nodes.add(node);
-                consumers.computeIfAbsent(input.id(), k -> new ArrayList<>()).add(node);
+            if (!PlanRules.readsExchanges(op) && !(op instanceof Operation.UnionOp)) {
+                chain(node, builders, vertexOfNode, consumers);
                 continue;
             }
             int vertexId = builders.size();
@@ -217,29 +214,38 @@ public final class JobGraph {
                     : op instanceof Operation.SourceOp || mode == RuntimeMode.STREAMING ? defaultParallelism : -1;
             VertexBuilder builder = new VertexBuilder(vertexId, node, parallelism,
                     op instanceof Operation.SourceOp source ? source.source().boundedness() : Boundedness.BOUNDED);
+            List<List<PlanNode>> producersPerInput = new ArrayList<>();
+            if (op instanceof Operation.UnionOp) {
+                producersPerInput.add(PlanRules.producersOf(node)); // its inputs are one input: 0
+            } else {
+                for (PlanNode input : node.inputs()) {
+                    producersPerInput.add(PlanRules.producersOf(input));
+                }
+            }
+            builder.slotSharingGroup = slotSharingGroup(node, producersPerInput, builders, vertexOfNode);
             builders.add(builder);
             vertexOfNode.put(node.id(), vertexId);
-            builder.slotSharingGroup = slotSharingGroup(node, builders, vertexOfNode);
-            for (int i = 0; i < node.inputs().size(); i++) {
-                PlanNode input = node.inputs().get(i);
-                int producer = vertexOfNode.get(input.id());
-                ShipStrategy strategy = op instanceof Operation.RebalanceOp ? ShipStrategy.REBALANCE : ShipStrategy.HASH;
-                // A keyed aggregation's edge is always HASH; the combiner needs only a blocking edge.
-                boolean combine = op instanceof Operation.KeyedAggregateOp && exchangeMode == ExchangeMode.BLOCKING;
-                ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, exchangeMode,
-                        strategy, combine);
-                edges.add(edge);
-                if (builders.get(producer).boundedness == Boundedness.CONTINUOUS_UNBOUNDED) {
-                    builder.boundedness = Boundedness.CONTINUOUS_UNBOUNDED;
+            for (int i = 0; i < producersPerInput.size(); i++) {
+                for (PlanNode input : producersPerInput.get(i)) {
+                    int producer = vertexOfNode.get(input.id());
+                    VertexBuilder producing = builders.get(producer);
+                    // A keyed aggregation's edge is always HASH; the combiner needs only a blocking edge.
+                    boolean combine = op instanceof Operation.KeyedAggregateOp && exchangeMode == ExchangeMode.BLOCKING;
+                    ExchangeEdge edge = new ExchangeEdge(edges.size(), producer, vertexId, input, node, i, exchangeMode,
+                            strategy(op, producing.parallelism, parallelism), combine);
+                    edges.add(edge);
+                    if (producing.boundedness == Boundedness.CONTINUOUS_UNBOUNDED) {
+                        builder.boundedness = Boundedness.CONTINUOUS_UNBOUNDED;
+                    }
+                    producing.outputs.add(edge.id());
+                    builder.inputs.add(edge.id());
                 }
-                builders.get(producer).outputs.add(edge.id());
-                builder.inputs.add(edge.id());
             }
         }
         for (PlanNode node : plan.nodes()) {
             boolean terminal = node.operation() instanceof Operation.SinkOp
                     || node.operation() instanceof Operation.CollectOp;
-            if (!terminal && readers[node.id()] == 0) {
+            if (!terminal && readers.get(node.id()).isEmpty()) {
                 throw new IllegalArgumentException("the output of operator '" + node.name() + "' goes nowhere;"
                         + " end the flow with collect(...) or sinkTo(...)");
             }
@@ -251,22 +257,72 @@ public final class JobGraph {
         for (VertexBuilder b : builders) {
             vertices.add(b.build());
         }
-        return new JobGraph(plan.jobName(), mode, vertices, edges, consumers, uids(plan));
+        return new JobGraph(plan.jobName(), mode, vertices, edges, consumers, virtualNodes, uids(plan));
     }
 
-    /** The node's own group, else its inputs' group when they all have the same, else the default group. */
-    private static String slotSharingGroup(PlanNode head, List<VertexBuilder> builders,
-            Map<Integer, Integer> vertexOfNode) {
+    /** Every node's readers, by node id (an empty list for none). */
+    private static Map<Integer, List<PlanNode>> readers(Plan plan) {
+        Map<Integer, List<PlanNode>> readers = new HashMap<>();
+        for (PlanNode node : plan.nodes()) {
+            readers.put(node.id(), new ArrayList<>());
+            for (PlanNode input : node.inputs()) {
+                readers.get(input.id()).add(node);
+            }
+        }
+        return readers;
+    }
+
+    /** Puts a node that runs chained to its input into its input's vertex. */
+    private static void chain(PlanNode node, List<VertexBuilder> builders, Map<Integer, Integer> vertexOfNode,
+            Map<Integer, List<PlanNode>> consumers) {
+        if (node.parallelism() > 0) {
+            throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
+                    + " takes its parallelism; set parallelism on sources, rebalance(), keyed operators"
+                    + " and joins");
+        }
+        if (node.slotSharingGroup() != null) {
+            throw new IllegalArgumentException("operator '" + node.name() + "' runs chained to its input and"
+                    + " takes its slot sharing group; set slotSharingGroup on sources, rebalance(), keyed"
+                    + " operators and joins");
+        }
+        PlanNode input = node.inputs().get(0);
+        int vertex = vertexOfNode.get(input.id());
+        vertexOfNode.put(node.id(), vertex);
+        builders.get(vertex).nodes.add(node);
+        consumers.computeIfAbsent(input.id(), k -> new ArrayList<>()).add(node);
+    }
+
+    /**
+     * How an edge into {@code op} ships: by key into a keyed operator or a join, round-robin into
+     * a rebalance; into a union's own vertex producer task i to consumer task i when both have the
+     * same fixed parallelism, else round-robin.
+     */
+    private static ShipStrategy strategy(Operation op, int producerParallelism, int consumerParallelism) {
+        if (op instanceof Operation.RebalanceOp) {
+            return ShipStrategy.REBALANCE;
+        }
+        if (op instanceof Operation.UnionOp) {
+            return producerParallelism > 0 && producerParallelism == consumerParallelism ? ShipStrategy.FORWARD
+                    : ShipStrategy.REBALANCE;
+        }
+        return ShipStrategy.HASH;
+    }
+
+    /** The node's own group, else its producers' group when they all have the same, else the default group. */
+    private static String slotSharingGroup(PlanNode head, List<List<PlanNode>> producersPerInput,
+            List<VertexBuilder> builders, Map<Integer, Integer> vertexOfNode) {
         if (head.slotSharingGroup() != null) {
             return head.slotSharingGroup();
         }
         String inherited = null;
-        for (PlanNode input : head.inputs()) {
-            String group = builders.get(vertexOfNode.get(input.id())).slotSharingGroup;
-            if (inherited != null && !inherited.equals(group)) {
-                return Flow.DEFAULT_SLOT_SHARING_GROUP;
+        for (List<PlanNode> producers : producersPerInput) {
+            for (PlanNode producer : producers) {
+                String group = builders.get(vertexOfNode.get(producer.id())).slotSharingGroup;
+                if (inherited != null && !inherited.equals(group)) {
+                    return Flow.DEFAULT_SLOT_SHARING_GROUP;
+                }
+                inherited = group;
             }
-            inherited = group;
         }
         return inherited == null ? Flow.DEFAULT_SLOT_SHARING_GROUP : inherited;
     }
@@ -329,28 +385,37 @@ public final class JobGraph {
     }
 
     private String computeFingerprint() {
-        StringBuilder text = new StringBuilder("duraflow-plan-v2 ").append(mode).append('\n');
+        StringBuilder text = new StringBuilder("duraflow-plan-v3 ").append(mode).append('\n');
         for (JobVertex vertex : vertices) {
             text.append("vertex ").append(vertex.id()).append(" p=").append(vertex.parallelism())
                     .append(' ').append(vertex.boundedness()).append('\n');
             for (PlanNode node : vertex.nodes()) {
-                text.append(" node ").append(node.id()).append(' ').append(node.operation().kind())
-                        .append(" name=").append(node.name()).append(" uid=").append(uids.get(node.id()))
-                        .append(" out=").append(node.outputType() == null ? "-" : node.outputType().description())
-                        .append(" detail=").append(node.operation().detail())
-                        .append(" in=");
-                for (PlanNode input : node.inputs()) {
-                    text.append(input.id()).append(',');
-                }
-                text.append('\n');
+                appendNode(text.append(" node "), node);
             }
+        }
+        for (PlanNode node : virtualNodes) {
+            appendNode(text.append("virtual node "), node);
         }
         for (ExchangeEdge edge : edges) {
             text.append("edge ").append(edge.id()).append(' ').append(edge.producer()).append("->")
                     .append(edge.consumer()).append(' ').append(edge.mode()).append(' ').append(edge.strategy()).append(" combine=")
-                    .append(edge.combine()).append(" in=").append(edge.inputIndex()).append('\n');
+                    .append(edge.combine()).append(" in=").append(edge.inputIndex())
+                    .append(" nodes=").append(edge.producerNode().id()).append("->").append(edge.consumerNode().id())
+                    .append('\n');
         }
         return sha256Hex(text.toString());
+    }
+
+    private void appendNode(StringBuilder text, PlanNode node) {
+        text.append(node.id()).append(' ').append(node.operation().kind())
+                .append(" name=").append(node.name()).append(" uid=").append(uids.get(node.id()))
+                .append(" out=").append(node.outputType() == null ? "-" : node.outputType().description())
+                .append(" detail=").append(node.operation().detail())
+                .append(" in=");
+        for (PlanNode input : node.inputs()) {
+            text.append(input.id()).append(',');
+        }
+        text.append('\n');
     }
 
     private static final class VertexBuilder {

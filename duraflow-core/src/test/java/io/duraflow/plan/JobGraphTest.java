@@ -84,9 +84,9 @@ class JobGraphTest {
         assertThat(bounded.isBounded()).isTrue();
 
         JobBuilder job = new JobBuilder("unbounded");
-        var endless = job.fromSource("endless", new Unbounded()).keyBy(n -> n, Types.LONG);
-        var finite = job.fromSource("finite", new SequenceSource(0, 10, 1)).keyBy(n -> n, Types.LONG);
-        finite.join(endless, (a, b) -> a + b, Types.LONG).collect("sums");
+        Flow<Long> endless = job.fromSource("endless", new Unbounded());
+        Flow<Long> finite = job.fromSource("finite", new SequenceSource(0, 10, 1));
+        endless.union(finite).keyBy(n -> n, Types.LONG).reduce(Long::sum).collect("sums");
         JobGraph graph = JobGraph.compile(job.plan(), 1);
         assertThat(graph.vertices()).extracting(JobVertex::boundedness).containsExactly(
                 Boundedness.CONTINUOUS_UNBOUNDED, Boundedness.BOUNDED, Boundedness.CONTINUOUS_UNBOUNDED);

@@ -28,8 +28,7 @@ class SlotSharingGroupTest {
         Flow<Long> left = job.fromSource("left", new SequenceSource(0, 10, 1)).slotSharingGroup("a");
         Flow<Long> right = job.fromSource("right", new SequenceSource(0, 10, 1)).slotSharingGroup("b");
         Flow<Long> leftSums = left.keyBy(n -> n % 2, Types.LONG).reduce(Long::sum);
-        leftSums.keyBy(n -> n, Types.LONG).join(right.keyBy(n -> n, Types.LONG), (l, r) -> l + r, Types.LONG)
-                .collect("joined");
+        leftSums.union(right).keyBy(n -> n, Types.LONG).reduce(Long::sum).collect("sums");
         JobGraph graph = JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
         assertThat(graph.vertices()).extracting(JobVertex::slotSharingGroup)
                 .containsExactly("a", "b", "a", Flow.DEFAULT_SLOT_SHARING_GROUP);

@@ -37,11 +37,14 @@ class StreamingJobGraphTest {
 
     @Test
     void automaticRunsABoundedJobAsBatchAndStreamingIsChosenExplicitly() {
-        JobGraph automatic = JobGraph.compile(keyedSum(null), 2);
+        JobBuilder job = new JobBuilder("sum");
+        job.fromSource("numbers", new SequenceSource(0, 100, 1)).keyBy(n -> n % 7, Types.LONG).reduce(Long::sum)
+                .collect("out");
+        JobGraph automatic = JobGraph.compile(job.plan(), 2);
         assertThat(automatic.mode()).isEqualTo(RuntimeMode.BATCH);
         assertThat(automatic.edges()).extracting(ExchangeEdge::mode).containsOnly(ExchangeMode.BLOCKING);
 
-        JobGraph streaming = JobGraph.compile(keyedSum(null), 2, RuntimeMode.STREAMING);
+        JobGraph streaming = JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
         assertThat(streaming.mode()).isEqualTo(RuntimeMode.STREAMING);
         assertThat(streaming.edges()).extracting(ExchangeEdge::mode).containsOnly(ExchangeMode.PIPELINED);
         assertThat(streaming.fingerprint()).isNotEqualTo(automatic.fingerprint());

@@ -8,6 +8,7 @@ import io.duraflow.api.functions.KeyedCoProcessFunction;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.MapFunction;
+import io.duraflow.api.functions.OutputTag;
 import io.duraflow.api.sink.Sink;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.types.TypeSerializer;
@@ -139,6 +140,31 @@ public sealed interface Operation {
 
         public String detail() {
             return "key=" + keyType.description();
+        }
+    }
+
+    /**
+     * The records its input (a keyed process function) emits to the side output {@code tag}: runs
+     * chained to its input, and its output type is the tag's.
+     */
+    record SideOutputOp(OutputTag<Object> tag) implements Operation {
+        public String kind() {
+            return "sideOutput";
+        }
+
+        public String detail() {
+            return "tag=" + tag.id() + ",type=" + tag.type().description();
+        }
+    }
+
+    /**
+     * The records of all its inputs, which have one type. Costs nothing where it can: an operator
+     * behind an exchange (keyed, rebalance) reads the inputs directly; only operators chained to it
+     * make it a vertex of its own.
+     */
+    record UnionOp() implements Operation {
+        public String kind() {
+            return "union";
         }
     }
 
