@@ -3,11 +3,14 @@ package io.duraflow.exchange.blocking;
 import io.duraflow.exchange.InputGate;
 
 import io.duraflow.rpc.proto.PartitionLocation;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The gate of a batch task: its inputs' blocking partitions, read one channel after the other,
- * input 0 first. Each {@link #processNext} reads one whole channel (see {@link
+ * input 0 first; the edges of one input index (a union's) are read as one input. Each {@link #processNext} reads one whole channel (see {@link
  * BlockingInputChannel#readAll}) or ends one input.
  */
 public final class BlockingInputGate implements InputGate {
@@ -22,8 +25,15 @@ public final class BlockingInputGate implements InputGate {
     private int currentInput;
     private int nextChannel;
 
+    /** Edges with one input index (the inputs of a union) are one input: it ends after all their channels. */
     public BlockingInputGate(List<Input> inputs) {
-        this.inputs = List.copyOf(inputs);
+        Map<Integer, List<BlockingInputChannel>> channelsByIndex = new TreeMap<>();
+        for (Input input : inputs) {
+            channelsByIndex.computeIfAbsent(input.inputIndex(), index -> new ArrayList<>()).addAll(input.channels());
+        }
+        List<Input> merged = new ArrayList<>();
+        channelsByIndex.forEach((index, channels) -> merged.add(new Input(index, channels)));
+        this.inputs = List.copyOf(merged);
     }
 
     @Override

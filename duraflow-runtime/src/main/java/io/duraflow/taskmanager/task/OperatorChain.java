@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -16,7 +17,8 @@ import java.util.function.Function;
 /**
  * The operators of one task, wired from the vertex's plan nodes back to front: each node's output
  * goes to its chained consumers and to the exchanges that leave from it, so every operator is
- * built after the operators it feeds. Both runtime modes wire this way; what differs (which
+ * built after the operators it feeds. A head's side outputs go to the side output nodes chained
+ * to it, by tag id ({@link SideOutputs}), and its main output to its other consumers only. Both runtime modes wire this way; what differs (which
  * exchange an edge gets, which operator a node becomes) is the mode's {@link Wiring}, and the
  * mode's chain holds one of these and adds what only it does. Drives the operators' {@link
  * StreamOperator} lifecycle through {@link ChainLifecycle}. Task thread only.
@@ -34,11 +36,13 @@ public final class OperatorChain implements AutoCloseable {
         Downstream chained(PlanNode node, Downstream out) throws Exception;
 
         /**
-         * The operator of the vertex's head {@code node}, which emits into {@code out}: a {@link
-         * HeadOperator} that reads the vertex's input edges, another operator (a source's), or
-         * null when the head needs none (a source whose reader pushes into {@link #sourceOutput}).
+         * The operator of the vertex's head {@code node}, which emits into {@code out} and its side
+         * outputs into {@code sideOutputs} (empty unless the node can emit them, see {@code
+         * Operation.SideOutputOp}): a {@link HeadOperator} that reads the vertex's input edges,
+         * another operator (a source's), or null when the head needs none (a source whose reader
+         * pushes into {@link #sourceOutput}).
          */
-        StreamOperator head(PlanNode node, Downstream out) throws Exception;
+        StreamOperator head(PlanNode node, Downstream out, SideOutputs sideOutputs) throws Exception;
     }
 
     private final JobGraph graph;
@@ -65,8 +69,14 @@ public final class OperatorChain implements AutoCloseable {
             for (int i = nodes.size() - 1; i >= 0; i--) {
                 PlanNode node = nodes.get(i);
                 List<Downstream> targets = new ArrayList<>();
+                Map<String, List<Downstream>> sideTargets = new LinkedHashMap<>();
                 for (PlanNode consumer : graph.chainedConsumers(node)) {
-                    targets.add(inputOfNode.get(consumer.id()));
+                    Downstream input = inputOfNode.get(consumer.id());
+                    if (consumer.operation() instanceof Operation.SideOutputOp side) {
+                        sideTargets.computeIfAbsent(side.tag().id(), id -> new ArrayList<>()).add(input);
+                    } else {
+                        targets.add(input);
+                    }
                 }
                 for (ExchangeEdge edge : graph.outgoingEdges(node)) {
                     Downstream exchange = wiring.exchange(edge);
@@ -75,8 +85,12 @@ public final class OperatorChain implements AutoCloseable {
                 }
                 Downstream out = targets.isEmpty() ? record -> { } : FanOut.of(targets);
                 if (node == vertex.head()) {
-                    buildHead(node, out, wiring);
+                    buildHead(node, out, SideOutputs.of(sideTargets), wiring);
                     continue;
+                }
+                if (!sideTargets.isEmpty()) {
+                    throw new IllegalStateException("operator " + node + " runs chained and cannot emit the side outputs"
+                            + " " + sideTargets.keySet() + " that the plan reads from it");
                 }
                 Downstream input = wiring.chained(node, out);
                 inputOfNode.put(node.id(), input);
@@ -89,11 +103,11 @@ public final class OperatorChain implements AutoCloseable {
         }
     }
 
-    private void buildHead(PlanNode node, Downstream out, Wiring wiring) throws Exception {
+    private void buildHead(PlanNode node, Downstream out, SideOutputs sideOutputs, Wiring wiring) throws Exception {
         if (node.operation() instanceof Operation.SourceOp) {
             sourceOutput = out;
         }
-        StreamOperator operator = wiring.head(node, out);
+        StreamOperator operator = wiring.head(node, out, sideOutputs);
         if (operator != null) {
             builtBackToFront.add(operator);
         }

@@ -62,6 +62,19 @@ class BlockingInputGateTest {
     }
 
     @Test
+    void theEdgesOfOneInputIndexAreOneInputThatEndsOnceAfterAllTheirChannels() throws Exception {
+        // A join whose left input is a union of two edges, listed apart from each other.
+        BlockingInputGate gate = new BlockingInputGate(List.of(
+                new BlockingInputGate.Input(1, List.of(channel("right", 1))),
+                new BlockingInputGate.Input(0, List.of(channel("a", 1))),
+                new BlockingInputGate.Input(0, List.of(channel("b", 1)))));
+        while (gate.processNext(handler)) {
+            // every call reads one channel or ends one input
+        }
+        assertThat(log).containsExactly("buffer 0 a 0", "buffer 0 b 0", "end 0", "buffer 1 right 0", "end 1");
+    }
+
+    @Test
     void theBlockingPartitionChannelPassesFetchedBuffersAndTheConsumersOwnException() throws Exception {
         java.io.IOException cause = new java.io.IOException("spill disk full");
         TaskEnvironment environment = new FetchOnlyEnvironment(frames -> {

@@ -19,6 +19,7 @@ import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.ExchangeOutputs;
 import io.duraflow.taskmanager.task.HeadOperator;
 import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.SideOutputs;
 import io.duraflow.taskmanager.task.StreamOperator;
 import io.duraflow.taskmanager.task.TaskCounters;
 
@@ -74,7 +75,11 @@ final class BatchOperatorChain implements AutoCloseable {
         }
 
         @Override
-        public StreamOperator head(PlanNode node, Downstream out) {
+        public StreamOperator head(PlanNode node, Downstream out, SideOutputs sideOutputs) {
+            if (!sideOutputs.isEmpty()) {
+                throw new IllegalStateException("operator " + node + " emits side outputs, which batch jobs do not"
+                        + " run; the plan refuses them");
+            }
             return BatchOperatorChain.this.head(node, out);
         }
     }
@@ -109,7 +114,7 @@ final class BatchOperatorChain implements AutoCloseable {
         Operation operation = node.operation();
         if (operation instanceof Operation.SourceOp) {
             return null;
-        } else if (operation instanceof Operation.RebalanceOp) {
+        } else if (operation instanceof Operation.RebalanceOp || operation instanceof Operation.UnionOp) {
             return HeadOperator.passThrough(out);
         } else if (operation instanceof Operation.KeyedAggregateOp op) {
             return new HeadOperators.Aggregate(op.keyType(), op.accumulatorType(), op.aggregation(),

@@ -5,6 +5,7 @@ import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.KeyedCoProcessFunction;
 import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.SideOutputs;
 
 /**
  * Runs a {@link KeyedCoProcessFunction} over two inputs: a record of input 0 goes to {@code
@@ -27,12 +28,18 @@ final class KeyedCoProcessOperator implements HeadOperator {
 
     KeyedCoProcessOperator(Operation.KeyedCoProcessOp op, Downstream out, ProcessingTimeService time,
             RecordTime recordTime) {
+        this(op, out, SideOutputs.NONE, time, recordTime);
+    }
+
+    /** {@code out}: the main output's readers; {@code sideOutputs}: where {@code context.output} goes, by tag. */
+    KeyedCoProcessOperator(Operation.KeyedCoProcessOp op, Downstream out, SideOutputs sideOutputs,
+            ProcessingTimeService time, RecordTime recordTime) {
         this.leftKey = op.keySelector(0);
         this.rightKey = op.keySelector(1);
         this.function = op.function();
         this.leftPrefetch = new KeyPrefetch(leftKey);
         this.rightPrefetch = new KeyPrefetch(rightKey);
-        this.keyed = new KeyedFunctionContext(out, time, recordTime, function::onTimer);
+        this.keyed = new KeyedFunctionContext(out, sideOutputs, time, recordTime, function::onTimer);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.duraflow.taskmanager.task.streaming;
 import io.duraflow.api.eventtime.TimestampAssigner;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeyedProcessFunction;
+import io.duraflow.api.functions.OutputTag;
 import io.duraflow.api.functions.RuntimeContext;
 import io.duraflow.api.functions.TimeDomain;
 import io.duraflow.api.functions.TimerService;
@@ -13,6 +14,7 @@ import io.duraflow.state.backend.InternalTimerService;
 import io.duraflow.state.backend.KeyedStateBackend;
 import io.duraflow.taskmanager.task.ChainedOperators;
 import io.duraflow.taskmanager.task.Downstream;
+import io.duraflow.taskmanager.task.SideOutputs;
 import io.duraflow.taskmanager.task.StreamOperator;
 
 /**
@@ -41,6 +43,8 @@ final class KeyedFunctionContext {
     }
 
     private final Downstream out;
+    /** Where {@code context.output(tag, value)} goes, by tag id; a tag nothing reads is dropped. */
+    private final SideOutputs sideOutputs;
     private final ProcessingTimeService time;
     /**
      * The timestamp of the record in flight; an event-time timer's output has the timer's time, a
@@ -60,8 +64,10 @@ final class KeyedFunctionContext {
     /** The time of the wake-up scheduled now, or NO_TIMER. */
     private long wakeUpAt = InternalTimerService.NO_TIMER;
 
-    KeyedFunctionContext(Downstream out, ProcessingTimeService time, RecordTime recordTime, TimerCallback onTimer) {
+    KeyedFunctionContext(Downstream out, SideOutputs sideOutputs, ProcessingTimeService time, RecordTime recordTime,
+            TimerCallback onTimer) {
         this.out = out;
+        this.sideOutputs = sideOutputs;
         this.time = time;
         this.recordTime = recordTime;
         this.onTimer = onTimer;
@@ -120,6 +126,19 @@ final class KeyedFunctionContext {
                             + " onTimer, not in processElement");
                 }
                 return firingDomain;
+            }
+
+            @Override
+            public <X> void output(OutputTag<X> tag, X value) {
+                Downstream side = sideOutputs.of(tag.id());
+                if (side == null) {
+                    return; // no part of the job reads this side output
+                }
+                try {
+                    side.push(value);
+                } catch (Exception e) {
+                    throw ChainedOperators.ChainException.wrap(e);
+                }
             }
         };
     }
@@ -193,6 +212,7 @@ final class KeyedFunctionContext {
             afterRecord();
         }
         out.processWatermark(watermark);
+        sideOutputs.processWatermark(watermark);
     }
 
     /** A wake-up came (possibly early or for a timer deleted since): fire what is due, schedule the next. */

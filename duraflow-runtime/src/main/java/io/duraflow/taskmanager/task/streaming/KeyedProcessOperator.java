@@ -5,6 +5,7 @@ import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.HeadOperator;
+import io.duraflow.taskmanager.task.SideOutputs;
 
 /**
  * Runs a {@link KeyedProcessFunction}: sets each record's key as the backend's current key, so
@@ -19,10 +20,16 @@ final class KeyedProcessOperator implements HeadOperator {
     private final KeyedFunctionContext keyed;
 
     KeyedProcessOperator(Operation.KeyedProcessOp op, Downstream out, ProcessingTimeService time, RecordTime recordTime) {
+        this(op, out, SideOutputs.NONE, time, recordTime);
+    }
+
+    /** {@code out}: the main output's readers; {@code sideOutputs}: where {@code context.output} goes, by tag. */
+    KeyedProcessOperator(Operation.KeyedProcessOp op, Downstream out, SideOutputs sideOutputs, ProcessingTimeService time,
+            RecordTime recordTime) {
         this.keySelector = op.keySelector();
         this.function = op.function();
         this.keyPrefetch = new KeyPrefetch(keySelector);
-        this.keyed = new KeyedFunctionContext(out, time, recordTime, function::onTimer);
+        this.keyed = new KeyedFunctionContext(out, sideOutputs, time, recordTime, function::onTimer);
     }
 
     @Override

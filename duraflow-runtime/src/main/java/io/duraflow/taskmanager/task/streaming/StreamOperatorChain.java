@@ -29,6 +29,7 @@ import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.ExchangeOutputs;
 import io.duraflow.taskmanager.task.HeadOperator;
 import io.duraflow.taskmanager.task.OperatorChain;
+import io.duraflow.taskmanager.task.SideOutputs;
 import io.duraflow.taskmanager.task.StreamOperator;
 import io.duraflow.taskmanager.task.TaskCounters;
 
@@ -79,8 +80,8 @@ final class StreamOperatorChain implements AutoCloseable {
             }
 
             @Override
-            public StreamOperator head(PlanNode node, Downstream out) {
-                return StreamOperatorChain.this.head(node, out);
+            public StreamOperator head(PlanNode node, Downstream out, SideOutputs sideOutputs) {
+                return StreamOperatorChain.this.head(node, out, sideOutputs);
             }
         });
     }
@@ -95,6 +96,8 @@ final class StreamOperatorChain implements AutoCloseable {
             return ChainedOperators.flatMap(op.function(), out);
         } else if (operation instanceof Operation.FilterOp op) {
             return ChainedOperators.filter(op.function(), out);
+        } else if (operation instanceof Operation.SideOutputOp) {
+            return ChainedOperators.passThrough(out); // its input pushes the tag's records only
         } else if (operation instanceof Operation.TimestampsAndWatermarksOp op) {
             return new TimestampsAndWatermarksOperator(op.strategy(), out, recordTime, time, autoWatermarkIntervalMs);
         } else if (operation instanceof Operation.SinkOp op) {
@@ -118,22 +121,31 @@ final class StreamOperatorChain implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private StreamOperator head(PlanNode node, Downstream out) {
+    private StreamOperator head(PlanNode node, Downstream out, SideOutputs sideOutputs) {
         Operation operation = node.operation();
+        if (operation instanceof Operation.KeyedProcessOp op) {
+            HeadOperator head = new KeyedProcessOperator(op, out, sideOutputs, time, recordTime);
+            statefulNodes.put(head, node);
+            keyTypes.put(head, op.keyType());
+            return head;
+        }
+        if (!sideOutputs.isEmpty()) {
+            throw new IllegalStateException("operator " + node + " cannot emit side outputs; the plan refuses reading them");
+        }
         if (operation instanceof Operation.SourceOp op) {
             source = new StreamOperators.SourceOperator(
                     (SplitSerializer<SourceSplit>) (SplitSerializer<?>) op.source().splitSerializer());
             statefulNodes.put(source, node);
             return source;
-        } else if (operation instanceof Operation.RebalanceOp) {
+        } else if (operation instanceof Operation.RebalanceOp || operation instanceof Operation.UnionOp) {
             return HeadOperator.passThrough(out);
         } else if (operation instanceof Operation.KeyedProcessOp op) {
-            HeadOperator head = new KeyedProcessOperator(op, out, time, recordTime);
+            HeadOperator head = new KeyedProcessOperator(op, out, sideOutputs, time, recordTime);
             statefulNodes.put(head, node);
             keyTypes.put(head, op.keyType());
             return head;
         } else if (operation instanceof Operation.KeyedCoProcessOp op) {
-            HeadOperator head = new KeyedCoProcessOperator(op, out, time, recordTime);
+            HeadOperator head = new KeyedCoProcessOperator(op, out, sideOutputs, time, recordTime);
             statefulNodes.put(head, node);
             keyTypes.put(head, op.keyType());
             return head;
