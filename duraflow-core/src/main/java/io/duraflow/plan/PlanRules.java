@@ -81,8 +81,8 @@ final class PlanRules {
             }
         }
         if (node.parallelism() > 0 || node.slotSharingGroup() != null) {
-            throw new IllegalArgumentException("operator '" + node.name() + "' is read only by keyed operators or"
-                    + " rebalance(), which read its inputs directly, so it takes no parallelism or slot sharing"
+            throw new IllegalArgumentException("operator '" + node.name() + "' is read only by keyed operators,"
+                    + " rebalance() or unions, which read its inputs directly, so it takes no parallelism or slot sharing"
                     + " group; set them on its readers");
         }
         return true;

@@ -157,6 +157,21 @@ class SideOutputAndUnionGraphTest {
     }
 
     @Test
+    void aUnionVertexReadsTheInputsOfNestedUnionsAndOfSideOutputsAsOneInput() {
+        JobBuilder job = new JobBuilder("nested");
+        Flow<Long> processed = numbers(job, "a", 2).keyBy(n -> n, Types.LONG).process(new Passing(), Types.LONG);
+        processed.union(processed.sideOutput(BIG)).union(numbers(job, "c", 2)).map(n -> n, Types.LONG).collect("out");
+        JobGraph graph = JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
+
+        assertThat(graph.vertices()).extracting(JobVertex::name).containsExactly("a", "KeyedProcess -> SideOutput[big]",
+                "c", "Union -> Map -> out");
+        assertThat(graph.edges().subList(1, 4)).extracting(edge -> edge.producerNode().name() + " in="
+                + edge.inputIndex() + " " + edge.strategy()).containsExactly("KeyedProcess in=0 FORWARD",
+                "SideOutput[big] in=0 FORWARD", "c in=0 FORWARD");
+        assertThat(graph.virtualNodes()).extracting(PlanNode::name).containsExactly("Union");
+    }
+
+    @Test
     void aUnionReadByBothKindsIsAVertexForTheChainedOnesAndVirtualForTheKeyedOnes() {
         JobBuilder job = new JobBuilder("both");
         Flow<Long> union = numbers(job, "a", 1).union(numbers(job, "b", 1));
@@ -177,8 +192,8 @@ class SideOutputAndUnionGraphTest {
                 .collect("sums");
         assertThatThrownBy(() -> JobGraph.compile(job.plan(), 1, RuntimeMode.STREAMING))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("operator 'Union' is read only by keyed operators or rebalance(), which read its inputs"
-                        + " directly, so it takes no parallelism or slot sharing group; set them on its readers");
+                .hasMessage("operator 'Union' is read only by keyed operators, rebalance() or unions, which read its"
+                        + " inputs directly, so it takes no parallelism or slot sharing group; set them on its readers");
 
         JobBuilder groups = new JobBuilder("groups");
         Flow<Long> a = numbers(groups, "a", 1).slotSharingGroup("x");
