@@ -15,7 +15,8 @@ public final class ExecutionOptions {
             .defaultValue(RuntimeMode.AUTOMATIC)
             .description("How jobs run: 'streaming' (all tasks deployed together, pipelined exchanges,"
                     + " checkpoints), 'batch' (stage by stage over blocking exchanges; every source must be"
-                    + " bounded) or 'automatic' (batch when every source is bounded, else streaming).");
+                    + " bounded) or 'automatic' (batch when every source is bounded and the job has no keyed"
+                    + " process function, else streaming).");
 
     public static final ConfigOption<Duration> AUTO_WATERMARK_INTERVAL = ConfigOption.key("pipeline.auto-watermark-interval")
             .durationType()

@@ -9,6 +9,6 @@ public enum RuntimeMode {
     STREAMING,
     /** Stage by stage over blocking exchanges, with batch job recovery; every source must be bounded. */
     BATCH,
-    /** Batch when every source is bounded, else streaming. */
+    /** Batch when every source is bounded and no operator runs in streaming mode only, else streaming. */
     AUTOMATIC
 }

@@ -178,7 +178,10 @@ public final class JobGraph {
         }
     }
 
-    /** Compiles in {@link RuntimeMode#AUTOMATIC} mode: batch when every source is bounded. */
+    /**
+     * Compiles in {@link RuntimeMode#AUTOMATIC} mode: batch when every source is bounded and no
+     * operator runs in streaming mode only (a keyed process function), else streaming.
+     */
     public static JobGraph compile(Plan plan, int defaultParallelism) {
         return compile(plan, defaultParallelism, RuntimeMode.AUTOMATIC);
     }
@@ -337,7 +340,9 @@ public final class JobGraph {
             }
         }
         if (requested == RuntimeMode.AUTOMATIC) {
-            return unbounded == null ? RuntimeMode.BATCH : RuntimeMode.STREAMING;
+            // A job that only streaming runs (a keyed process function) is streaming, bounded or not.
+            return unbounded == null && !PlanRules.runsOnlyInStreaming(plan) ? RuntimeMode.BATCH
+                    : RuntimeMode.STREAMING;
         }
         if (requested == RuntimeMode.BATCH && unbounded != null) {
             throw new IllegalArgumentException("source '" + unbounded + "' is unbounded, so the job cannot run in batch"

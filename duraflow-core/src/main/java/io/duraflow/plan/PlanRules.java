@@ -16,7 +16,8 @@ import java.util.List;
  *   <li>A side output reads an operator that emits side outputs: a keyed process or co-process
  *       function (windows are keyed process functions).
  *   <li>In batch mode, keyed process and co-process functions (and their side outputs) are
- *       refused: they need timers and a watermark, which only the streaming runtime has.
+ *       refused: they need timers and a watermark, which only the streaming runtime has. ({@code
+ *       automatic} mode runs a plan with one in streaming mode, see {@link #runsOnlyInStreaming}.)
  *   <li>In streaming mode, the equi-join is refused: it reads its whole left input before the
  *       right one, which an unbounded input never lets it do.
  *   <li>A union that only exchanges (keyed operators, rebalance) and other unions read is
@@ -51,6 +52,21 @@ final class PlanRules {
                         + " run in streaming mode: run the job in batch mode (" + option + ": batch)");
             }
         }
+    }
+
+    /**
+     * Whether the plan has an operator that runs in streaming mode only (rule 2), so that {@code
+     * automatic} mode runs it in streaming mode even when its sources are bounded.
+     */
+    static boolean runsOnlyInStreaming(Plan plan) {
+        for (PlanNode node : plan.nodes()) {
+            Operation op = node.operation();
+            if (op instanceof Operation.KeyedProcessOp || op instanceof Operation.KeyedCoProcessOp
+                    || op instanceof Operation.SideOutputOp) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code op} reads its inputs through exchanges, so it starts a vertex. */

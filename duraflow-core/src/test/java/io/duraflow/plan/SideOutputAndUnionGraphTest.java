@@ -98,13 +98,13 @@ class SideOutputAndUnionGraphTest {
     }
 
     @Test
-    void batchRefusesKeyedProcessFunctionsAndStreamingRefusesTheBatchJoin() {
+    void batchRefusesKeyedProcessFunctionsWhichAutomaticRunsAsStreamingAndStreamingRefusesTheBatchJoin() {
         String streamingOnly = "operator 'KeyedProcess' is a keyed process function or its side output, which runs"
                 + " in streaming mode only: run the job in streaming mode (execution.runtime-mode: streaming)";
         assertThatThrownBy(() -> JobGraph.compile(sideOutputs("even"), 2, RuntimeMode.BATCH))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage(streamingOnly);
-        // Automatic mode makes a job of bounded sources a batch job: the same sentence.
-        assertThatThrownBy(() -> JobGraph.compile(sideOutputs("even"), 2)).hasMessage(streamingOnly);
+        // Automatic mode runs it in streaming mode, though its sources are bounded.
+        assertThat(JobGraph.compile(sideOutputs("even"), 2).mode()).isEqualTo(RuntimeMode.STREAMING);
 
         JobBuilder job = new JobBuilder("join");
         var left = numbers(job, "left", 1).keyBy(n -> n, Types.LONG);

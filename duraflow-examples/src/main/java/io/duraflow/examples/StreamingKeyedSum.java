@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * record {@code fail-at} throws there, once; default -1 = never). Parallelism is the job's default
  * ({@code --parallelism}).
  *
- * <p>Runtime mode: a bounded run (records > 0) has only bounded sources, so {@code automatic}
- * would pick batch; run it with {@code -D execution.runtime-mode=streaming} to get checkpoints.
- * The endless run is streaming in automatic mode.
+ * <p>Runtime mode: the job has a keyed process function, so {@code automatic} mode runs it in
+ * streaming mode, bounded (records > 0) or endless; checkpoints need {@code
+ * execution.checkpointing.interval}.
  *
  * <p>Result for the exactness check: the job has no event time (an event-time timer would fire at
  * the end of input, the end of time), and keyed functions have no end-of-input hook, so each key emits
