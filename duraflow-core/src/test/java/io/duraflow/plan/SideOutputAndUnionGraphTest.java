@@ -82,7 +82,8 @@ class SideOutputAndUnionGraphTest {
         Flow<Long> mapped = numbers(new JobBuilder("map"), "numbers", 1).map(n -> n, Types.LONG).name("double");
         assertThatThrownBy(() -> mapped.sideOutput(EVEN)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("operator 'double' cannot emit side outputs, so side output 'even' cannot read it: only a"
-                        + " keyed process function (keyBy(...).process(...)) emits them");
+                        + " keyed process function (keyBy(...).process(...), windows, connect(...).process(...))"
+                        + " emits them");
 
         // A plan built without the fluent API is checked when it is compiled.
         Plan plan = new Plan("raw");

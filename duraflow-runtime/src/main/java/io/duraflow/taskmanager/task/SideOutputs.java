@@ -27,7 +27,7 @@ public final class SideOutputs {
     }
 
     /** The readers of each tag id, in the order the plan lists them. */
-    static SideOutputs of(Map<String, List<Downstream>> readersByTagId) {
+    public static SideOutputs of(Map<String, List<Downstream>> readersByTagId) {
         if (readersByTagId.isEmpty()) {
             return NONE;
         }

@@ -41,6 +41,10 @@ final class KeyedOperatorHarness<K> implements AutoCloseable {
     private final FsCheckpointStorage storage;
     private final PriorityQueue<WakeUp> wakeUps = new PriorityQueue<>();
     private final List<Emitted> output = new ArrayList<>();
+    /** What went to the side output {@link #LATE} (a test's late records), with timestamps. */
+    private final List<Emitted> late = new ArrayList<>();
+    /** The one side output id the harness reads. */
+    static final String LATE = "late";
     private final List<Long> watermarks = new ArrayList<>();
     private long now;
     private long wakeUpSequence;
@@ -89,7 +93,9 @@ final class KeyedOperatorHarness<K> implements AutoCloseable {
                 watermarks.add(watermark);
             }
         };
-        this.operator = new KeyedProcessOperator(op, out, time, recordTime);
+        Downstream lateOut = record -> late.add(new Emitted(record, recordTime.timestamp));
+        this.operator = new KeyedProcessOperator(op, out,
+                io.duraflow.taskmanager.task.SideOutputs.of(java.util.Map.of(LATE, List.of(lateOut))), time, recordTime);
         operator.initializeState(new StreamOperator.StateInitializationContext(restoredCheckpointId, null, backend));
         operator.open(new StreamOperator.OperatorContext("job", 0, 1, 0));
     }
@@ -132,6 +138,13 @@ final class KeyedOperatorHarness<K> implements AutoCloseable {
 
     List<Emitted> output() {
         return output;
+    }
+
+    /** What went to the side output {@value #LATE} since the last call. */
+    List<Emitted> drainLate() {
+        List<Emitted> drained = List.copyOf(late);
+        late.clear();
+        return drained;
     }
 
     /** What was emitted since the last call. */

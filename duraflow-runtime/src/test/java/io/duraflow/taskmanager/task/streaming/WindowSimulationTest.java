@@ -50,6 +50,10 @@ class WindowSimulationTest {
     private static final long KEYS = 5;
     private static final long OUT_OF_ORDER = 12;
     private static final TypeSerializer<Tuple3<Long, Long, Long>> TRIPLE = Types.tuple(Types.LONG, Types.LONG, Types.LONG);
+    private static final io.duraflow.api.functions.OutputTag<Tuple3<Long, Long, Long>> LATE =
+            new io.duraflow.api.functions.OutputTag<>(KeyedOperatorHarness.LATE, TRIPLE);
+    /** The key under which the results map holds the late records' ids. */
+    private static final String LATE_RECORDS = "late records";
 
     enum Shape { TUMBLING, SLIDING, SESSION }
 
@@ -92,6 +96,7 @@ class WindowSimulationTest {
     private void simulate(StateBackend backend, Shape shape, int seeds, Function... functions) throws Exception {
         int crashesBefore = crashes;
         long refirings = 0;
+        long lateRecords = 0;
         for (int seed = 0; seed < seeds; seed++) {
             for (Function function : functions) {
                 long lateness = shape == Shape.SESSION || (seed + function.ordinal()) % 2 == 0 ? 0 : 15;
@@ -101,10 +106,15 @@ class WindowSimulationTest {
                 Map<String, List<String>> actual = run(backend, shape, function, lateness, input, random, run);
                 Map<String, List<String>> expected = expected(shape, lateness, input);
                 assertThat(actual).as(run).isEqualTo(expected);
-                refirings += expected.values().stream().filter(results -> results.size() > 1).count();
+                refirings += expected.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(LATE_RECORDS) && e.getValue().size() > 1).count();
+                lateRecords += expected.getOrDefault(LATE_RECORDS, List.of()).size();
             }
         }
         assertThat(crashes).as("crashes simulated").isGreaterThan(crashesBefore);
+        if (shape != Shape.SESSION && seeds > 1) {
+            assertThat(lateRecords).as("late records sent to the side output").isPositive();
+        }
         if (shape != Shape.SESSION && seeds > 1) {
             assertThat(refirings).as("windows fired again by records within the allowed lateness").isPositive();
         }
@@ -139,11 +149,13 @@ class WindowSimulationTest {
     // ---- the run ------------------------------------------------------------------------
 
     /** The checkpoint a crash goes back to: each subtask's state, the input position, the output so far. */
-    private record Checkpoint(List<OperatorSubtaskState> state, long id, int position, int emitted, long watermark) {}
+    private record Checkpoint(List<OperatorSubtaskState> state, long id, int position, int emitted, int late,
+            long watermark) {}
 
     private Map<String, List<String>> run(StateBackend backend, Shape shape, Function function, long lateness,
             List<Input> input, Random random, String run) throws Exception {
         List<String> emitted = new ArrayList<>();
+        List<Long> late = new ArrayList<>();
         List<KeyedOperatorHarness<Long>> subtasks = open(backend, shape, function, lateness, 1 + random.nextInt(2),
                 null, -1, Long.MIN_VALUE);
         Checkpoint checkpoint = null;
@@ -160,7 +172,7 @@ class WindowSimulationTest {
             } else {
                 owner(subtasks, next.key()).processElement(Tuple3.of(next.key(), 1L, next.id()), next.timestamp());
             }
-            drain(subtasks, emitted);
+            drain(subtasks, emitted, late);
             position++;
             int dice = random.nextInt(60);
             if (dice == 0) {
@@ -169,7 +181,7 @@ class WindowSimulationTest {
                     state.add(new OperatorSubtaskState(subtask.snapshot(), List.of()));
                 }
                 checkpoint = new Checkpoint(state, subtasks.get(0).lastCheckpointId(), position, emitted.size(),
-                        watermark);
+                        late.size(), watermark);
             } else if (dice == 1 && checkpoint != null && crashesOfRun < 3 && position < input.size() - 1) {
                 crashesOfRun++;
                 crashes++;
@@ -181,6 +193,7 @@ class WindowSimulationTest {
                         StateRedistributor.redistribute(checkpoint.state(), parallelism,
                                 KeyedOperatorHarness.MAX_PARALLELISM), checkpoint.id(), checkpoint.watermark());
                 emitted.subList(checkpoint.emitted(), emitted.size()).clear();
+                late.subList(checkpoint.late(), late.size()).clear();
                 position = checkpoint.position();
                 watermark = checkpoint.watermark();
             }
@@ -189,6 +202,9 @@ class WindowSimulationTest {
             subtask.close();
         }
         Map<String, List<String>> byWindow = new TreeMap<>();
+        if (!late.isEmpty()) {
+            byWindow.put(LATE_RECORDS, late.stream().sorted().map(String::valueOf).toList());
+        }
         for (String line : emitted) {
             byWindow.computeIfAbsent(line.substring(0, line.indexOf(' ', line.indexOf(' ') + 1)),
                     k -> new ArrayList<>()).add(line);
@@ -222,8 +238,11 @@ class WindowSimulationTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static void drain(List<KeyedOperatorHarness<Long>> subtasks, List<String> emitted) {
+    private static void drain(List<KeyedOperatorHarness<Long>> subtasks, List<String> emitted, List<Long> late) {
         for (KeyedOperatorHarness<Long> subtask : subtasks) {
+            for (KeyedOperatorHarness.Emitted out : subtask.drainLate()) {
+                late.add(((Tuple3<Long, Long, Long>) out.record()).f2());
+            }
             for (KeyedOperatorHarness.Emitted out : subtask.drainOutput()) {
                 Tuple3<Long, Long, Long> result = (Tuple3<Long, Long, Long>) out.record();
                 emitted.add(line(result.f0(), out.timestamp() + 1, result.f1(), result.f2()));
@@ -247,7 +266,7 @@ class WindowSimulationTest {
             case SESSION -> EventTimeSessionWindows.withGap(Duration.ofMillis(7));
         };
         WindowedFlow<Tuple3<Long, Long, Long>, Long, TimeWindow> windowed = keyed.window(assigner)
-                .allowedLateness(Duration.ofMillis(lateness));
+                .allowedLateness(Duration.ofMillis(lateness)).sideOutputLateData(LATE);
         Flow<Tuple3<Long, Long, Long>> result = switch (function) {
             case REDUCE -> windowed.reduce((a, b) -> Tuple3.of(a.f0(), a.f1() + b.f1(), a.f2() + b.f2()));
             case AGGREGATE -> windowed.aggregate(new CountAndSum(), new KeyInFront(), TRIPLE, TRIPLE);
@@ -325,6 +344,7 @@ class WindowSimulationTest {
         long size = shape == Shape.TUMBLING ? 10 : 20;
         long slide = shape == Shape.TUMBLING ? 10 : 5;
         Map<String, long[]> windows = new HashMap<>(); // key+end -> count, sum
+        List<Long> late = new ArrayList<>();
         Map<String, Long> maxTimestamps = new HashMap<>();
         long watermark = Long.MIN_VALUE;
         List<String[]> firings = new ArrayList<>(); // fired in watermark order: key, end
@@ -341,12 +361,14 @@ class WindowSimulationTest {
                 }
                 continue;
             }
+            boolean accepted = false;
             for (long start = TimeWindow.windowStart(in.timestamp(), 0, slide); start > in.timestamp() - size;
                     start -= slide) {
                 long max = start + size - 1;
                 if (max + lateness <= watermark) {
                     continue; // late for this window
                 }
+                accepted = true;
                 String id = "key=" + in.key() + " end=" + (start + size);
                 long[] contents = windows.computeIfAbsent(id, k -> new long[2]);
                 contents[0]++;
@@ -356,6 +378,12 @@ class WindowSimulationTest {
                     add(byWindow, id, contents); // a late firing within the lateness
                 }
             }
+            if (!accepted) {
+                late.add(in.id()); // for every window it belongs to, too late
+            }
+        }
+        if (!late.isEmpty()) {
+            byWindow.put(LATE_RECORDS, late.stream().sorted().map(String::valueOf).toList());
         }
         return byWindow;
     }
