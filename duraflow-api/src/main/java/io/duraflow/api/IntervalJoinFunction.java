@@ -38,7 +38,8 @@ import java.util.Map;
  * Rules 1 and 4 together make the output exact: every pair of records that are not late is
  * emitted once. Both sides share the key's timers; one timer may clean both.
  */
-final class IntervalJoinFunction<K, T, R, O> extends KeyedCoProcessFunction<K, T, R, O> {
+final class IntervalJoinFunction<K, T, R, O> extends KeyedCoProcessFunction<K, T, R, O>
+        implements io.duraflow.api.eventtime.UsesEventTime {
     private final long lowerMs;
     private final long upperMs;
     private final TypeSerializer<T> leftType;
@@ -182,5 +183,10 @@ final class IntervalJoinFunction<K, T, R, O> extends KeyedCoProcessFunction<K, T
                 out.collect(record);
             }
         }
+    }
+
+    @Override
+    public String eventTimeUse() {
+        return "an interval join";
     }
 }

@@ -20,6 +20,9 @@ import java.util.List;
  *       automatic} mode runs a plan with one in streaming mode, see {@link #runsOnlyInStreaming}.)
  *   <li>In streaming mode, the equi-join is refused: it reads its whole left input before the
  *       right one, which an unbounded input never lets it do.
+ *   <li>A function that works in event time ({@code UsesEventTime}: event-time windows, an interval
+ *       join) has timestamps on every input: a source with a watermark strategy or {@code
+ *       assignTimestampsAndWatermarks} on every path to it.
  *   <li>A union that only exchanges (keyed operators, rebalance) and other unions read is
  *       virtual: it never runs, so it cannot have a parallelism or slot sharing group of its own.
  * </ol>
@@ -27,7 +30,7 @@ import java.util.List;
 final class PlanRules {
     private PlanRules() {}
 
-    /** Rules 1 to 3. */
+    /** Rules 1 to 4. */
     static void check(Plan plan, RuntimeMode mode) {
         String option = ExecutionOptions.RUNTIME_MODE.key();
         for (PlanNode node : plan.nodes()) {
@@ -47,11 +50,45 @@ final class PlanRules {
                         + " side output, which runs in streaming mode only: run the job in streaming mode (" + option
                         + ": streaming)");
             }
+            checkTimestamps(node);
             if (mode == RuntimeMode.STREAMING && op instanceof Operation.JoinOp) {
                 throw new IllegalArgumentException("operator '" + node.name() + "' is a batch equi-join, which does not"
                         + " run in streaming mode: run the job in batch mode (" + option + ": batch)");
             }
         }
+    }
+
+    /** Rule 4. */
+    private static void checkTimestamps(PlanNode node) {
+        Object function = node.operation() instanceof Operation.KeyedProcessOp op ? op.function()
+                : node.operation() instanceof Operation.KeyedCoProcessOp op ? op.function() : null;
+        if (!(function instanceof io.duraflow.api.eventtime.UsesEventTime user) || user.eventTimeUse() == null) {
+            return;
+        }
+        for (PlanNode input : node.inputs()) {
+            if (!hasTimestamps(input)) {
+                throw new IllegalArgumentException("operator '" + node.name() + "' (" + user.eventTimeUse()
+                        + ") works in event time, but its input '" + input.name() + "' has no timestamps: give the"
+                        + " source a WatermarkStrategy (fromSource(name, source, strategy)) or call"
+                        + " assignTimestampsAndWatermarks before keyBy");
+            }
+        }
+    }
+
+    /** Whether every record of {@code node}'s output has a timestamp. */
+    private static boolean hasTimestamps(PlanNode node) {
+        if (node.operation() instanceof Operation.SourceOp source) {
+            return source.watermarks() != null;
+        }
+        if (node.operation() instanceof Operation.TimestampsAndWatermarksOp) {
+            return true;
+        }
+        for (PlanNode input : node.inputs()) {
+            if (!hasTimestamps(input)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

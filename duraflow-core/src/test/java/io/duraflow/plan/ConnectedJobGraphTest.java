@@ -44,6 +44,13 @@ class ConnectedJobGraphTest {
         return job.fromSource("numbers", new SequenceSource(0, 100, 1)).keyBy(n -> n % 7, Types.LONG);
     }
 
+    /** Numbers that are their own timestamps. */
+    private static io.duraflow.api.Flow<Long> timed(JobBuilder job, String name) {
+        return job.fromSource(name, new SequenceSource(0, 100, 1),
+                io.duraflow.api.eventtime.WatermarkStrategy.<Long>forMonotonousTimestamps()
+                        .withTimestampAssigner((n, previous) -> n));
+    }
+
     private static KeyedFlow<String, Long> words(JobBuilder job) {
         return job.fromSource("more numbers", new SequenceSource(0, 50, 1)).map(n -> "w" + n, Types.STRING)
                 .keyBy(w -> Long.parseLong(w.substring(1)) % 7, Types.LONG);
@@ -125,7 +132,9 @@ class ConnectedJobGraphTest {
     @Test
     void anIntervalJoinIsAKeyedCoProcessOperatorWithBoundsChecked() {
         JobBuilder job = new JobBuilder("interval");
-        numbers(job).intervalJoin(words(job)).between(Duration.ofMillis(-5), Duration.ofMillis(10))
+        timed(job, "numbers").keyBy(n -> n % 7, Types.LONG).intervalJoin(timed(job, "more numbers").map(n -> "w" + n, Types.STRING)
+                        .keyBy(w -> Long.parseLong(w.substring(1)) % 7, Types.LONG))
+                .between(Duration.ofMillis(-5), Duration.ofMillis(10))
                 .upperBoundExclusive().process(new Pairs(), Types.STRING).collect("out");
 
         JobGraph graph = JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);

@@ -2,6 +2,7 @@ package io.duraflow.api.windowing;
 
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.eventtime.TimestampAssigner;
+import io.duraflow.api.eventtime.UsesEventTime;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.OutputTag;
@@ -34,7 +35,7 @@ import java.util.Map;
  * with its own. A window's contents are dropped at its cleanup time: its max timestamp plus the
  * allowed lateness in event time, its max timestamp in processing time.
  */
-final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<K, T, Object> {
+final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<K, T, Object> implements UsesEventTime {
     static final String CONTENTS = "window-contents";
     static final String ELEMENTS = "window-elements";
     static final String MERGED = "window-merged";
@@ -289,6 +290,11 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
     @Override
     public SnapshotAvailability isSnapshotAvailable(long checkpointId) {
         return function.isSnapshotAvailable(checkpointId);
+    }
+
+    @Override
+    public String eventTimeUse() {
+        return eventTime ? assigner.description() : null;
     }
 
     @Override
