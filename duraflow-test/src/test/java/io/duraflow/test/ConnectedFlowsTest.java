@@ -5,17 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.rpc.proto.JobState;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,8 +57,8 @@ class ConnectedFlowsTest {
                     2, config);
 
             await("sales committed by a checkpoint").atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
-                    .until(() -> !committedLines(output).isEmpty());
-            int committedBeforeCrash = committedLines(output).size();
+                    .until(() -> !CommittedOutput.lines(output).isEmpty());
+            int committedBeforeCrash = CommittedOutput.lines(output).size();
             assertThat(own.status(jobId).getState()).as("the job runs when its TaskManager stops")
                     .isEqualTo(JobState.JOB_RUNNING);
             own.startTaskManager();
@@ -75,7 +69,7 @@ class ConnectedFlowsTest {
             assertThat(outcome.restarts()).as("restarts").isPositive();
             List<String> expected = PersonAuctionJoin.expectedLines(PERSONS, AUCTIONS);
             assertThat(committedBeforeCrash).as("sales committed before the crash").isLessThan(expected.size());
-            assertThat(committedLines(output).stream().sorted().toList()).isEqualTo(expected);
+            assertThat(CommittedOutput.lines(output).stream().sorted().toList()).isEqualTo(expected);
             System.out.printf("person-auction join on %s: %d of %d committed before the crash, %d restarts%n",
                     backend, committedBeforeCrash, expected.size(), outcome.restarts());
         }
@@ -118,19 +112,4 @@ class ConnectedFlowsTest {
         assertThat(counts.stream().sorted().toList()).isEqualTo(expected);
     }
 
-    /** The lines of the file sink's committed (visible) part files; in-progress files are hidden. */
-    private static List<String> committedLines(Path output) {
-        List<String> lines = new ArrayList<>();
-        if (!Files.isDirectory(output)) {
-            return lines;
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            for (Path part : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
-                lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return lines;
-    }
 }

@@ -5,18 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.rpc.proto.JobState;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -81,8 +74,8 @@ class EventTimeTimersTest {
 
             // A completed checkpoint committed the windows that fired before it; others are open.
             await("window counts committed by a checkpoint").atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
-                    .until(() -> !committedLines(output).isEmpty());
-            int committedBeforeCrash = committedLines(output).size();
+                    .until(() -> !CommittedOutput.lines(output).isEmpty());
+            int committedBeforeCrash = CommittedOutput.lines(output).size();
             assertThat(own.status(jobId).getState()).as("the job runs when its TaskManager stops")
                     .isEqualTo(JobState.JOB_RUNNING);
             own.startTaskManager();
@@ -93,25 +86,10 @@ class EventTimeTimersTest {
             assertThat(outcome.restarts()).as("restarts").isPositive();
             List<String> expected = EventTimeWindowCounts.expectedLines(RECORDS, KEYS);
             assertThat(committedBeforeCrash).as("windows committed before the crash").isLessThan(expected.size());
-            assertThat(committedLines(output).stream().sorted().toList()).isEqualTo(expected);
+            assertThat(CommittedOutput.lines(output).stream().sorted().toList()).isEqualTo(expected);
             System.out.printf("event-time windows (%s) on %s: %d of %d committed before the crash, %d restarts%n",
                     implementation, backend, committedBeforeCrash, expected.size(), outcome.restarts());
         }
     }
 
-    /** The lines of the file sink's committed (visible) part files; in-progress files are hidden. */
-    private static List<String> committedLines(Path output) {
-        List<String> lines = new ArrayList<>();
-        if (!Files.isDirectory(output)) {
-            return lines;
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            for (Path part : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
-                lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return lines;
-    }
 }

@@ -3,14 +3,11 @@ package io.duraflow.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.duraflow.examples.nexmark.JoinQueries;
 import io.duraflow.examples.nexmark.NexmarkConfig;
 import io.duraflow.examples.nexmark.NexmarkExpected;
 import io.duraflow.examples.nexmark.NexmarkQueries;
 import io.duraflow.rpc.proto.JobState;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +79,7 @@ class NexmarkWindowedQueriesTest {
      * auction, so each category's updates must count up 1, 2, ... once each, and its last is kept.
      */
     private static List<String> written(String query, Path output) {
-        List<String> lines = committedLines(output);
+        List<String> lines = CommittedOutput.lines(output);
         if (!query.equals("q4")) {
             return lines.stream().sorted().toList();
         }
@@ -146,26 +143,5 @@ class NexmarkWindowedQueriesTest {
         try (Stream<Path> files = Files.walk(dir.resolve("checkpoints"))) {
             return files.anyMatch(file -> file.getFileName().toString().equals("_metadata"));
         }
-    }
-
-    /** The lines of the file sink's committed part files; in-progress files are hidden. */
-    private static List<String> committedLines(Path output) {
-        List<String> lines = new ArrayList<>();
-        if (!Files.isDirectory(output)) {
-            return lines;
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            for (Path part : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
-                lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return lines;
-    }
-
-    static {
-        // The category is the first field of q4's lines: CategoryAverage[category=10, ...].
-        assert JoinQueries.CategoryAverage.class.isRecord();
     }
 }

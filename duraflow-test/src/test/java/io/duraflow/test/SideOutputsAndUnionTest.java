@@ -6,10 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.Tuple3;
 import io.duraflow.rpc.proto.JobState;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,7 +98,7 @@ class SideOutputsAndUnionTest {
             String jobId = own.submit(UnionOfSources.class, Map.of("records", Long.toString(records),
                     "keys", Long.toString(keys), "rate", "8000", "output", output.toString()), 2, config);
             await("numbers committed by a checkpoint").atMost(JOB_TIMEOUT).pollInterval(Duration.ofMillis(20))
-                    .until(() -> !committedLines(output.resolve("numbers")).isEmpty());
+                    .until(() -> !CommittedOutput.lines(output.resolve("numbers")).isEmpty());
             assertThat(own.status(jobId).getState()).as("the job runs when its TaskManager stops")
                     .isEqualTo(JobState.JOB_RUNNING);
             own.startTaskManager();
@@ -112,11 +107,11 @@ class SideOutputsAndUnionTest {
 
             assertThat(outcome.finished()).as("%s", outcome).isTrue();
             assertThat(outcome.restarts()).as("restarts").isPositive();
-            assertThat(committedLines(output.resolve("numbers"))).containsExactlyInAnyOrderElementsOf(
+            assertThat(CommittedOutput.lines(output.resolve("numbers"))).containsExactlyInAnyOrderElementsOf(
                     LongStream.rangeClosed(1, 2 * records).mapToObj(Long::toString).toList());
             // Exactly once: every record of a key made one running sum, each larger than the last.
             Map<Long, List<Long>> sumsByKey = new HashMap<>();
-            for (String line : committedLines(output.resolve("sums"))) {
+            for (String line : CommittedOutput.lines(output.resolve("sums"))) {
                 String[] fields = line.split(",");
                 sumsByKey.computeIfAbsent(Long.parseLong(fields[0]), k -> new ArrayList<>())
                         .add(Long.parseLong(fields[1]));
@@ -134,19 +129,4 @@ class SideOutputsAndUnionTest {
         }
     }
 
-    /** The lines of a file sink's committed (visible) part files; in-progress files are hidden. */
-    private static List<String> committedLines(Path output) {
-        List<String> lines = new ArrayList<>();
-        if (!Files.isDirectory(output)) {
-            return lines;
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            for (Path part : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
-                lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return lines;
-    }
 }
