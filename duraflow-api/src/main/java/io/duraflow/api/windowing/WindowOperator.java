@@ -118,6 +118,8 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
             WindowContents current = contents.get(stateWindow);
             if (current == null) {
                 current = WindowContents.EMPTY;
+                // The window's first record (or first since a purge); a merge registered its own.
+                registerCleanupTimer(actual);
             }
             if (elements != null) {
                 elements.put(new WindowContents.Element<>(stateWindow, current.elements()), value);
@@ -126,7 +128,6 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
             contents.put(stateWindow, current);
             triggering.set(actual, current);
             apply(trigger.onElement(timestamp, actual, triggering), actual, stateWindow, current, out);
-            registerCleanupTimer(actual);
         }
         if (skipped && eventTime && isLate(timestamp)) {
             if (lateTag != null) {
