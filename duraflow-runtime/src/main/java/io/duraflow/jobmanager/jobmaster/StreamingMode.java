@@ -174,6 +174,12 @@ final class StreamingMode implements JobMode {
 
     @Override
     public void taskFailed(Execution execution, String cause, String missingPartitionId, boolean nonRetriable) {
+        if (nonRetriable) {
+            // As in batch: running it again from a checkpoint would fail the same way.
+            job.terminate(JobMasterState.FAILED, "task " + execution + " failed: " + cause
+                    + " (not retried: running the task again cannot succeed)");
+            return;
+        }
         restart.restart("task " + execution + " failed: " + cause);
     }
 

@@ -151,6 +151,25 @@ class JobMasterFaultsTest {
     }
 
     @Test
+    void aNonRetriableTaskFailureFailsAStreamingJobAtOnceToo() {
+        FakeCluster cluster = new FakeCluster(TestSources.threeStages(TestSources.Behaviour.UNBOUNDED),
+                FakeCluster.SETTINGS, FakeSlotPool.of(2, 8));
+        cluster.start();
+        assertThat(cluster.graph.mode()).isEqualTo(io.duraflow.config.RuntimeMode.STREAMING);
+        Deployment s0 = cluster.current(SOURCE, 0);
+        cluster.running(s0);
+
+        cluster.send(FakeCluster.update(s0, TaskState.FAILED)
+                .setFailure("NonRetriableException: the collected result is larger than collect.max-bytes")
+                .setNonRetriable(true));
+
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
+        assertThat(cluster.job.status().getFailure()).contains("collect.max-bytes (not retried");
+        assertThat(cluster.job.restarts()).isZero();
+        assertThat(cluster.deploymentsOf(SOURCE, 0)).as("never deployed again").hasSize(1);
+    }
+
+    @Test
     void aRetriableTaskFailureStillRunsAgain() {
         FakeCluster cluster = FakeCluster.started(TestJobs.wordCount(4), FakeSlotPool.of(2, 2));
         Deployment s0 = cluster.current(SOURCE, 0);
