@@ -135,6 +135,7 @@ final class TaskEvents {
         executions.finished(execution, update.getOutputsList(), update.getCollectedList(), update.getRecordsIn(),
                 update.getRecordsOut());
         coordinators.logStateBeforeFinish(execution);
+        coordinators.subtaskFinished(execution.vertex(), execution.subtask());
         job.eventLog().executionFinished(execution, update);
         mode.executionFinished(execution);
         if (state() == JobMasterState.CANCELLING) {

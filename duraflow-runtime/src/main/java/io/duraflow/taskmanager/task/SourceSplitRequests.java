@@ -7,6 +7,7 @@ import io.duraflow.api.source.SplitSerializer;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
+import io.duraflow.rpc.proto.ReportedWatermark;
 import io.duraflow.rpc.proto.RequestSplit;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,13 @@ public record SourceSplitRequests(TaskEnvironment environment, AttemptId attempt
     public void sendSplitRequest() {
         environment.sendOperatorEvent(OperatorEventFromTask.newBuilder().setAttempt(attempt).setNodeId(nodeId)
                 .setEvent(OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance())).build());
+    }
+
+    /** Reports the reader's watermark to its alignment group ({@code Long.MAX_VALUE}: idle or ended). */
+    public void reportWatermark(long watermark) {
+        environment.sendOperatorEvent(OperatorEventFromTask.newBuilder().setAttempt(attempt).setNodeId(nodeId)
+                .setEvent(OperatorEvent.newBuilder().setReportedWatermark(ReportedWatermark.newBuilder()
+                        .setWatermark(watermark))).build());
     }
 
     /** Task thread: gives a source reader what its enumerator sent (splits, or that no more come). */

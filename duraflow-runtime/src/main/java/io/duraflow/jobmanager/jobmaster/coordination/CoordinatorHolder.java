@@ -10,10 +10,12 @@ import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.rpc.proto.OperatorEvent;
+import io.duraflow.rpc.proto.WatermarkAlignment;
 import io.duraflow.util.Futures;
 import io.duraflow.mailbox.Mailbox;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +61,11 @@ public final class CoordinatorHolder {
     /** Where sources' periodic enumerator work hands its results back, and who hears of a handler's failure. */
     private final Mailbox mainThreadExecutor;
     private final Consumer<Throwable> asyncFailed;
+    private final TaskManagerGateways gateways;
+    /** The vertex each source heads, by the source's node id. */
+    private final Map<Integer, Integer> vertexOfSource = new HashMap<>();
+    /** The watermarks the readers of aligned sources reported; rebuilt from reports after any restart. */
+    private final WatermarkAlignmentGroups alignment;
 
     public CoordinatorHolder(ExecutionGraph executions, Supplier<JobEventLog> eventLog, TaskManagerGateways gateways) {
         this(executions, eventLog, gateways, null, error -> { });
@@ -77,10 +84,13 @@ public final class CoordinatorHolder {
         this.graph = executions.jobGraph();
         this.executions = executions;
         this.eventLog = eventLog;
+        this.gateways = gateways;
+        this.alignment = WatermarkAlignmentGroups.of(graph);
         for (JobVertex vertex : graph.vertices()) {
             if (vertex.head().operation() instanceof Operation.SourceOp op) {
                 int vertexId = vertex.id();
                 int nodeId = vertex.head().id();
+                vertexOfSource.put(nodeId, vertexId);
                 coordinators.put(nodeId, new SourceCoordinator(vertex.head().name(), op.source(),
                         vertex.parallelism(), subtasks(vertexId, nodeId, gateways), listener(vertexId, nodeId)));
             }
@@ -208,21 +218,48 @@ public final class CoordinatorHolder {
         return coordinators.get(nodeId) instanceof SourceCoordinator source ? source : null;
     }
 
-    /** Routes an event from a subtask's operator; throws what the coordinator throws. */
+    /**
+     * Routes an event from a subtask's operator; throws what the coordinator throws. A reader's
+     * watermark report for alignment is answered here, across sources, with its group's minimum.
+     */
     public void handleEvent(int nodeId, int subtask, OperatorEvent event) throws Exception {
         OperatorCoordinator coordinator = coordinators.get(nodeId);
         if (coordinator == null) {
             throw new IllegalArgumentException("operator event for node " + nodeId + " which has no coordinator");
         }
-        coordinator.handleEventFromOperator(subtask, event);
+        if (event.hasReportedWatermark()) {
+            announceAlignment(nodeId, subtask, event.getReportedWatermark().getWatermark());
+        } else {
+            coordinator.handleEventFromOperator(subtask, event);
+        }
+    }
+
+    /**
+     * Records the reader's watermark and answers with its group's minimum, unordered (sequence 0):
+     * announcements carry no split, and a late one is corrected by the next.
+     */
+    private void announceAlignment(int nodeId, int subtask, long watermark) {
+        long minimum = alignment.report(nodeId, subtask, watermark);
+        Execution execution = executions.executions(vertexOfSource.get(nodeId))[subtask];
+        if (execution.state() == ExecutionState.RUNNING) {
+            gateways.sendOperatorEvent(execution.tmId(), execution.attemptId(), nodeId, 0, OperatorEvent.newBuilder()
+                    .setWatermarkAlignment(WatermarkAlignment.newBuilder().setGroupMinWatermark(minimum)).build());
+        }
     }
 
     /** A subtask of a vertex was replaced by a new attempt: what the old one was given is handed out again. */
     public void subtaskReset(int vertexId, int subtask) throws Exception {
-        OperatorCoordinator coordinator = coordinators.get(graph.vertex(vertexId).head().id());
+        int nodeId = graph.vertex(vertexId).head().id();
+        alignment.forget(nodeId, subtask);
+        OperatorCoordinator coordinator = coordinators.get(nodeId);
         if (coordinator != null) {
             coordinator.subtaskReset(subtask);
         }
+    }
+
+    /** A subtask of a vertex finished: if it is an aligned reader, it holds its group back no more. */
+    public void subtaskFinished(int vertexId, int subtask) {
+        alignment.forget(graph.vertex(vertexId).head().id(), subtask);
     }
 
     /** A subtask of a vertex runs (its TaskManager confirmed it): what waits for it is delivered. */
@@ -357,6 +394,7 @@ public final class CoordinatorHolder {
      * @param states the coordinators' states in that checkpoint, by uid
      */
     public void resetForRestart(long checkpointId, Map<String, byte[]> states) throws Exception {
+        alignment.forgetAll(); // not checkpointed: the restarted readers report again
         for (Map.Entry<Integer, OperatorCoordinator> entry : coordinators.entrySet()) {
             byte[] state = states.get(uidOf(entry.getKey()));
             if (state != null) {

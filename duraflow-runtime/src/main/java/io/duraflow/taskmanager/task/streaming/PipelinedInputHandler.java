@@ -3,14 +3,18 @@ package io.duraflow.taskmanager.task.streaming;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.exchange.pipelined.NetworkBuffer;
+import io.duraflow.exchange.pipelined.NetworkEnvironment.ChannelLocation;
 import io.duraflow.exchange.pipelined.NetworkEvent;
 import io.duraflow.exchange.pipelined.PipelinedInputGate;
 import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
+import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.taskmanager.task.HeadOperator;
 import io.duraflow.taskmanager.task.TaskCounters;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What a streaming task does with what its pipelined input gate delivers: a buffer's records are
@@ -71,6 +75,26 @@ final class PipelinedInputHandler implements PipelinedInputGate.Handler {
             wireTypes[edge.inputIndex()] = (TypeSerializer<Object>) edge.producerNode().outputType();
         }
         return wireTypes;
+    }
+
+    /**
+     * The channels a task reads, from its deployment's input gates: consumer subtask i reads
+     * subpartition i of every producer unless the deployment gives a range.
+     */
+    static List<ChannelLocation> channels(JobGraph graph, TaskDeployment deployment, int subtask) {
+        List<ChannelLocation> channels = new ArrayList<>();
+        for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
+            ExchangeEdge edge = graph.edge(input.getEdgeId());
+            int from = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionFrom() : subtask;
+            int to = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionTo() : from + 1;
+            for (PartitionLocation producer : input.getProducersList()) {
+                for (int subpartition = from; subpartition < to; subpartition++) {
+                    channels.add(new ChannelLocation(edge.inputIndex(), producer.getTmId(), producer.getTmAddress(),
+                            producer.getPartitionId(), subpartition));
+                }
+            }
+        }
+        return channels;
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.TaskCounters;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -119,5 +120,19 @@ final class SourceEventTime implements ReaderOutput<Object> {
 
     long currentWatermark() {
         return watermarks.current();
+    }
+
+    boolean isIdle() {
+        return watermarks.isIdle();
+    }
+
+    /** The generators' periodic emit every {@code intervalMs}, while {@code running}. */
+    void schedulePeriodic(ProcessingTimeService clock, long intervalMs, BooleanSupplier running) {
+        clock.wakeUpAt(clock.currentTimeMs() + intervalMs, () -> {
+            if (running.getAsBoolean()) {
+                onPeriodic(clock.currentTimeMs());
+                schedulePeriodic(clock, intervalMs, running);
+            }
+        });
     }
 }

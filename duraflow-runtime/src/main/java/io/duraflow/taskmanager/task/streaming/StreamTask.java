@@ -5,17 +5,14 @@ import io.duraflow.api.source.InputStatus;
 import io.duraflow.api.source.ReaderOutput;
 import io.duraflow.api.source.Source;
 import io.duraflow.api.source.SourceReader;
-import io.duraflow.api.source.SourceReaderContext;
 import io.duraflow.api.source.SourceSplit;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.Configuration;
-import io.duraflow.exchange.pipelined.NetworkEnvironment.ChannelLocation;
 import io.duraflow.exchange.pipelined.NetworkEvent;
 import io.duraflow.exchange.pipelined.PipelinedInputGate;
 import io.duraflow.exchange.pipelined.PipelinedResultPartition;
-import io.duraflow.plan.ExchangeEdge;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
 import io.duraflow.rpc.Rpc;
@@ -24,7 +21,6 @@ import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CollectedResult;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OutputSpec;
-import io.duraflow.rpc.proto.PartitionLocation;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
@@ -108,6 +104,8 @@ public final class StreamTask implements TaskBody {
     private PipelinedInputGate gate;
     private TaskCheckpoints checkpoints;
     private SourceReader<Object, SourceSplit> reader;
+    /** The reader's watermark alignment, while it runs; null without. */
+    private SourceAlignment alignment;
     private Phase phase = Phase.RUNNING;
     /** Whether the job takes checkpoints; without, the task finishes as soon as its input ended. */
     private boolean checkpointing;
@@ -142,6 +140,12 @@ public final class StreamTask implements TaskBody {
     /** Task thread (a mail): an operator event from the source's enumerator. */
     @Override
     public void onOperatorEvent(OperatorEvent event) {
+        if (event.hasWatermarkAlignment()) {
+            if (alignment != null) { // else the reader ended: nothing to align
+                alignment.onAnnouncement(event.getWatermarkAlignment().getGroupMinWatermark());
+            }
+            return;
+        }
         if (reader == null) {
             throw new IllegalStateException("operator event " + event.getEventCase() + " for task " + name
                     + ", which runs no source reader");
@@ -229,7 +233,7 @@ public final class StreamTask implements TaskBody {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
-        SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
+        SourceSplitRequests readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
         Downstream out = chain.sourceOutput();
         ReaderOutput<Object> collector;
         SourceEventTime eventTime = null;
@@ -237,7 +241,8 @@ public final class StreamTask implements TaskBody {
             ProcessingTimeService clock = ProcessingTimeService.of(streaming, mailbox);
             eventTime = new SourceEventTime(op.watermarks(), out, counters, chain.recordTime, clock.currentTimeMs(),
                     this::broadcastWatermarkStatus);
-            schedulePeriodicWatermarks(eventTime, clock);
+            eventTime.schedulePeriodic(clock, autoWatermarkIntervalMs, () -> phase == Phase.RUNNING);
+            alignment = SourceAlignment.start(op.watermarks(), eventTime, readerContext::reportWatermark, clock);
             collector = eventTime;
         } else {
             collector = ChainedOperators.sourceOutput(out, counters);
@@ -249,6 +254,10 @@ public final class StreamTask implements TaskBody {
             sourceReader.start();
             context.defaultAction().accept(controller -> {
                 if (!beforeInput(controller)) {
+                    return;
+                }
+                if (alignment != null && alignment.paused()) {
+                    controller.suspendUntilMail(flushWaitMs()); // an announcement, a report or a flush
                     return;
                 }
                 InputStatus status = sourceReader.pollNext(collector);
@@ -270,17 +279,8 @@ public final class StreamTask implements TaskBody {
             mailbox.runMailboxLoop();
         } finally {
             reader = null;
+            alignment = null;
         }
-    }
-
-    /** The reader's watermark generators every {@code pipeline.auto-watermark-interval}, while records flow. */
-    private void schedulePeriodicWatermarks(SourceEventTime eventTime, ProcessingTimeService clock) {
-        clock.wakeUpAt(clock.currentTimeMs() + autoWatermarkIntervalMs, () -> {
-            if (phase == Phase.RUNNING) {
-                eventTime.onPeriodic(clock.currentTimeMs());
-                schedulePeriodicWatermarks(eventTime, clock);
-            }
-        });
     }
 
     /** This task's input is idle ({@code idle}) or active again: its consumers must not wait for its watermark. */
@@ -291,21 +291,7 @@ public final class StreamTask implements TaskBody {
     }
 
     private void runInputs() throws Exception {
-        List<ChannelLocation> channels = new ArrayList<>();
-        for (io.duraflow.rpc.proto.InputGate input : deployment.getInputsList()) {
-            ExchangeEdge edge = graph.edge(input.getEdgeId());
-            // Consumer subtask i reads subpartition i of every producer unless the deployment says otherwise.
-            int from = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionFrom()
-                    : attempt.getSubtask();
-            int to = input.getSubpartitionTo() > input.getSubpartitionFrom() ? input.getSubpartitionTo() : from + 1;
-            for (PartitionLocation producer : input.getProducersList()) {
-                for (int subpartition = from; subpartition < to; subpartition++) {
-                    channels.add(new ChannelLocation(edge.inputIndex(), producer.getTmId(), producer.getTmAddress(),
-                            producer.getPartitionId(), subpartition));
-                }
-            }
-        }
-        gate = streaming.createInputGate(name, channels);
+        gate = streaming.createInputGate(name, PipelinedInputHandler.channels(graph, deployment, attempt.getSubtask()));
         gate.start();
         PipelinedInputGate.Handler handler = new PipelinedInputHandler(chain.head(),
                 PipelinedInputHandler.wireTypes(graph, vertex, deployment), graph.eventTime() ? chain.recordTime : null, counters,
