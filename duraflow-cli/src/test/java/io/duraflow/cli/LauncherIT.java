@@ -58,6 +58,31 @@ class LauncherIT {
         }
     }
 
+    /** The JIT tier limit {@code bin/duraflow} gives a command's JVM, as {@code -XX:+PrintFlagsFinal} shows it. */
+    private String tierLimit(String... args) throws Exception {
+        ProcessBuilder builder = command(args);
+        builder.environment().put("DURAFLOW_CDS", "off");
+        builder.environment().put("DURAFLOW_JAVA_OPTS", "-XX:+PrintFlagsFinal");
+        Process process = builder.start();
+        String printed = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("TieredStopAtLevel\\s+=\\s+(\\d)")
+                .matcher(printed);
+        assertThat(matcher.find()).as(printed).isTrue();
+        return matcher.group(1);
+    }
+
+    /**
+     * Short commands start fastest on C1 alone; a JobManager or TaskManager runs for hours, and its
+     * tasks need the optimizing compiler.
+     */
+    @Test
+    void serversGetTheOptimizingCompilerAndShortCommandsC1Only() throws Exception {
+        assertThat(tierLimit("taskmanager", "--help")).isEqualTo("4");
+        assertThat(tierLimit("jobmanager", "--help")).isEqualTo("4");
+        assertThat(tierLimit("list", "--help")).isEqualTo("1");
+    }
+
     @Test
     void theFirstEmbeddedRunRecordsTheArchiveThatLaterCommandsMap() throws Exception {
         String first = run(home.resolve("first.out"), "run", "--embedded", "wordcount", "--param", "words=1000",

@@ -2,7 +2,9 @@ package io.duraflow.api.windowing;
 
 /**
  * Fires a window once the watermark passes its end, and again for every record that arrives
- * afterwards within the allowed lateness (each such firing includes the earlier records).
+ * afterwards within the allowed lateness (each such firing includes the earlier records). It
+ * registers its timer with the window's first record (and for a window grown by a merge): the
+ * records after it would register the same timer again.
  */
 public final class EventTimeTrigger extends Trigger<Window> {
     private static final EventTimeTrigger INSTANCE = new EventTimeTrigger();
@@ -19,7 +21,11 @@ public final class EventTimeTrigger extends Trigger<Window> {
         if (window.maxTimestamp() <= context.currentWatermark()) {
             return TriggerResult.FIRE; // a late record within the allowed lateness
         }
-        context.registerEventTimeTimer(window.maxTimestamp());
+        if (context.count() == 1) {
+            // The window's first record: it has not fired (it fires only once the watermark passed
+            // its end, and takes the branch above from then on), so its count counts from it.
+            context.registerEventTimeTimer(window.maxTimestamp());
+        }
         return TriggerResult.CONTINUE;
     }
 

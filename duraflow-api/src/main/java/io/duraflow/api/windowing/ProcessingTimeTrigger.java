@@ -1,6 +1,9 @@
 package io.duraflow.api.windowing;
 
-/** Fires a window once the task's clock passes its end. */
+/**
+ * Fires a window once the task's clock passes its end. It registers its timer with the window's
+ * first record (and for a window grown by a merge).
+ */
 public final class ProcessingTimeTrigger extends Trigger<Window> {
     private static final ProcessingTimeTrigger INSTANCE = new ProcessingTimeTrigger();
 
@@ -13,7 +16,9 @@ public final class ProcessingTimeTrigger extends Trigger<Window> {
 
     @Override
     public TriggerResult onElement(long timestamp, Window window, TriggerContext context) {
-        context.registerProcessingTimeTimer(window.maxTimestamp());
+        if (context.count() == 1) {
+            context.registerProcessingTimeTimer(window.maxTimestamp()); // the later records' timer too
+        }
         return TriggerResult.CONTINUE;
     }
 

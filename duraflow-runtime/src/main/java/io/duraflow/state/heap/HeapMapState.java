@@ -18,9 +18,15 @@ final class HeapMapState<K, MK, MV> implements MapState<MK, MV> {
         this.table = table;
     }
 
+    /** The current key's map, or an empty one; read only (callers never change it). */
     private Map<MK, MV> current() {
         HashMap<MK, MV> map = table.get(backend.requireCurrentKey(), backend.currentKeyGroup());
-        return map == null ? Map.of() : Collections.unmodifiableMap(map);
+        return map == null ? Map.of() : map;
+    }
+
+    /** {@link #current()} for the iterators handed out, which must not change the map. */
+    private Map<MK, MV> currentReadOnly() {
+        return Collections.unmodifiableMap(current());
     }
 
     private HashMap<MK, MV> writable() {
@@ -69,17 +75,17 @@ final class HeapMapState<K, MK, MV> implements MapState<MK, MV> {
 
     @Override
     public Iterable<Map.Entry<MK, MV>> entries() {
-        return current().entrySet();
+        return currentReadOnly().entrySet();
     }
 
     @Override
     public Iterable<MK> keys() {
-        return current().keySet();
+        return currentReadOnly().keySet();
     }
 
     @Override
     public Iterable<MV> values() {
-        return current().values();
+        return currentReadOnly().values();
     }
 
     @Override
