@@ -293,7 +293,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
      * in clock ticks of 10 ms; -1 where there is no {@code /proc}. Less sensitive than records/s to
      * other load on the machine, so it compares runs on a busy machine.
      */
-    private long taskManagerCpuNanos() {
+    long taskManagerCpuNanos() {
         long ticks = 0;
         try (DirectoryStream<Path> pids = Files.newDirectoryStream(workDir.resolve("pids"), "taskmanager-*.pid")) {
             for (Path pid : pids) {
@@ -306,6 +306,11 @@ final class DuraflowStreamingRuns implements AutoCloseable {
             return -1;
         }
         return ticks * 10_000_000L;
+    }
+
+    /** The client of the running cluster, for jobs other than the keyed sum ({@link NexmarkBenchmark}). */
+    ClusterClient client() {
+        return client;
     }
 
     /** Where the jobs' checkpoints go ({@code execution.checkpointing.dir}). */
