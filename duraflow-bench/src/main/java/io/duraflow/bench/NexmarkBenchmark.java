@@ -39,9 +39,16 @@ import java.util.Properties;
  *
  * <pre>
  *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package -Dbench.main=io.duraflow.bench.NexmarkBenchmark
- *   (options: -Dnexmark.queries=q5,q7 -Dnexmark.events=5000000 -Dnexmark.event-rate=100000
- *    -Dnexmark.rocksdb=true -Dnexmark.engines=duraflow,flink -Dnexmark.flink-object-reuse=false)
+ *   (options: -Dnexmark.queries=q5,q7 -Dnexmark.events=3000000 -Dnexmark.event-rate=100000
+ *    -Dnexmark.rocksdb=true -Dnexmark.engines=duraflow,flink -Dnexmark.flink-object-reuse=false
+ *    -Dnexmark.flink-jvm-options=-XX:TieredStopAtLevel=1)
  * </pre>
+ *
+ * <p>Both engines run with their defaults: the local cluster's TaskManager runs with its JVM
+ * options (1 GiB heap, C1 only), Flink's JVM with 2 GiB and the JVM's default tiered compilation.
+ * {@code nexmark.flink-jvm-options} adds JVM options to Flink's JVM, for diagnosis only (with
+ * {@code -XX:TieredStopAtLevel=1} both engines run C1-compiled code); {@code
+ * nexmark.flink-object-reuse} turns Flink's object reuse on (off by default, as in Flink).
  */
 public final class NexmarkBenchmark {
     static final int PARALLELISM = 2;
@@ -90,12 +97,13 @@ public final class NexmarkBenchmark {
                 throw new IllegalArgumentException("unknown Nexmark query '" + query + "': choose from " + QUERIES);
             }
         }
-        long events = Long.getLong("nexmark.events", 5_000_000L) / PARALLELISM * PARALLELISM;
+        long events = Long.getLong("nexmark.events", 3_000_000L) / PARALLELISM * PARALLELISM;
         Settings settings = new Settings(events, Long.getLong("nexmark.event-rate", 100_000L), 0,
                 Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(10));
         boolean rocksDb = Boolean.parseBoolean(System.getProperty("nexmark.rocksdb", "false"));
         List<String> engines = List.of(System.getProperty("nexmark.engines", "duraflow,flink").split(","));
         boolean objectReuse = Boolean.parseBoolean(System.getProperty("nexmark.flink-object-reuse", "false"));
+        String flinkJvmOptions = System.getProperty("nexmark.flink-jvm-options", "").trim();
         System.out.printf(Locale.ROOT, "Nexmark benchmark: %s, %,d events each, event time at %,d events/s (%,d s of"
                         + " it), window %d s, slide %d s, gap %d s; parallelism %d, a checkpoint every 1 s, %s; %d cores,"
                         + " load average %s%n", String.join(",", queries), events, settings.eventRate(),
@@ -123,7 +131,7 @@ public final class NexmarkBenchmark {
                 }
             }
             if (engines.contains("flink") && flinkBuilt) {
-                Properties figures = runFlink(rocks, queries, settings, objectReuse);
+                Properties figures = runFlink(rocks, queries, settings, objectReuse, flinkJvmOptions);
                 for (String query : queries) {
                     NexmarkRun run = NexmarkRun.from(figures, query);
                     flink.put(query, run);
@@ -175,8 +183,8 @@ public final class NexmarkBenchmark {
      * Runs Flink's side in a JVM of its own, with this JVM's class path less Duraflow's rocksdbjni
      * (Flink's RocksDB brings its own {@code org.rocksdb}); returns its figures.
      */
-    private static Properties runFlink(boolean rocksDb, List<String> queries, Settings settings, boolean objectReuse)
-            throws Exception {
+    private static Properties runFlink(boolean rocksDb, List<String> queries, Settings settings, boolean objectReuse,
+            String jvmOptions) throws Exception {
         Path dir = Files.createTempDirectory("flink-nexmark-");
         try {
             Path out = dir.resolve("figures.properties");
@@ -186,13 +194,17 @@ public final class NexmarkBenchmark {
                     classPath.add(entry);
                 }
             }
-            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx2g", "-Dlogback.configurationFile=bench-logback.xml", "-cp",
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString(), "-Xmx2g"));
+            if (!jvmOptions.isEmpty()) {
+                command.addAll(List.of(jvmOptions.split(" +")));
+            }
+            command.addAll(List.of("-Dlogback.configurationFile=bench-logback.xml", "-cp",
                     String.join(File.pathSeparator, classPath), FLINK_MAIN, rocksDb ? "rocksdb" : "heap",
                     String.join(",", queries), settings.argument(), Integer.toString(PARALLELISM),
-                    Boolean.toString(objectReuse), dir.toString(), out.toString());
-            System.out.printf("flink 2.3.0 %s: the queries in a JVM of its own (class path without rocksdbjni)%n",
-                    rocksDb ? "rocksdb" : "heap");
+                    Boolean.toString(objectReuse), dir.toString(), out.toString()));
+            System.out.printf("flink 2.3.0 %s: the queries in a JVM of its own (class path without rocksdbjni%s)%n",
+                    rocksDb ? "rocksdb" : "heap", jvmOptions.isEmpty() ? "" : ", JVM options " + jvmOptions);
             Process process = new ProcessBuilder(command).inheritIO().start();
             int exit;
             try {
