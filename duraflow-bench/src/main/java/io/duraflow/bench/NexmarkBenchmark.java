@@ -104,6 +104,9 @@ public final class NexmarkBenchmark {
         List<String> engines = List.of(System.getProperty("nexmark.engines", "duraflow,flink").split(","));
         boolean objectReuse = Boolean.parseBoolean(System.getProperty("nexmark.flink-object-reuse", "false"));
         String flinkJvmOptions = System.getProperty("nexmark.flink-jvm-options", "").trim();
+        if (flinkJvmOptions.startsWith("${")) {
+            flinkJvmOptions = ""; // an empty Maven property that was not replaced
+        }
         System.out.printf(Locale.ROOT, "Nexmark benchmark: %s, %,d events each, event time at %,d events/s (%,d s of"
                         + " it), window %d s, slide %d s, gap %d s; parallelism %d, a checkpoint every 1 s, %s; %d cores,"
                         + " load average %s%n", String.join(",", queries), events, settings.eventRate(),
