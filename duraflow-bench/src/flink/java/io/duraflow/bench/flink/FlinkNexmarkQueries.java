@@ -44,8 +44,8 @@ import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindo
  * {@code NexmarkSource} deals event numbers in strides (reader j of p reads j, j + p, ...); a
  * reader of contiguous ranges would run far ahead in event time of the other, whose watermark
  * holds every window of the first back until the end. {@link Events} therefore maps index i to
- * event {@code (i mod N/p) * p + i div (N/p)}: reader j of the equal ranges gets Duraflow's
- * stride j. The map is a bijection of {@code [0, N)} whatever the ranges are, so the events are
+ * event {@code (i mod N/p) * p + i div (N/p)}: reader j of the equal ranges (what Flink 2.3's
+ * {@code NumberSequenceIterator.split} makes of [0, N) when p divides N) gets Duraflow's stride j. The map is a bijection of {@code [0, N)} whatever the ranges are, so the events are
  * the same either way; N must be a multiple of p ({@link NexmarkBenchmark} rounds it).
  */
 final class FlinkNexmarkQueries {
