@@ -2,6 +2,7 @@ package io.duraflow.bench;
 
 import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
+import io.duraflow.cli.LocalCluster;
 import io.duraflow.examples.nexmark.NexmarkDigestJob;
 import io.duraflow.rpc.proto.CheckpointSummary;
 import io.duraflow.rpc.proto.JobCheckpoints;
@@ -47,8 +48,11 @@ final class DuraflowNexmarkRuns implements AutoCloseable {
     }
 
     static DuraflowNexmarkRuns start(int parallelism, boolean rocksDb) throws Exception {
+        // Tiered compilation as production TaskManagers have it (and Flink's JVM): these jobs run long
+        // enough for C2 to pay off.
         return new DuraflowNexmarkRuns(DuraflowStreamingRuns.start(parallelism, Map.of(), 1,
-                Map.of("taskmanager.slots", Integer.toString(SLOTS))), parallelism, rocksDb);
+                Map.of("taskmanager.slots", Integer.toString(SLOTS)), LocalCluster.TIERED_TASK_MANAGERS), parallelism,
+                rocksDb);
     }
 
     private Map<String, String> jobConfig() {

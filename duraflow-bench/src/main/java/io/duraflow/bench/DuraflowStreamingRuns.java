@@ -121,6 +121,12 @@ final class DuraflowStreamingRuns implements AutoCloseable {
      */
     static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig, int taskManagers,
             Map<String, String> clusterConfig) throws Exception {
+        return start(parallelism, stateConfig, taskManagers, clusterConfig, LocalCluster.DEFAULT_TASK_MANAGER_JVM_OPTIONS);
+    }
+
+    /** {@link #start(int, Map, int, Map)} with the TaskManagers' JVM options. */
+    static DuraflowStreamingRuns start(int parallelism, Map<String, String> stateConfig, int taskManagers,
+            Map<String, String> clusterConfig, String taskManagerJvmOptions) throws Exception {
         StringBuilder lean = new StringBuilder();
         for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
             // Flink's jars, and Flink's RocksDB (frocksdbjni, com/ververica), never on a Duraflow class path.
@@ -135,7 +141,8 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         }
         System.setProperty("duraflow.classpath", lean.toString());
         Path workDir = Files.createTempDirectory("duraflow-streaming-bench-");
-        LocalCluster cluster = new LocalCluster(workDir, clusterConfig, line -> {});
+        LocalCluster cluster = new LocalCluster(workDir, clusterConfig, line -> {})
+                .taskManagerJvmOptions(taskManagerJvmOptions);
         try {
             String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(Long.getLong("bench.cluster-start-seconds", 180)));
             return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism, stateConfig);

@@ -53,6 +53,24 @@ public final class LocalCluster {
     }
 
     /**
+     * C1 only: on a small machine C2's compiler threads compete with the tasks for the cores, and
+     * local jobs are short; measured faster for both the 10 M-word WordCount and the 300 M-record
+     * demo on 2 cores. Production TaskManagers ('duraflow taskmanager') keep the JVM's default
+     * tiered compilation, as do local clusters given {@link #TIERED_TASK_MANAGERS}.
+     */
+    public static final String DEFAULT_TASK_MANAGER_JVM_OPTIONS = "-Xms1g -Xmx1g -XX:TieredStopAtLevel=1";
+    /** TaskManagers with the JVM's tiered compilation, as in production: for long jobs and benchmarks. */
+    public static final String TIERED_TASK_MANAGERS = "-Xms1g -Xmx1g";
+
+    private String taskManagerJvmOptions = DEFAULT_TASK_MANAGER_JVM_OPTIONS;
+
+    /** The JVM options of the TaskManagers started after this call. */
+    public LocalCluster taskManagerJvmOptions(String options) {
+        this.taskManagerJvmOptions = java.util.Objects.requireNonNull(options, "options");
+        return this;
+    }
+
+    /**
      * Starts {@code jobManagers} JobManagers (more than one: with a ZooKeeper server and high
      * availability) and {@code taskManagers} TaskManagers, and waits until a leader runs and
      * every TaskManager registered with it. Returns the leader's address.
@@ -102,11 +120,7 @@ public final class LocalCluster {
         List<Process> tms = new ArrayList<>();
         for (int i = 1; i <= taskManagers; i++) {
             String name = "taskmanager-" + i;
-            // C1 only: on a small machine C2's compiler threads compete with the tasks for the cores,
-            // and local jobs are short; measured faster for both the 10 M-word WordCount and the
-            // 300 M-record demo on 2 cores. Production TaskManagers ('duraflow taskmanager') keep the
-            // JVM's default tiered compilation.
-            tms.add(launcher.spawn(name, "-Xms1g -Xmx1g -XX:TieredStopAtLevel=1", List.of("taskmanager", "--jobmanager", host + ":" + port, "-D",
+            tms.add(launcher.spawn(name, taskManagerJvmOptions, List.of("taskmanager", "--jobmanager", host + ":" + port, "-D",
                     "taskmanager.data-dir=" + workDir.resolve(name)), clusterSettings));
         }
         String first = startup.awaitAddress(jms.get(0), ha ? "jobmanager-1" : "jobmanager", deadline);

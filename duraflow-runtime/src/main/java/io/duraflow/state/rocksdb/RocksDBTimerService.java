@@ -15,7 +15,10 @@ import org.rocksdb.RocksIterator;
  * the database orders timers by time; memory holds only each key group's earliest timer (its
  * <em>head</em>, read with one seek) in a set ordered by time, whose first element is the next timer
  * to fire. Registering compares with the head; deleting or firing the head reads the key group's
- * next one. The column is not cached ({@link StateStore}): heads are found by seeking in it. Task
+ * next one. The column is not cached ({@link StateStore}): heads are found by seeking in it, from
+ * the head just removed: the timers of a key group fire in key order, so the next head comes
+ * after it, and the seek skips none of the deletions left by the timers fired before (seeking from
+ * the key group's start skipped all of them, one per fired timer, until a compaction). Task
  * thread only.
  */
 final class RocksDBTimerService<K> implements InternalTimerService<K> {
@@ -52,7 +55,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
             }
         }
         for (int i = 0; i < heads.length; i++) {
-            reloadHead(firstKeyGroup + i);
+            reloadHead(firstKeyGroup + i, null);
         }
     }
 
@@ -82,7 +85,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
         int keyGroup = KeyLayout.readKeyGroup(dbKey);
         Head head = heads[keyGroup - firstKeyGroup];
         if (head != null && Arrays.equals(head.dbKey(), dbKey)) {
-            reloadHead(keyGroup);
+            reloadHead(keyGroup, dbKey);
         }
     }
 
@@ -98,7 +101,7 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
             Head head = order.first();
             store.delete(column, head.dbKey(), head.dbKey().length);
             size--;
-            reloadHead(head.keyGroup());
+            reloadHead(head.keyGroup(), head.dbKey());
             byte[] dbKey = head.dbKey();
             int keyOffset = KeyLayout.KEY_GROUP_BYTES + 8;
             keyReader.reset(dbKey, keyOffset, dbKey.length - keyOffset);
@@ -126,11 +129,15 @@ final class RocksDBTimerService<K> implements InternalTimerService<K> {
         }
     }
 
-    private void reloadHead(int keyGroup) {
+    /**
+     * Reads the key group's earliest timer, seeking from {@code removedHead} (the head just deleted,
+     * the smallest key the group had) or, when null, from the group's start.
+     */
+    private void reloadHead(int keyGroup, byte[] removedHead) {
         byte[] prefix = KeyLayout.keyGroupPrefix(keyGroup);
         Head head = null;
         try (RocksIterator iterator = store.iterator(column)) {
-            iterator.seek(prefix);
+            iterator.seek(removedHead == null ? prefix : removedHead);
             if (iterator.isValid()) {
                 byte[] dbKey = iterator.key();
                 if (KeyLayout.startsWith(dbKey, prefix, prefix.length)) {
