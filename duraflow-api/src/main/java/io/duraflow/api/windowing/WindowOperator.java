@@ -11,11 +11,13 @@ import io.duraflow.api.functions.TimeDomain;
 import io.duraflow.api.functions.TimestampedCollector;
 import io.duraflow.api.state.MapState;
 import io.duraflow.api.state.MapStateDescriptor;
+import io.duraflow.api.state.ValueState;
+import io.duraflow.api.state.ValueStateDescriptor;
+import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Windows as a keyed process function: the engine runs them like any other, so their contents and
@@ -25,9 +27,11 @@ import java.util.Map;
  * <ul>
  *   <li>{@value #CONTENTS}: per window, a {@link WindowContents} (the accumulator and counts);
  *   <li>{@value #ELEMENTS}: per window and index, the records of a window that keeps them all;
- *   <li>{@value #MERGED} (merging assigners): each window of the key, mapped to the window its
- *       contents are kept under, which stays the same while the window grows by merges, so a merge
- *       moves only the contents of the windows it absorbs.
+ *   <li>{@value #MERGED} (merging assigners): the key's windows as one value, a list of (window,
+ *       the window its contents are kept under); the second stays the same while the window grows
+ *       by merges, so a merge moves only the contents of the windows it absorbs. One value, read
+ *       and written once per record: a key has few sessions open, and a map would cost RocksDB an
+ *       iterator per record.
  * </ul>
  *
  * <p>Timers are the key's, never deleted: one that fires for a window already gone finds nothing
@@ -52,7 +56,7 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
 
     private MapState<W, WindowContents> contents;
     private MapState<WindowContents.Element<W>, T> elements;
-    private MapState<W, W> merged;
+    private ValueState<List<Tuple2<W, W>>> merged;
     /** The call being handled, for the trigger's and the window function's contexts. */
     private Context<K> context;
     private final Triggering triggering = new Triggering();
@@ -87,7 +91,8 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
                     WindowContents.Element.serializer(windowType), elementType));
         }
         if (merging != null) {
-            merged = runtime.state().getMapState(new MapStateDescriptor<>(MERGED, windowType, windowType));
+            merged = runtime.state().getState(new ValueStateDescriptor<>(MERGED,
+                    Types.list(Types.tuple(windowType, windowType))));
         }
         function.open(runtime);
     }
@@ -106,11 +111,12 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
             W actual = window;
             W stateWindow = window;
             if (merging != null) {
-                actual = mergeIn(window, out);
-                if (actual == null) {
+                Tuple2<W, W> into = mergeIn(window);
+                if (into == null) {
                     continue;
                 }
-                stateWindow = merged.get(actual);
+                actual = into.f0();
+                stateWindow = into.f1();
             } else if (isWindowLate(window)) {
                 continue;
             }
@@ -140,15 +146,16 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
     public void onTimer(long time, Context<K> context, Collector<Object> out) throws Exception {
         this.context = context;
         boolean eventDomain = context.timeDomain() == TimeDomain.EVENT_TIME;
-        List<Map.Entry<W, W>> windows = new ArrayList<>();
+        List<Tuple2<W, W>> windows = new ArrayList<>();
         if (merging != null) {
-            merged.entries().forEach(entry -> windows.add(Map.entry(entry.getKey(), entry.getValue())));
+            windows.addAll(mergedWindows());
         } else {
-            contents.keys().forEach(window -> windows.add(Map.entry(window, window)));
+            contents.keys().forEach(window -> windows.add(Tuple2.of(window, window)));
         }
-        for (Map.Entry<W, W> entry : windows) {
-            W actual = entry.getKey();
-            W stateWindow = entry.getValue();
+        List<Tuple2<W, W>> kept = new ArrayList<>(windows.size());
+        for (Tuple2<W, W> entry : windows) {
+            W actual = entry.f0();
+            W stateWindow = entry.f1();
             WindowContents current = contents.get(stateWindow);
             if (current != null) {
                 triggering.set(actual, current);
@@ -158,50 +165,61 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
             }
             if (eventDomain == eventTime && time == cleanupTime(actual)) {
                 clear(stateWindow);
-                if (merging != null) {
-                    merged.remove(actual);
-                }
+            } else {
+                kept.add(entry);
             }
         }
+        if (merging != null && kept.size() < windows.size()) {
+            merged.update(kept.isEmpty() ? null : kept);
+        }
+    }
+
+    /** The key's merged windows: (window, the window its contents are kept under). */
+    private List<Tuple2<W, W>> mergedWindows() {
+        List<Tuple2<W, W>> windows = merged.value();
+        return windows == null ? List.of() : windows;
     }
 
     /**
      * Adds {@code window} to the key's merged windows, merging it with those it overlaps, and
-     * returns the window it is now part of; null when it is late and overlaps none (then it is not
-     * added).
+     * returns (the window it is now part of, the window its contents are kept under); null when it
+     * is late and overlaps none (then it is not added). Lists are values: a new one is stored.
      */
-    private W mergeIn(W window, Collector<Object> out) throws Exception {
-        List<Map.Entry<W, W>> overlapping = new ArrayList<>();
-        for (Map.Entry<W, W> entry : merged.entries()) {
-            if (merging.mergeable(entry.getKey(), window)) {
-                overlapping.add(Map.entry(entry.getKey(), entry.getValue()));
-            }
+    private Tuple2<W, W> mergeIn(W window) throws Exception {
+        List<Tuple2<W, W>> windows = mergedWindows();
+        List<Tuple2<W, W>> overlapping = new ArrayList<>(2);
+        List<Tuple2<W, W>> others = new ArrayList<>(windows.size() + 1);
+        for (Tuple2<W, W> entry : windows) {
+            (merging.mergeable(entry.f0(), window) ? overlapping : others).add(entry);
         }
         if (overlapping.isEmpty()) {
             if (isWindowLate(window)) {
                 return null;
             }
-            merged.put(window, window);
-            return window;
+            Tuple2<W, W> fresh = Tuple2.of(window, window);
+            others.add(fresh);
+            merged.update(others);
+            return fresh;
         }
         W result = window;
-        for (Map.Entry<W, W> entry : overlapping) {
-            result = merging.merge(result, entry.getKey());
+        for (Tuple2<W, W> entry : overlapping) {
+            result = merging.merge(result, entry.f0());
         }
-        if (overlapping.size() == 1 && result.equals(overlapping.get(0).getKey())) {
-            return result; // inside a window of the key already
+        if (overlapping.size() == 1 && result.equals(overlapping.get(0).f0())) {
+            return overlapping.get(0); // inside a window of the key already
         }
-        W stateWindow = overlapping.get(0).getValue();
+        W stateWindow = overlapping.get(0).f1();
         WindowContents target = contents.get(stateWindow);
-        for (Map.Entry<W, W> entry : overlapping) {
-            merged.remove(entry.getKey());
-            W absorbed = entry.getValue();
+        for (Tuple2<W, W> entry : overlapping) {
+            W absorbed = entry.f1();
             WindowContents moved = absorbed.equals(stateWindow) ? null : contents.get(absorbed);
             if (moved != null) {
                 target = absorb(stateWindow, target, absorbed, moved);
             }
         }
-        merged.put(result, stateWindow);
+        Tuple2<W, W> grown = Tuple2.of(result, stateWindow);
+        others.add(grown);
+        merged.update(others);
         WindowContents mergedContents = target == null ? WindowContents.EMPTY : target;
         if (target != null) {
             contents.put(stateWindow, target);
@@ -209,7 +227,7 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
         triggering.set(result, mergedContents);
         trigger.onMerge(result, triggering);
         registerCleanupTimer(result);
-        return result;
+        return grown;
     }
 
     /** Moves the contents of {@code from} into those of {@code into}; returns the merged contents. */
