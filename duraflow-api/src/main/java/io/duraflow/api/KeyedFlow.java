@@ -12,7 +12,6 @@ import io.duraflow.api.dag.KeyedAggregation;
 import io.duraflow.api.dag.Operation;
 import io.duraflow.api.windowing.Window;
 import io.duraflow.api.windowing.WindowAssigner;
-import io.duraflow.api.windowing.WindowedFlow;
 import java.util.List;
 
 /**

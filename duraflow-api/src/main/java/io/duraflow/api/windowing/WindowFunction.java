@@ -10,9 +10,10 @@ import java.util.List;
 
 /**
  * What a window operator computes: incrementally (an accumulator per window, then an optional
- * {@link ProcessWindowFunction} over its one result) or from all the window's records.
+ * {@link ProcessWindowFunction} over its one result) or from all the window's records. Made by
+ * its factories for {@code WindowedFlow}; nothing else implements it.
  */
-abstract sealed class WindowFunction<T, K, W extends Window> {
+public abstract sealed class WindowFunction<T, K, W extends Window> {
     /** Whether the window keeps all its records instead of an accumulator. */
     abstract boolean keepsElements();
 
@@ -32,7 +33,7 @@ abstract sealed class WindowFunction<T, K, W extends Window> {
     abstract SnapshotAvailability isSnapshotAvailable(long checkpointId);
 
     @SuppressWarnings("unchecked")
-    static <T, K, W extends Window> WindowFunction<T, K, W> reduce(ReduceFunction<T> reduce,
+    public static <T, K, W extends Window> WindowFunction<T, K, W> reduce(ReduceFunction<T> reduce,
             ProcessWindowFunction<T, ?, K, W> then) {
         return new Incremental<>(new AggregateFunction<T, Object, Object>() {
             @Override
@@ -58,7 +59,7 @@ abstract sealed class WindowFunction<T, K, W extends Window> {
     }
 
     @SuppressWarnings("unchecked")
-    static <T, K, W extends Window> WindowFunction<T, K, W> aggregate(AggregateFunction<T, ?, ?> aggregate,
+    public static <T, K, W extends Window> WindowFunction<T, K, W> aggregate(AggregateFunction<T, ?, ?> aggregate,
             ProcessWindowFunction<?, ?, K, W> then) {
         AggregateFunction<T, Object, Object> function = (AggregateFunction<T, Object, Object>) aggregate;
         return new Incremental<>(new AggregateFunction<T, Object, Object>() {
@@ -85,7 +86,7 @@ abstract sealed class WindowFunction<T, K, W extends Window> {
     }
 
     @SuppressWarnings("unchecked")
-    static <T, K, W extends Window> WindowFunction<T, K, W> process(ProcessWindowFunction<T, ?, K, W> function) {
+    public static <T, K, W extends Window> WindowFunction<T, K, W> process(ProcessWindowFunction<T, ?, K, W> function) {
         return new AllElements<>((ProcessWindowFunction<T, Object, K, W>) function);
     }
 

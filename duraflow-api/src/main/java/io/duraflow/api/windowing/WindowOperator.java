@@ -39,7 +39,8 @@ import java.util.List;
  * with its own. A window's contents are dropped at its cleanup time: its max timestamp plus the
  * allowed lateness in event time, its max timestamp in processing time.
  */
-final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<K, T, Object> implements UsesEventTime {
+public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<K, T, Object>
+        implements UsesEventTime {
     static final String CONTENTS = "window-contents";
     static final String ELEMENTS = "window-elements";
     static final String MERGED = "window-merged";
@@ -79,6 +80,18 @@ final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<
             throw new IllegalArgumentException(assigner.description() + " merges windows, but "
                     + trigger.description() + " cannot merge: choose a trigger whose canMerge() is true");
         }
+    }
+
+    /**
+     * The operator {@code WindowedFlow} runs as its keyed process function.
+     *
+     * @throws IllegalArgumentException for a merging assigner with a trigger that cannot merge
+     */
+    public static <K, T, W extends Window> KeyedProcessFunction<K, T, Object> create(WindowAssigner<T, W> assigner,
+            Trigger<W> trigger, long allowedLateness, OutputTag<T> lateTag, WindowFunction<T, K, W> function,
+            TypeSerializer<T> elementType, TypeSerializer<?> accumulatorType) {
+        return new WindowOperator<>(assigner, trigger, allowedLateness, lateTag, function, elementType,
+                accumulatorType);
     }
 
     @Override

@@ -1,6 +1,6 @@
 /**
  * Windows: assigners (tumbling, sliding, session, global), triggers and window functions, and the
  * window operator, a keyed process function whose contents and timers are keyed state. See
- * {@link io.duraflow.api.windowing.WindowedFlow}.
+ * {@code io.duraflow.api.WindowedFlow}.
  */
 package io.duraflow.api.windowing;

@@ -55,7 +55,11 @@ class IntervalJoinOperatorTest {
     private record Event(int input, long key, long id, long timestamp) {}
 
     private static KeyedFlow<Tuple2<Long, Long>, Long> records(JobBuilder job, String name) {
-        return job.fromSource(name, new SequenceSource(0, 10, 1)).map(n -> Tuple2.of(n, n),
+        // The plan is compiled (it checks that the join's inputs have timestamps); the test hands the
+        // operator its records with their timestamps directly.
+        return job.fromSource(name, new SequenceSource(0, 10, 1),
+                io.duraflow.api.eventtime.WatermarkStrategy.<Long>forMonotonousTimestamps()
+                        .withTimestampAssigner((n, previous) -> n)).map(n -> Tuple2.of(n, n),
                 Types.tuple(Types.LONG, Types.LONG)).keyBy(Tuple2::f0, Types.LONG);
     }
 

@@ -26,7 +26,7 @@ import io.duraflow.api.windowing.TriggerResult;
 import io.duraflow.api.windowing.TimeWindow;
 import io.duraflow.api.windowing.TumblingEventTimeWindows;
 import io.duraflow.api.windowing.TumblingProcessingTimeWindows;
-import io.duraflow.api.windowing.WindowedFlow;
+import io.duraflow.api.WindowedFlow;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.heap.HeapStateBackend;
 import java.nio.file.Path;

@@ -19,7 +19,7 @@ import io.duraflow.api.windowing.SlidingEventTimeWindows;
 import io.duraflow.api.windowing.TimeWindow;
 import io.duraflow.api.windowing.TumblingEventTimeWindows;
 import io.duraflow.api.windowing.WindowAssigner;
-import io.duraflow.api.windowing.WindowedFlow;
+import io.duraflow.api.WindowedFlow;
 import io.duraflow.config.Configuration;
 import io.duraflow.state.KeyGroupRange;
 import io.duraflow.state.OperatorSubtaskState;

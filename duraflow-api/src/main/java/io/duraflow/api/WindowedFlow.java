@@ -1,11 +1,15 @@
-package io.duraflow.api.windowing;
+package io.duraflow.api;
 
-import io.duraflow.api.Flow;
-import io.duraflow.api.KeyedFlow;
 import io.duraflow.api.functions.AggregateFunction;
 import io.duraflow.api.functions.OutputTag;
 import io.duraflow.api.functions.ReduceFunction;
 import io.duraflow.api.types.TypeSerializer;
+import io.duraflow.api.windowing.ProcessWindowFunction;
+import io.duraflow.api.windowing.Trigger;
+import io.duraflow.api.windowing.Window;
+import io.duraflow.api.windowing.WindowAssigner;
+import io.duraflow.api.windowing.WindowFunction;
+import io.duraflow.api.windowing.WindowOperator;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -106,12 +110,12 @@ public final class WindowedFlow<T, K, W extends Window> {
     private <O> Flow<O> build(String what, WindowFunction<T, K, W> function, TypeSerializer<?> accumulatorType,
             TypeSerializer<O> outputType) {
         Objects.requireNonNull(outputType, "outputType");
-        WindowOperator<K, T, W> operator = new WindowOperator<>(assigner, trigger, allowedLateness, lateTag, function,
-                keyed.recordType(), accumulatorType);
+        io.duraflow.api.functions.KeyedProcessFunction<K, T, Object> operator = WindowOperator.create(assigner,
+                trigger, allowedLateness, lateTag, function, keyed.recordType(), accumulatorType);
         String name = "Window(" + assigner.description()
                 + (trigger == assigner.defaultTrigger() || trigger.description().equals(
                         assigner.defaultTrigger().description()) ? "" : ", " + trigger.description())
-                + (allowedLateness == 0 ? "" : ", lateness " + WindowAssigner.text(allowedLateness)) + ") -> " + what;
+                + (allowedLateness == 0 ? "" : ", lateness " + WindowAssigner.durationText(allowedLateness)) + ") -> " + what;
         return keyed.process((io.duraflow.api.functions.KeyedProcessFunction<K, T, O>) (Object) operator, outputType)
                 .name(name);
     }
