@@ -3,7 +3,6 @@ package io.duraflow.bench;
 import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.LocalCluster;
-import io.duraflow.examples.nexmark.NexmarkDigestJob;
 import io.duraflow.rpc.proto.CheckpointSummary;
 import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobState;

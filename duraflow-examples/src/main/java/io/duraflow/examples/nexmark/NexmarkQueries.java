@@ -54,6 +54,14 @@ public final class NexmarkQueries implements DuraflowJob {
 
     @Override
     public void build(JobBuilder job, JobParameters params) {
+        output(plan(job, params), params);
+    }
+
+    /**
+     * The source and the query of {@code params} (all of this job's parameters but {@code
+     * output}): the flow of its results, for a job that sends them somewhere else.
+     */
+    public static Flow<?> plan(JobBuilder job, JobParameters params) {
         String query = params.getString("query", "q0");
         long events = params.getLong("events", 1_000_000L, 0, Long.MAX_VALUE);
         long rate = params.getLong("rate", 0L, 0, Long.MAX_VALUE);
@@ -71,28 +79,28 @@ public final class NexmarkQueries implements DuraflowJob {
                         .withTimestampAssigner((event, previous) -> event.timestamp()));
         // With rebalance the events cross an exchange, with their timestamps.
         Flow<Event> source = params.getBoolean("rebalance", false) ? generated.rebalance() : generated;
-        switch (query) {
-            case "q0" -> output(bids(source).map(bid -> bid, Types.record(Bid.class)).name("q0: pass through"), params);
-            case "q1" -> output(bids(source).map(bid -> new Bid(bid.auction(), bid.bidder(), toEuroCents(bid.price()),
+        return switch (query) {
+            case "q0" -> bids(source).map(bid -> bid, Types.record(Bid.class)).name("q0: pass through");
+            case "q1" -> bids(source).map(bid -> new Bid(bid.auction(), bid.bidder(), toEuroCents(bid.price()),
                     bid.channel(), bid.url(), bid.dateTime(), bid.extra()), Types.record(Bid.class))
-                    .name("q1: currency conversion"), params);
-            case "q2" -> output(bids(source).filter(bid -> bid.auction() % Q2_AUCTION_MODULUS == 0).name("q2: selection")
-                    .map(bid -> Tuple2.of(bid.auction(), bid.price()), PAIR), params);
-            case "q3" -> output(JoinQueries.q3(persons(source), auctions(source)), params);
-            case "q4" -> output(JoinQueries.q4(auctions(source), bids(source)), params);
+                    .name("q1: currency conversion");
+            case "q2" -> bids(source).filter(bid -> bid.auction() % Q2_AUCTION_MODULUS == 0).name("q2: selection")
+                    .map(bid -> Tuple2.of(bid.auction(), bid.price()), PAIR);
+            case "q3" -> JoinQueries.q3(persons(source), auctions(source));
+            case "q4" -> JoinQueries.q4(auctions(source), bids(source));
             case "q5" -> {
                 if (window.toMillis() % slide.toMillis() != 0) {
                     throw new InvalidJobParametersException("q5's window (" + window.toMillis()
                             + " ms) must be a multiple of its slide (" + slide.toMillis() + " ms)");
                 }
-                output(WindowQueries.q5(bids(source), window, slide), params);
+                yield WindowQueries.q5(bids(source), window, slide);
             }
-            case "q7" -> output(WindowQueries.q7(bids(source), window), params);
-            case "q8" -> output(JoinQueries.q8(persons(source), auctions(source), window), params);
-            case "q11" -> output(WindowQueries.q11(bids(source), gap), params);
+            case "q7" -> WindowQueries.q7(bids(source), window);
+            case "q8" -> JoinQueries.q8(persons(source), auctions(source), window);
+            case "q11" -> WindowQueries.q11(bids(source), gap);
             default -> throw new InvalidJobParametersException("unknown Nexmark query '" + query
                     + "': choose one of q0, q1, q2, q3, q4, q5, q7, q8, q11");
-        }
+        };
     }
 
     private static Flow<Bid> bids(Flow<Event> events) {
@@ -112,7 +120,9 @@ public final class NexmarkQueries implements DuraflowJob {
 
     private static final TypeSerializer<Tuple2<Long, Long>> PAIR = Types.tuple(Types.LONG, Types.LONG);
 
-    private static <T> void output(Flow<T> results, JobParameters params) {
+    @SuppressWarnings("unchecked")
+    private static void output(Flow<?> flow, JobParameters params) {
+        Flow<Object> results = (Flow<Object>) flow;
         if (params.has("output")) {
             results.sinkTo("Write results", new FileSink<>(params.getRequired("output"), String::valueOf));
         } else {
