@@ -62,16 +62,7 @@ class NexmarkWindowedQueriesTest {
     private static List<String> expected(String query) {
         NexmarkExpected expected = new NexmarkExpected(NexmarkConfig.defaults()
                 .withMaxOutOfOrdernessMs(OUT_OF_ORDERNESS_MS).withEventsPerSecond(EVENT_RATE), EVENTS);
-        List<?> results = switch (query) {
-            case "q3" -> expected.q3();
-            case "q4" -> List.copyOf(expected.q4().values());
-            case "q5" -> expected.q5(WINDOW, SLIDE);
-            case "q7" -> expected.q7(WINDOW);
-            case "q8" -> expected.q8(WINDOW);
-            case "q11" -> expected.q11(GAP);
-            default -> throw new IllegalArgumentException(query);
-        };
-        return results.stream().map(String::valueOf).sorted().toList();
+        return expected.lines(query, WINDOW, SLIDE, GAP);
     }
 
     /**

@@ -36,6 +36,24 @@ public final class NexmarkExpected {
         return bids;
     }
 
+    /**
+     * The results of q3, q4, q5, q7, q8 or q11 as the lines {@link NexmarkQueries} writes (the
+     * records' {@code toString}), sorted; for q4, whose job emits an updated average per closed
+     * auction, each category's final average.
+     */
+    public List<String> lines(String query, Duration window, Duration slide, Duration gap) {
+        List<?> results = switch (query) {
+            case "q3" -> q3();
+            case "q4" -> List.copyOf(q4().values());
+            case "q5" -> q5(window, slide);
+            case "q7" -> q7(window);
+            case "q8" -> q8(window);
+            case "q11" -> q11(gap);
+            default -> throw new IllegalArgumentException("no expected lines for Nexmark query '" + query + "'");
+        };
+        return results.stream().map(String::valueOf).sorted().toList();
+    }
+
     /** q3: every auction of category 10 whose seller lives in OR, ID or CA, with the seller. */
     public List<JoinQueries.LocalItem> q3() {
         Map<Long, Person> byId = new HashMap<>();
