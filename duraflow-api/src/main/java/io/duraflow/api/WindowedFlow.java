@@ -113,8 +113,8 @@ public final class WindowedFlow<T, K, W extends Window> {
         io.duraflow.api.functions.KeyedProcessFunction<K, T, Object> operator = WindowOperator.create(assigner,
                 trigger, allowedLateness, lateTag, function, keyed.recordType(), accumulatorType);
         String name = "Window(" + assigner.description()
-                + (trigger == assigner.defaultTrigger() || trigger.description().equals(
-                        assigner.defaultTrigger().description()) ? "" : ", " + trigger.description())
+                + (trigger.description().equals(assigner.defaultTrigger().description()) ? ""
+                        : ", " + trigger.description())
                 + (allowedLateness == 0 ? "" : ", lateness " + WindowAssigner.durationText(allowedLateness)) + ") -> " + what;
         return keyed.process((io.duraflow.api.functions.KeyedProcessFunction<K, T, O>) (Object) operator, outputType)
                 .name(name);

@@ -29,7 +29,7 @@ public final class EventTimeSessionWindows<T> extends MergingWindowAssigner<T, T
 
     public static <T> EventTimeSessionWindows<T> withGap(Duration gap) {
         long millis = positiveMillis(gap, "a session gap");
-        return new EventTimeSessionWindows<>(element -> millis, text(millis), true);
+        return new EventTimeSessionWindows<>(element -> millis, durationText(millis), true);
     }
 
     /** Sessions whose gap after each record is {@code gap.gapMillis(record)}. */

@@ -8,7 +8,7 @@ public final class ProcessingTimeSessionWindows {
 
     public static <T> MergingWindowAssigner<T, TimeWindow> withGap(Duration gap) {
         long millis = WindowAssigner.positiveMillis(gap, "a session gap");
-        return new EventTimeSessionWindows<>(element -> millis, WindowAssigner.text(millis), false);
+        return new EventTimeSessionWindows<>(element -> millis, WindowAssigner.durationText(millis), false);
     }
 
     public static <T> MergingWindowAssigner<T, TimeWindow> withDynamicGap(EventTimeSessionWindows.SessionGap<T> gap) {

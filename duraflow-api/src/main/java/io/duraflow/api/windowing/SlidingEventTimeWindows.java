@@ -20,7 +20,7 @@ public final class SlidingEventTimeWindows<T> extends WindowAssigner<T, TimeWind
     SlidingEventTimeWindows(long size, long slide, long offset, boolean eventTime) {
         if (offset < 0 || offset >= slide) {
             throw new IllegalArgumentException("a sliding window's offset must be at least 0 and less than its slide "
-                    + text(slide) + ", got " + offset + " ms");
+                    + durationText(slide) + ", got " + offset + " ms");
         }
         this.size = size;
         this.slide = slide;
@@ -64,7 +64,7 @@ public final class SlidingEventTimeWindows<T> extends WindowAssigner<T, TimeWind
 
     @Override
     public String description() {
-        return (eventTime ? "SlidingEventTimeWindows(" : "SlidingProcessingTimeWindows(") + text(size) + ", "
-                + text(slide) + (offset == 0 ? "" : ", offset " + text(offset)) + ")";
+        return (eventTime ? "SlidingEventTimeWindows(" : "SlidingProcessingTimeWindows(") + durationText(size) + ", "
+                + durationText(slide) + (offset == 0 ? "" : ", offset " + durationText(offset)) + ")";
     }
 }

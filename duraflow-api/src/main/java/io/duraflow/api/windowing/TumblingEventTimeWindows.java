@@ -18,7 +18,7 @@ public final class TumblingEventTimeWindows<T> extends WindowAssigner<T, TimeWin
     TumblingEventTimeWindows(long size, long offset, boolean eventTime) {
         if (offset < 0 || offset >= size) {
             throw new IllegalArgumentException("a tumbling window's offset must be at least 0 and less than its size "
-                    + text(size) + ", got " + offset + " ms");
+                    + durationText(size) + ", got " + offset + " ms");
         }
         this.size = size;
         this.offset = offset;
@@ -56,7 +56,7 @@ public final class TumblingEventTimeWindows<T> extends WindowAssigner<T, TimeWin
 
     @Override
     public String description() {
-        return (eventTime ? "TumblingEventTimeWindows(" : "TumblingProcessingTimeWindows(") + text(size)
-                + (offset == 0 ? "" : ", offset " + text(offset)) + ")";
+        return (eventTime ? "TumblingEventTimeWindows(" : "TumblingProcessingTimeWindows(") + durationText(size)
+                + (offset == 0 ? "" : ", offset " + durationText(offset)) + ")";
     }
 }

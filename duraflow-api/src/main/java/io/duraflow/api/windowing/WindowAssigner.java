@@ -41,10 +41,6 @@ public abstract class WindowAssigner<T, W extends Window> {
 
     /** A duration as people write it: 10ms, 5s, 1m, 1h30m. */
     public static String durationText(long millis) {
-        return text(millis);
-    }
-
-    static String text(long millis) {
         if (millis % 1000 != 0) {
             return millis + "ms";
         }
