@@ -115,7 +115,7 @@ class NexmarkFailoverIT {
         assertThat(status.getState()).as("state, failure '%s'", status.getFailure()).isEqualTo(JobState.JOB_FINISHED);
         List<String> expected = expected(query);
         assertThat(expected).as("the query finds something").hasSizeGreaterThan(3);
-        assertThat(written(query, committedLines(output))).isEqualTo(expected);
+        assertThat(NexmarkExpected.comparable(query, committedLines(output))).isEqualTo(expected);
         System.out.printf("%s: %d results exact after a TaskManager kill (after checkpoint %d) and a leader kill"
                 + " (after checkpoint %d)%n", test.getDisplayName(), expected.size(), beforeTaskManager, beforeLeader);
     }
@@ -139,28 +139,6 @@ class NexmarkFailoverIT {
         NexmarkExpected expected = new NexmarkExpected(NexmarkConfig.defaults()
                 .withMaxOutOfOrdernessMs(OUT_OF_ORDERNESS_MS).withEventsPerSecond(EVENT_RATE), EVENTS);
         return expected.lines(query, WINDOW, SLIDE, GAP);
-    }
-
-    /** The committed lines, sorted; q4's updated averages reduced to each category's last (see {@link NexmarkExpected#q4}). */
-    private static List<String> written(String query, List<String> lines) {
-        if (!query.equals("q4")) {
-            return lines.stream().sorted().toList();
-        }
-        java.util.Map<String, String> last = new java.util.TreeMap<>();
-        java.util.Map<String, Long> updates = new java.util.TreeMap<>();
-        for (String line : lines) {
-            String category = line.substring(0, line.indexOf(','));
-            last.merge(category, line, (a, b) -> auctions(a) >= auctions(b) ? a : b);
-            updates.merge(category, 1L, Long::sum);
-        }
-        // Exactly once: one committed update per closed auction of the category.
-        last.forEach((category, line) -> assertThat(updates.get(category)).as("updates of %s", category)
-                .isEqualTo(auctions(line)));
-        return last.values().stream().sorted().toList();
-    }
-
-    private static long auctions(String q4Line) {
-        return Long.parseLong(q4Line.substring(q4Line.indexOf("auctions=") + 9, q4Line.indexOf(", sumOf")));
     }
 
     /** Waits for a completed checkpoint with an id above {@code after}; returns the newest one's. */

@@ -54,6 +54,40 @@ public final class NexmarkExpected {
         return results.stream().map(String::valueOf).sorted().toList();
     }
 
+    /**
+     * The lines a run of {@link NexmarkQueries} wrote, comparable with {@link #lines}: sorted, and
+     * for q4, whose job emits an updated average per closed auction, each category's last update,
+     * after checking that its updates count its auctions 1, 2, ... once each (exactly once).
+     *
+     * @throws IllegalStateException naming the category whose updates are missing or repeated
+     */
+    public static List<String> comparable(String query, List<String> written) {
+        if (!query.equals("q4")) {
+            return written.stream().sorted().toList();
+        }
+        Map<String, List<Long>> counts = new TreeMap<>();
+        Map<String, String> last = new TreeMap<>();
+        for (String line : written) {
+            String category = line.substring(0, line.indexOf(','));
+            counts.computeIfAbsent(category, k -> new ArrayList<>()).add(auctionsOf(line));
+            last.merge(category, line, (a, b) -> auctionsOf(a) >= auctionsOf(b) ? a : b);
+        }
+        counts.forEach((category, seen) -> {
+            List<Long> sorted = seen.stream().sorted().toList();
+            for (int i = 0; i < sorted.size(); i++) {
+                if (sorted.get(i) != i + 1) {
+                    throw new IllegalStateException(category + ": its updates count " + sorted
+                            + ", not each closed auction once");
+                }
+            }
+        });
+        return last.values().stream().sorted().toList();
+    }
+
+    private static long auctionsOf(String q4Line) {
+        return Long.parseLong(q4Line.substring(q4Line.indexOf("auctions=") + 9, q4Line.indexOf(", sumOf")));
+    }
+
     /** q3: every auction of category 10 whose seller lives in OR, ID or CA, with the seller. */
     public List<JoinQueries.LocalItem> q3() {
         Map<Long, Person> byId = new HashMap<>();
