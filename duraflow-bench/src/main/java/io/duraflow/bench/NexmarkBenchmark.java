@@ -40,12 +40,18 @@ import java.util.Properties;
  * <pre>
  *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package -Dbench.main=io.duraflow.bench.NexmarkBenchmark
  *   (options: -Dnexmark.queries=q5,q7 -Dnexmark.events=3000000 -Dnexmark.event-rate=100000
- *    -Dnexmark.rocksdb=true -Dnexmark.engines=duraflow,flink -Dnexmark.flink-object-reuse=false
+ *    -Dnexmark.warmup-events=1000000 -Dnexmark.rocksdb=true -Dnexmark.engines=duraflow,flink
+ *    -Dnexmark.flink-object-reuse=false
  *    -Dnexmark.flink-jvm-options=-XX:TieredStopAtLevel=1)
  * </pre>
  *
- * <p>Both engines run with their defaults: the local cluster's TaskManager runs with its JVM
- * options (1 GiB heap, C1 only), Flink's JVM with 2 GiB and the JVM's default tiered compilation.
+ * <p>Before the measured runs, each engine runs every query once over {@code nexmark.warmup-events}
+ * events (1 M by default, 0 for none), checked but not measured, so that both measure compiled code
+ * rather than the JIT compiler's warm-up (without it the first queries of a pass are measured cold;
+ * 3 M events take a fraction of a second to a few seconds).
+ *
+ * <p>Both engines run with their defaults: the local cluster's TaskManager with 1 GiB heap and
+ * tiered compilation as production TaskManagers have it, Flink's JVM with 2 GiB and tiered compilation.
  * {@code nexmark.flink-jvm-options} adds JVM options to Flink's JVM, for diagnosis only (with
  * {@code -XX:TieredStopAtLevel=1} both engines run C1-compiled code); {@code
  * nexmark.flink-object-reuse} turns Flink's object reuse on (off by default, as in Flink).
@@ -55,6 +61,8 @@ public final class NexmarkBenchmark {
     static final String FLINK_MAIN = "io.duraflow.bench.flink.FlinkNexmark";
     static final List<String> QUERIES = List.of("q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q11");
     static final List<String> WINDOWED = List.of("q5", "q7", "q8", "q11");
+    /** The prefix of a warm-up run's figures in Flink's properties. */
+    public static final String WARMUP = "warmup-";
 
     private NexmarkBenchmark() {}
 
@@ -100,6 +108,9 @@ public final class NexmarkBenchmark {
         long events = Long.getLong("nexmark.events", 3_000_000L) / PARALLELISM * PARALLELISM;
         Settings settings = new Settings(events, Long.getLong("nexmark.event-rate", 100_000L), 0,
                 Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(10));
+        long warmupEvents = Long.getLong("nexmark.warmup-events", 1_000_000L) / PARALLELISM * PARALLELISM;
+        Settings warmup = warmupEvents <= 0 ? null : new Settings(warmupEvents, settings.eventRate(),
+                settings.outOfOrdernessMs(), settings.window(), settings.slide(), settings.gap());
         boolean rocksDb = Boolean.parseBoolean(System.getProperty("nexmark.rocksdb", "false"));
         List<String> engines = List.of(System.getProperty("nexmark.engines", "duraflow,flink").split(","));
         boolean objectReuse = Boolean.parseBoolean(System.getProperty("nexmark.flink-object-reuse", "false"));
@@ -108,12 +119,15 @@ public final class NexmarkBenchmark {
             flinkJvmOptions = ""; // an empty Maven property that was not replaced
         }
         System.out.printf(Locale.ROOT, "Nexmark benchmark: %s, %,d events each, event time at %,d events/s (%,d s of"
-                        + " it), window %d s, slide %d s, gap %d s; parallelism %d, a checkpoint every 1 s, %s; %d cores,"
-                        + " load average %s%n", String.join(",", queries), events, settings.eventRate(),
+                        + " it), window %d s, slide %d s, gap %d s; parallelism %d, a checkpoint every 1 s, %s; %s; %d"
+                        + " cores, load average %s%n", String.join(",", queries), events, settings.eventRate(),
                 events / settings.eventRate(), settings.window().toSeconds(), settings.slide().toSeconds(),
                 settings.gap().toSeconds(), PARALLELISM, rocksDb ? "heap, then RocksDB" : "heap state",
+                warmup == null ? "no warm-up" : String.format(Locale.ROOT, "each engine first runs every query over"
+                        + " %,d events, not measured (warm-up)", warmupEvents),
                 Runtime.getRuntime().availableProcessors(), StateBackendBenchmark.loadAverage());
         Map<String, NexmarkDigest.Digest> expected = expected(queries, settings);
+        Map<String, NexmarkDigest.Digest> warmupExpected = warmup == null ? Map.of() : expected(queries, warmup);
         boolean flinkBuilt = ClassLoader.getSystemResource(FLINK_MAIN.replace('.', '/') + ".class") != null;
         if (!flinkBuilt) {
             System.out.println("flink: not measured (build with -Pflink to compare with Apache Flink 2.3.0)");
@@ -126,6 +140,12 @@ public final class NexmarkBenchmark {
             Map<String, NexmarkRun> flink = new LinkedHashMap<>();
             if (engines.contains("duraflow")) {
                 try (DuraflowNexmarkRuns runs = DuraflowNexmarkRuns.start(PARALLELISM, rocks)) {
+                    if (warmup != null) {
+                        for (String query : queries) {
+                            check("duraflow " + backend + " warm-up", runs.run(query, warmup),
+                                    warmupExpected.get(query), wrong);
+                        }
+                    }
                     for (String query : queries) {
                         NexmarkRun run = runs.run(query, settings);
                         duraflow.put(query, run);
@@ -134,7 +154,13 @@ public final class NexmarkBenchmark {
                 }
             }
             if (engines.contains("flink") && flinkBuilt) {
-                Properties figures = runFlink(rocks, queries, settings, objectReuse, flinkJvmOptions);
+                Properties figures = runFlink(rocks, queries, settings, warmup, objectReuse, flinkJvmOptions);
+                if (warmup != null) {
+                    for (String query : queries) {
+                        check("flink 2.3.0 " + backend + " warm-up", NexmarkRun.from(figures, WARMUP + query),
+                                warmupExpected.get(query), wrong);
+                    }
+                }
                 for (String query : queries) {
                     NexmarkRun run = NexmarkRun.from(figures, query);
                     flink.put(query, run);
@@ -166,6 +192,20 @@ public final class NexmarkBenchmark {
         return digests;
     }
 
+    /** Checks a warm-up run's results, printing one short line. */
+    private static void check(String engine, NexmarkRun run, NexmarkDigest.Digest expected, List<String> wrong) {
+        if (run == null) {
+            wrong.add(engine + ": a query did not report");
+            return;
+        }
+        boolean exact = run.digest().equals(expected);
+        System.out.printf(Locale.ROOT, "%s %s: %,d events in %,d ms, results %s%n", engine, run.query(), run.events(),
+                run.jobMillis(), exact ? "as expected" : "WRONG, expected " + expected + ", got " + run.digest());
+        if (!exact) {
+            wrong.add(engine + " " + run.query() + ": " + run.digest() + ", expected " + expected);
+        }
+    }
+
     private static void print(String engine, NexmarkRun run, NexmarkDigest.Digest expected, List<String> wrong) {
         if (run == null) {
             wrong.add(engine + ": a query did not report");
@@ -186,8 +226,8 @@ public final class NexmarkBenchmark {
      * Runs Flink's side in a JVM of its own, with this JVM's class path less Duraflow's rocksdbjni
      * (Flink's RocksDB brings its own {@code org.rocksdb}); returns its figures.
      */
-    private static Properties runFlink(boolean rocksDb, List<String> queries, Settings settings, boolean objectReuse,
-            String jvmOptions) throws Exception {
+    private static Properties runFlink(boolean rocksDb, List<String> queries, Settings settings, Settings warmup,
+            boolean objectReuse, String jvmOptions) throws Exception {
         Path dir = Files.createTempDirectory("flink-nexmark-");
         try {
             Path out = dir.resolve("figures.properties");
@@ -204,7 +244,8 @@ public final class NexmarkBenchmark {
             }
             command.addAll(List.of("-Dlogback.configurationFile=bench-logback.xml", "-cp",
                     String.join(File.pathSeparator, classPath), FLINK_MAIN, rocksDb ? "rocksdb" : "heap",
-                    String.join(",", queries), settings.argument(), Integer.toString(PARALLELISM),
+                    String.join(",", queries), settings.argument(), warmup == null ? "none" : warmup.argument(),
+                    Integer.toString(PARALLELISM),
                     Boolean.toString(objectReuse), dir.toString(), out.toString()));
             System.out.printf("flink 2.3.0 %s: the queries in a JVM of its own (class path without rocksdbjni%s)%n",
                     rocksDb ? "rocksdb" : "heap", jvmOptions.isEmpty() ? "" : ", JVM options " + jvmOptions);

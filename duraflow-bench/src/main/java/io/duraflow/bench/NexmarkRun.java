@@ -39,6 +39,12 @@ public record NexmarkRun(String query, long events, long jobMillis, long cpuNano
         return new NexmarkDigest.Digest(results, hashSum);
     }
 
+    /** This run under another name (the key prefix of {@link #put}). */
+    public NexmarkRun renamed(String name) {
+        return new NexmarkRun(name, events, jobMillis, cpuNanos, checkpoints, checkpointsFailed, checkpointAvgMillis,
+                results, hashSum, firstResultMillis, lastResultMillis);
+    }
+
     /** Writes this run into {@code into} under keys {@code <query>.<figure>}. */
     public void put(Map<Object, Object> into) {
         into.put(query + ".events", Long.toString(events));

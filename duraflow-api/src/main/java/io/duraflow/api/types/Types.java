@@ -1,9 +1,5 @@
 package io.duraflow.api.types;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -230,76 +226,6 @@ public final class Types {
         }
         throw new IllegalArgumentException("no built-in serializer for record component type " + type.getName()
                 + "; use String, primitives, enums or nested records, or write a TypeSerializer");
-    }
-
-    private static final class RecordSerializer<R extends Record> extends Simple<R> {
-        private final MethodHandle[] accessors;
-        private final TypeSerializer<Object>[] components;
-        private final MethodHandle constructor;
-
-        @SuppressWarnings("unchecked")
-        RecordSerializer(Class<R> type) {
-            super(describe(type));
-            RecordComponent[] parts = type.getRecordComponents();
-            accessors = new MethodHandle[parts.length];
-            components = new TypeSerializer[parts.length];
-            Class<?>[] parameterTypes = new Class<?>[parts.length];
-            try {
-                for (int i = 0; i < parts.length; i++) {
-                    parts[i].getAccessor().setAccessible(true);
-                    // Adapted once to (Object)Object, so that every record pays only an invokeExact.
-                    accessors[i] = MethodHandles.lookup().unreflect(parts[i].getAccessor())
-                            .asType(MethodType.methodType(Object.class, Object.class));
-                    components[i] = forComponent(parts[i].getType());
-                    parameterTypes[i] = parts[i].getType();
-                }
-                var ctor = type.getDeclaredConstructor(parameterTypes);
-                ctor.setAccessible(true);
-                constructor = MethodHandles.lookup().unreflectConstructor(ctor)
-                        .asSpreader(Object[].class, parts.length)
-                        .asType(MethodType.methodType(Object.class, Object[].class));
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                throw new IllegalArgumentException("cannot serialize record " + type.getName() + ": " + e.getMessage()
-                        + " (make the record public, or write a TypeSerializer)", e);
-            }
-        }
-
-        private static String describe(Class<?> type) {
-            StringBuilder sb = new StringBuilder("record(").append(type.getName());
-            for (RecordComponent part : type.getRecordComponents()) {
-                sb.append(',').append(part.getName()).append(':').append(part.getType().getName());
-            }
-            return sb.append(')').toString();
-        }
-
-        @Override
-        public void write(R value, DataWriter out) {
-            try {
-                for (int i = 0; i < accessors.length; i++) {
-                    components[i].write((Object) accessors[i].invokeExact((Object) value), out);
-                }
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException("cannot read a component of " + value, t);
-            }
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public R read(DataReader in) {
-            Object[] values = new Object[components.length];
-            for (int i = 0; i < components.length; i++) {
-                values[i] = components[i].read(in);
-            }
-            try {
-                return (R) (Object) constructor.invokeExact(values);
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException("cannot construct record", t);
-            }
-        }
     }
 
     /** Base class carrying the description; equality is by description. */

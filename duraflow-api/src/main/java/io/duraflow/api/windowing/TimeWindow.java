@@ -57,6 +57,18 @@ public record TimeWindow(long start, long end) implements Window {
         return timestamp - Math.floorMod(timestamp - offset, size);
     }
 
+    // Written out: a record's generated equals and hashCode go through method handles that the JIT
+    // does not always inline, and windows are map-state keys for every record.
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof TimeWindow window && start == window.start && end == window.end;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Long.hashCode(start) + Long.hashCode(end);
+    }
+
     @Override
     public String toString() {
         return "[" + start + ", " + end + ")";

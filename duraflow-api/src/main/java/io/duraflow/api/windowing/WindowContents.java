@@ -43,6 +43,17 @@ record WindowContents(Object accumulator, long elements, long sinceFire) {
 
     /** A record a window keeps: the window (its state window, when merging) and its index there. */
     record Element<W>(W window, long index) {
+        // Written out, as TimeWindow's: these are map-state keys.
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Element<?> element && index == element.index && window.equals(element.window);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * window.hashCode() + Long.hashCode(index);
+        }
+
         static <W> TypeSerializer<Element<W>> serializer(TypeSerializer<W> windowType) {
             return new TypeSerializer<>() {
                 @Override

@@ -18,6 +18,7 @@ import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Windows as a keyed process function: the engine runs them like any other, so their contents and
@@ -62,6 +63,9 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
     private Context<K> context;
     private final Triggering triggering = new Triggering();
     private final Emitting emitting = new Emitting();
+    /** The windows (and their contents) a timer is offered to; empty between timers. */
+    private final List<W> timerWindows = new ArrayList<>();
+    private final List<WindowContents> timerContents = new ArrayList<>();
 
     @SuppressWarnings("unchecked")
     WindowOperator(WindowAssigner<T, W> assigner, Trigger<W> trigger, long allowedLateness, OutputTag<T> lateTag,
@@ -159,22 +163,40 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
     public void onTimer(long time, Context<K> context, Collector<Object> out) throws Exception {
         this.context = context;
         boolean eventDomain = context.timeDomain() == TimeDomain.EVENT_TIME;
-        List<Tuple2<W, W>> windows = new ArrayList<>();
         if (merging != null) {
-            windows.addAll(mergedWindows());
-        } else {
-            contents.keys().forEach(window -> windows.add(Tuple2.of(window, window)));
+            onMergedTimer(time, eventDomain, out);
+            return;
         }
+        // The key's windows first (handling one changes the map), into lists kept for the next timer.
+        List<W> windows = timerWindows;
+        List<WindowContents> found = timerContents;
+        for (Map.Entry<W, WindowContents> entry : contents.entries()) {
+            windows.add(entry.getKey());
+            found.add(entry.getValue());
+        }
+        try {
+            for (int i = 0; i < windows.size(); i++) {
+                W window = windows.get(i);
+                onTimer(time, eventDomain, window, window, found.get(i), out);
+                if (eventDomain == eventTime && time == cleanupTime(window)) {
+                    clear(window);
+                }
+            }
+        } finally {
+            windows.clear();
+            found.clear();
+        }
+    }
+
+    private void onMergedTimer(long time, boolean eventDomain, Collector<Object> out) throws Exception {
+        List<Tuple2<W, W>> windows = mergedWindows();
         List<Tuple2<W, W>> kept = new ArrayList<>(windows.size());
         for (Tuple2<W, W> entry : windows) {
             W actual = entry.f0();
             W stateWindow = entry.f1();
             WindowContents current = contents.get(stateWindow);
             if (current != null) {
-                triggering.set(actual, current);
-                TriggerResult result = eventDomain ? trigger.onEventTime(time, actual, triggering)
-                        : trigger.onProcessingTime(time, actual, triggering);
-                apply(result, actual, stateWindow, current, out);
+                onTimer(time, eventDomain, actual, stateWindow, current, out);
             }
             if (eventDomain == eventTime && time == cleanupTime(actual)) {
                 clear(stateWindow);
@@ -182,9 +204,17 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
                 kept.add(entry);
             }
         }
-        if (merging != null && kept.size() < windows.size()) {
+        if (kept.size() < windows.size()) {
             merged.update(kept.isEmpty() ? null : kept);
         }
+    }
+
+    private void onTimer(long time, boolean eventDomain, W actual, W stateWindow, WindowContents current,
+            Collector<Object> out) throws Exception {
+        triggering.set(actual, current);
+        TriggerResult result = eventDomain ? trigger.onEventTime(time, actual, triggering)
+                : trigger.onProcessingTime(time, actual, triggering);
+        apply(result, actual, stateWindow, current, out);
     }
 
     /** The key's merged windows: (window, the window its contents are kept under). */

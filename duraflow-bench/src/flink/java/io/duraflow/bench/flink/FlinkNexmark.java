@@ -51,10 +51,11 @@ import org.slf4j.LoggerFactory;
  * NexmarkRun#put}).
  *
  * <pre>
- *   FlinkNexmark heap|rocksdb QUERIES SETTINGS PARALLELISM OBJECT_REUSE WORK_DIR OUT_FILE
+ *   FlinkNexmark heap|rocksdb QUERIES SETTINGS WARMUP_SETTINGS|none PARALLELISM OBJECT_REUSE WORK_DIR OUT_FILE
  * </pre>
  *
- * <p>SETTINGS is {@link NexmarkBenchmark.Settings#argument()}. The results go to a sink that
+ * <p>SETTINGS and WARMUP_SETTINGS are {@link NexmarkBenchmark.Settings#argument()}; with the
+ * latter, every query first runs over its events (figures under {@code warmup-<query>}). The results go to a sink that
  * digests them ({@link DigestSink}); the CPU time is this JVM's from submission to the job's end.
  */
 public final class FlinkNexmark {
@@ -64,17 +65,19 @@ public final class FlinkNexmark {
   private static final List<NexmarkDigest.Accumulator> FINISHED = new java.util.ArrayList<>();
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 7) {
-      System.err.println("usage: FlinkNexmark heap|rocksdb QUERIES SETTINGS PARALLELISM OBJECT_REUSE WORK_DIR OUT_FILE");
+    if (args.length != 8) {
+      System.err.println("usage: FlinkNexmark heap|rocksdb QUERIES SETTINGS WARMUP_SETTINGS|none PARALLELISM"
+          + " OBJECT_REUSE WORK_DIR OUT_FILE");
       System.exit(2);
     }
     boolean rocksDb = args[0].equals("rocksdb");
     List<String> queries = List.of(args[1].split(","));
     NexmarkBenchmark.Settings settings = NexmarkBenchmark.Settings.parse(args[2]);
-    int parallelism = Integer.parseInt(args[3]);
-    boolean objectReuse = Boolean.parseBoolean(args[4]);
-    Path workDir = Path.of(args[5]);
-    Path out = Path.of(args[6]);
+    NexmarkBenchmark.Settings warmup = args[3].equals("none") ? null : NexmarkBenchmark.Settings.parse(args[3]);
+    int parallelism = Integer.parseInt(args[4]);
+    boolean objectReuse = Boolean.parseBoolean(args[5]);
+    Path workDir = Path.of(args[6]);
+    Path out = Path.of(args[7]);
     quietFlinkLogging();
     Configuration conf = configuration(rocksDb, parallelism, objectReuse, workDir);
     MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
@@ -83,6 +86,11 @@ public final class FlinkNexmark {
     Properties figures = new Properties();
     try {
       cluster.start();
+      if (warmup != null) {
+        for (String query : queries) {
+          run(cluster, conf, query, warmup, parallelism).renamed(NexmarkBenchmark.WARMUP + query).put(figures);
+        }
+      }
       for (String query : queries) {
         run(cluster, conf, query, settings, parallelism).put(figures);
       }

@@ -36,8 +36,9 @@ public interface KeyedStateBackend<K> extends KeyedStateStore, AutoCloseable {
      * A hint that the next records processed have these keys, in this order (a key may be null):
      * the backend may load their state into the CPU caches together, so the memory latency of a
      * batch of lookups is paid about once instead of once per record. Changes no state and never
-     * throws for a key it cannot use; {@link #setCurrentKey} still checks every key. The default
-     * does nothing.
+     * throws for a key it cannot use; {@link #setCurrentKey} still checks every key. Reads {@code
+     * keys} during the call only (the caller keeps them, and may hand the same key objects to
+     * {@link #setCurrentKey}). The default does nothing.
      */
     default void prefetch(Object[] keys, int count) {
     }

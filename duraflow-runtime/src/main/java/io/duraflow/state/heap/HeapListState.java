@@ -6,7 +6,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
-/** A list per key, kept as an {@link ArrayList} that is copied with its key group while a snapshot holds it. */
+/**
+ * A list per key, kept as an {@link ArrayList} that is copied before it is changed while a snapshot
+ * holds it ({@link StateTable#writableContainer}).
+ */
 final class HeapListState<K, T> implements ListState<T> {
     private final HeapKeyedStateBackend<K> backend;
     private final StateTable<K, ArrayList<T>> table;
@@ -25,7 +28,7 @@ final class HeapListState<K, T> implements ListState<T> {
     @Override
     public void add(T value) {
         Objects.requireNonNull(value, "a list state holds no null elements");
-        table.writable(backend.currentKeyGroup()).computeIfAbsent(backend.requireCurrentKey(), k -> new ArrayList<>())
+        table.writableContainer(backend.requireCurrentKey(), backend.currentKeyGroup(), Containers.EpochList::new)
                 .add(value);
     }
 
@@ -37,7 +40,7 @@ final class HeapListState<K, T> implements ListState<T> {
         for (T value : values) {
             Objects.requireNonNull(value, "a list state holds no null elements");
         }
-        table.writable(backend.currentKeyGroup()).computeIfAbsent(backend.requireCurrentKey(), k -> new ArrayList<>())
+        table.writableContainer(backend.requireCurrentKey(), backend.currentKeyGroup(), Containers.EpochList::new)
                 .addAll(values);
     }
 
@@ -50,7 +53,8 @@ final class HeapListState<K, T> implements ListState<T> {
         for (T value : values) {
             Objects.requireNonNull(value, "a list state holds no null elements");
         }
-        table.writable(backend.currentKeyGroup()).put(backend.requireCurrentKey(), new ArrayList<>(values));
+        table.writable(backend.currentKeyGroup()).put(backend.requireCurrentKey(),
+                new Containers.EpochList<>(table.epoch(), values));
     }
 
     @Override

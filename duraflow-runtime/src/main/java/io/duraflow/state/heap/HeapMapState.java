@@ -6,8 +6,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A map per key, kept as a {@link HashMap} that is copied with its key group while a snapshot
- * holds it. An empty map is removed, so {@link #isEmpty()} and "no entry" are the same.
+ * A map per key, kept as a {@link HashMap} that is copied before it is changed while a snapshot
+ * holds it ({@link StateTable#writableContainer}). An empty map is removed, so {@link #isEmpty()} and "no entry" are the same.
  */
 final class HeapMapState<K, MK, MV> implements MapState<MK, MV> {
     private final HeapKeyedStateBackend<K> backend;
@@ -30,8 +30,7 @@ final class HeapMapState<K, MK, MV> implements MapState<MK, MV> {
     }
 
     private HashMap<MK, MV> writable() {
-        return table.writable(backend.currentKeyGroup()).computeIfAbsent(backend.requireCurrentKey(),
-                k -> new HashMap<>());
+        return table.writableContainer(backend.requireCurrentKey(), backend.currentKeyGroup(), Containers.EpochMap::new);
     }
 
     @Override

@@ -22,9 +22,20 @@ import java.util.Set;
 final class HeapTimerService<K> implements InternalTimerService<K> {
     /** One timer; {@code keyGroup} is derived from the key, kept to find the timer's group cheaply. */
     record Timer<K>(K key, long time, int keyGroup) {
+        // Written out: a record's generated equals and hashCode go through method handles that the
+        // JIT does not always inline, and timers are hash keys on every registration and firing.
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Timer<?> timer && time == timer.time && key.equals(timer.key);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * key.hashCode() + Long.hashCode(time);
+        }
     }
 
-    private static final Comparator<Timer<?>> BY_TIME = Comparator.comparingLong(Timer::time);
+    private static final Comparator<Timer<?>> BY_TIME = (a, b) -> Long.compare(a.time, b.time);
 
     private final HeapKeyedStateBackend<K> backend;
     private final StateTable<Timer<K>, Boolean> timers;
@@ -33,7 +44,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
 
     HeapTimerService(HeapKeyedStateBackend<K> backend, int firstKeyGroup, int keyGroupCount) {
         this.backend = backend;
-        this.timers = new StateTable<>(firstKeyGroup, keyGroupCount, present -> present);
+        this.timers = new StateTable<>(firstKeyGroup, keyGroupCount, null);
     }
 
     @Override

@@ -10,7 +10,6 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * The map of one key group of a {@link StateTable} whose keys are {@code Long}s (the key type of
@@ -72,18 +71,9 @@ final class LongKeyMap<V> extends AbstractMap<Long, V> {
         bits = Integer.numberOfTrailingZeros(capacity);
     }
 
-    /** A copy whose values went through {@code copier} (identity for immutable values). */
-    @SuppressWarnings("unchecked")
-    LongKeyMap<V> copy(UnaryOperator<V> copier) {
-        LongKeyMap<V> copy = new LongKeyMap<>(this);
-        Object[] copied = copy.values;
-        for (int i = 0; i < copied.length; i++) {
-            if (copied[i] != null) {
-                V value = copier.apply((V) copied[i]);
-                copied[i] = Objects.requireNonNull(value, "the value copier returned null");
-            }
-        }
-        return copy;
+    /** A copy holding the same values. */
+    LongKeyMap<V> copy() {
+        return new LongKeyMap<>(this);
     }
 
     private int slotOf(long key) {

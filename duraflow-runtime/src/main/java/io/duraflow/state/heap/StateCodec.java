@@ -16,8 +16,11 @@ interface StateCodec<S> {
 
     S read(DataReader in);
 
-    /** A copy the task may change while the original stays frozen for a snapshot. */
-    S copy(S state);
+    /**
+     * A copy made in {@code epoch} ({@link StateTable#epoch()}) that the task may change while the
+     * original stays frozen for a snapshot; values, never changed in place, are not copied.
+     */
+    S copy(S state, int epoch);
 
     static <T> StateCodec<T> value(TypeSerializer<T> serializer) {
         return new StateCodec<>() {
@@ -32,7 +35,7 @@ interface StateCodec<S> {
             }
 
             @Override
-            public T copy(T state) {
+            public T copy(T state, int epoch) {
                 return state;
             }
         };
@@ -59,8 +62,8 @@ interface StateCodec<S> {
             }
 
             @Override
-            public ArrayList<T> copy(ArrayList<T> state) {
-                return new ArrayList<>(state);
+            public ArrayList<T> copy(ArrayList<T> state, int epoch) {
+                return new Containers.EpochList<>(epoch, state);
             }
         };
     }
@@ -89,8 +92,8 @@ interface StateCodec<S> {
             }
 
             @Override
-            public HashMap<MK, MV> copy(HashMap<MK, MV> state) {
-                return new HashMap<>(state);
+            public HashMap<MK, MV> copy(HashMap<MK, MV> state, int epoch) {
+                return new Containers.EpochMap<>(epoch, state);
             }
         };
     }

@@ -2,7 +2,6 @@ package io.duraflow.state.heap;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 /**
  * The entries of one state, one map per key group, copied on write while snapshots hold them.
@@ -10,10 +9,13 @@ import java.util.function.UnaryOperator;
  * <p>The rule that keeps the synchronous part of a snapshot short: {@link #freeze()} hands the
  * current maps to the snapshot and marks every group frozen, in time proportional to the number of
  * key groups, not of keys. A frozen map is never changed again: the first {@link #writable} access
- * to a frozen group replaces it by a copy (with copies of mutable containers: list and map
- * values), which the task then changes. Reads never copy. Values themselves are not copied: a
- * value handed to the state must not be mutated in place afterwards; it is replaced through
- * {@code update()}/{@code put()} (the snapshot may still be writing the old object).
+ * to a frozen group replaces it by a shallow copy, which the task then changes. The mutable
+ * containers of list and map states are copied one key at a time, when the task first changes one
+ * after the freeze ({@link #writableContainer}; each carries the {@link #epoch()} it was made in),
+ * so a snapshot costs the task a copy of what it changes, not of all it holds. Reads never copy.
+ * Values themselves are not copied: a value handed to the state must not be mutated in place
+ * afterwards; it is replaced through {@code update()}/{@code put()} (the snapshot may still be
+ * writing the old object).
  *
  * <p>The maps are {@link HashMap}s, or {@link LongKeyMap}s (open addressing over a {@code long[]})
  * for a table created with {@code longKeys}: the backend does that when the key serializer is
@@ -23,19 +25,30 @@ import java.util.function.UnaryOperator;
  */
 final class StateTable<K, S> {
     private final int firstKeyGroup;
-    /** Copies a mutable container (list, map) so the frozen one stays as it is; identity for values. */
-    private final UnaryOperator<S> copier;
+    /** Copies a mutable container (list, map) into one of the given epoch; null for tables of values. */
+    private final ContainerCopier<S> copier;
     private final boolean longKeys;
     private final Map<K, S>[] groups;
     private final boolean[] frozen;
+    /** How many times the table was frozen: the epoch of the containers the task may change in place. */
+    private int epoch;
 
-    StateTable(int firstKeyGroup, int keyGroupCount, UnaryOperator<S> copier) {
+    /** Copies a container made before a freeze into one of {@code epoch}, which the task may change. */
+    @FunctionalInterface
+    interface ContainerCopier<S> {
+        S copy(S container, int epoch);
+    }
+
+    StateTable(int firstKeyGroup, int keyGroupCount, ContainerCopier<S> copier) {
         this(firstKeyGroup, keyGroupCount, copier, false);
     }
 
-    /** @param longKeys the keys are {@code Long}s: each key group is a {@link LongKeyMap} */
+    /**
+     * @param copier copies the containers of list and map states; null for a table of values
+     * @param longKeys the keys are {@code Long}s: each key group is a {@link LongKeyMap}
+     */
     @SuppressWarnings("unchecked")
-    StateTable(int firstKeyGroup, int keyGroupCount, UnaryOperator<S> copier, boolean longKeys) {
+    StateTable(int firstKeyGroup, int keyGroupCount, ContainerCopier<S> copier, boolean longKeys) {
         this.firstKeyGroup = firstKeyGroup;
         this.copier = copier;
         this.longKeys = longKeys;
@@ -98,26 +111,42 @@ final class StateTable<K, S> {
         return groups[keyGroup - firstKeyGroup];
     }
 
-    /** The map of a key group for changing: copied first if a snapshot holds it. */
+    /**
+     * The map of a key group for adding, replacing and removing entries: copied first (shallowly)
+     * if a snapshot holds it. A container found in it is changed through {@link #writableContainer}.
+     */
     @SuppressWarnings("unchecked")
     Map<K, S> writable(int keyGroup) {
         int index = keyGroup - firstKeyGroup;
         if (frozen[index]) {
             Map<K, S> frozenMap = groups[index];
-            Map<K, S> copy;
-            if (longKeys) {
-                copy = (Map<K, S>) ((LongKeyMap<S>) frozenMap).copy(copier);
-            } else {
-                HashMap<K, S> hashCopy = new HashMap<>(Math.max(16, (int) (frozenMap.size() / 0.75f) + 1));
-                for (Map.Entry<K, S> entry : frozenMap.entrySet()) {
-                    hashCopy.put(entry.getKey(), copier.apply(entry.getValue()));
-                }
-                copy = hashCopy;
-            }
-            groups[index] = copy;
+            groups[index] = longKeys ? (Map<K, S>) ((LongKeyMap<S>) frozenMap).copy() : new HashMap<>(frozenMap);
             frozen[index] = false;
         }
         return groups[index];
+    }
+
+    /** The epoch of containers made now: {@link #writableContainer} copies those of earlier ones. */
+    int epoch() {
+        return epoch;
+    }
+
+    /**
+     * The container of {@code key} for changing in place: one made before the last {@link
+     * #freeze()} (a snapshot may hold it) is replaced by a copy first; a new one from {@code
+     * create} (given the current epoch) if the key has none.
+     */
+    S writableContainer(K key, int keyGroup, java.util.function.IntFunction<S> create) {
+        Map<K, S> group = writable(keyGroup);
+        S container = group.get(key);
+        if (container == null) {
+            container = create.apply(epoch);
+            group.put(key, container);
+        } else if (!Containers.isOfEpoch(container, epoch)) {
+            container = copier.copy(container, epoch);
+            group.put(key, container);
+        }
+        return container;
     }
 
     /** Removes a key's entry; a frozen group is copied only if the key is there to remove. */
@@ -129,6 +158,7 @@ final class StateTable<K, S> {
 
     /** The maps of every key group as they are now, never to change again; see the class comment. */
     Map<K, S>[] freeze() {
+        epoch++;
         java.util.Arrays.fill(frozen, true);
         return groups.clone();
     }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class StateTableTest {
     @Test
     void freezingCopiesNothingAndTheFirstWriteCopiesOnlyItsKeyGroup() {
-        StateTable<String, Long> table = new StateTable<>(10, 3, value -> value);
+        StateTable<String, Long> table = new StateTable<>(10, 3, null);
         table.writable(10).put("a", 1L);
         table.writable(11).put("b", 2L);
 
@@ -28,26 +28,46 @@ class StateTableTest {
     }
 
     @Test
-    void mutableContainersAreCopiedWithTheirGroupSoTheFrozenOnesStay() {
-        StateTable<String, ArrayList<String>> table = new StateTable<>(0, 1, ArrayList::new);
-        table.writable(0).computeIfAbsent("k", k -> new ArrayList<>()).add("x");
+    void aContainerIsCopiedWhenFirstChangedAfterAFreezeSoTheFrozenOneStays() {
+        StateTable<String, ArrayList<String>> table = new StateTable<>(0, 1, (list, epoch) -> new Containers.EpochList<>(epoch, list));
+        table.writableContainer("k", 0, Containers.EpochList::new).add("x");
+        table.writableContainer("other", 0, Containers.EpochList::new).add("o");
 
         Map<String, ArrayList<String>>[] frozen = table.freeze();
-        table.writable(0).get("k").add("y");
+        ArrayList<String> changed = table.writableContainer("k", 0, Containers.EpochList::new);
+        changed.add("y");
 
         assertThat(frozen[0].get("k")).containsExactly("x");
         assertThat(table.get("k", 0)).containsExactly("x", "y");
+        assertThat(table.get("other", 0)).as("a container the task did not change is not copied")
+                .isSameAs(frozen[0].get("other"));
+        assertThat(table.writableContainer("k", 0, Containers.EpochList::new))
+                .as("copied once per freeze: the copy is the task's").isSameAs(changed);
         // a second snapshot freezes the copy; the first one's map still stays as it was
         Map<String, ArrayList<String>>[] second = table.freeze();
-        table.writable(0).remove("k");
+        table.writableContainer("k", 0, Containers.EpochList::new).add("z");
+        table.writable(0).remove("other");
         assertThat(second[0].get("k")).isEqualTo(List.of("x", "y"));
+        assertThat(second[0].get("other")).isEqualTo(List.of("o"));
         assertThat(frozen[0].get("k")).isEqualTo(List.of("x"));
-        assertThat(table.readable(0)).isEmpty();
+        assertThat(table.get("k", 0)).isEqualTo(List.of("x", "y", "z"));
+    }
+
+    @Test
+    void aRestoredPlainContainerIsCopiedBeforeItIsChanged() {
+        StateTable<String, ArrayList<String>> table = new StateTable<>(0, 1, (list, epoch) -> new Containers.EpochList<>(epoch, list));
+        ArrayList<String> restored = new ArrayList<>(List.of("r"));
+        table.writable(0).put("k", restored);
+
+        table.writableContainer("k", 0, Containers.EpochList::new).add("s");
+
+        assertThat(restored).containsExactly("r");
+        assertThat(table.get("k", 0)).containsExactly("r", "s");
     }
 
     @Test
     void prefetchReadsHomeSlotsAndChangesNothing() {
-        StateTable<Long, String> table = new StateTable<>(4, 2, value -> value, true);
+        StateTable<Long, String> table = new StateTable<>(4, 2, null, true);
         table.writable(4).put(7L, "seven");
         table.writable(5).put(8L, "eight");
         Map<Long, String>[] frozen = table.freeze();

@@ -1,7 +1,6 @@
 package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.dag.Operation;
-import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.KeyedCoProcessFunction;
 import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.HeadOperator;
@@ -19,8 +18,6 @@ import io.duraflow.taskmanager.task.SideOutputs;
  * after the last record of either input.
  */
 final class KeyedCoProcessOperator implements HeadOperator {
-    private final KeySelector<Object, Object> leftKey;
-    private final KeySelector<Object, Object> rightKey;
     private final KeyedCoProcessFunction<Object, Object, Object, Object> function;
     private final KeyPrefetch leftPrefetch;
     private final KeyPrefetch rightPrefetch;
@@ -34,11 +31,9 @@ final class KeyedCoProcessOperator implements HeadOperator {
     /** {@code out}: the main output's readers; {@code sideOutputs}: where {@code context.output} goes, by tag. */
     KeyedCoProcessOperator(Operation.KeyedCoProcessOp op, Downstream out, SideOutputs sideOutputs,
             ProcessingTimeService time, RecordTime recordTime) {
-        this.leftKey = op.keySelector(0);
-        this.rightKey = op.keySelector(1);
         this.function = op.function();
-        this.leftPrefetch = new KeyPrefetch(leftKey);
-        this.rightPrefetch = new KeyPrefetch(rightKey);
+        this.leftPrefetch = new KeyPrefetch(op.keySelector(0));
+        this.rightPrefetch = new KeyPrefetch(op.keySelector(1));
         this.keyed = new KeyedFunctionContext(out, sideOutputs, time, recordTime, function::onTimer);
     }
 
@@ -62,11 +57,11 @@ final class KeyedCoProcessOperator implements HeadOperator {
     public void process(int input, Object record, int serializedBytes) throws Exception {
         switch (input) {
             case 0 -> {
-                keyed.setCurrentKey(leftKey.getKey(record));
+                keyed.setCurrentKey(leftPrefetch.keyOf(record));
                 function.processElement1(record, keyed.context(), keyed.collector());
             }
             case 1 -> {
-                keyed.setCurrentKey(rightKey.getKey(record));
+                keyed.setCurrentKey(rightPrefetch.keyOf(record));
                 function.processElement2(record, keyed.context(), keyed.collector());
             }
             default -> throw new IllegalArgumentException("a keyed co-process operator has inputs 0 and 1, not "

@@ -1,7 +1,6 @@
 package io.duraflow.taskmanager.task.streaming;
 
 import io.duraflow.api.dag.Operation;
-import io.duraflow.api.functions.KeySelector;
 import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.taskmanager.task.Downstream;
 import io.duraflow.taskmanager.task.HeadOperator;
@@ -14,7 +13,6 @@ import io.duraflow.taskmanager.task.SideOutputs;
  * {@link #processWatermark}, before the watermark goes downstream.
  */
 final class KeyedProcessOperator implements HeadOperator {
-    private final KeySelector<Object, Object> keySelector;
     private final KeyedProcessFunction<Object, Object, Object> function;
     private final KeyPrefetch keyPrefetch;
     private final KeyedFunctionContext keyed;
@@ -26,9 +24,8 @@ final class KeyedProcessOperator implements HeadOperator {
     /** {@code out}: the main output's readers; {@code sideOutputs}: where {@code context.output} goes, by tag. */
     KeyedProcessOperator(Operation.KeyedProcessOp op, Downstream out, SideOutputs sideOutputs, ProcessingTimeService time,
             RecordTime recordTime) {
-        this.keySelector = op.keySelector();
         this.function = op.function();
-        this.keyPrefetch = new KeyPrefetch(keySelector);
+        this.keyPrefetch = new KeyPrefetch(op.keySelector());
         this.keyed = new KeyedFunctionContext(out, sideOutputs, time, recordTime, function::onTimer);
     }
 
@@ -50,7 +47,7 @@ final class KeyedProcessOperator implements HeadOperator {
 
     @Override
     public void process(int input, Object record, int serializedBytes) throws Exception {
-        keyed.setCurrentKey(keySelector.getKey(record));
+        keyed.setCurrentKey(keyPrefetch.keyOf(record));
         function.processElement(record, keyed.context(), keyed.collector());
         keyed.afterRecord();
     }

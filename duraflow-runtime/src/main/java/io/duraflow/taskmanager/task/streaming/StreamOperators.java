@@ -108,7 +108,6 @@ final class StreamOperators {
      * ValueState, and the updated result emitted for every record (there is no end to wait for).
      */
     static final class RollingAggregate implements HeadOperator {
-        private final KeySelector<Object, Object> keySelector;
         private final KeyedAggregation<Object, Object, Object, Object> aggregation;
         private final TypeSerializer<Object> accumulatorType;
         private final Downstream out;
@@ -118,7 +117,6 @@ final class StreamOperators {
 
         RollingAggregate(KeySelector<Object, Object> keySelector, KeyedAggregation<Object, Object, Object, Object> aggregation,
                 TypeSerializer<Object> accumulatorType, Downstream out) {
-            this.keySelector = keySelector;
             this.aggregation = aggregation;
             this.accumulatorType = accumulatorType;
             this.out = out;
@@ -138,7 +136,7 @@ final class StreamOperators {
 
         @Override
         public void process(int input, Object record, int serializedBytes) throws Exception {
-            Object key = ExchangeOutputs.requireKey(keySelector.getKey(record), "keyed aggregation");
+            Object key = ExchangeOutputs.requireKey(keyPrefetch.keyOf(record), "keyed aggregation");
             backend.setCurrentKey(key);
             Object current = accumulator.value();
             Object updated = current == null ? aggregation.first(record) : aggregation.add(current, record);
