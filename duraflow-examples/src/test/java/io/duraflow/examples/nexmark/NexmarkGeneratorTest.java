@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,6 +26,22 @@ class NexmarkGeneratorTest {
     private static final int EVENTS = 50_000;
     private static final NexmarkGenerator DEFAULT = new NexmarkGenerator(NexmarkConfig.defaults());
     private static final Pattern NAME = Pattern.compile("[A-Z][a-z]+ [A-Z][a-z]+");
+
+    /** Prices come from pow10: it must be 10^x to double precision, at the table's steps and between them. */
+    @Test
+    void pow10IsTenToThePowerWithinAFewUlps() {
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i <= 6 * 64 * 4; i++) {
+            double x = i / 256.0;
+            assertThat(NexmarkGenerator.pow10(x)).as("10^%s", x)
+                    .isCloseTo(StrictMath.pow(10.0, x), within(4 * Math.ulp(StrictMath.pow(10.0, x))));
+        }
+        for (int i = 0; i < 100_000; i++) {
+            double x = random.nextDouble() * 6.0;
+            assertThat(NexmarkGenerator.pow10(x)).as("10^%s", x)
+                    .isCloseTo(StrictMath.pow(10.0, x), within(4 * Math.ulp(StrictMath.pow(10.0, x))));
+        }
+    }
     private static final Pattern EMAIL = Pattern.compile("[a-z ]*@[a-z ]*\\.com");
     private static final Pattern CREDIT_CARD = Pattern.compile("\\d{4} \\d{4} \\d{4} \\d{4}");
     private static final Pattern CHANNEL = Pattern.compile("Google|Facebook|Baidu|Apple|channel-\\d{1,4}");
