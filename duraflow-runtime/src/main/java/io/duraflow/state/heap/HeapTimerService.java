@@ -41,6 +41,12 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
     private final StateTable<Timer<K>, Boolean> timers;
     private PriorityQueue<Timer<K>> queue = new PriorityQueue<>(BY_TIME);
     private int size;
+    /**
+     * How many queue entries may be timers no longer in their key group (deleted, or copies of a
+     * timer deleted and registered again): while none may be, the queue's head is live without a
+     * lookup, as it is for operators that never delete (windows).
+     */
+    private int stale;
 
     HeapTimerService(HeapKeyedStateBackend<K> backend, int firstKeyGroup, int keyGroupCount) {
         this.backend = backend;
@@ -50,10 +56,9 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
     @Override
     public void registerTimer(K key, long time) {
         Timer<K> timer = new Timer<>(key, time, backend.keyGroupOf(key));
-        if (timers.readable(timer.keyGroup()).containsKey(timer)) {
+        if (timers.writable(timer.keyGroup()).putIfAbsent(timer, Boolean.TRUE) != null) {
             return;
         }
-        timers.writable(timer.keyGroup()).put(timer, Boolean.TRUE);
         queue.add(timer);
         size++;
     }
@@ -66,6 +71,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
         }
         timers.writable(timer.keyGroup()).remove(timer);
         size--;
+        stale++;
         if (queue.size() > 2 * size + 1024) {
             rebuildQueue();
         }
@@ -102,8 +108,9 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
     /** The earliest timer that still exists, dropping deleted ones from the queue's head. */
     private Timer<K> liveHead() {
         Timer<K> head = queue.peek();
-        while (head != null && !timers.readable(head.keyGroup()).containsKey(head)) {
+        while (stale > 0 && head != null && !timers.readable(head.keyGroup()).containsKey(head)) {
             queue.poll();
+            stale--;
             head = queue.peek();
         }
         return head;
@@ -118,6 +125,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
             }
         }
         queue = rebuilt;
+        stale = 0;
     }
 
     Map<Timer<K>, Boolean>[] freeze() {
