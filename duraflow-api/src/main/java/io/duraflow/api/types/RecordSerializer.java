@@ -83,7 +83,11 @@ final class RecordSerializer<R extends Record> extends Types.Simple<R> {
                 }
                 return new ObjectComponent(accessor(lookup, Function.class, "apply", direct, type), serializer);
             } catch (Throwable e) {
-                // no accessor function for this class: the method handle below
+                if (e instanceof VirtualMachineError error) {
+                    throw error;
+                }
+                // no accessor function for this class (a lookup without full privileges, say: a
+                // record of a job's own class loader): the method handle below
             }
         }
         MethodHandle generic = getter.asType(MethodType.methodType(Object.class, Object.class));
