@@ -447,7 +447,8 @@ class ClusterSimulationTest {
         awaitLeader(cluster);
         cluster.submit(batchJob());
         cluster.submit(streamingJob());
-        Map<SimJobManager, Long> frozenUntil = new java.util.HashMap<>();
+        // In the order they froze: a HashMap's order of JobManagers (identity hashes) differs between runs.
+        Map<SimJobManager, Long> frozenUntil = new java.util.LinkedHashMap<>();
         for (int i = 0; i < FAULTS; i++) {
             cluster.runFor(100 + faults.nextInt(700));
             thawDue(cluster, frozenUntil, false);
