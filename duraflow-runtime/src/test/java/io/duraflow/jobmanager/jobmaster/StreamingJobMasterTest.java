@@ -85,13 +85,13 @@ public class StreamingJobMasterTest {
         return graph.vertices().stream().mapToInt(JobVertex::parallelism).sum();
     }
 
-    private static void allRunning(FakeCluster cluster) {
+    static void allRunning(FakeCluster cluster) {
         cluster.live().forEach(cluster::running);
         cluster.scheduler.runDue();
     }
 
     /** The state a task acknowledges: one SPLIT list element per operator of its chain, naming task and checkpoint. */
-    private static TaskStateSnapshot stateOf(JobGraph graph, Deployment d, long checkpointId) {
+    static TaskStateSnapshot stateOf(JobGraph graph, Deployment d, long checkpointId) {
         Map<String, OperatorSubtaskState> operators = new HashMap<>();
         JobVertex vertex = graph.vertex(d.vertex());
         byte[] bytes = ("v" + d.vertex() + "/" + d.subtask() + "#" + d.attemptNumber() + "@" + checkpointId)
@@ -102,12 +102,12 @@ public class StreamingJobMasterTest {
         return new TaskStateSnapshot(operators);
     }
 
-    private static CheckpointTask task(Deployment d) {
+    static CheckpointTask task(Deployment d) {
         return new CheckpointTask(d.vertex(), d.subtask(), d.attemptNumber());
     }
 
     /** Every live task acknowledges the checkpoint; returns what each acknowledged, by deployment. */
-    private static Map<Deployment, TaskStateSnapshot> ackAll(FakeCluster cluster, long checkpointId) {
+    static Map<Deployment, TaskStateSnapshot> ackAll(FakeCluster cluster, long checkpointId) {
         Map<Deployment, TaskStateSnapshot> acked = new HashMap<>();
         for (Deployment d : cluster.live()) {
             TaskStateSnapshot state = stateOf(cluster.graph, d, checkpointId);
@@ -696,7 +696,7 @@ public class StreamingJobMasterTest {
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
-    private static List<Deployment> triggered(FakeCluster cluster, long checkpointId) {
+    static List<Deployment> triggered(FakeCluster cluster, long checkpointId) {
         return cluster.gateways.triggers().stream().filter(t -> t.request().getCheckpointId() == checkpointId)
                 .map(t -> cluster.live().stream().filter(d -> d.attempt().equals(t.request().getAttempt()))
                         .findFirst().orElseThrow())

@@ -50,7 +50,10 @@ public final class CheckpointTriggers {
     private boolean finalInFlight;
     /** A final checkpoint failed and is tried again after {@link #FINAL_RETRY_DELAY_MS}: nothing triggers before. */
     private boolean retryScheduled;
-    /** The tasks with ended input when the last final checkpoint was triggered, or null. */
+    /**
+     * The tasks with ended input when the last final checkpoint was triggered, or null: while they
+     * finish one by one, those left need no other.
+     */
     private Set<CheckpointTask> finalTriggeredFor;
     /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
     private long restarts;
@@ -146,21 +149,21 @@ public final class CheckpointTriggers {
     }
 
     /**
-     * Triggers a final checkpoint when the running tasks that wait for one are ready: every running
-     * source ended its input (a checkpoint lets them finish, which ends the input downstream), or
-     * every running task did (a checkpoint lets the sinks commit and the job finish). Once per
-     * such set of tasks; a final checkpoint that fails (say, a task finished while it was planned)
-     * is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not only at the next interval. A
-     * checkpoint in progress that started after the last of these tasks reported its end (a
-     * periodic one) reaches each of them after its end, so it is the final checkpoint: its outcome
-     * is awaited instead of triggering another beside it (which the concurrency limit would not
-     * hold back).
+     * Triggers a final checkpoint when every running task a checkpoint would start at (a source, or
+     * a task whose producers all finished) has ended its input: the checkpoint lets them finish,
+     * which ends the input of the tasks after them, and so on down the job (a checkpoint after its
+     * end lets a sink commit and the job finish). Waiting for the tasks after them too would leave
+     * a job of three or more stages to the periodic trigger at every stage. Once per such set of
+     * tasks (not again as they finish one by one); a final checkpoint that fails (say, a task
+     * finished while it was planned) is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not
+     * only at the next interval. A checkpoint in
+     * progress that started after the last of these tasks reported its end (a periodic one)
+     * reaches each of them after its end, so it is the final checkpoint: its outcome is awaited
+     * instead of triggering another beside it (which the concurrency limit would not hold back).
      */
     private void maybeTriggerFinal() {
         boolean anyRunning = false;
-        boolean anyRunningSource = false;
-        boolean sourcesEnded = true;
-        boolean allEnded = true;
+        boolean startsEnded = true;
         Set<CheckpointTask> ended = new HashSet<>();
         for (Execution each : executions.all()) {
             if (each.state() == ExecutionState.FINISHED) {
@@ -171,18 +174,16 @@ public final class CheckpointTriggers {
             boolean hasEnded = inputEnded.contains(task);
             if (hasEnded) {
                 ended.add(task);
-            }
-            allEnded &= hasEnded;
-            if (graph.vertex(each.vertex()).isSource()) {
-                anyRunningSource = true;
-                sourcesEnded &= hasEnded;
+            } else if (startsEnded && StreamingCheckpoints.producersFinished(graph, executions, each.vertex())) {
+                startsEnded = false;
             }
         }
-        boolean ready = anyRunning && (allEnded || (anyRunningSource && sourcesEnded));
-        if (shutDown || !ready || finalInFlight || retryScheduled || ended.equals(finalTriggeredFor)) {
+        boolean ready = anyRunning && startsEnded;
+        boolean covered = finalTriggeredFor != null && finalTriggeredFor.containsAll(ended);
+        if (shutDown || !ready || finalInFlight || retryScheduled || covered) {
             return;
         }
-        String why = allEnded ? "every running task ended its input" : "every running source task ended its input";
+        String why = "every running task a checkpoint starts at ended its input";
         if (checkpoints == null) {
             LOG.info("Job {}: {}, and it takes no checkpoints", jobId, why);
             finalTriggeredFor = ended;

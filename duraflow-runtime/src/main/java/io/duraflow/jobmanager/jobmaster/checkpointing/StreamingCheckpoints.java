@@ -99,7 +99,7 @@ public final class StreamingCheckpoints implements CheckpointTasks, OperatorCoor
                 return Optional.empty();
             }
             running.add(task(execution));
-            if (producersFinished(execution.vertex())) {
+            if (producersFinished(graph, executions, execution.vertex())) {
                 toTrigger.add(task(execution));
             }
         }
@@ -113,7 +113,7 @@ public final class StreamingCheckpoints implements CheckpointTasks, OperatorCoor
      * Whether no barrier can reach this vertex's tasks through their inputs, so the trigger must go
      * to them: a source, or a task whose every producer finished (its input ends, or ended).
      */
-    private boolean producersFinished(int vertexId) {
+    static boolean producersFinished(JobGraph graph, ExecutionGraph executions, int vertexId) {
         for (int edgeId : graph.vertex(vertexId).inputs()) {
             for (Execution producer : executions.executions(graph.edge(edgeId).producer())) {
                 if (producer.state() != ExecutionState.FINISHED) {
