@@ -13,12 +13,10 @@ import io.duraflow.api.state.MapState;
 import io.duraflow.api.state.MapStateDescriptor;
 import io.duraflow.api.state.ValueState;
 import io.duraflow.api.state.ValueStateDescriptor;
-import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Windows as a keyed process function: the engine runs them like any other, so their contents and
@@ -26,14 +24,16 @@ import java.util.Map;
  * it. Per key it keeps (state names are part of the checkpoint format):
  *
  * <ul>
- *   <li>{@value #CONTENTS}: per window, a {@link WindowContents} (the accumulator and counts);
- *   <li>{@value #ELEMENTS}: per window and index, the records of a window that keeps them all;
- *   <li>{@value #MERGED} (merging assigners): the key's windows as one value, a list of (window,
- *       the window its contents are kept under); the second stays the same while the window grows
- *       by merges, so a merge moves only the contents of the windows it absorbs. One value, read
- *       and written once per record: a key has few sessions open, and a map would cost RocksDB an
- *       iterator per record.
+ *   <li>{@value #PANES}: the key's open windows as one value, a list of {@link Pane}s (the window,
+ *       the window its records are kept under, its {@link WindowContents}). Read once and written
+ *       once per record or timer: a record of a sliding window updates several windows of its key,
+ *       and one value costs a lookup where a map of windows cost two per window (and RocksDB an
+ *       iterator per timer).
+ *   <li>{@value #ELEMENTS}: per window and index, the records of a window that keeps them all.
  * </ul>
+ *
+ * <p>Merging assigners keep a window's records under the first window of a merge while it grows, so
+ * a merge moves only the records of the windows it absorbs.
  *
  * <p>Timers are the key's, never deleted: one that fires for a window already gone finds nothing
  * to do, and every timer is offered to every window of its key, whose trigger compares the time
@@ -42,9 +42,8 @@ import java.util.Map;
  */
 public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFunction<K, T, Object>
         implements UsesEventTime {
-    static final String CONTENTS = "window-contents";
+    static final String PANES = "window-panes";
     static final String ELEMENTS = "window-elements";
-    static final String MERGED = "window-merged";
 
     private final WindowAssigner<T, W> assigner;
     private final MergingWindowAssigner<T, W> merging;
@@ -56,16 +55,20 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
     private final TypeSerializer<Object> accumulatorType;
     private final boolean eventTime;
 
-    private MapState<W, WindowContents> contents;
+    private ValueState<List<Pane<W>>> stored;
     private MapState<WindowContents.Element<W>, T> elements;
-    private ValueState<List<Tuple2<W, W>>> merged;
+    /**
+     * The current key's panes while a record or timer is handled: a copy of the stored list (which
+     * a snapshot may hold, so it is never changed), stored again at the end if {@link #changed}.
+     */
+    private final ArrayList<Pane<W>> panes = new ArrayList<>();
+    private boolean changed;
+    /** The panes a merge absorbs; empty between merges. */
+    private final List<Pane<W>> overlapping = new ArrayList<>();
     /** The call being handled, for the trigger's and the window function's contexts. */
     private Context<K> context;
     private final Triggering triggering = new Triggering();
     private final Emitting emitting = new Emitting();
-    /** The windows (and their contents) a timer is offered to; empty between timers. */
-    private final List<W> timerWindows = new ArrayList<>();
-    private final List<WindowContents> timerContents = new ArrayList<>();
 
     @SuppressWarnings("unchecked")
     WindowOperator(WindowAssigner<T, W> assigner, Trigger<W> trigger, long allowedLateness, OutputTag<T> lateTag,
@@ -101,15 +104,11 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
     @Override
     public void open(RuntimeContext runtime) throws Exception {
         TypeSerializer<W> windowType = assigner.windowSerializer();
-        contents = runtime.state().getMapState(new MapStateDescriptor<>(CONTENTS, windowType,
-                WindowContents.serializer(accumulatorType)));
+        stored = runtime.state().getState(new ValueStateDescriptor<>(PANES,
+                Types.list(Pane.serializer(windowType, WindowContents.serializer(accumulatorType)))));
         if (function.keepsElements()) {
             elements = runtime.state().getMapState(new MapStateDescriptor<>(ELEMENTS,
                     WindowContents.Element.serializer(windowType), elementType));
-        }
-        if (merging != null) {
-            merged = runtime.state().getState(new ValueStateDescriptor<>(MERGED,
-                    Types.list(Types.tuple(windowType, windowType))));
         }
         function.open(runtime);
     }
@@ -123,35 +122,30 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
                     + " has none: give the source a WatermarkStrategy (fromSource(name, source, strategy)) or call"
                     + " assignTimestampsAndWatermarks before keyBy");
         }
+        load();
         boolean skipped = true;
         for (W window : assigner.assignWindows(value, timestamp)) {
-            W actual = window;
-            W stateWindow = window;
-            if (merging != null) {
-                Tuple2<W, W> into = mergeIn(window);
-                if (into == null) {
-                    continue;
-                }
-                actual = into.f0();
-                stateWindow = into.f1();
-            } else if (isWindowLate(window)) {
+            int at = merging != null ? mergeIn(window) : isWindowLate(window) ? -1 : indexOrAdd(window);
+            if (at < 0) {
                 continue;
             }
             skipped = false;
-            WindowContents current = contents.get(stateWindow);
+            Pane<W> pane = panes.get(at);
+            WindowContents current = pane.contents();
             if (current == null) {
                 current = WindowContents.EMPTY;
                 // The window's first record (or first since a purge); a merge registered its own.
-                registerCleanupTimer(actual);
+                registerCleanupTimer(pane.window());
             }
             if (elements != null) {
-                elements.put(new WindowContents.Element<>(stateWindow, current.elements()), value);
+                elements.put(new WindowContents.Element<>(pane.stateWindow(), current.elements()), value);
             }
             current = current.added(function.add(current.accumulator(), value));
-            contents.put(stateWindow, current);
-            triggering.set(actual, current);
-            apply(trigger.onElement(timestamp, actual, triggering), actual, stateWindow, current, out);
+            set(at, pane.with(current));
+            triggering.set(current);
+            apply(trigger.onElement(timestamp, pane.window(), triggering), at, out);
         }
+        store();
         if (skipped && eventTime && isLate(timestamp)) {
             if (lateTag != null) {
                 context.output(lateTag, value);
@@ -163,119 +157,123 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
     public void onTimer(long time, Context<K> context, Collector<Object> out) throws Exception {
         this.context = context;
         boolean eventDomain = context.timeDomain() == TimeDomain.EVENT_TIME;
-        if (merging != null) {
-            onMergedTimer(time, eventDomain, out);
+        load();
+        for (int i = 0; i < panes.size(); i++) {
+            Pane<W> pane = panes.get(i);
+            if (pane.contents() != null) {
+                triggering.set(pane.contents());
+                TriggerResult result = eventDomain ? trigger.onEventTime(time, pane.window(), triggering)
+                        : trigger.onProcessingTime(time, pane.window(), triggering);
+                apply(result, i, out);
+            }
+            if (eventDomain == eventTime && time == cleanupTime(pane.window())) {
+                clearElements(panes.get(i));
+                panes.remove(i--);
+                changed = true;
+            }
+        }
+        store();
+    }
+
+    /** Reads the current key's panes into {@link #panes}. */
+    private void load() {
+        panes.clear();
+        changed = false;
+        List<Pane<W>> value = stored.value();
+        if (value != null) {
+            panes.addAll(value);
+        }
+    }
+
+    /** Stores {@link #panes} if changed: a new list, dropping purged windows that do not merge. */
+    private void store() {
+        if (!changed) {
             return;
         }
-        // The key's windows first (handling one changes the map), into lists kept for the next timer.
-        List<W> windows = timerWindows;
-        List<WindowContents> found = timerContents;
-        for (Map.Entry<W, WindowContents> entry : contents.entries()) {
-            windows.add(entry.getKey());
-            found.add(entry.getValue());
+        if (merging == null) {
+            panes.removeIf(pane -> pane.contents() == null);
         }
-        try {
-            for (int i = 0; i < windows.size(); i++) {
-                W window = windows.get(i);
-                onTimer(time, eventDomain, window, window, found.get(i), out);
-                if (eventDomain == eventTime && time == cleanupTime(window)) {
-                    clear(window);
-                }
-            }
-        } finally {
-            windows.clear();
-            found.clear();
-        }
+        stored.update(panes.isEmpty() ? null : List.copyOf(panes));
+        panes.clear();
     }
 
-    private void onMergedTimer(long time, boolean eventDomain, Collector<Object> out) throws Exception {
-        List<Tuple2<W, W>> windows = mergedWindows();
-        List<Tuple2<W, W>> kept = new ArrayList<>(windows.size());
-        for (Tuple2<W, W> entry : windows) {
-            W actual = entry.f0();
-            W stateWindow = entry.f1();
-            WindowContents current = contents.get(stateWindow);
-            if (current != null) {
-                onTimer(time, eventDomain, actual, stateWindow, current, out);
-            }
-            if (eventDomain == eventTime && time == cleanupTime(actual)) {
-                clear(stateWindow);
-            } else {
-                kept.add(entry);
-            }
-        }
-        if (kept.size() < windows.size()) {
-            merged.update(kept.isEmpty() ? null : kept);
-        }
+    private void set(int at, Pane<W> pane) {
+        panes.set(at, pane);
+        changed = true;
     }
 
-    private void onTimer(long time, boolean eventDomain, W actual, W stateWindow, WindowContents current,
-            Collector<Object> out) throws Exception {
-        triggering.set(actual, current);
-        TriggerResult result = eventDomain ? trigger.onEventTime(time, actual, triggering)
-                : trigger.onProcessingTime(time, actual, triggering);
-        apply(result, actual, stateWindow, current, out);
-    }
-
-    /** The key's merged windows: (window, the window its contents are kept under). */
-    private List<Tuple2<W, W>> mergedWindows() {
-        List<Tuple2<W, W>> windows = merged.value();
-        return windows == null ? List.of() : windows;
+    /** The index of {@code window}'s pane, added without contents if the key has none. */
+    private int indexOrAdd(W window) {
+        for (int i = 0; i < panes.size(); i++) {
+            if (panes.get(i).window().equals(window)) {
+                return i;
+            }
+        }
+        panes.add(new Pane<>(window, window, null));
+        changed = true;
+        return panes.size() - 1;
     }
 
     /**
-     * Adds {@code window} to the key's merged windows, merging it with those it overlaps, and
-     * returns (the window it is now part of, the window its contents are kept under); null when it
-     * is late and overlaps none (then it is not added). Lists are values: a new one is stored.
+     * Adds {@code window} to the key's panes, merging it with those it overlaps, and returns the
+     * index of the pane it is now part of; -1 when it is late and overlaps none (then it is not
+     * added). The grown pane keeps its records under the first overlapping pane's state window.
      */
-    private Tuple2<W, W> mergeIn(W window) throws Exception {
-        List<Tuple2<W, W>> windows = mergedWindows();
-        List<Tuple2<W, W>> overlapping = new ArrayList<>(2);
-        List<Tuple2<W, W>> others = new ArrayList<>(windows.size() + 1);
-        for (Tuple2<W, W> entry : windows) {
-            (merging.mergeable(entry.f0(), window) ? overlapping : others).add(entry);
+    private int mergeIn(W window) throws Exception {
+        overlapping.clear();
+        for (Pane<W> pane : panes) {
+            if (merging.mergeable(pane.window(), window)) {
+                overlapping.add(pane);
+            }
         }
         if (overlapping.isEmpty()) {
             if (isWindowLate(window)) {
-                return null;
+                return -1;
             }
-            Tuple2<W, W> fresh = Tuple2.of(window, window);
-            others.add(fresh);
-            merged.update(others);
-            return fresh;
+            panes.add(new Pane<>(window, window, null));
+            changed = true;
+            return panes.size() - 1;
         }
         W result = window;
-        for (Tuple2<W, W> entry : overlapping) {
-            result = merging.merge(result, entry.f0());
+        for (Pane<W> pane : overlapping) {
+            result = merging.merge(result, pane.window());
         }
-        if (overlapping.size() == 1 && result.equals(overlapping.get(0).f0())) {
-            return overlapping.get(0); // inside a window of the key already
+        Pane<W> first = overlapping.get(0);
+        if (overlapping.size() == 1 && result.equals(first.window())) {
+            overlapping.clear();
+            return indexOf(first); // inside a window of the key already
         }
-        W stateWindow = overlapping.get(0).f1();
-        WindowContents target = contents.get(stateWindow);
-        for (Tuple2<W, W> entry : overlapping) {
-            W absorbed = entry.f1();
-            WindowContents moved = absorbed.equals(stateWindow) ? null : contents.get(absorbed);
-            if (moved != null) {
-                target = absorb(stateWindow, target, absorbed, moved);
+        WindowContents target = first.contents();
+        for (int i = 1; i < overlapping.size(); i++) {
+            Pane<W> absorbed = overlapping.get(i);
+            if (absorbed.contents() != null) {
+                target = absorb(first.stateWindow(), target, absorbed.stateWindow(), absorbed.contents());
             }
         }
-        Tuple2<W, W> grown = Tuple2.of(result, stateWindow);
-        others.add(grown);
-        merged.update(others);
-        WindowContents mergedContents = target == null ? WindowContents.EMPTY : target;
-        if (target != null) {
-            contents.put(stateWindow, target);
+        for (Pane<W> pane : overlapping) {
+            panes.remove(indexOf(pane));
         }
-        triggering.set(result, mergedContents);
+        overlapping.clear();
+        panes.add(new Pane<>(result, first.stateWindow(), target));
+        changed = true;
+        triggering.set(target == null ? WindowContents.EMPTY : target);
         trigger.onMerge(result, triggering);
         registerCleanupTimer(result);
-        return grown;
+        return panes.size() - 1;
     }
 
-    /** Moves the contents of {@code from} into those of {@code into}; returns the merged contents. */
+    /** The index of this very pane (records' equals would compare their contents too). */
+    private int indexOf(Pane<W> pane) {
+        for (int i = 0; i < panes.size(); i++) {
+            if (panes.get(i) == pane) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("a window pane of the key is not among its panes: " + pane.window());
+    }
+
+    /** Moves the records of {@code from} to those of {@code into}; returns the merged contents. */
     private WindowContents absorb(W into, WindowContents target, W from, WindowContents moved) throws Exception {
-        contents.remove(from);
         if (target == null) {
             target = WindowContents.EMPTY;
         }
@@ -293,30 +291,29 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
                 target.sinceFire() + moved.sinceFire());
     }
 
-    private void apply(TriggerResult result, W window, W stateWindow, WindowContents current, Collector<Object> out)
-            throws Exception {
+    /** Fires and purges the pane at {@code at} as the trigger said. */
+    private void apply(TriggerResult result, int at, Collector<Object> out) throws Exception {
+        Pane<W> pane = panes.get(at);
+        WindowContents current = pane.contents();
         if (result.isFire() && current.elements() > 0) {
-            emitting.fire(window, stateWindow, current, out);
+            emitting.fire(pane.window(), pane.stateWindow(), current, out);
         }
         if (result.isPurge()) {
-            clear(stateWindow);
+            clearElements(pane);
+            set(at, pane.with(null));
         } else if (result.isFire()) {
-            contents.put(stateWindow, new WindowContents(current.accumulator(), current.elements(), 0));
+            set(at, pane.with(new WindowContents(current.accumulator(), current.elements(), 0)));
         }
     }
 
-    /** Drops the contents kept under {@code stateWindow}. */
-    private void clear(W stateWindow) {
-        WindowContents current = contents.get(stateWindow);
-        if (current == null) {
+    /** Drops the records the pane keeps, if it keeps them. */
+    private void clearElements(Pane<W> pane) {
+        if (elements == null || pane.contents() == null) {
             return;
         }
-        if (elements != null) {
-            for (long i = 0; i < current.elements(); i++) {
-                elements.remove(new WindowContents.Element<>(stateWindow, i));
-            }
+        for (long i = 0; i < pane.contents().elements(); i++) {
+            elements.remove(new WindowContents.Element<>(pane.stateWindow(), i));
         }
-        contents.remove(stateWindow);
     }
 
     private long cleanupTime(W window) {
@@ -368,7 +365,7 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
     private final class Triggering implements TriggerContext {
         private WindowContents current;
 
-        void set(W window, WindowContents current) {
+        void set(WindowContents current) {
             this.current = current;
         }
 
