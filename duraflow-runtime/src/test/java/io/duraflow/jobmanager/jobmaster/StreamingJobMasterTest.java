@@ -4,7 +4,6 @@ import io.duraflow.jobmanager.jobmaster.execution.Execution;
 import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
 
-import io.duraflow.jobmanager.jobmaster.checkpointing.CheckpointTriggers;
 import io.duraflow.jobmanager.jobmaster.failover.TakeoverActions;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -676,138 +675,11 @@ public class StreamingJobMasterTest {
         assertThat(second.gateways.triggers()).extracting(t -> t.request().getCheckpointId()).containsOnly(2L);
     }
 
-    @Test
-    void whenEverySourceEndedItsInputTheFinalCheckpointIsTriggeredAtOnceAndTheJobFinishesWithItsTasks() {
-        FakeCluster cluster = started();
-        allRunning(cluster);
-        cluster.job.onInputEnded(cluster.current(SOURCE, 0).attempt());
-        cluster.scheduler.runDue();
-        assertThat(cluster.gateways.triggers()).isEmpty();
-
-        cluster.job.onInputEnded(cluster.current(SOURCE, 1).attempt());
-        cluster.scheduler.runDue();
-        assertThat(cluster.gateways.triggers()).as("no interval waited for").hasSize(2);
-        ackAll(cluster, 1);
-        assertThat(cluster.gateways.notifications()).allSatisfy(n -> assertThat(n.notification().getCompleted())
-                .isTrue());
-
-        List<Deployment> live = cluster.live();
-        live.forEach(cluster::finish);
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
-    }
-
     static List<Deployment> triggered(FakeCluster cluster, long checkpointId) {
         return cluster.gateways.triggers().stream().filter(t -> t.request().getCheckpointId() == checkpointId)
                 .map(t -> cluster.live().stream().filter(d -> d.attempt().equals(t.request().getAttempt()))
                         .findFirst().orElseThrow())
                 .toList();
-    }
-
-    @Test
-    void finishedTasksLeaveTheNextCheckpointAndTasksWhoseProducersFinishedAreTriggeredDirectly() {
-        FakeCluster cluster = started();
-        allRunning(cluster);
-        cluster.job.onInputEnded(cluster.current(SOURCE, 0).attempt());
-        cluster.job.onInputEnded(cluster.current(SOURCE, 1).attempt());
-        cluster.scheduler.runDue();
-        ackAll(cluster, 1);
-        List<Deployment> sources = cluster.live(SOURCE);
-        List<Deployment> sums = cluster.live(1);
-
-        // The keyed tasks read the end of their input and report it before the JobManager hears
-        // that the sources finished: the final checkpoint it triggers still names the sources.
-        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 2)).containsExactlyInAnyOrderElementsOf(sources);
-        sources.forEach(cluster::finish);
-        cluster.scheduler.runDue();
-        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
-            assertThat(stats.checkpointId()).isEqualTo(2);
-            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.FAILED);
-            assertThat(stats.failure().reason()).isEqualTo(CheckpointFailureReason.NOT_ALL_TASKS_RUNNING);
-        });
-
-        // Tried again soon, without the finished sources: the keyed tasks get the trigger themselves.
-        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
-        assertThat(triggered(cluster, 3)).containsExactlyInAnyOrderElementsOf(sums);
-        for (Deployment d : sums) {
-            cluster.job.acknowledgeCheckpoint(task(d), 3, stateOf(cluster.graph, d, 3), CheckpointMetrics.NONE);
-        }
-        cluster.scheduler.runDue();
-        assertThat(cluster.job.checkpointHistory()).last().satisfies(stats -> {
-            assertThat(stats.checkpointId()).isEqualTo(3);
-            assertThat(stats.status()).isEqualTo(CheckpointStats.Status.COMPLETED);
-        });
-        assertThat(cluster.job.state()).as("an aborted final checkpoint is no failure").isEqualTo(JobMasterState.RUNNING);
-        sums.forEach(cluster::finish);
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
-    }
-
-    /**
-     * StreamingCheckpointsIT.taskManagerKilledDuringTheFinalCheckpoint found two final checkpoints
-     * in progress at once: the retry of a final checkpoint that failed (a source finished before it
-     * took its part) came 2 ms after a periodic checkpoint that started after every task had ended
-     * its input, and triggered another one beside it (a trigger by hand ignores the concurrency
-     * limit). The periodic one reaches every task after its end: it is the final checkpoint.
-     */
-    @Test
-    void aCheckpointStartedAfterEveryTaskEndedItsInputIsTheFinalOneAndNoOtherIsTriggeredBesideIt() {
-        FakeCluster cluster = started();
-        allRunning(cluster);
-        cluster.live(SOURCE).forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        ackAll(cluster, 1);
-        List<Deployment> sources = cluster.live(SOURCE);
-        List<Deployment> sums = cluster.live(1);
-        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 2)).as("the final checkpoint, still naming the sources")
-                .containsExactlyInAnyOrderElementsOf(sources);
-
-        // The sources finish late: checkpoint 2 fails and its retry is due 50 ms after the next
-        // periodic trigger (one interval after checkpoint 2's trigger).
-        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS - CheckpointTriggers.FINAL_RETRY_DELAY_MS + 50);
-        sources.forEach(cluster::finish);
-        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS - 50);
-        assertThat(triggered(cluster, 3)).as("the periodic checkpoint").containsExactlyInAnyOrderElementsOf(sums);
-        cluster.scheduler.advance(50);
-        assertThat(cluster.gateways.triggers()).as("triggers after the periodic checkpoint's")
-                .allMatch(t -> t.request().getCheckpointId() <= 3);
-        assertThat(cluster.job.checkpointHistory()).as("checkpoints in progress")
-                .filteredOn(stats -> stats.status() == CheckpointStats.Status.IN_PROGRESS)
-                .extracting(CheckpointStats::checkpointId).containsExactly(3L);
-
-        for (Deployment d : sums) {
-            cluster.job.acknowledgeCheckpoint(task(d), 3, stateOf(cluster.graph, d, 3), CheckpointMetrics.NONE);
-        }
-        cluster.scheduler.runDue();
-        sums.forEach(cluster::finish);
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
-        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId).containsExactly(1L, 2L,
-                3L);
-    }
-
-    /**
-     * Found while reading CheckpointTriggers after StreamingCheckpointsIT logged "the final
-     * checkpoint did not complete (COORDINATOR_SHUTDOWN); trying again in 200 ms" for a job that
-     * had ended: a job cancelled (or suspended) during its final checkpoint kept trying it again
-     * every 200 ms, for good, since its tasks were cancelled, not finished.
-     */
-    @Test
-    void aJobCancelledDuringItsFinalCheckpointDoesNotTryItAgain() {
-        FakeCluster cluster = started();
-        allRunning(cluster);
-        cluster.live().forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        assertThat(triggered(cluster, 1)).as("the final checkpoint's triggers").isNotEmpty();
-
-        cluster.job.cancel();
-        cluster.live().forEach(cluster::canceled);
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
-        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS * 10);
-
-        assertThat(cluster.scheduler.pending()).as("main-thread actions left behind by the cancelled job").isZero();
-        assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::checkpointId).containsExactly(1L);
     }
 
     // ------------------------------------------------------------------ periodic enumerator work

@@ -55,6 +55,13 @@ public final class CheckpointTriggers {
      * finish one by one, those left need no other.
      */
     private Set<CheckpointTask> finalTriggeredFor;
+    /**
+     * The tasks a completed final checkpoint covered: each finishes once it hears of it. Until
+     * the JobManager hears that, none is triggered: the next stage may end its input first (the
+     * tasks before it finished on their TaskManager), and a checkpoint planned then would start at
+     * tasks already gone and fail.
+     */
+    private Set<CheckpointTask> finishing = Set.of();
     /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
     private long restarts;
     /**
@@ -156,7 +163,8 @@ public final class CheckpointTriggers {
      * a job of three or more stages to the periodic trigger at every stage. Once per such set of
      * tasks (not again as they finish one by one); a final checkpoint that fails (say, a task
      * finished while it was planned) is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not
-     * only at the next interval. A checkpoint in
+     * only at the next interval. Nothing is triggered while a task a completed final checkpoint
+     * covered has not reported its end yet ({@link #finishing}). A checkpoint in
      * progress that started after the last of these tasks reported its end (a periodic one)
      * reaches each of them after its end, so it is the final checkpoint: its outcome is awaited
      * instead of triggering another beside it (which the concurrency limit would not hold back).
@@ -171,6 +179,9 @@ public final class CheckpointTriggers {
             }
             anyRunning = true;
             CheckpointTask task = StreamingCheckpoints.task(each);
+            if (finishing.contains(task)) {
+                return; // its end is on its way, and calls again
+            }
             boolean hasEnded = inputEnded.contains(task);
             if (hasEnded) {
                 ended.add(task);
@@ -216,6 +227,7 @@ public final class CheckpointTriggers {
                     }
                 }, FINAL_RETRY_DELAY_MS);
             } else {
+                finishing = finalTriggeredFor;
                 maybeTriggerFinal();
             }
         });
@@ -233,6 +245,7 @@ public final class CheckpointTriggers {
         finalInFlight = false;
         retryScheduled = false;
         finalTriggeredFor = null;
+        finishing = Set.of();
         restarts++;
     }
 
