@@ -5,19 +5,24 @@ import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.state.backend.InternalTimerService;
 import io.duraflow.state.backend.TimerCallback;
-import java.util.Comparator;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The timers of one time domain of the heap backend (it has one instance per domain). The timers
  * themselves are a {@link StateTable} per key group (timer -> itself), so they are deduplicated
- * per (key, time), frozen for snapshots like any state, and restored by key group. A priority
- * queue over all of them orders firing; a deleted timer stays in the queue until it reaches the
- * head and is found missing from its key group (deleting is O(1)); the queue is rebuilt when such
- * leftovers outnumber the live timers. Task thread only.
+ * per (key, time), frozen for snapshots like any state, and restored by key group. A queue over
+ * all of them orders firing: by time, then in the order they were registered. It keeps a bucket
+ * per time, as timers share few times (every key's window ends on the same boundaries): a
+ * registration appends to its time's bucket and a firing takes the head of the first, where a
+ * priority queue over thousands of timers cost a sift through them for each. A deleted timer
+ * stays in the queue until it reaches the head and is found missing from its key group (deleting
+ * is O(1)); the queue is rebuilt when such leftovers outnumber the live timers. Task thread only.
  */
 final class HeapTimerService<K> implements InternalTimerService<K> {
     /** One timer; {@code keyGroup} is derived from the key, kept to find the timer's group cheaply. */
@@ -35,11 +40,14 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
         }
     }
 
-    private static final Comparator<Timer<?>> BY_TIME = (a, b) -> Long.compare(a.time, b.time);
-
     private final HeapKeyedStateBackend<K> backend;
     private final StateTable<Timer<K>, Boolean> timers;
-    private PriorityQueue<Timer<K>> queue = new PriorityQueue<>(BY_TIME);
+    /** The queued timers by time, each time's in the order they were registered; no bucket is empty. */
+    private final TreeMap<Long, ArrayDeque<Timer<K>>> queue = new TreeMap<>();
+    /** The first bucket of {@link #queue}, or null when it must be looked up again. */
+    private ArrayDeque<Timer<K>> head;
+    /** Timers in {@link #queue}, live or stale. */
+    private int queued;
     private int size;
     /**
      * How many queue entries may be timers no longer in their key group (deleted, or copies of a
@@ -59,8 +67,40 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
         if (timers.writable(timer.keyGroup()).putIfAbsent(timer, Boolean.TRUE) != null) {
             return;
         }
-        queue.add(timer);
+        enqueue(timer);
         size++;
+    }
+
+    private void enqueue(Timer<K> timer) {
+        ArrayDeque<Timer<K>> bucket = queue.get(timer.time());
+        if (bucket == null) {
+            bucket = new ArrayDeque<>(4);
+            queue.put(timer.time(), bucket);
+            head = null; // it may come first
+        }
+        bucket.addLast(timer);
+        queued++;
+    }
+
+    /** The first queued timer, live or stale; null when none is queued. */
+    private Timer<K> peek() {
+        if (head == null) {
+            if (queue.isEmpty()) {
+                return null;
+            }
+            head = queue.firstEntry().getValue();
+        }
+        return head.peekFirst();
+    }
+
+    /** Takes the first queued timer off the queue ({@link #peek()} returned it). */
+    private void poll() {
+        head.pollFirst();
+        queued--;
+        if (head.isEmpty()) {
+            queue.pollFirstEntry();
+            head = null;
+        }
     }
 
     @Override
@@ -72,7 +112,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
         timers.writable(timer.keyGroup()).remove(timer);
         size--;
         stale++;
-        if (queue.size() > 2 * size + 1024) {
+        if (queued > 2 * size + 1024) {
             rebuildQueue();
         }
     }
@@ -90,7 +130,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
     public int fireUpTo(long now, TimerCallback<K> callback) throws Exception {
         int fired = 0;
         for (Timer<K> head = liveHead(); head != null && head.time() <= now; head = liveHead()) {
-            queue.poll();
+            poll();
             timers.writable(head.keyGroup()).remove(head);
             size--;
             backend.setCurrentKey(head.key());
@@ -107,24 +147,29 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
 
     /** The earliest timer that still exists, dropping deleted ones from the queue's head. */
     private Timer<K> liveHead() {
-        Timer<K> head = queue.peek();
-        while (stale > 0 && head != null && !timers.readable(head.keyGroup()).containsKey(head)) {
-            queue.poll();
+        Timer<K> first = peek();
+        while (stale > 0 && first != null && !timers.readable(first.keyGroup()).containsKey(first)) {
+            poll();
             stale--;
-            head = queue.peek();
+            first = peek();
         }
-        return head;
+        return first;
     }
 
     private void rebuildQueue() {
-        PriorityQueue<Timer<K>> rebuilt = new PriorityQueue<>(Math.max(16, size), BY_TIME);
         Set<Timer<K>> seen = new HashSet<>();
-        for (Timer<K> timer : queue) {
-            if (timers.readable(timer.keyGroup()).containsKey(timer) && seen.add(timer)) {
-                rebuilt.add(timer);
+        List<Timer<K>> live = new ArrayList<>(size);
+        for (ArrayDeque<Timer<K>> bucket : queue.values()) {
+            for (Timer<K> timer : bucket) {
+                if (timers.readable(timer.keyGroup()).containsKey(timer) && seen.add(timer)) {
+                    live.add(timer);
+                }
             }
         }
-        queue = rebuilt;
+        queue.clear();
+        head = null;
+        queued = 0;
+        live.forEach(this::enqueue);
         stale = 0;
     }
 
@@ -154,7 +199,7 @@ final class HeapTimerService<K> implements InternalTimerService<K> {
             long time = in.readLong();
             Timer<K> timer = new Timer<>(key, time, keyGroup);
             if (timers.writable(keyGroup).put(timer, Boolean.TRUE) == null) {
-                queue.add(timer);
+                enqueue(timer);
                 size++;
             }
         }
