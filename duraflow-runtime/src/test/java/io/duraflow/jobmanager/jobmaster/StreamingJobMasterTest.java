@@ -1,26 +1,16 @@
 package io.duraflow.jobmanager.jobmaster;
 
-import io.duraflow.jobmanager.jobmaster.execution.Execution;
-import io.duraflow.jobmanager.jobmaster.execution.ExecutionState;
 import io.duraflow.jobmanager.jobmaster.execution.JobSettings;
-
-import io.duraflow.jobmanager.jobmaster.failover.TakeoverActions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.duraflow.api.JobBuilder;
-import io.duraflow.api.connectors.TextFileSource;
 import io.duraflow.api.types.Types;
 import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointFailureReason;
 import io.duraflow.checkpoint.CheckpointMetrics;
 import io.duraflow.checkpoint.CheckpointStats;
 import io.duraflow.checkpoint.CheckpointTask;
-import io.duraflow.checkpoint.StateHandleCodec;
 import io.duraflow.config.RuntimeMode;
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways;
 import io.duraflow.jobmanager.resourcemanager.RecordingGateways.Deployment;
@@ -36,25 +26,23 @@ import io.duraflow.state.OperatorStateHandle;
 import io.duraflow.state.OperatorSubtaskState;
 import io.duraflow.state.TaskStateSnapshot;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
- * The JobManager side of a streaming job: pipelined deployment, checkpoints through the
- * coordinator (trigger, acknowledgements, declines, notifications), and the global restart from
- * the latest completed checkpoint after a task failure or a lost TaskManager, also under a new
- * leader.
+ * The JobManager side of a streaming job: pipelined deployment and checkpoints through the
+ * coordinator (trigger, acknowledgements, declines, notifications). Its helpers serve the tests
+ * of the rest: global restarts ({@link StreamingRestartsTest}), a new leader taking over
+ * ({@link StreamingTakeoverTest}), final checkpoints ({@link FinalCheckpointsTest}) and a watching
+ * source's periodic listing ({@link WatchingSourceEnumeratorTest}).
  */
 public class StreamingJobMasterTest {
-    private static final int SOURCE = 0;
-    private static final long DELAY = FakeCluster.SETTINGS.restartDelayMs();
+    static final int SOURCE = 0;
+    static final long DELAY = FakeCluster.SETTINGS.restartDelayMs();
 
     @TempDir
     Path root;
@@ -68,7 +56,8 @@ public class StreamingJobMasterTest {
         return JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
     }
 
-    private FakeCluster started(JobSettings settings, String session) {
+    /** {@link #streamingJob()} on 2 TaskManagers of 4 slots, checkpointing under {@code root}, started. */
+    static FakeCluster started(Path root, JobSettings settings, String session) {
         RecordingSequenceSource.clear();
         FakeCluster cluster = new FakeCluster(streamingJob(), settings, FakeSlotPool.of(2, 4), session);
         cluster.enableCheckpoints(root);
@@ -76,11 +65,15 @@ public class StreamingJobMasterTest {
         return cluster;
     }
 
+    private FakeCluster started(JobSettings settings, String session) {
+        return started(root, settings, session);
+    }
+
     private FakeCluster started() {
         return started(FakeCluster.SETTINGS, FakeCluster.SESSION);
     }
 
-    private static int taskCount(JobGraph graph) {
+    static int taskCount(JobGraph graph) {
         return graph.vertices().stream().mapToInt(JobVertex::parallelism).sum();
     }
 
@@ -118,7 +111,7 @@ public class StreamingJobMasterTest {
     }
 
     /** Checkpoint 1: triggered one interval after all run, acknowledged by all, completed. */
-    private static Map<Deployment, TaskStateSnapshot> completeFirstCheckpoint(FakeCluster cluster) {
+    static Map<Deployment, TaskStateSnapshot> completeFirstCheckpoint(FakeCluster cluster) {
         allRunning(cluster);
         cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
         assertThat(cluster.gateways.triggers()).extracting(t -> t.request().getCheckpointId()).containsOnly(1L);
@@ -126,23 +119,6 @@ public class StreamingJobMasterTest {
         assertThat(cluster.job.checkpointHistory()).extracting(CheckpointStats::status)
                 .containsExactly(CheckpointStats.Status.COMPLETED);
         return acked;
-    }
-
-    /** Each redeployed task carries exactly what its subtask acknowledged for the checkpoint. */
-    private static void assertRestoresFrom(FakeCluster cluster, Map<Deployment, TaskStateSnapshot> acked,
-            long checkpointId, int attempt) {
-        List<Deployment> redeployed = cluster.live();
-        assertThat(redeployed).hasSize(taskCount(cluster.graph));
-        for (Deployment d : redeployed) {
-            assertThat(d.attemptNumber()).isEqualTo(attempt);
-            assertThat(d.task().hasRestore()).as("restore of %s", d.attempt()).isTrue();
-            assertThat(d.task().getRestore().getCheckpointId()).isEqualTo(checkpointId);
-            TaskStateSnapshot expected = acked.entrySet().stream()
-                    .filter(e -> e.getKey().vertex() == d.vertex() && e.getKey().subtask() == d.subtask())
-                    .map(Map.Entry::getValue).findFirst().orElseThrow();
-            TaskStateSnapshot restored = StateHandleCodec.fromProto(d.task().getRestore().getState());
-            assertThat(StateHandleCodec.toProto(restored)).isEqualTo(StateHandleCodec.toProto(expected));
-        }
     }
 
     @Test
@@ -386,295 +362,6 @@ public class StreamingJobMasterTest {
         }
     }
 
-    /** Found by StreamingCheckpointsIT: the end of a restarted streaming job was logged with "0 restarts". */
-    @Test
-    void theEndOfARestartedJobIsLoggedWithItsRestarts() {
-        ListAppender<ILoggingEvent> log = new ListAppender<>();
-        Logger logger = (Logger) LoggerFactory.getLogger(JobMaster.class);
-        Level level = logger.getLevel();
-        log.start();
-        logger.addAppender(log);
-        logger.setLevel(Level.INFO);
-        try {
-            FakeCluster cluster = started();
-            completeFirstCheckpoint(cluster);
-            cluster.fail(cluster.current(SOURCE, 1), "boom");
-            cluster.live().forEach(cluster::canceled);
-            cluster.scheduler.advance(DELAY);
-            assertThat(cluster.job.restarts()).isEqualTo(1);
-
-            cluster.job.cancel();
-            cluster.live().forEach(cluster::canceled);
-
-            assertThat(cluster.job.state()).isEqualTo(JobMasterState.CANCELED);
-            assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
-                    .anyMatch(line -> line.matches("Job \\S+ CANCELED after \\d+ ms, 1 restarts"));
-        } finally {
-            logger.detachAppender(log);
-            logger.setLevel(level);
-        }
-    }
-
-    @Test
-    void aTaskFailureCancelsAllWaitsThenRedeploysAllFromTheLatestCheckpoint() {
-        FakeCluster cluster = started();
-        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(cluster);
-        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
-        assertThat(cluster.job.checkpointCoordinator().pendingCount()).as("checkpoint 2 pending").isEqualTo(1);
-        int deployed = cluster.gateways.deployments().size();
-        Deployment failing = cluster.current(SOURCE, 1);
-
-        cluster.fail(failing, "boom");
-
-        assertThat(cluster.job.checkpointCoordinator().pendingCount()).as("pending checkpoint aborted").isZero();
-        List<Deployment> others = cluster.live();
-        assertThat(others).hasSize(taskCount(cluster.graph) - 1)
-                .allSatisfy(d -> assertThat(cluster.execution(d.vertex(), d.subtask()).state())
-                        .isEqualTo(ExecutionState.CANCELING));
-        assertThat(cluster.gateways.cancels()).extracting(c -> c.attempt())
-                .containsExactlyInAnyOrderElementsOf(others.stream().map(Deployment::attempt).toList());
-
-        // Nothing goes out while a task of the old run is still active, not even after the delay.
-        others.subList(0, others.size() - 1).forEach(cluster::canceled);
-        cluster.scheduler.advance(DELAY * 3);
-        assertThat(cluster.gateways.deployments()).hasSize(deployed);
-
-        cluster.canceled(others.get(others.size() - 1));
-        cluster.scheduler.advance(DELAY - 1);
-        assertThat(cluster.gateways.deployments()).as("before the restart delay").hasSize(deployed);
-        cluster.scheduler.advance(1);
-
-        assertRestoresFrom(cluster, acked, 1, 1);
-        assertThat(cluster.job.restarts()).isEqualTo(1);
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
-        assertThat(RecordingSequenceSource.SNAPSHOTS).as("checkpoints 1 and 2").containsExactly(1L, 2L);
-        assertThat(RecordingSequenceSource.RESTORED).as("the enumerator goes back to its state in checkpoint 1")
-                .singleElement().isEqualTo(RecordingSequenceSource.SNAPSHOT_STATES.get(0));
-
-        // The restarted job checkpoints again once all run, with the new attempts.
-        allRunning(cluster);
-        cluster.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
-        assertThat(cluster.gateways.triggers()).last()
-                .satisfies(t -> assertThat(t.request().getAttempt().getAttempt()).isEqualTo(1));
-    }
-
-    @Test
-    void aLostTaskManagerRestartsTheWholeJobFromTheLatestCheckpoint() {
-        FakeCluster cluster = started();
-        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(cluster);
-        String lost = cluster.current(SOURCE, 0).tmId();
-        List<Deployment> elsewhere = cluster.live().stream().filter(d -> !d.tmId().equals(lost)).toList();
-
-        cluster.slots.removeTaskManager(lost);
-        cluster.job.onTaskManagerLost(lost);
-        cluster.slots.addTaskManager("tm-3", 4);
-
-        assertThat(cluster.gateways.cancels()).extracting(c -> c.attempt())
-                .containsExactlyInAnyOrderElementsOf(elsewhere.stream().map(Deployment::attempt).toList());
-        elsewhere.forEach(cluster::canceled);
-        cluster.scheduler.advance(DELAY);
-
-        assertRestoresFrom(cluster, acked, 1, 1);
-        assertThat(cluster.live()).noneMatch(d -> d.tmId().equals(lost));
-    }
-
-    @Test
-    void aConsumerFailingBecauseItsProducersTaskManagerDiedRedeploysTheRestartDelayAfterThatTaskManagerIsLost() {
-        FakeCluster cluster = started();
-        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(cluster);
-        String dead = cluster.current(SOURCE, 0).tmId();
-        Deployment consumer = cluster.live().stream().filter(d -> d.vertex() != SOURCE && !d.tmId().equals(dead))
-                .findFirst().orElseThrow();
-        int deployed = cluster.gateways.deployments().size();
-
-        // A consumer on the other TaskManager fails within milliseconds: its stream from the dead one broke.
-        cluster.fail(consumer, "lost the stream of a partition from task manager " + dead);
-        cluster.live().stream().filter(d -> !d.tmId().equals(dead)).forEach(cluster::canceled);
-        // The dead TaskManager's tasks never confirm their cancellation: nothing goes out until it is lost.
-        cluster.scheduler.advance(DELAY * 3);
-        assertThat(cluster.gateways.deployments()).hasSize(deployed);
-
-        // Lost (its suspicion confirmed): the restart delay runs from now, and nothing goes to it.
-        long lostAt = cluster.scheduler.now();
-        cluster.slots.removeTaskManager(dead);
-        cluster.job.onTaskManagerLost(dead);
-        cluster.slots.addTaskManager("tm-3", 4);
-        cluster.scheduler.advance(DELAY - 1);
-        assertThat(cluster.gateways.deployments()).as("before the restart delay").hasSize(deployed);
-        cluster.scheduler.advance(1);
-
-        assertThat(cluster.scheduler.now()).isEqualTo(lostAt + DELAY);
-        assertRestoresFrom(cluster, acked, 1, 1);
-        assertThat(cluster.live()).noneMatch(d -> d.tmId().equals(dead));
-        assertThat(cluster.job.restarts()).as("the loss is part of the restart the failure began").isEqualTo(1);
-    }
-
-    @Test
-    void aFailureWithoutACompletedCheckpointRestartsWithEmptyState() {
-        FakeCluster cluster = started();
-        allRunning(cluster);
-        cluster.fail(cluster.current(SOURCE, 0), "boom");
-        cluster.live().forEach(cluster::canceled);
-        cluster.scheduler.advance(DELAY);
-
-        assertThat(cluster.live()).hasSize(taskCount(cluster.graph))
-                .allSatisfy(d -> {
-                    assertThat(d.attemptNumber()).isEqualTo(1);
-                    assertThat(d.task().hasRestore()).isFalse();
-                });
-    }
-
-    @Test
-    void whenTheRestartsAreUsedUpTheJobFailsWithTheCause() {
-        FakeCluster cluster = started(FakeCluster.withRestarts(1), FakeCluster.SESSION);
-        allRunning(cluster);
-        cluster.fail(cluster.current(SOURCE, 0), "first");
-        cluster.live().forEach(cluster::canceled);
-        cluster.scheduler.advance(DELAY);
-        allRunning(cluster);
-
-        cluster.fail(cluster.current(SOURCE, 1), "second");
-
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
-        assertThat(cluster.terminations).containsExactly(JobMasterState.FAILED);
-        assertThat(cluster.job.status().getFailure()).contains("second").contains("no restarts left");
-        assertThat(cluster.job.checkpointCoordinator().pendingCount()).isZero();
-    }
-
-    /**
-     * Regression: a new leader adopts the tasks the TaskManagers kept: nothing is deployed, the
-     * first checkpoint comes at once with the next id, and an older attempt a TaskManager still
-     * reported (of an earlier run, being cancelled) is cancelled, so it holds no slot until the
-     * TaskManager's leader-loss timeout.
-     */
-    @Test
-    void aNewLeaderAdoptsTheKeptTasksAndCancelsAnOlderAttemptStillReported() {
-        FakeCluster first = started();
-        completeFirstCheckpoint(first);
-        List<Deployment> kept = first.live();
-        String run = kept.get(0).task().getRunId();
-        List<io.duraflow.jobmanager.recovery.ReportedTask> reports = new java.util.ArrayList<>();
-        for (Deployment d : kept) {
-            reports.add(report(d, d.attemptNumber() + 1, run));
-        }
-        io.duraflow.jobmanager.recovery.ReportedTask stale = report(kept.get(0), kept.get(0).attemptNumber(), "old-run");
-        reports.add(stale);
-
-        FakeCluster second = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, FakeSlotPool.of(2, 4), "session-2");
-        second.enableCheckpoints(root);
-        second.prepare();
-        List<io.duraflow.jobmanager.recovery.ReportedTask> cancelled = new java.util.ArrayList<>();
-        List<Execution> adopted = new java.util.ArrayList<>();
-        second.scheduler.advance(1_000);
-        long electedAtMs = second.scheduler.now() - 300;
-        second.job.recoveredByLeaderElectedAt(electedAtMs);
-        second.job.startTakingOver(reports, new TakeoverActions() {
-            @Override
-            public java.util.concurrent.CompletableFuture<Void> cancel(
-                    List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
-                cancelled.addAll(tasks);
-                return java.util.concurrent.CompletableFuture.completedFuture(null);
-            }
-
-            @Override
-            public java.util.concurrent.CompletableFuture<Void> adopt(List<Execution> executions) {
-                adopted.addAll(executions);
-                return java.util.concurrent.CompletableFuture.completedFuture(null);
-            }
-        }, tm -> "127.0.0.1:1");
-        second.scheduler.runDue();
-
-        assertThat(adopted).hasSize(taskCount(second.graph));
-        assertThat(cancelled).as("the older attempt, nothing adopted").containsExactly(stale);
-        assertThat(second.gateways.deployments()).as("adopted tasks are not deployed").isEmpty();
-        assertThat(second.job.status().getVerticesList()).flatExtracting(v -> v.getTasksList())
-                .allSatisfy(t -> assertThat(t.getRecovery()).isEqualTo("ADOPTED"));
-        assertThat(second.gateways.triggers()).as("the first checkpoint at once, ids going on")
-                .extracting(t -> t.request().getCheckpointId()).containsOnly(2L);
-        assertThat(second.job.status().getLeaderElectedAtMs()).isEqualTo(electedAtMs);
-        assertThat(second.job.status().getTakenOverAtMs() - electedAtMs).as("taken over when it decided")
-                .isGreaterThanOrEqualTo(300);
-    }
-
-    /**
-     * Regression: a new leader that cannot adopt every kept task (one subtask was not reported)
-     * cancels the kept ones and deploys the restored attempts only once they stopped, so that no
-     * subtask runs two attempts at once.
-     */
-    @Test
-    void aTakeOverThatRestoresDeploysOnlyOnceTheCancelledKeptTasksStopped() {
-        FakeCluster first = started();
-        completeFirstCheckpoint(first);
-        List<Deployment> kept = first.live();
-        String run = kept.get(0).task().getRunId();
-        List<io.duraflow.jobmanager.recovery.ReportedTask> reports = new java.util.ArrayList<>();
-        for (Deployment d : kept.subList(1, kept.size())) {
-            reports.add(report(d, d.attemptNumber(), run));
-        }
-
-        FakeCluster second = new FakeCluster(streamingJob(), FakeCluster.SETTINGS, FakeSlotPool.of(2, 4), "session-2");
-        second.enableCheckpoints(root);
-        second.prepare();
-        java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
-        List<io.duraflow.jobmanager.recovery.ReportedTask> cancelled = new java.util.ArrayList<>();
-        second.job.recoveredByLeaderElectedAt(second.scheduler.now());
-        second.job.startTakingOver(reports, new TakeoverActions() {
-            @Override
-            public java.util.concurrent.CompletableFuture<Void> cancel(
-                    List<io.duraflow.jobmanager.recovery.ReportedTask> tasks) {
-                cancelled.addAll(tasks);
-                return stopped;
-            }
-
-            @Override
-            public java.util.concurrent.CompletableFuture<Void> adopt(List<Execution> executions) {
-                throw new AssertionError("nothing is adopted when a subtask is missing");
-            }
-        }, tm -> "127.0.0.1:1");
-        second.scheduler.advance(5_000);
-
-        assertThat(cancelled).containsExactlyInAnyOrderElementsOf(reports);
-        assertThat(second.gateways.deployments()).as("nothing deployed while the kept tasks run").isEmpty();
-
-        second.scheduler.execute(() -> stopped.complete(null));
-        second.scheduler.advance(5_000);
-        assertThat(second.live()).hasSize(taskCount(second.graph)).allSatisfy(d ->
-                assertThat(d.task().getRestore().getCheckpointId()).isEqualTo(1));
-    }
-
-    private static io.duraflow.jobmanager.recovery.ReportedTask report(Deployment d, int attempt, String run) {
-        return new io.duraflow.jobmanager.recovery.ReportedTask(d.tmId(),
-                new io.duraflow.jobmanager.recovery.ExecutionKey(d.vertex(), d.subtask()), attempt,
-                io.duraflow.jobmanager.recovery.ReportedTask.State.RUNNING, d.task().getParallelism(),
-                FakeCluster.SESSION, new io.duraflow.jobmanager.recovery.ReportedTask.StreamingProgress(run, 0, 1, 1,
-                        List.of()));
-    }
-
-    @Test
-    void aNewLeaderRestoresTheLatestCompletedCheckpointFromTheStore() {
-        FakeCluster first = started();
-        Map<Deployment, TaskStateSnapshot> acked = completeFirstCheckpoint(first);
-        first.job.suspend();
-
-        FakeCluster second = started(FakeCluster.SETTINGS, "session-2");
-
-        List<Deployment> deployed = second.live();
-        assertThat(deployed).hasSize(taskCount(second.graph)).allSatisfy(d -> {
-            assertThat(d.task().getJmSessionId()).isEqualTo("session-2");
-            assertThat(d.task().getRestore().getCheckpointId()).isEqualTo(1);
-        });
-        for (Deployment d : deployed) {
-            TaskStateSnapshot expected = acked.entrySet().stream()
-                    .filter(e -> e.getKey().vertex() == d.vertex() && e.getKey().subtask() == d.subtask())
-                    .map(Map.Entry::getValue).findFirst().orElseThrow();
-            assertThat(d.task().getRestore().getState()).isEqualTo(StateHandleCodec.toProto(expected));
-        }
-        // The id counter goes on after the restored checkpoint.
-        allRunning(second);
-        second.scheduler.advance(FakeCluster.CHECKPOINT_INTERVAL_MS);
-        assertThat(second.gateways.triggers()).extracting(t -> t.request().getCheckpointId()).containsOnly(2L);
-    }
-
     static List<Deployment> triggered(FakeCluster cluster, long checkpointId) {
         return cluster.gateways.triggers().stream().filter(t -> t.request().getCheckpointId() == checkpointId)
                 .map(t -> cluster.live().stream().filter(d -> d.attempt().equals(t.request().getAttempt()))
@@ -682,83 +369,8 @@ public class StreamingJobMasterTest {
                 .toList();
     }
 
-    // ------------------------------------------------------------------ periodic enumerator work
-
-    private static final long DISCOVERY_MS = 500;
-
-    /** A source watching {@code directory} (parallelism 1) -> collect. */
-    private FakeCluster watching(Path directory, JobSettings settings) {
-        JobBuilder job = new JobBuilder("watching");
-        job.fromSource("lines", TextFileSource.watching(directory.toString(), Duration.ofMillis(DISCOVERY_MS)))
-                .parallelism(1).map(String::length, Types.INT).collect("lengths");
-        FakeCluster cluster = new FakeCluster(JobGraph.compile(job.plan(), 1, RuntimeMode.STREAMING), settings,
-                FakeSlotPool.of(1, 4), FakeCluster.SESSION);
-        cluster.startStreaming();
-        allRunning(cluster);
-        return cluster;
-    }
-
-    private static void requestSplit(FakeCluster cluster, Deployment source) {
+    static void requestSplit(FakeCluster cluster, Deployment source) {
         cluster.job.onOperatorEvent(source.attempt(), cluster.graph.vertex(SOURCE).head().id(),
                 OperatorEvent.newBuilder().setRequestSplit(RequestSplit.getDefaultInstance()).build());
-    }
-
-    private static long splitsSentTo(FakeCluster cluster, Deployment d) {
-        return cluster.gateways.eventsTo(d.attempt()).stream().filter(e -> e.event().hasAddSplits()).count();
-    }
-
-    @Test
-    void aWatchingSourceListsItsDirectoryPeriodicallyAndHandsNewFilesToWaitingReaders() throws Exception {
-        Path input = Files.createDirectories(root.resolve("input"));
-        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
-        Deployment source = cluster.current(SOURCE, 0);
-        cluster.scheduler.advance(DISCOVERY_MS);
-        requestSplit(cluster, source);
-        assertThat(splitsSentTo(cluster, source)).as("no file yet: the reader waits").isZero();
-
-        Files.writeString(input.resolve("a.txt"), "one\ntwo\n");
-        cluster.scheduler.advance(DISCOVERY_MS - 1);
-        assertThat(splitsSentTo(cluster, source)).as("before the next listing").isZero();
-        cluster.scheduler.advance(1);
-
-        assertThat(splitsSentTo(cluster, source)).isEqualTo(1);
-    }
-
-    @Test
-    void aRestartReplacesTheEnumeratorAndTheOldOnesListingsStop() throws Exception {
-        Path input = Files.createDirectories(root.resolve("input"));
-        Files.writeString(input.resolve("a.txt"), "one\n");
-        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
-        Deployment first = cluster.current(SOURCE, 0);
-        cluster.scheduler.advance(DISCOVERY_MS);
-        requestSplit(cluster, first);
-        assertThat(splitsSentTo(cluster, first)).isEqualTo(1);
-
-        cluster.fail(first, "boom");
-        cluster.live().forEach(cluster::canceled);
-        cluster.scheduler.advance(DELAY);
-        allRunning(cluster);
-        Deployment second = cluster.current(SOURCE, 0);
-        assertThat(second.attemptNumber()).isEqualTo(1);
-        requestSplit(cluster, second);
-
-        assertThat(splitsSentTo(cluster, second)).as("without a checkpoint the new enumerator hands the file out again")
-                .isEqualTo(1);
-        cluster.scheduler.advance(10 * DISCOVERY_MS);
-        assertThat(cluster.scheduler.pending()).as("one listing timer, the new enumerator's").isEqualTo(1);
-    }
-
-    @Test
-    void aListingThatFailsRestartsTheJob() throws Exception {
-        Path input = Files.createDirectories(root.resolve("input"));
-        FakeCluster cluster = watching(input, FakeCluster.SETTINGS);
-        cluster.scheduler.advance(DISCOVERY_MS);
-        Files.delete(input);
-
-        cluster.scheduler.advance(DISCOVERY_MS);
-
-        assertThat(cluster.job.restarts()).isEqualTo(1);
-        assertThat(cluster.gateways.cancels()).isNotEmpty();
-        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
     }
 }
