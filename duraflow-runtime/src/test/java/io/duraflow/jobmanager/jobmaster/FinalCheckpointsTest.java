@@ -161,6 +161,34 @@ class FinalCheckpointsTest {
                 .allMatch(c -> c.status() == CheckpointStats.Status.COMPLETED);
     }
 
+    /**
+     * The wait above must not hold a job for good: a task whose final checkpoint completed but
+     * that never says it finished (it did not hear of the completion, say) is included again in a
+     * checkpoint {@value CheckpointTriggers#FINAL_RETRY_DELAY_MS} ms later, whose completion lets
+     * it finish.
+     */
+    @Test
+    void aTaskThatNeverReportsItsEndHoldsTheNextFinalCheckpointBackOnlyForTheRetryDelay() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        List<Deployment> sources = cluster.live(SOURCE);
+        sources.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        ackAll(cluster, 1);
+        cluster.finish(sources.get(0));
+        List<Deployment> sums = cluster.live(1);
+        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        assertThat(triggered(cluster, 2)).as("while the other source's end may be on its way").isEmpty();
+
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
+        assertThat(triggered(cluster, 2)).as("at the source still running").containsExactly(sources.get(1));
+        ackAll(cluster, 2);
+        cluster.finish(sources.get(1));
+        sums.forEach(cluster::finish);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+    }
+
     @Test
     void aFinalCheckpointThatFailsIsTriedAgainSoonAndItsFailureIsNoJobFailure() {
         FakeCluster cluster = started();

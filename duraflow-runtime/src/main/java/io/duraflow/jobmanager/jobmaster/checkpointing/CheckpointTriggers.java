@@ -59,7 +59,9 @@ public final class CheckpointTriggers {
      * The tasks a completed final checkpoint covered: each finishes once it hears of it. Until
      * the JobManager hears that, none is triggered: the next stage may end its input first (the
      * tasks before it finished on their TaskManager), and a checkpoint planned then would start at
-     * tasks already gone and fail.
+     * tasks already gone and fail. A task that has not said so {@value #FINAL_RETRY_DELAY_MS} ms
+     * after the checkpoint completed (its notification lost, say) holds nothing back any more: a
+     * checkpoint then includes it again, and its completion lets it finish.
      */
     private Set<CheckpointTask> finishing = Set.of();
     /** Counts restarts, so a final checkpoint's outcome that arrives after one is ignored. */
@@ -227,7 +229,14 @@ public final class CheckpointTriggers {
                     }
                 }, FINAL_RETRY_DELAY_MS);
             } else {
-                finishing = finalTriggeredFor;
+                Set<CheckpointTask> tookIt = finalTriggeredFor;
+                finishing = tookIt;
+                mainThread.schedule(() -> {
+                    if (restarts == this.restarts && finishing == tookIt && !shutDown) {
+                        finishing = Set.of();
+                        maybeTriggerFinal();
+                    }
+                }, FINAL_RETRY_DELAY_MS);
                 maybeTriggerFinal();
             }
         });
