@@ -1,5 +1,6 @@
 package io.duraflow.api.windowing;
 
+import io.duraflow.api.types.CorruptDataException;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.TypeSerializer;
@@ -38,7 +39,7 @@ record Pane<W>(W window, W stateWindow, WindowContents contents) {
                 W window = windowType.read(in);
                 int flags = in.readByte();
                 if ((flags & ~3) != 0) {
-                    throw new IllegalStateException("a window pane with unknown flags " + flags
+                    throw new CorruptDataException("a window pane with unknown flags " + flags
                             + ": the state was written by a newer version of Duraflow, or is corrupt");
                 }
                 W stateWindow = (flags & 1) != 0 ? windowType.read(in) : window;

@@ -209,6 +209,11 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
                 return i;
             }
         }
+        return addEmpty(window);
+    }
+
+    /** Adds a pane of {@code window} without contents (its first record comes); returns its index. */
+    private int addEmpty(W window) {
         panes.add(new Pane<>(window, window, null));
         changed = true;
         return panes.size() - 1;
@@ -230,9 +235,7 @@ public final class WindowOperator<K, T, W extends Window> extends KeyedProcessFu
             if (isWindowLate(window)) {
                 return -1;
             }
-            panes.add(new Pane<>(window, window, null));
-            changed = true;
-            return panes.size() - 1;
+            return addEmpty(window);
         }
         W result = window;
         for (Pane<W> pane : overlapping) {
