@@ -1,5 +1,8 @@
 package io.duraflow.api.sink;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /** Where a sink writer runs. */
 public interface SinkContext {
     String jobId();
@@ -10,4 +13,19 @@ public interface SinkContext {
 
     /** 0 for the first run of this subtask, 1 for the first retry, and so on. */
     int attemptNumber();
+
+    /**
+     * The job's {@code execution.checkpointing.interval}; empty when it takes no checkpoints
+     * (batch jobs, and streaming jobs without the option). A sink whose prepared output must
+     * survive until its checkpoint completes (say, an external transaction with a timeout) checks
+     * its limits against this and {@link #checkpointTimeout()}.
+     */
+    default Optional<Duration> checkpointInterval() {
+        return Optional.empty();
+    }
+
+    /** The job's {@code execution.checkpointing.timeout}: how long a checkpoint may take before it is aborted. */
+    default Duration checkpointTimeout() {
+        return Duration.ofMinutes(10);
+    }
 }

@@ -2,6 +2,8 @@ package io.duraflow.taskmanager.task;
 
 import io.duraflow.api.NonRetriableException;
 import io.duraflow.api.sink.SinkContext;
+import io.duraflow.config.CheckpointingOptions;
+import io.duraflow.config.Configuration;
 import io.duraflow.exchange.PartitionNotFoundException;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
@@ -16,6 +18,8 @@ import io.duraflow.rpc.proto.TaskStateUpdate;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -235,6 +239,7 @@ public final class Task implements Runnable {
     }
 
     private SinkContext sinkContext() {
+        Configuration checkpointing = Configuration.fromMap(deployment.getConfigMap());
         return new SinkContext() {
             @Override
             public String jobId() {
@@ -254,6 +259,16 @@ public final class Task implements Runnable {
             @Override
             public int attemptNumber() {
                 return attempt.getAttempt();
+            }
+
+            @Override
+            public Optional<Duration> checkpointInterval() {
+                return Optional.ofNullable(checkpointing.get(CheckpointingOptions.INTERVAL));
+            }
+
+            @Override
+            public Duration checkpointTimeout() {
+                return checkpointing.get(CheckpointingOptions.TIMEOUT);
             }
         };
     }
