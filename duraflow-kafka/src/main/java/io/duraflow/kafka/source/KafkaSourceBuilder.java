@@ -196,6 +196,7 @@ public final class KafkaSourceBuilder<T> {
             }
         }
         Map<String, Object> all = new TreeMap<>(properties);
+        all.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         all.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         all.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         try {

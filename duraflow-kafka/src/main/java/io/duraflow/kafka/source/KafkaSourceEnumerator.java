@@ -79,7 +79,8 @@ final class KafkaSourceEnumerator implements SplitEnumerator<KafkaPartitionSplit
     private volatile boolean initialForWork = true;
     /** Created and used by the worker; closed by {@link #close}. Guarded by {@code this}. */
     private KafkaMetadata metadata;
-    private boolean closed;
+    /** Set by {@link #close}; a discovery that ends after it is dropped. */
+    private volatile boolean closed;
 
     /** @param restored the checkpointed state; null for a new enumerator */
     KafkaSourceEnumerator(SplitEnumeratorContext<KafkaPartitionSplit> context, Settings settings,
@@ -136,6 +137,9 @@ final class KafkaSourceEnumerator implements SplitEnumerator<KafkaPartitionSplit
 
     /** Back on the main thread with what a discovery found, or why it failed. */
     private void handleDiscovery(PartitionDiscovery.Result result, Throwable failure) {
+        if (closed) {
+            return;
+        }
         if (failure != null) {
             String message = failureMessage(failure);
             if (!firstDiscoveryDone) {
