@@ -47,7 +47,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Where a partition starts: the starting offsets for partitions found at the job's start (and
  * for topics added to the subscription before a restore); the earliest offset for partitions that
- * appear later, so that their records are not skipped (see {@link PartitionDiscovery}).
+ * appear later, so that their records are not skipped (see
+ * docs/design/exactly-once-sinks-and-sources.md#kafkasource).
  *
  * <p>Failures: a topic listed in {@code topics(...)} that does not exist, or a cluster that does not
  * answer within the client's {@code default.api.timeout.ms}, fails the job at its start with a

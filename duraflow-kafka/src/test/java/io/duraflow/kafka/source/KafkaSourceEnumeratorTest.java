@@ -175,6 +175,15 @@ class KafkaSourceEnumeratorTest {
     }
 
     @Test
+    void aDiscoveryIntervalOfZeroOrLessDiscoversOnlyAtTheStart() {
+        FakeEnumeratorContext context = new FakeEnumeratorContext(1);
+        new KafkaSourceEnumerator(context, new KafkaSourceEnumerator.Settings(BOOTSTRAP,
+                new KafkaSubscription.Topics(List.of("orders")), OffsetsInitializer.earliest(), null, null, -1),
+                () -> cluster, null).start();
+        assertThat(context.asyncCalls).singleElement().satisfies(call -> assertThat(call.periodMs()).isZero());
+    }
+
+    @Test
     void boundedModeDiscoversOnceAndThenSignalsTheEnd() {
         cluster.topic("orders", 3);
         cluster.latest.put(new TopicPartition("orders", 0), 10L);
