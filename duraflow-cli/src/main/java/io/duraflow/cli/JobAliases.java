@@ -18,6 +18,7 @@ final class JobAliases {
         ALIASES.put("streaming-keyed-sum", io.duraflow.examples.StreamingKeyedSum.class.getName());
         ALIASES.put("snapshot-changelog", io.duraflow.examples.SnapshotChangelogJob.class.getName());
         ALIASES.put("nexmark", io.duraflow.examples.nexmark.NexmarkQueries.class.getName());
+        ALIASES.put("kafka-keyed-count", io.duraflow.cli.kafka.KafkaKeyedCount.class.getName());
     }
 
     private JobAliases() {}

@@ -12,7 +12,9 @@ import io.duraflow.rpc.proto.JobIdRequest;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.RestoreSettingsData;
 import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.rpc.proto.TriggerSavepointRequest;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -162,6 +164,33 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
                 .putAllParams(params).putAllConfig(jobConfig).setParallelism(parallelism).build();
         call(stub -> stub.submitJob(request), DEFAULT_TIMEOUT);
         return jobId;
+    }
+
+    /**
+     * Submits a job that starts from a savepoint or a retained checkpoint ({@code path}), at any
+     * parallelism, and returns its id at once. State of operators the job no longer has is an
+     * error unless {@code allowNonRestoredState}.
+     */
+    public String submitFromSavepoint(Class<? extends DuraflowJob> job, Map<String, String> params, int parallelism,
+            Map<String, String> jobConfig, String path, boolean allowNonRestoredState) {
+        String jobId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        SubmitJobRequest request = SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(job.getName())
+                .putAllParams(params).putAllConfig(jobConfig).setParallelism(parallelism)
+                .setRestore(RestoreSettingsData.newBuilder().setPath(path)
+                        .setAllowNonRestoredState(allowNonRestoredState))
+                .build();
+        call(stub -> stub.submitJob(request), DEFAULT_TIMEOUT);
+        return jobId;
+    }
+
+    /**
+     * Takes a savepoint of a running streaming job into {@code directory} and returns the
+     * savepoint's path; with {@code cancel}, the job is cancelled once it completed.
+     */
+    public String savepoint(String jobId, String directory, boolean cancel) {
+        TriggerSavepointRequest request = TriggerSavepointRequest.newBuilder().setJobId(jobId)
+                .setTargetDirectory(directory).setCancelJob(cancel).build();
+        return call(stub -> stub.triggerSavepoint(request), DEFAULT_TIMEOUT).getPath();
     }
 
     /** A running job's status. */
