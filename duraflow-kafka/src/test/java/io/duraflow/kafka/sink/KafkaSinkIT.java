@@ -3,6 +3,7 @@ package io.duraflow.kafka.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.duraflow.kafka.TestTopics;
 import io.duraflow.kafka.local.LocalKafkaBroker;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.test.DuraflowCluster;
@@ -81,7 +82,7 @@ class KafkaSinkIT {
             String jobId = cluster.submit(SequenceToKafka.class, params(topic, records, "EXACTLY_ONCE"), 2,
                     streaming());
             await("records committed by a checkpoint").atMost(JOB_TIMEOUT)
-                    .until(() -> !CommittedRecords.read(broker.bootstrapServers(), topic, true, Duration.ofMillis(500),
+                    .until(() -> !TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofMillis(500),
                             values -> !values.isEmpty()).isEmpty());
             assertThat(cluster.status(jobId).getState()).isEqualTo(JobState.JOB_RUNNING);
             cluster.startTaskManager();
@@ -91,10 +92,10 @@ class KafkaSinkIT {
             assertThat(outcome.finished()).as("%s", outcome).isTrue();
             assertThat(outcome.restarts()).as("restarts").isPositive();
         }
-        List<String> committed = CommittedRecords.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
+        List<String> committed = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
                 values -> values.size() >= records);
         assertThat(committed.stream().sorted().toList()).as("every number exactly once").isEqualTo(numbers(records));
-        List<String> all = CommittedRecords.read(broker.bootstrapServers(), topic, false, Duration.ofSeconds(5),
+        List<String> all = TestTopics.read(broker.bootstrapServers(), topic, false, Duration.ofSeconds(5),
                 values -> false);
         System.out.printf("exactly once through a TaskManager crash: %d committed, %d written in all%n",
                 committed.size(), all.size());
@@ -109,13 +110,13 @@ class KafkaSinkIT {
             cluster.start();
             String jobId = cluster.submit(SequenceToKafka.class, params(topic, records, "AT_LEAST_ONCE"), 2,
                     streaming());
-            await("records written").atMost(JOB_TIMEOUT).until(() -> !CommittedRecords.read(broker.bootstrapServers(),
+            await("records written").atMost(JOB_TIMEOUT).until(() -> !TestTopics.read(broker.bootstrapServers(),
                     topic, true, Duration.ofMillis(500), values -> !values.isEmpty()).isEmpty());
             cluster.startTaskManager();
             cluster.stopTaskManager(0);
             assertThat(cluster.await(jobId, JOB_TIMEOUT).finished()).isTrue();
         }
-        List<String> written = CommittedRecords.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
+        List<String> written = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
                 values -> values.stream().distinct().count() >= records);
         assertThat(written.stream().distinct().sorted().toList()).isEqualTo(numbers(records));
     }
@@ -144,7 +145,7 @@ class KafkaSinkIT {
             assertThat(outcome.finished()).as("%s", outcome).isTrue();
         }
         // Left open, the transaction would hide everything after it from read_committed for 15 minutes.
-        List<String> committed = CommittedRecords.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
+        List<String> committed = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
                 values -> values.size() >= records);
         assertThat(committed.stream().sorted().toList()).isEqualTo(numbers(records));
     }
