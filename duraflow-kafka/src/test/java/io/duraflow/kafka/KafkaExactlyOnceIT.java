@@ -7,7 +7,6 @@ import io.duraflow.kafka.local.LocalKafkaBroker;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.test.DuraflowCluster;
 import io.duraflow.test.JobOutcome;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +22,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,16 +40,8 @@ class KafkaExactlyOnceIT {
     Path dir;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = LocalKafkaBroker.fromSystemProperty(Files.createTempDirectory("kafka-exactly-once-it"), Map.of());
-        broker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void startBroker() {
+        broker = SharedKafkaBroker.get();
     }
 
     private Map<String, String> streaming() {

@@ -171,9 +171,20 @@ final class KafkaSinkWriter<T> implements CommittingSinkWriter<T, KafkaCommittab
 
     /** The first failure of an asynchronous send, thrown on the task thread by the next call. */
     private static final class SendErrors {
+        private final java.util.Map<String, Callback> callbacks = new java.util.HashMap<>();
         private volatile RuntimeException first;
 
+        /** The callback for records of {@code topic}, one per topic rather than one per record. */
         Callback callbackFor(String topic) {
+            Callback callback = callbacks.get(topic);
+            if (callback == null) {
+                callback = newCallback(topic);
+                callbacks.put(topic, callback);
+            }
+            return callback;
+        }
+
+        private Callback newCallback(String topic) {
             return (metadata, exception) -> {
                 if (exception != null && first == null) {
                     first = new IllegalStateException("the Kafka sink cannot write to topic " + topic + ": "

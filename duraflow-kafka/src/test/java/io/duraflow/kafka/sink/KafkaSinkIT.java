@@ -3,6 +3,7 @@ package io.duraflow.kafka.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.duraflow.kafka.SharedKafkaBroker;
 import io.duraflow.kafka.TestTopics;
 import io.duraflow.kafka.local.LocalKafkaBroker;
 import io.duraflow.rpc.proto.JobState;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,16 +35,8 @@ class KafkaSinkIT {
     Path dir;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = LocalKafkaBroker.fromSystemProperty(java.nio.file.Files.createTempDirectory("kafka-sink-it"), Map.of());
-        broker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void startBroker() {
+        broker = SharedKafkaBroker.get();
     }
 
     private Map<String, String> streaming() {
