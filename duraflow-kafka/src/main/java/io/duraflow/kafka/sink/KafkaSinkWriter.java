@@ -179,7 +179,10 @@ final class KafkaSinkWriter<T> implements CommittingSinkWriter<T, KafkaCommittab
             Callback callback = callbacks.get(topic);
             if (callback == null) {
                 callback = newCallback(topic);
-                callbacks.put(topic, callback);
+                if (callbacks.size() < 1024) {
+                    // Bounded: a serializer that picks topics per record must not grow this without end.
+                    callbacks.put(topic, callback);
+                }
             }
             return callback;
         }
