@@ -82,7 +82,8 @@ public final class KafkaSink<T> implements TwoPhaseCommittingSink<T, KafkaCommit
 
     @Override
     public Committer<KafkaCommittable> createCommitter() {
-        return new KafkaCommitter(this);
+        return new KafkaCommitter(live, new BrokerTakeUp(producerProperties(), bootstrapServers),
+                transactionalIdPrefix, transactionTimeout().toMillis());
     }
 
     @Override
@@ -168,8 +169,12 @@ public final class KafkaSink<T> implements TwoPhaseCommittingSink<T, KafkaCommit
     }
 
     IllegalStateException fenced(String transactionalId, Exception cause) {
+        return fenced(transactionalIdPrefix, transactionalId, cause);
+    }
+
+    static IllegalStateException fenced(String prefix, String transactionalId, Exception cause) {
         return new IllegalStateException("another producer took over Kafka transactional id " + transactionalId
-                + ": two jobs (or two sinks of one job) use the transactional id prefix '" + transactionalIdPrefix
+                + ": two jobs (or two sinks of one job) use the transactional id prefix '" + prefix
                 + "'; give each its own prefix", cause);
     }
 

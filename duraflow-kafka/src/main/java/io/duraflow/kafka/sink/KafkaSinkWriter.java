@@ -3,8 +3,10 @@ package io.duraflow.kafka.sink;
 import io.duraflow.api.sink.CommittingSinkWriter;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -40,7 +42,8 @@ final class KafkaSinkWriter<T> implements CommittingSinkWriter<T, KafkaCommittab
     /** Producers whose transactions were committed, ready for the next one; filled by committers. */
     private final Queue<TransactionalProducer> committed = new ConcurrentLinkedQueue<>();
     private final Queue<TransactionalProducer> free = new ArrayDeque<>();
-    private final List<TransactionalProducer> waiting = new ArrayList<>();
+    /** Producers whose precommitted transactions wait for their checkpoints, with their committables. */
+    private final Map<TransactionalProducer, KafkaCommittable> waiting = new IdentityHashMap<>();
     private int idsCreated;
 
     KafkaSinkWriter(KafkaSink<T> sink, Properties properties, String transactionalIdBase) {
@@ -95,8 +98,10 @@ final class KafkaSinkWriter<T> implements CommittingSinkWriter<T, KafkaCommittab
             throw sink.fenced(current.transactionalId(), e);
         }
         errors.throwIfAny();
-        sink.liveTransactions().put(committable, new LiveTransaction(current, committed::add));
-        waiting.add(current);
+        TransactionalProducer precommitted = current;
+        sink.liveTransactions().put(committable,
+                new LiveTransaction(precommitted::commit, () -> committed.add(precommitted)));
+        waiting.put(precommitted, committable);
         current = nextProducer();
         current.begin();
         return List.of(committable);
@@ -160,18 +165,18 @@ final class KafkaSinkWriter<T> implements CommittingSinkWriter<T, KafkaCommittab
         for (TransactionalProducer producer : free) {
             producer.closeLeavingTransactionOpen();
         }
-        for (TransactionalProducer producer : waiting) {
-            sink.liveTransactions().values().removeIf(live -> live.producer() == producer);
+        waiting.forEach((producer, committable) -> {
+            sink.liveTransactions().remove(committable);
             producer.closeLeavingTransactionOpen();
-        }
+        });
     }
 
-    /** A precommitted transaction and how to hand its producer back to its writer once committed. */
-    record LiveTransaction(TransactionalProducer producer, java.util.function.Consumer<TransactionalProducer> onCommitted) {}
+    /** A precommitted transaction whose producer runs here: how to commit it, and to tell its writer it was. */
+    record LiveTransaction(Runnable commit, Runnable committed) {}
 
     /** The first failure of an asynchronous send, thrown on the task thread by the next call. */
     private static final class SendErrors {
-        private final java.util.Map<String, Callback> callbacks = new java.util.HashMap<>();
+        private final Map<String, Callback> callbacks = new HashMap<>();
         private volatile RuntimeException first;
 
         /** The callback for records of {@code topic}, one per topic rather than one per record. */
