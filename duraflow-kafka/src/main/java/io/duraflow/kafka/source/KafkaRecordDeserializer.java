@@ -11,9 +11,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * Turns a Kafka record into the source's records: none, one or several. One instance serves every
  * reader of the source in a process, so it must be thread-safe (the factories' are). A failure
- * fails the task with a message naming the topic, partition, offset and {@link #description()};
- * the restarted job meets the same record again, so fix the deserializer or skip bad records in
- * it.
+ * fails the job at once (a {@code NonRetriableException}: a restarted job would meet the same
+ * record again) with a message naming the topic, partition, offset and {@link #description()}; fix
+ * the deserializer, or skip bad records in it.
  *
  * @param <T> the records the source produces
  */

@@ -5,6 +5,7 @@ import io.duraflow.api.source.InputStatus;
 import io.duraflow.api.source.ReaderOutput;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
+import io.duraflow.api.NonRetriableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -235,7 +236,8 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
             try {
                 deserializer.deserialize(record, emitter);
             } catch (Exception e) {
-                throw new KafkaSourceException("cannot deserialize the value at " + reader.splitId + " offset "
+                // Not retried: a restarted job would read the same record and fail the same way.
+                throw new NonRetriableException("cannot deserialize the value at " + reader.splitId + " offset "
                         + record.offset() + " with " + deserializer.description() + ": " + oneLine(e)
                         + "; fix the deserializer or the data (a restarted job reads this record again)", e);
             }

@@ -212,7 +212,8 @@ class KafkaSourceReaderTest {
         reader.addSplits(List.of(KafkaPartitionSplit.unbounded(orders2, 1234)));
         consumer.addRecord(record(orders2, 1234, "{\"id\": \"a\", \"amount\": \"many\"}"));
         assertThatThrownBy(() -> reader.pollNext(new RecordingOutput<>()))
-                .isInstanceOf(KafkaSourceException.class)
+                .as("not retried: a restarted job would meet the same record")
+                .isInstanceOf(io.duraflow.api.NonRetriableException.class)
                 .hasMessageStartingWith("cannot deserialize the value at orders-2 offset 1234 with json("
                         + Order.class.getName() + "): InvalidFormatException: Cannot deserialize value of type `long`")
                 .hasMessageEndingWith("; fix the deserializer or the data (a restarted job reads this record again)")
