@@ -30,12 +30,18 @@ import java.util.regex.Pattern;
  * must run more often than checkpoints complete; the JobManagers' logs give the count that does
  * not depend on polling ({@link #completedInLogs}).
  *
- * <p>For each checkpoint it keeps how many records the job's {@link StrideSplit} sources
- * (the {@code DataGeneratorSource}) had read: the positions of the splits in the readers' state.
+ * <p>For each checkpoint it keeps how many records the job's sources had read, from the positions
+ * of the splits in the readers' state ({@link SourcePosition}): by default of {@link StrideSplit}
+ * sources (the {@code DataGeneratorSource}).
  */
 public final class CheckpointWatch {
     /** A completed checkpoint: its times (epoch ms, JobManager clock) and the sources' position in it. */
     record Seen(long id, long triggeredMs, long completedMs, long sourceRecordsRead) {
+    }
+
+    /** How many records a job's sources had read when a checkpoint was taken, from their splits in it. */
+    interface SourcePosition {
+        long recordsRead(CompletedCheckpoint checkpoint) throws IOException;
     }
 
     /** The source reader operator's list state (StreamOperators.SPLITS_STATE, part of the checkpoint format). */
@@ -45,7 +51,7 @@ public final class CheckpointWatch {
 
     private final Path jobDirectory;
     private final String jobId;
-    private final long records;
+    private final SourcePosition position;
     private final TreeMap<Long, Seen> seen = new TreeMap<>();
 
     /**
@@ -53,9 +59,14 @@ public final class CheckpointWatch {
      * @param records how many records the sources generate in all (the job's {@code records})
      */
     CheckpointWatch(Path checkpointDirectory, String jobId, long records) {
+        this(checkpointDirectory, jobId, checkpoint -> sourceRecordsRead(checkpoint, records));
+    }
+
+    /** @param checkpointDirectory execution.checkpointing.dir */
+    CheckpointWatch(Path checkpointDirectory, String jobId, SourcePosition position) {
         this.jobDirectory = checkpointDirectory.resolve(jobId);
         this.jobId = jobId;
-        this.records = records;
+        this.position = position;
     }
 
     /** Reads the metadata of every checkpoint that completed since the last poll. */
@@ -82,7 +93,7 @@ public final class CheckpointWatch {
                     continue;
                 }
                 seen.put(id, new Seen(id, checkpoint.timestampMs(), checkpoint.completedMs(),
-                        sourceRecordsRead(checkpoint, records)));
+                        position.recordsRead(checkpoint)));
             }
         } catch (java.nio.file.NoSuchFileException | java.io.UncheckedIOException e) {
             // a checkpoint directory deleted while listed
@@ -118,6 +129,15 @@ public final class CheckpointWatch {
      */
     public static long sourceRecordsRead(CompletedCheckpoint checkpoint, long records) throws IOException {
         List<StrideSplit> splits = new ArrayList<>();
+        for (byte[] split : sourceSplits(checkpoint)) {
+            splits.add(StrideSplit.SERIALIZER.fromBytes(split));
+        }
+        return records - remaining(splits);
+    }
+
+    /** The splits in the source readers' state of a checkpoint, serialized by their source's split serializer. */
+    static List<byte[]> sourceSplits(CompletedCheckpoint checkpoint) throws IOException {
+        List<byte[]> splits = new ArrayList<>();
         for (OperatorCheckpointState operator : checkpoint.operators().values()) {
             for (OperatorSubtaskState subtask : operator.sortedSubtasks().values()) {
                 for (OperatorStateHandle handle : subtask.operatorState()) {
@@ -127,12 +147,12 @@ public final class CheckpointWatch {
                     var list = OperatorSnapshotFormat.read(handle).get(SPLITS_STATE);
                     for (byte[] element : list.elements()) {
                         DataReader in = new DataReader(element);
-                        splits.add(StrideSplit.SERIALIZER.fromBytes(in.readBytes(in.readVarInt())));
+                        splits.add(in.readBytes(in.readVarInt()));
                     }
                 }
             }
         }
-        return records - remaining(splits);
+        return splits;
     }
 
     /** Indexes the splits have still to read. */

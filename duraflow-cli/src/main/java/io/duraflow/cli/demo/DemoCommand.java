@@ -20,7 +20,10 @@ import picocli.CommandLine.Option;
         + " checkpointed streaming job with an exactly-once file sink on one, kills a TaskManager and later the"
         + " leader JobManager, reports checkpoints, recovery times and replayed records, and checks the output."
         + " 'demo checkpoint-rejection' runs a source that declines checkpoints while a table chunk is open,"
-        + " kills a TaskManager, reports declined and completed checkpoints, and checks the output.")
+        + " kills a TaskManager, reports declined and completed checkpoints, and checks the output."
+        + " 'demo kafka-exactly-once' starts a Kafka broker next to a high-availability cluster, counts keys from"
+        + " topic to topic with the exactly-once Kafka sink while records are produced, kills a TaskManager and later"
+        + " the leader JobManager, and checks the output as a read_committed consumer sees it.")
 public final class DemoCommand implements Callable<Integer> {
     @CommandLine.ParentCommand
     Duraflow root;
@@ -38,6 +41,10 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (options.job.equals("streaming-failover")) {
             return new StreamingFailoverDemo(directory(), root.overrides, options.params, options.parallelism,
+                    System.out).run();
+        }
+        if (options.job.equals("kafka-exactly-once")) {
+            return new KafkaExactlyOnceDemo(directory(), root.overrides, options.params, options.parallelism,
                     System.out).run();
         }
         if (options.job.equals("checkpoint-rejection")) {
