@@ -1,5 +1,6 @@
 package io.duraflow.api.connectors;
 
+import io.duraflow.api.types.ChecksummedBytes;
 import io.duraflow.api.types.CorruptDataException;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
@@ -7,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.SortedSet;
-import java.util.zip.CRC32C;
 
 /**
  * What a {@link DirectoryWatchingEnumerator} checkpoints: the names of every file it has seen and
@@ -16,7 +16,6 @@ import java.util.zip.CRC32C;
  */
 record WatchedDirectoryState(List<String> seenFileNames, List<FileSplit> unassignedSplits) {
     static final int VERSION = 1;
-    private static final int CHECKSUM_BYTES = 4;
 
     WatchedDirectoryState {
         seenFileNames = List.copyOf(seenFileNames);
@@ -50,10 +49,7 @@ record WatchedDirectoryState(List<String> seenFileNames, List<FileSplit> unassig
             out.writeVarInt(bytes.length);
             out.writeBytes(bytes);
         }
-        CRC32C crc = new CRC32C();
-        crc.update(out.buffer(), 0, out.position());
-        out.writeInt((int) crc.getValue());
-        return out.toByteArray();
+        return ChecksummedBytes.seal(out);
     }
 
     /**
@@ -64,26 +60,9 @@ record WatchedDirectoryState(List<String> seenFileNames, List<FileSplit> unassig
      */
     static WatchedDirectoryState fromBytes(byte[] bytes, String directory) {
         String what = "the checkpointed state of the file source watching " + directory;
-        if (bytes.length < 1 + CHECKSUM_BYTES) {
-            throw new CorruptDataException(what + " is corrupt: " + bytes.length + " bytes is too short;"
-                    + " restore from another checkpoint");
-        }
-        int body = bytes.length - CHECKSUM_BYTES;
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, body);
-        boolean intact = new DataReader(bytes, body, CHECKSUM_BYTES).readInt() == (int) crc.getValue();
-        int version = readVersion(bytes);
-        if (version != VERSION) {
-            throw new CorruptDataException(what + (intact ? "" : " is corrupt or") + " has format version " + version
-                    + ", this build reads version " + VERSION
-                    + "; restore with the Duraflow version that wrote it, or from another checkpoint");
-        }
-        if (!intact) {
-            throw new CorruptDataException(what + " is corrupt (CRC32C mismatch); restore from another checkpoint");
-        }
+        DataReader in = ChecksummedBytes.open(bytes, VERSION, what);
+        int body = in.remaining();
         try {
-            DataReader in = new DataReader(bytes, 0, body);
-            in.readVarInt();
             int seenCount = in.readVarInt();
             List<String> seen = new ArrayList<>(Math.min(seenCount, body));
             String previous = "";
@@ -111,14 +90,6 @@ record WatchedDirectoryState(List<String> seenFileNames, List<FileSplit> unassig
         }
     }
 
-    /** The leading version varint, or -1 if even that is unreadable. */
-    private static int readVersion(byte[] bytes) {
-        try {
-            return new DataReader(bytes).readVarInt();
-        } catch (CorruptDataException e) {
-            return -1;
-        }
-    }
 
     /** Chars {@code a} and {@code b} share at their start, never ending inside a surrogate pair. */
     private static int sharedPrefix(String a, String b) {

@@ -1,5 +1,6 @@
 package io.duraflow.kafka.source;
 
+import io.duraflow.api.types.ChecksummedBytes;
 import io.duraflow.api.types.CorruptDataException;
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
@@ -10,7 +11,6 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.zip.CRC32C;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -33,7 +33,6 @@ import org.apache.kafka.common.TopicPartition;
  */
 record KafkaEnumeratorState(KafkaSubscription subscription, SortedMap<String, SortedSet<Integer>> assigned) {
     static final int VERSION = 1;
-    private static final int CHECKSUM_BYTES = 4;
 
     KafkaEnumeratorState {
         SortedMap<String, SortedSet<Integer>> copy = new TreeMap<>();
@@ -65,10 +64,7 @@ record KafkaEnumeratorState(KafkaSubscription subscription, SortedMap<String, So
             out.writeVarInt(topic.getValue().size());
             topic.getValue().forEach(out::writeVarInt);
         }
-        CRC32C crc = new CRC32C();
-        crc.update(out.buffer(), 0, out.position());
-        out.writeInt((int) crc.getValue());
-        return out.toByteArray();
+        return ChecksummedBytes.seal(out);
     }
 
     /**
@@ -79,26 +75,8 @@ record KafkaEnumeratorState(KafkaSubscription subscription, SortedMap<String, So
      */
     static KafkaEnumeratorState fromBytes(byte[] bytes, String source) {
         String what = "the checkpointed state of the Kafka source enumerator of " + source;
-        if (bytes.length < 1 + CHECKSUM_BYTES) {
-            throw new CorruptDataException(what + " is corrupt: " + bytes.length + " bytes is too short;"
-                    + " restore from another checkpoint");
-        }
-        int body = bytes.length - CHECKSUM_BYTES;
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, body);
-        boolean intact = new DataReader(bytes, body, CHECKSUM_BYTES).readInt() == (int) crc.getValue();
-        int version = readVersion(bytes);
-        if (version != VERSION) {
-            throw new CorruptDataException(what + (intact ? "" : " is corrupt or") + " has format version " + version
-                    + ", this build reads version " + VERSION
-                    + "; restore with the Duraflow version that wrote it, or from another checkpoint");
-        }
-        if (!intact) {
-            throw new CorruptDataException(what + " is corrupt (CRC32C mismatch); restore from another checkpoint");
-        }
+        DataReader in = ChecksummedBytes.open(bytes, VERSION, what);
         try {
-            DataReader in = new DataReader(bytes, 0, body);
-            in.readVarInt();
             KafkaSubscription subscription = KafkaSubscription.read(in);
             int topicCount = in.readVarInt();
             SortedMap<String, SortedSet<Integer>> assigned = new TreeMap<>();
@@ -121,12 +99,4 @@ record KafkaEnumeratorState(KafkaSubscription subscription, SortedMap<String, So
         }
     }
 
-    /** The leading version varint, or -1 if even that is unreadable. */
-    private static int readVersion(byte[] bytes) {
-        try {
-            return new DataReader(bytes).readVarInt();
-        } catch (CorruptDataException e) {
-            return -1;
-        }
-    }
 }
