@@ -77,6 +77,16 @@ class KafkaErrorsIT {
     }
 
     @Test
+    void aMissingTopicOfABoundedSourceIsNamed() throws Exception {
+        JobOutcome outcome = read(Map.of("bootstrap", broker.bootstrapServers(), "topics", "no-such-bounded-topic",
+                "bounded", "true"), false);
+
+        assertThat(outcome.state()).isEqualTo("FAILED");
+        assertThat(outcome.failure()).contains("topic 'no-such-bounded-topic' not found on "
+                + broker.bootstrapServers()).contains("create it");
+    }
+
+    @Test
     void aRecordTheDeserializerRejectsIsNamedAndNotRetried() throws Exception {
         broker.createTopic("bad-json", 1);
         TestTopics.produce(broker.bootstrapServers(), "bad-json", List.of("{\"id\": \"a\", \"amount\": 1}",

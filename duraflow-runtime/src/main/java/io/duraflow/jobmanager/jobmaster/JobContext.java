@@ -75,6 +75,11 @@ final class JobContext {
     private JobEventLog eventLog = JobEventLog.NONE;
     private long endedAtMs;
     private String failure = "";
+    /**
+     * The cause of a split enumerator's failure handled before the job started (its periodic work
+     * ends while the dispatcher still stores the job): the job fails over from it as it starts.
+     */
+    private String enumeratorFailureBeforeStart;
     /** Whether TaskManagers keep running tasks when the leader goes ({@code taskmanager.leader-loss.timeout} > 0). */
     private boolean keepTasksForNextLeader;
 
@@ -226,6 +231,13 @@ final class JobContext {
         coordinators.reportAssignments();
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId(), graph().jobName(),
                 graph().vertices().size(), graph().fingerprint());
+        if (enumeratorFailureBeforeStart != null) {
+            // Fails the job, or restarts it (which also replaces the failed enumerator), instead of the first deployment.
+            String cause = enumeratorFailureBeforeStart;
+            enumeratorFailureBeforeStart = null;
+            mode.enumeratorFailed(cause);
+            return;
+        }
         mode.start();
     }
 
@@ -286,8 +298,17 @@ final class JobContext {
     }
 
     private void enumeratorFailed(Throwable error) {
-        guarded("handling a split enumerator's periodic work",
-                () -> mode.enumeratorFailed("a split enumerator failed: " + Rpc.describe(error)));
+        String cause = "a split enumerator failed: " + Rpc.describe(error);
+        if (state == JobMasterState.CREATED) {
+            // Not started: no mode can fail over yet (a streaming restart ignores a job that is not
+            // RUNNING), so the failure waits for the start instead of being dropped.
+            LOG.warn("Job {}: {}; the job fails over as it starts", jobId(), cause);
+            if (enumeratorFailureBeforeStart == null) {
+                enumeratorFailureBeforeStart = cause;
+            }
+            return;
+        }
+        guarded("handling a split enumerator's periodic work", () -> mode.enumeratorFailed(cause));
     }
 
     // ------------------------------------------------------------------ cancellation and the end

@@ -34,7 +34,12 @@ public final class TestSources {
         /** Pull-style, but says it cannot snapshot; taking or restoring a snapshot fails the test. */
         NO_SNAPSHOT,
         /** Pull-style, but says it never ends ({@link Boundedness#CONTINUOUS_UNBOUNDED}). */
-        UNBOUNDED
+        UNBOUNDED,
+        /**
+         * Pull-style, but its start asks for work once ({@code callAsync}, period 0) whose handler
+         * throws, as a bounded Kafka enumerator whose first discovery finds no topic.
+         */
+        FAIL_FIRST_ASYNC
     }
 
     static volatile CountDownLatch RELEASE_SLOW_START = new CountDownLatch(0);
@@ -73,6 +78,11 @@ public final class TestSources {
                         }
                     }
                     splits.start();
+                    if (behaviour == Behaviour.FAIL_FIRST_ASYNC) {
+                        context.callAsync(() -> "discovered", (result, error) -> {
+                            throw new IllegalStateException("topic 'missing' not found");
+                        }, 0, 0);
+                    }
                 }
 
                 @Override
