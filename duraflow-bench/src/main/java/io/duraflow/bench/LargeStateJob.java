@@ -9,8 +9,6 @@ import io.duraflow.api.functions.KeyedProcessFunction;
 import io.duraflow.api.functions.RuntimeContext;
 import io.duraflow.api.state.ValueState;
 import io.duraflow.api.state.ValueStateDescriptor;
-import io.duraflow.api.types.DataReader;
-import io.duraflow.api.types.DataWriter;
 import io.duraflow.api.types.Tuple2;
 import io.duraflow.api.types.TypeSerializer;
 import io.duraflow.api.types.Types;
@@ -35,24 +33,6 @@ import org.slf4j.LoggerFactory;
 public final class LargeStateJob implements DuraflowJob {
     static final String RESULT = "nothing";
 
-    /** A byte array: var-int length, then the bytes. */
-    static final TypeSerializer<byte[]> BYTES = new TypeSerializer<>() {
-        @Override
-        public void write(byte[] value, DataWriter out) {
-            out.writeVarInt(value.length);
-            out.writeBytes(value);
-        }
-
-        @Override
-        public byte[] read(DataReader in) {
-            return in.readBytes(in.readVarInt());
-        }
-
-        @Override
-        public String description() {
-            return "bytes";
-        }
-    };
 
     static final TypeSerializer<Tuple2<Long, Long>> RECORD = Types.tuple(Types.LONG, Types.LONG);
 
@@ -86,7 +66,7 @@ public final class LargeStateJob implements DuraflowJob {
         static final String BUILT_LINE = "large-state built";
         static final String CHECKED_LINE = "large-state checked";
         static final int CHECK_LOG_EVERY = 65_536;
-        static final ValueStateDescriptor<byte[]> VALUE = new ValueStateDescriptor<>("value", BYTES);
+        static final ValueStateDescriptor<byte[]> VALUE = new ValueStateDescriptor<>("value", Types.BYTES);
         private static final Logger LOG = LoggerFactory.getLogger(StoreOrCheck.class);
 
         private final int valueBytes;

@@ -20,6 +20,20 @@ public final class Types {
         }
     };
 
+    /** A byte array: {@code varint length | bytes}. */
+    public static final TypeSerializer<byte[]> BYTES = new Simple<>("bytes") {
+        @Override
+        public void write(byte[] value, DataWriter out) {
+            out.writeVarInt(value.length);
+            out.writeBytes(value);
+        }
+
+        @Override
+        public byte[] read(DataReader in) {
+            return in.readBytes(in.readVarInt());
+        }
+    };
+
     public static final TypeSerializer<Long> LONG = new Simple<>("long") {
         @Override
         public void write(Long value, DataWriter out) {

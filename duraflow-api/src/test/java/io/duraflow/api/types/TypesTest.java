@@ -52,6 +52,16 @@ class TypesTest {
     }
 
     @Test
+    void byteArraysRoundTripWithTheirLength() {
+        for (int length : new int[] {0, 1, 127, 128, 70_000}) {
+            byte[] bytes = new byte[length];
+            new Random(length).nextBytes(bytes);
+            assertThat(roundTrip(Types.BYTES, bytes)).isEqualTo(bytes);
+        }
+        assertThat(Types.BYTES.description()).isEqualTo("bytes");
+    }
+
+    @Test
     void tuplesListsAndNullables() {
         var pair = Types.tuple(Types.STRING, Types.LONG);
         assertThat(roundTrip(pair, Tuple2.of("a", 5L))).isEqualTo(Tuple2.of("a", 5L));

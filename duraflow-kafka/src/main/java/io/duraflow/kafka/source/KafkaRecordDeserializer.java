@@ -42,7 +42,7 @@ public interface KafkaRecordDeserializer<T> {
 
     /** The value's bytes as they are; tombstones are skipped. */
     static KafkaRecordDeserializer<byte[]> bytes() {
-        return new ValueOnlyDeserializer<>(new ByteArrayDeserializer(), KafkaTypes.BYTES, "bytes");
+        return new ValueOnlyDeserializer<>(new ByteArrayDeserializer(), Types.BYTES, "bytes");
     }
 
     /**

@@ -2,30 +2,10 @@ package io.duraflow.kafka.source;
 
 import io.duraflow.api.types.DataReader;
 import io.duraflow.api.types.DataWriter;
-import io.duraflow.api.types.TypeSerializer;
 
-/** Type serializers the Kafka source needs that {@code io.duraflow.api.types.Types} lacks. */
+/** The nullable byte arrays of {@link KafkaMessage}'s format. */
 final class KafkaTypes {
     private KafkaTypes() {}
-
-    /** A byte array: {@code varint length | bytes}. */
-    static final TypeSerializer<byte[]> BYTES = new TypeSerializer<>() {
-        @Override
-        public void write(byte[] value, DataWriter out) {
-            out.writeVarInt(value.length);
-            out.writeBytes(value);
-        }
-
-        @Override
-        public byte[] read(DataReader in) {
-            return in.readBytes(in.readVarInt());
-        }
-
-        @Override
-        public String description() {
-            return "bytes";
-        }
-    };
 
     /** A byte array or null: {@code varint length + 1 (0 = null) | bytes}. */
     static void writeNullableBytes(byte[] value, DataWriter out) {

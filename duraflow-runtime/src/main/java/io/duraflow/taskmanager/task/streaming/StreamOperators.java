@@ -64,7 +64,7 @@ final class StreamOperators {
 
         @Override
         public void initializeState(StateInitializationContext context) {
-            splits = context.operatorState().getListState(new ListStateDescriptor<>(SPLITS_STATE, BYTES));
+            splits = context.operatorState().getListState(new ListStateDescriptor<>(SPLITS_STATE, Types.BYTES));
             for (byte[] bytes : splits.get()) {
                 restored.add(splitSerializer.fromBytes(bytes));
             }
@@ -269,7 +269,7 @@ final class StreamOperators {
 
         @Override
         public void initializeState(StateInitializationContext context) {
-            state = context.operatorState().getListState(new ListStateDescriptor<>(COLLECTED_STATE, BYTES));
+            state = context.operatorState().getListState(new ListStateDescriptor<>(COLLECTED_STATE, Types.BYTES));
             for (byte[] chunk : state.get()) {
                 DataReader in = new DataReader(chunk);
                 collected.records += in.readVarLong();
@@ -346,24 +346,6 @@ final class StreamOperators {
         };
     }
 
-    /** Raw bytes in state: a varint length, then the bytes. */
-    static final TypeSerializer<byte[]> BYTES = new TypeSerializer<>() {
-        @Override
-        public void write(byte[] value, DataWriter out) {
-            out.writeVarInt(value.length);
-            out.writeBytes(value);
-        }
-
-        @Override
-        public byte[] read(DataReader in) {
-            return in.readBytes(in.readVarInt());
-        }
-
-        @Override
-        public String description() {
-            return "bytes";
-        }
-    };
 
     static NonRetriableException unsupported(String what) {
         return new NonRetriableException(what + " does not run in streaming mode yet; run the job with"
