@@ -64,7 +64,7 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
         // Connected now, not on the first call, so that the connection breaking tells us the
         // TaskManager may be gone even while nothing is sent to it.
         ConnectivityState initial = channel.getState(true);
-        watch(tmId, channel, initial);
+        watch(tmId, channel, initial, false);
     }
 
     /**
@@ -72,16 +72,32 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
      * connection, or its process died and the kernel did) or failing to connect is a suspicion.
      * An idle timeout also leaves READY; the ping that follows finds the TaskManager there.
      */
-    private void watch(String tmId, ManagedChannel channel, ConnectivityState previous) {
+    private void watch(String tmId, ManagedChannel channel, ConnectivityState previous, boolean changed) {
         ConnectivityState now = channel.getState(false);
         if (now == ConnectivityState.SHUTDOWN || channel.isShutdown()) {
             return;
         }
-        if ((previous == ConnectivityState.READY && now != ConnectivityState.READY)
-                || (now == ConnectivityState.TRANSIENT_FAILURE && previous != ConnectivityState.TRANSIENT_FAILURE)) {
+        if (isSuspicious(previous, now, changed)) {
             suspect.accept(tmId, "its connection went from " + previous + " to " + now);
         }
-        channel.notifyWhenStateChanged(now, () -> watch(tmId, channel, now));
+        channel.notifyWhenStateChanged(now, () -> watch(tmId, channel, now, true));
+    }
+
+    /**
+     * Whether the channel's move from {@code previous} to {@code now} may mean the TaskManager is
+     * gone. The state is read when gRPC calls back, so the states in between may be missed: a
+     * connection made and closed at once reads as CONNECTING to IDLE, READY never seen; one that
+     * left IDLE and closed again reads as IDLE to IDLE. So arriving at IDLE or TRANSIENT_FAILURE is
+     * the sign, not only leaving READY, and {@code changed} (gRPC called back: the state moved)
+     * with the same state on both ends is a round trip that lost or replaced a connection.
+     */
+    static boolean isSuspicious(ConnectivityState previous, ConnectivityState now, boolean changed) {
+        if (previous == now) {
+            return changed && (now == ConnectivityState.IDLE || now == ConnectivityState.READY);
+        }
+        return previous == ConnectivityState.READY
+                || now == ConnectivityState.TRANSIENT_FAILURE
+                || (now == ConnectivityState.IDLE && previous == ConnectivityState.CONNECTING);
     }
 
     /** Whether the channel to the TaskManager is connected now; for tests. */

@@ -8,6 +8,7 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.PingRequest;
 import io.duraflow.rpc.proto.PingResponse;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
+import io.grpc.ConnectivityState;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -157,5 +158,33 @@ class GrpcTaskManagerTransportTest {
 
         // Nothing to wait for but time: the watchers of shut-down channels stay quiet.
         await().during(Duration.ofMillis(500)).atMost(TIMEOUT).until(suspicions::isEmpty);
+    }
+
+    /**
+     * The state is read when gRPC calls back, after the moves in between: a connection that was
+     * made and closed before the callback ran reads as CONNECTING to IDLE, or as IDLE to IDLE.
+     */
+    @Test
+    void aClosedConnectionWhoseReadyStateWasNeverSeenIsASuspicion() {
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.CONNECTING, ConnectivityState.IDLE, true))
+                .isTrue();
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.IDLE, ConnectivityState.IDLE, true))
+                .isTrue();
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.READY, ConnectivityState.IDLE, true))
+                .isTrue();
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.CONNECTING,
+                ConnectivityState.TRANSIENT_FAILURE, true)).isTrue();
+    }
+
+    @Test
+    void connectingIsNoSuspicion() {
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.IDLE, ConnectivityState.CONNECTING, true))
+                .isFalse();
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.CONNECTING, ConnectivityState.READY, true))
+                .isFalse();
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.IDLE, ConnectivityState.IDLE, false))
+                .as("read twice, nothing moved").isFalse();
+        assertThat(GrpcTaskManagerTransport.isSuspicious(ConnectivityState.TRANSIENT_FAILURE,
+                ConnectivityState.TRANSIENT_FAILURE, true)).as("still failing: suspected once already").isFalse();
     }
 }
