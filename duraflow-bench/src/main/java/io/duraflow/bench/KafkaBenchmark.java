@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Kafka topic to topic, Duraflow against Apache Flink 2.3.0 in the same run, on the same broker:
@@ -28,7 +29,8 @@ import java.util.Map;
  * kafka.keys} keys before any job runs; each engine then runs the job bounded (up to the end
  * offsets at its start), and throughput is records / the job's run time. Before it, each engine
  * runs it once over {@code kafka.warmup-records} records of another topic, checked but not
- * measured, so that both measure compiled code. After each run, the output topic is read with a
+ * measured, so that both measure compiled code; all engines' warm-ups come before the first
+ * measured run, so that both meet a broker that has compiled its hot paths too. After each run, the output topic is read with a
  * {@code read_committed} consumer and checked exactly ({@code KafkaKeyedCount.check}): for a key
  * read n times, {@code key:1} .. {@code key:n}, each once. A mismatch fails the benchmark.
  *
@@ -43,11 +45,13 @@ import java.util.Map;
  *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package -Dbench.main=io.duraflow.bench.KafkaBenchmark
  *   (options: -Dkafka.records=3000000 -Dkafka.warmup-records=1000000 -Dkafka.keys=100000
  *    -Dkafka.partitions=4 -Dkafka.rate=20000 -Dkafka.latency-seconds=20 -Dkafka.engines=duraflow,flink
- *    -Dkafka.taskmanager-jvm-options=... -Dkafka.flink-jvm-options=...)
+ *    -Dkafka.broker-jvm=server -Dkafka.taskmanager-jvm-options=... -Dkafka.flink-jvm-options=...)
  * </pre>
  *
  * <p>CPU is Duraflow's TaskManager process and Flink's whole JVM (its JobManager included), as in
- * {@link NexmarkBenchmark}. The JVM options properties add options to Duraflow's TaskManager or
+ * {@link NexmarkBenchmark}; the broker's CPU during each bounded run is printed beside it. The
+ * broker runs as a server would ({@code kafka.broker-jvm=server}: both compilers, 1 GiB, G1), not
+ * with the tests' fast-starting options ({@code test}). The JVM options properties add options to Duraflow's TaskManager or
  * Flink's JVM, for diagnosis only (e.g. a flight recording).
  */
 public final class KafkaBenchmark {
@@ -60,13 +64,21 @@ public final class KafkaBenchmark {
 
     /** What the benchmark runs; from system properties. */
     record Settings(long records, long warmupRecords, int keys, int partitions, long ratePerSecond,
-            Duration latencyDuration, List<String> engines, String taskManagerJvmOptions, String flinkJvmOptions) {
+            Duration latencyDuration, List<String> engines, String taskManagerJvmOptions, String flinkJvmOptions,
+            List<String> brokerJvmOptions) {
         static Settings fromSystemProperties() {
+            String brokerJvm = System.getProperty("kafka.broker-jvm", "server");
+            List<String> brokerJvmOptions = switch (brokerJvm) {
+                case "server" -> LocalKafkaBroker.SERVER_JVM_OPTIONS;
+                case "test" -> LocalKafkaBroker.TEST_JVM_OPTIONS;
+                default -> throw new IllegalArgumentException("kafka.broker-jvm is '" + brokerJvm
+                        + "': server (both compilers, 1 GiB, G1) or test (C1 only, serial collector)");
+            };
             return new Settings(Long.getLong("kafka.records", 3_000_000L), Long.getLong("kafka.warmup-records",
                     1_000_000L), Integer.getInteger("kafka.keys", 100_000), Integer.getInteger("kafka.partitions", 4),
                     Long.getLong("kafka.rate", 20_000L), Duration.ofSeconds(Long.getLong("kafka.latency-seconds", 20)),
                     List.of(System.getProperty("kafka.engines", "duraflow,flink").split(",")),
-                    option("kafka.taskmanager-jvm-options"), option("kafka.flink-jvm-options"));
+                    option("kafka.taskmanager-jvm-options"), option("kafka.flink-jvm-options"), brokerJvmOptions);
         }
 
         private static String option(String property) {
@@ -76,8 +88,14 @@ public final class KafkaBenchmark {
     }
 
     /** One engine's figures and checks. */
-    record EngineResult(String engine, long records, KafkaRun throughput, List<String> throughputProblems,
-            long latencyRecords, KafkaRun latencyRun, KafkaLatencyProbe.Result latency) {
+    record EngineResult(String engine, long records, KafkaRun throughput, long brokerCpuNanos,
+            List<String> throughputProblems, long latencyRecords, KafkaRun latencyRun,
+            KafkaLatencyProbe.Result latency) {
+        /** The broker's CPU milliseconds per million records of the measured bounded run; NaN if unknown. */
+        double brokerCpuMillisPerMillion() {
+            return brokerCpuNanos < 0 ? Double.NaN : brokerCpuNanos / 1e6 / (records / 1e6);
+        }
+
         boolean exact() {
             return throughputProblems.isEmpty() && latency.problems().isEmpty();
         }
@@ -98,18 +116,24 @@ public final class KafkaBenchmark {
         Path lib = Path.of(System.getProperty("kafka.broker.lib", "../duraflow-kafka-broker/target/lib"));
         Path brokerDir = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "kafka-bench-broker-");
         List<EngineResult> results = new ArrayList<>();
-        try (LocalKafkaBroker broker = LocalKafkaBroker.create(lib, brokerDir, Map.of())) {
+        try (LocalKafkaBroker broker = LocalKafkaBroker.create(lib, brokerDir, Map.of())
+                .jvmOptions(settings.brokerJvmOptions())) {
             broker.start();
             String bootstrap = broker.bootstrapServers();
             System.out.printf("broker: %s, in %s%n", bootstrap, brokerDir);
             Map<String, Long> warmupCounts = fill(broker, WARMUP_INPUT, settings.warmupRecords(), settings);
             Map<String, Long> counts = fill(broker, INPUT, settings.records(), settings);
-            for (String engine : settings.engines()) {
-                if (engine.equals("flink") && !flinkBuilt) {
-                    continue;
+            List<String> engines = settings.engines().stream()
+                    .filter(engine -> flinkBuilt || !engine.equals("flink")).toList();
+            List<KafkaEngine> opened = new ArrayList<>();
+            try {
+                for (String engine : engines) {
+                    opened.add(open(engine, bootstrap, settings));
                 }
-                try (KafkaEngine runs = open(engine, bootstrap, settings)) {
-                    results.add(measure(engine, runs, broker, settings, warmupCounts, counts));
+                results.addAll(measure(engines, opened, broker, settings, warmupCounts, counts));
+            } finally {
+                for (KafkaEngine engine : opened) {
+                    engine.close();
                 }
             }
         }
@@ -142,25 +166,51 @@ public final class KafkaBenchmark {
         return KafkaBenchTopics.counts(SEED, records, settings.keys());
     }
 
-    /** The warm-up, the measured bounded run and the latency run of one engine. */
-    private static EngineResult measure(String id, KafkaEngine engine, LocalKafkaBroker broker, Settings settings,
-            Map<String, Long> warmupCounts, Map<String, Long> counts) throws Exception {
-        String bootstrap = broker.bootstrapServers();
-        List<String> problems = new ArrayList<>();
-        if (settings.warmupRecords() > 0) {
-            bounded(id, "warm-up", engine, broker, WARMUP_INPUT, settings, settings.warmupRecords(), warmupCounts)
-                    .problems().forEach(problem -> problems.add("warm-up: " + problem));
+    /**
+     * Each phase for every engine before the next phase: all warm-ups, then all measured bounded
+     * runs, then all latency runs. The broker compiles its hot paths during the first runs (its CPU
+     * per record was 2 to 3 times higher in them), so the engine measured first would pay for it.
+     */
+    private static List<EngineResult> measure(List<String> ids, List<KafkaEngine> engines, LocalKafkaBroker broker,
+            Settings settings, Map<String, Long> warmupCounts, Map<String, Long> counts) throws Exception {
+        List<List<String>> problems = new ArrayList<>();
+        for (int i = 0; i < engines.size(); i++) {
+            problems.add(new ArrayList<>());
+            if (settings.warmupRecords() > 0) {
+                List<String> found = bounded(ids.get(i), "warm-up", engines.get(i), broker, WARMUP_INPUT, settings,
+                        settings.warmupRecords(), warmupCounts).problems();
+                found.forEach(problem -> problems.get(problems.size() - 1).add("warm-up: " + problem));
+            }
         }
-        Checked measured = bounded(id, "measured", engine, broker, INPUT, settings, settings.records(), counts);
-        problems.addAll(measured.problems());
-        KafkaRun run = measured.run();
+        List<Checked> measured = new ArrayList<>();
+        for (int i = 0; i < engines.size(); i++) {
+            Checked run = bounded(ids.get(i), "measured", engines.get(i), broker, INPUT, settings, settings.records(),
+                    counts);
+            problems.get(i).addAll(run.problems());
+            measured.add(run);
+        }
+        List<EngineResult> results = new ArrayList<>();
+        for (int i = 0; i < engines.size(); i++) {
+            KafkaEngine engine = engines.get(i);
+            Latency latency = latency(ids.get(i), engine, broker, settings);
+            results.add(new EngineResult(engine.name(), settings.records(), measured.get(i).run(),
+                    measured.get(i).brokerCpuNanos(), problems.get(i), latency.result().sent(), latency.run(),
+                    latency.result()));
+        }
+        return results;
+    }
 
+    private record Latency(KafkaRun run, KafkaLatencyProbe.Result result) {}
+
+    /** The unbounded job on a topic of its own, fed at {@code kafka.rate} while the probe measures. */
+    private static Latency latency(String id, KafkaEngine engine, LocalKafkaBroker broker, Settings settings)
+            throws Exception {
         String input = "latency-input-" + id;
         String output = output(id, "latency");
         broker.createTopic(input, settings.partitions());
         broker.createTopic(output, settings.partitions());
-        KafkaLatencyProbe probe = new KafkaLatencyProbe(bootstrap, input, output, SEED + 1, settings.keys(),
-                settings.ratePerSecond(), settings.latencyDuration());
+        KafkaLatencyProbe probe = new KafkaLatencyProbe(broker.bootstrapServers(), input, output, SEED + 1,
+                settings.keys(), settings.ratePerSecond(), settings.latencyDuration());
         engine.start("kafka-latency-" + id, input, output, "kafka-bench-" + id + "-latency");
         KafkaLatencyProbe.Result latency;
         KafkaRun latencyRun;
@@ -175,7 +225,7 @@ public final class KafkaBenchmark {
                 latency.p50Millis(), latency.p99Millis(), latency.maxMillis(), latencyRun.cpuMillisPerMillion(
                         latency.sent()), latencyRun.checkpoints(), latencyRun.checkpointAvgMillis(),
                 latencyRun.checkpointsFailed(), verdict(latency.problems()));
-        return new EngineResult(engine.name(), settings.records(), run, problems, latency.sent(), latencyRun, latency);
+        return new Latency(latencyRun, latency);
     }
 
     /** A bounded run and its check, printed; returns the run and what its check found. */
@@ -183,16 +233,22 @@ public final class KafkaBenchmark {
             Settings settings, long records, Map<String, Long> counts) throws Exception {
         String output = output(id, what);
         broker.createTopic(output, settings.partitions());
+        Optional<Duration> brokerBefore = broker.cpuTime();
         KafkaRun run = engine.runBounded("kafka-" + id + "-" + what, input, output, "kafka-bench-" + id + "-" + what);
+        Optional<Duration> brokerAfter = broker.cpuTime();
+        long brokerCpuNanos = brokerBefore.isPresent() && brokerAfter.isPresent()
+                ? brokerAfter.get().minus(brokerBefore.get()).toNanos() : -1;
         List<String> problems = KafkaBenchTopics.check(broker.bootstrapServers(), output, counts);
         System.out.printf(Locale.ROOT, "%s %s: %,d records in %,d ms = %,.0f records/s | CPU %,.0f ms per million"
-                        + " records | %d checkpoints (avg %d ms, %d failed) | %s%n", engine.name(), what, records,
-                run.jobMillis(), run.recordsPerSecond(records), run.cpuMillisPerMillion(records), run.checkpoints(),
+                        + " records, the broker's %,.0f | %d checkpoints (avg %d ms, %d failed) | %s%n", engine.name(),
+                what, records, run.jobMillis(), run.recordsPerSecond(records), run.cpuMillisPerMillion(records),
+                brokerCpuNanos < 0 ? Double.NaN : brokerCpuNanos / 1e6 / (records / 1e6), run.checkpoints(),
                 run.checkpointAvgMillis(), run.checkpointsFailed(), verdict(problems));
-        return new Checked(run, problems);
+        return new Checked(run, brokerCpuNanos, problems);
     }
 
-    private record Checked(KafkaRun run, List<String> problems) {}
+    /** @param brokerCpuNanos the broker's CPU time during the run (it also checks the run's transactions); -1 if unknown */
+    private record Checked(KafkaRun run, long brokerCpuNanos, List<String> problems) {}
 
     static String output(String id, String what) {
         return "output-" + id + "-" + what;

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +50,13 @@ public final class LocalKafkaBroker implements AutoCloseable {
     public static final String LIB_PROPERTY = "kafka.broker.lib";
 
     /** Small and fast to start: C1 only and the serial collector halve the CPU time a start costs. */
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    /** The broker JVM's options unless {@link #jvmOptions} says otherwise: the small, fast-starting ones. */
+    public static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1");
+
+    /** A broker JVM for measuring: both compilers, and the heap and collector Kafka's own start script gives a broker. */
+    public static final List<String> SERVER_JVM_OPTIONS = List.of("-Xmx1g", "-Xms1g", "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20");
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
@@ -58,6 +65,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final int port;
     private final int controllerPort;
     private final Map<String, String> overrides;
+    private List<String> jvmOptions = TEST_JVM_OPTIONS;
     private Process process;
     private Thread killOnExit;
 
@@ -95,6 +103,17 @@ public final class LocalKafkaBroker implements AutoCloseable {
                     + " broker's jars, duraflow-kafka-broker/target/lib (./mvnw -pl duraflow-kafka-broker package)");
         }
         return create(Path.of(lib), directory, properties);
+    }
+
+    /** The broker JVM's options from its next start on ({@link #TEST_JVM_OPTIONS} until then). */
+    public synchronized LocalKafkaBroker jvmOptions(List<String> options) {
+        jvmOptions = List.copyOf(options);
+        return this;
+    }
+
+    /** CPU time (user + system) the running broker process used so far; empty if it is not running or unknown. */
+    public synchronized Optional<Duration> cpuTime() {
+        return isRunning() ? process.info().totalCpuDuration() : Optional.empty();
     }
 
     /** Formats the data directory if it is new, launches the broker and waits until it answers. */
@@ -214,7 +233,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private Process launch(String mainClass, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JVM_OPTIONS);
+        command.addAll(jvmOptions);
         command.addAll(List.of("-Dlogback.configurationFile=" + dir.resolve("logback.xml"),
                 "-cp", lib.resolve("*").toString(), mainClass));
         command.addAll(List.of(args));
