@@ -93,6 +93,49 @@ class KafkaSinkIT {
                 committed.size(), all.size());
     }
 
+    /**
+     * The TaskManager dies inside a checkpoint: both sink subtasks have precommitted their
+     * transactions (flushed, open) and the checkpoint cannot complete. The restore from the
+     * checkpoint before must abort those transactions and write their records again, once.
+     */
+    @Test
+    void exactlyOnceThroughATaskManagerCrashBetweenPrecommitAndCompletion() throws Exception {
+        String topic = "crash-in-checkpoint";
+        broker.createTopic(topic, 3);
+        long records = 16_000;
+        Map<String, String> params = params(topic, records, "EXACTLY_ONCE");
+        params.put("gated", "true");
+        try (DuraflowCluster cluster = DuraflowCluster.builder().taskManagers(1).slots(2).build()) {
+            cluster.start();
+            String jobId = cluster.submit(SequenceToKafka.class, params, 2, streaming());
+            await("records committed by a checkpoint").atMost(JOB_TIMEOUT)
+                    .until(() -> !TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofMillis(500),
+                            values -> !values.isEmpty()).isEmpty());
+            int committedBefore = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofMillis(500),
+                    values -> false).size();
+            PrecommitGate.close();
+            try {
+                await("both sink subtasks precommitted, the checkpoint held").atMost(JOB_TIMEOUT)
+                        .until(() -> PrecommitGate.held() >= 2);
+                List<String> uncommitted = TestTopics.read(broker.bootstrapServers(), topic, false,
+                        Duration.ofMillis(500), values -> false);
+                assertThat(uncommitted.size()).as("records written in the held transactions")
+                        .isGreaterThan(committedBefore);
+                cluster.startTaskManager();
+                cluster.stopTaskManager(0);
+            } finally {
+                PrecommitGate.open();
+            }
+            JobOutcome outcome = cluster.await(jobId, JOB_TIMEOUT);
+
+            assertThat(outcome.finished()).as("%s", outcome).isTrue();
+            assertThat(outcome.restarts()).as("restarts").isPositive();
+        }
+        List<String> committed = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
+                values -> values.size() >= records);
+        assertThat(committed.stream().sorted().toList()).as("every number exactly once").isEqualTo(numbers(records));
+    }
+
     @Test
     void atLeastOnceLosesNothingThroughATaskManagerCrash() throws Exception {
         String topic = "at-least-once";

@@ -9,7 +9,7 @@ import io.duraflow.api.types.Types;
 /**
  * The numbers 0 .. records - 1, paced at {@code rate} per second in two splits, written to a topic
  * as strings by a {@link KafkaSink} with the given delivery ({@code bootstrap}, {@code topic},
- * {@code delivery}, {@code prefix}).
+ * {@code delivery}, {@code prefix}); with {@code gated=true} through a {@link PrecommitGate}.
  */
 public final class SequenceToKafka implements DuraflowJob {
     @Override
@@ -27,6 +27,6 @@ public final class SequenceToKafka implements DuraflowJob {
         job.fromSource("numbers", DataGeneratorSource.of("numbers", Types.LONG, i -> i)
                         .withCount(records).withRate(rate).withSplits(2))
                 .map(Object::toString, Types.STRING)
-                .sinkTo("kafka", sink.build());
+                .sinkTo("kafka", params.getBoolean("gated", false) ? new PrecommitGate<>(sink.build()) : sink.build());
     }
 }
