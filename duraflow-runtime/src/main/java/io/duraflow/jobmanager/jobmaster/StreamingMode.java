@@ -101,6 +101,11 @@ final class StreamingMode implements JobMode {
         }
 
         @Override
+        public String state() {
+            return job.state().name();
+        }
+
+        @Override
         public void fail(String cause) {
             job.terminate(JobMasterState.FAILED, cause);
         }

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * first start of a streaming job, which restores the latest checkpoint a new leader finds.
  * The {@link JobMaster} says when, and goes on through {@link Job} (schedules, or fails the job).
  *
- * <p>Main thread only, like the JobMaster; the job is RUNNING whenever it calls in.
+ * <p>Main thread only, like the JobMaster. A failure reported while the job is not RUNNING
+ * (being cancelled, or ended) restarts nothing and is logged.
  */
 public final class StreamingRestart {
     private static final Logger LOG = LoggerFactory.getLogger(StreamingRestart.class);
@@ -41,6 +42,9 @@ public final class StreamingRestart {
     public interface Job {
         /** Whether the job is RUNNING (it may have ended while the checkpoint was read). */
         boolean running();
+
+        /** The job's state as the log names it (CANCELLING, FAILED, ...), for a failure that restarts nothing. */
+        String state();
 
         /** Fails the job with this cause. */
         void fail(String cause);
@@ -134,6 +138,9 @@ public final class StreamingRestart {
      */
     public void restart(String cause) {
         if (!job.running()) {
+            // Nothing to restart: before the start the job context keeps a failure until the job
+            // runs, a job being cancelled ends as its user asked, and an ended one has its result.
+            LOG.warn("Job {}: {}; no restart, the job is {}", jobId, cause, job.state());
             return;
         }
         if (phase != StreamingPhase.NORMAL) {
