@@ -116,6 +116,11 @@ final class StreamingMode implements JobMode {
         }
 
         @Override
+        public void guardedAfter(long delayMs, String what, StreamingRestart.Step step) {
+            job.mainThread().schedule(() -> job.guarded(what, step::run), delayMs);
+        }
+
+        @Override
         public void schedule() {
             job.scheduleNow();
         }

@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A streaming job's global restart from its latest completed checkpoint, in the phases of
  * {@link StreamingPhase}: every active task is cancelled, and only when none is active any more are
- * the executions reset, the latest checkpoint read and assigned ({@link CheckpointRestore}), the
- * source coordinators reset, and everything deployed again after the restart delay. Also the
- * first start of a streaming job, which restores the latest checkpoint a new leader finds.
+ * the executions reset and, after the restart delay, the latest checkpoint read and assigned
+ * ({@link CheckpointRestore}), the source coordinators reset, and everything deployed again. Also
+ * the first start of a streaming job, which restores the latest checkpoint a new leader finds.
  * The {@link JobMaster} says when, and goes on through {@link Job} (schedules, or fails the job).
  *
  * <p>Main thread only, like the JobMaster. A failure reported while the job is not RUNNING
@@ -51,6 +51,9 @@ public final class StreamingRestart {
 
         /** Runs a step; whatever it throws fails the job (see the JobMaster's guarded handlers). */
         void guarded(String what, Step step);
+
+        /** Runs a step guarded, on the main thread, {@code delayMs} from now. */
+        void guardedAfter(long delayMs, String what, Step step);
 
         /** Deploys what may run now: the restart is over. */
         void schedule();
@@ -169,7 +172,11 @@ public final class StreamingRestart {
         completeIfIdle();
     }
 
-    /** Once no execution of a restarting job is active: reset them all, then restore and deploy. */
+    /**
+     * Once no execution of a restarting job is active: reset them all, then, after the restart
+     * delay, restore and deploy. The restore waits too because it replaces the enumerators: one
+     * that failed again at once would otherwise use up every restart without any delay.
+     */
     public void completeIfIdle() {
         if (phase != StreamingPhase.CANCELLING_FOR_RESTART || !executions.active().isEmpty()) {
             return;
@@ -178,7 +185,12 @@ public final class StreamingRestart {
         for (Execution execution : executions.all()) {
             executions.reset(execution, notBeforeMs, "the job restarts: " + restartCause);
         }
-        restoreAndSchedule(true);
+        phase = StreamingPhase.RESTORING;
+        job.guardedAfter(restartDelayMs, "restoring after the restart delay", () -> {
+            if (job.running() && phase == StreamingPhase.RESTORING) {
+                restoreAndSchedule(true);
+            }
+        });
     }
 
     /**
