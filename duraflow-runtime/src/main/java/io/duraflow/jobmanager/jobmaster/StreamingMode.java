@@ -203,7 +203,7 @@ final class StreamingMode implements JobMode {
     /** A restart brings every enumerator back to its checkpointed state. */
     @Override
     public void enumeratorFailed(String cause) {
-        restart.restart(cause);
+        restart.enumeratorFailed(cause);
     }
 
     /**

@@ -90,6 +90,13 @@ public final class StreamingRestart {
     private int jobMaxParallelism;
     /** Whether state of operators the job no longer has is dropped ({@code --allow-non-restored-state}). */
     private boolean allowNonRestoredState;
+    /**
+     * The cause of a split enumerator failure that came before the restore under way reset the
+     * enumerators, or null. A restore that resets them replaces the failed one, so the failure is
+     * then part of it; one that keeps them (a first start or a take-over without a checkpoint)
+     * would go on with the failed enumerator, so the job fails over from it as the restore ends.
+     */
+    private String enumeratorFailure;
 
     public StreamingRestart(ExecutionGraph executions, TaskManagerActions taskManagers, CoordinatorHolder coordinators,
             SchedulingDriver scheduling, CheckpointTriggers triggers, LongSupplier clock, RestartBackoff backoff,
@@ -170,6 +177,32 @@ public final class StreamingRestart {
             }
         }
         completeIfIdle();
+    }
+
+    /**
+     * A split enumerator's periodic work failed. While the job restores, the failure waits for
+     * the restore's end ({@link #enumeratorFailure}) instead of being taken as part of a restart
+     * that may not replace the failed enumerator.
+     */
+    public void enumeratorFailed(String cause) {
+        if (job.running() && phase == StreamingPhase.RESTORING) {
+            LOG.warn("Job {}: {} while the job restores; it fails over once restored unless the restore replaces"
+                    + " the enumerators", jobId, cause);
+            keepEnumeratorFailure(cause);
+            return;
+        }
+        restart(cause);
+    }
+
+    /**
+     * An enumerator failure that came before the restore this job master is about to begin (a
+     * take-over, which does not start the job as a submission does): handled as if it came
+     * during that restore.
+     */
+    public void keepEnumeratorFailure(String cause) {
+        if (enumeratorFailure == null) {
+            enumeratorFailure = cause;
+        }
     }
 
     /**
@@ -275,11 +308,32 @@ public final class StreamingRestart {
                 CompletedCheckpoint checkpoint = point.checkpoint().get();
                 restoreFrom = CheckpointRestore.of(checkpoint, graph,
                         jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
-                coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+                resetEnumerators(checkpoint.checkpointId(), enumeratorStates(checkpoint));
             }
             phase = StreamingPhase.NORMAL;
             takeover.adopted(point);
+            restartFromKeptEnumeratorFailure();
         }));
+    }
+
+    /** Every source coordinator gets a new enumerator: the failure of an old one needs nothing more. */
+    private void resetEnumerators(long checkpointId, Map<String, byte[]> states) throws Exception {
+        coordinators.resetForRestart(checkpointId, states);
+        if (enumeratorFailure != null) {
+            LOG.info("Job {}: the restore replaced the split enumerators after: {}", jobId, enumeratorFailure);
+            enumeratorFailure = null;
+        }
+    }
+
+    /** The restore is over: an enumerator failure it kept restarts the job now (true). */
+    private boolean restartFromKeptEnumeratorFailure() {
+        if (enumeratorFailure == null) {
+            return false;
+        }
+        String cause = enumeratorFailure;
+        enumeratorFailure = null;
+        restart(cause);
+        return true;
     }
 
     private static Map<String, byte[]> enumeratorStates(CompletedCheckpoint checkpoint) {
@@ -296,15 +350,17 @@ public final class StreamingRestart {
             CompletedCheckpoint checkpoint = latest.get();
             restoreFrom = CheckpointRestore.of(checkpoint, graph,
                     jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
-            coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+            resetEnumerators(checkpoint.checkpointId(), enumeratorStates(checkpoint));
             LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
         } else {
             restoreFrom = null;
             if (restart) {
-                coordinators.resetForRestart(0, Map.of());
+                resetEnumerators(0, Map.of());
             }
         }
         phase = StreamingPhase.NORMAL;
-        job.schedule();
+        if (!restartFromKeptEnumeratorFailure()) {
+            job.schedule();
+        }
     }
 }
