@@ -292,6 +292,12 @@ final class StreamingMode implements JobMode {
             job.takeover().takenOverAt(job.clock().getAsLong());
             LOG.info("Job {} ({}) running: {} vertices, fingerprint {}; deciding on {} kept tasks", job.jobId(),
                     job.graph().jobName(), job.graph().vertices().size(), job.graph().fingerprint(), reports.size());
+            String failedBefore = job.takeEnumeratorFailureBeforeStart();
+            if (failedBefore != null) {
+                // JobContext#start, which a take-over bypasses, would fail over from it: the take-over
+                // does once it adopted or replaced the kept tasks, unless it replaces the enumerators.
+                restart.keepEnumeratorFailure(failedBefore);
+            }
             restart.takeOver(new StreamingTakeover(job.jobId(), job.graph(), job.executions(), checkpointTasks,
                     triggers, reports, actions, step -> () -> job.guarded("going on with the adopted tasks", step::run),
                     job.takeover()::adoptedTasks, tmAddress));
