@@ -77,7 +77,8 @@ final class JobContext {
     private String failure = "";
     /**
      * The cause of a split enumerator's failure handled before the job started (its periodic work
-     * ends while the dispatcher still stores the job): the job fails over from it as it starts.
+     * ends while the dispatcher still stores the job or a new leader waits for the kept tasks'
+     * reports): the job fails over from it as it starts or is taken over.
      */
     private String enumeratorFailureBeforeStart;
     /** Whether TaskManagers keep running tasks when the leader goes ({@code taskmanager.leader-loss.timeout} > 0). */
@@ -231,14 +232,23 @@ final class JobContext {
         coordinators.reportAssignments();
         LOG.info("Job {} ({}) running: {} vertices, fingerprint {}", jobId(), graph().jobName(),
                 graph().vertices().size(), graph().fingerprint());
-        if (enumeratorFailureBeforeStart != null) {
+        String failedBefore = takeEnumeratorFailureBeforeStart();
+        if (failedBefore != null) {
             // Fails the job, or restarts it (which also replaces the failed enumerator), instead of the first deployment.
-            String cause = enumeratorFailureBeforeStart;
-            enumeratorFailureBeforeStart = null;
-            mode.enumeratorFailed(cause);
+            mode.enumeratorFailed(failedBefore);
             return;
         }
         mode.start();
+    }
+
+    /**
+     * The cause of a split enumerator failure handled before the job started, or null; once: the
+     * start, or a streaming job's take-over, fails over from it.
+     */
+    String takeEnumeratorFailureBeforeStart() {
+        String cause = enumeratorFailureBeforeStart;
+        enumeratorFailureBeforeStart = null;
+        return cause;
     }
 
     /** Deploys what may run now, on the main thread, guarded (also when a restart delay ends). */

@@ -101,6 +101,11 @@ final class StreamingMode implements JobMode {
         }
 
         @Override
+        public String state() {
+            return job.state().name();
+        }
+
+        @Override
         public void fail(String cause) {
             job.terminate(JobMasterState.FAILED, cause);
         }
@@ -108,6 +113,11 @@ final class StreamingMode implements JobMode {
         @Override
         public void guarded(String what, StreamingRestart.Step step) {
             job.guarded(what, step::run);
+        }
+
+        @Override
+        public void guardedAfter(long delayMs, String what, StreamingRestart.Step step) {
+            job.mainThread().schedule(() -> job.guarded(what, step::run), delayMs);
         }
 
         @Override
@@ -193,7 +203,7 @@ final class StreamingMode implements JobMode {
     /** A restart brings every enumerator back to its checkpointed state. */
     @Override
     public void enumeratorFailed(String cause) {
-        restart.restart(cause);
+        restart.enumeratorFailed(cause);
     }
 
     /**
@@ -282,6 +292,12 @@ final class StreamingMode implements JobMode {
             job.takeover().takenOverAt(job.clock().getAsLong());
             LOG.info("Job {} ({}) running: {} vertices, fingerprint {}; deciding on {} kept tasks", job.jobId(),
                     job.graph().jobName(), job.graph().vertices().size(), job.graph().fingerprint(), reports.size());
+            String failedBefore = job.takeEnumeratorFailureBeforeStart();
+            if (failedBefore != null) {
+                // JobContext#start, which a take-over bypasses, would fail over from it: the take-over
+                // does once it adopted or replaced the kept tasks, unless it replaces the enumerators.
+                restart.keepEnumeratorFailure(failedBefore);
+            }
             restart.takeOver(new StreamingTakeover(job.jobId(), job.graph(), job.executions(), checkpointTasks,
                     triggers, reports, actions, step -> () -> job.guarded("going on with the adopted tasks", step::run),
                     job.takeover()::adoptedTasks, tmAddress));

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
  * with its cause or restarts.
  */
 class EnumeratorFailureBeforeStartTest {
+    private static final long DELAY_MS = FakeCluster.SETTINGS.restartDelayMs();
+
     private static JobGraph graph(RuntimeMode mode) {
         JobBuilder job = new JobBuilder("failing-enumerator");
         job.fromSource("numbers", TestSources.source(TestSources.Behaviour.FAIL_FIRST_ASYNC)).parallelism(2)
@@ -45,11 +47,40 @@ class EnumeratorFailureBeforeStartTest {
     void aStreamingJobWithRestartsRestartsUntilNoneAreLeft() {
         // Every new enumerator fails again: each failure is a restart, until the strategy's 3 are used.
         FakeCluster cluster = preparedAndFailedBeforeStart(RuntimeMode.STREAMING, FakeCluster.SETTINGS);
+        for (int restart = 1; restart <= 3; restart++) {
+            cluster.scheduler.advance(DELAY_MS);
+            cluster.live().forEach(cluster::canceled);
+        }
 
         assertThat(cluster.job.restarts()).isEqualTo(3);
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
         assertThat(cluster.job.status().getFailure()).contains("topic 'missing' not found")
                 .contains("no restarts left");
+    }
+
+    /**
+     * Each restart replaces the enumerator only after the restart delay: a new one that fails again
+     * at once does not use up every restart at once.
+     */
+    @Test
+    void eachRestartOfAnEnumeratorThatFailsAgainWaitsTheRestartDelay() {
+        FakeCluster cluster = preparedAndFailedBeforeStart(RuntimeMode.STREAMING, FakeCluster.SETTINGS);
+        assertThat(cluster.job.restarts()).isEqualTo(1);
+
+        for (int restart = 2; restart <= 3; restart++) {
+            cluster.scheduler.advance(DELAY_MS - 1);
+            assertThat(cluster.job.restarts()).as("before the restart delay").isEqualTo(restart - 1);
+            assertThat(cluster.live()).as("nothing deployed before the restart delay").isEmpty();
+            cluster.scheduler.advance(1);
+            assertThat(cluster.job.restarts()).isEqualTo(restart);
+            // The restored tasks were deployed before the new enumerator failed: they confirm their cancellation.
+            cluster.live().forEach(cluster::canceled);
+        }
+        cluster.scheduler.advance(DELAY_MS - 1);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.RUNNING);
+        cluster.scheduler.advance(1);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FAILED);
+        assertThat(cluster.job.status().getFailure()).contains("no restarts left");
     }
 
     @Test

@@ -13,6 +13,9 @@ public enum StreamingPhase {
     NORMAL,
     /** Every active execution was told to cancel; waiting until none is active. */
     CANCELLING_FOR_RESTART,
-    /** Executions reset; reading the latest completed checkpoint before deploying again. */
+    /**
+     * Executions reset; waiting for the restart delay (after a failure), then reading the latest
+     * completed checkpoint before deploying again.
+     */
     RESTORING
 }

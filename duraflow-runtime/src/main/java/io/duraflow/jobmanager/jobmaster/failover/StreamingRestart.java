@@ -27,12 +27,13 @@ import org.slf4j.LoggerFactory;
 /**
  * A streaming job's global restart from its latest completed checkpoint, in the phases of
  * {@link StreamingPhase}: every active task is cancelled, and only when none is active any more are
- * the executions reset, the latest checkpoint read and assigned ({@link CheckpointRestore}), the
- * source coordinators reset, and everything deployed again after the restart delay. Also the
- * first start of a streaming job, which restores the latest checkpoint a new leader finds.
+ * the executions reset and, after the restart delay, the latest checkpoint read and assigned
+ * ({@link CheckpointRestore}), the source coordinators reset, and everything deployed again. Also
+ * the first start of a streaming job, which restores the latest checkpoint a new leader finds.
  * The {@link JobMaster} says when, and goes on through {@link Job} (schedules, or fails the job).
  *
- * <p>Main thread only, like the JobMaster; the job is RUNNING whenever it calls in.
+ * <p>Main thread only, like the JobMaster. A failure reported while the job is not RUNNING
+ * (being cancelled, or ended) restarts nothing and is logged.
  */
 public final class StreamingRestart {
     private static final Logger LOG = LoggerFactory.getLogger(StreamingRestart.class);
@@ -42,11 +43,17 @@ public final class StreamingRestart {
         /** Whether the job is RUNNING (it may have ended while the checkpoint was read). */
         boolean running();
 
+        /** The job's state as the log names it (CANCELLING, FAILED, ...), for a failure that restarts nothing. */
+        String state();
+
         /** Fails the job with this cause. */
         void fail(String cause);
 
         /** Runs a step; whatever it throws fails the job (see the JobMaster's guarded handlers). */
         void guarded(String what, Step step);
+
+        /** Runs a step guarded, on the main thread, {@code delayMs} from now. */
+        void guardedAfter(long delayMs, String what, Step step);
 
         /** Deploys what may run now: the restart is over. */
         void schedule();
@@ -83,6 +90,13 @@ public final class StreamingRestart {
     private int jobMaxParallelism;
     /** Whether state of operators the job no longer has is dropped ({@code --allow-non-restored-state}). */
     private boolean allowNonRestoredState;
+    /**
+     * The cause of a split enumerator failure that came before the restore under way reset the
+     * enumerators, or null. A restore that resets them replaces the failed one, so the failure is
+     * then part of it; one that keeps them (a first start or a take-over without a checkpoint)
+     * would go on with the failed enumerator, so the job fails over from it as the restore ends.
+     */
+    private String enumeratorFailure;
 
     public StreamingRestart(ExecutionGraph executions, TaskManagerActions taskManagers, CoordinatorHolder coordinators,
             SchedulingDriver scheduling, CheckpointTriggers triggers, LongSupplier clock, RestartBackoff backoff,
@@ -134,6 +148,9 @@ public final class StreamingRestart {
      */
     public void restart(String cause) {
         if (!job.running()) {
+            // Nothing to restart: before the start the job context keeps a failure until the job
+            // runs, a job being cancelled ends as its user asked, and an ended one has its result.
+            LOG.warn("Job {}: {}; no restart, the job is {}", jobId, cause, job.state());
             return;
         }
         if (phase != StreamingPhase.NORMAL) {
@@ -162,7 +179,37 @@ public final class StreamingRestart {
         completeIfIdle();
     }
 
-    /** Once no execution of a restarting job is active: reset them all, then restore and deploy. */
+    /**
+     * A split enumerator's periodic work failed. While the job restores, the failure waits for
+     * the restore's end ({@link #enumeratorFailure}) instead of being taken as part of a restart
+     * that may not replace the failed enumerator.
+     */
+    public void enumeratorFailed(String cause) {
+        if (job.running() && phase == StreamingPhase.RESTORING) {
+            LOG.warn("Job {}: {} while the job restores; it fails over once restored unless the restore replaces"
+                    + " the enumerators", jobId, cause);
+            keepEnumeratorFailure(cause);
+            return;
+        }
+        restart(cause);
+    }
+
+    /**
+     * An enumerator failure that came before the restore this job master is about to begin (a
+     * take-over, which does not start the job as a submission does): handled as if it came
+     * during that restore.
+     */
+    public void keepEnumeratorFailure(String cause) {
+        if (enumeratorFailure == null) {
+            enumeratorFailure = cause;
+        }
+    }
+
+    /**
+     * Once no execution of a restarting job is active: reset them all, then, after the restart
+     * delay, restore and deploy. The restore waits too because it replaces the enumerators: one
+     * that failed again at once would otherwise use up every restart without any delay.
+     */
     public void completeIfIdle() {
         if (phase != StreamingPhase.CANCELLING_FOR_RESTART || !executions.active().isEmpty()) {
             return;
@@ -171,7 +218,12 @@ public final class StreamingRestart {
         for (Execution execution : executions.all()) {
             executions.reset(execution, notBeforeMs, "the job restarts: " + restartCause);
         }
-        restoreAndSchedule(true);
+        phase = StreamingPhase.RESTORING;
+        job.guardedAfter(restartDelayMs, "restoring after the restart delay", () -> {
+            if (job.running() && phase == StreamingPhase.RESTORING) {
+                restoreAndSchedule(true);
+            }
+        });
     }
 
     /**
@@ -256,11 +308,32 @@ public final class StreamingRestart {
                 CompletedCheckpoint checkpoint = point.checkpoint().get();
                 restoreFrom = CheckpointRestore.of(checkpoint, graph,
                         jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
-                coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+                resetEnumerators(checkpoint.checkpointId(), enumeratorStates(checkpoint));
             }
             phase = StreamingPhase.NORMAL;
             takeover.adopted(point);
+            restartFromKeptEnumeratorFailure();
         }));
+    }
+
+    /** Every source coordinator gets a new enumerator: the failure of an old one needs nothing more. */
+    private void resetEnumerators(long checkpointId, Map<String, byte[]> states) throws Exception {
+        coordinators.resetForRestart(checkpointId, states);
+        if (enumeratorFailure != null) {
+            LOG.info("Job {}: the restore replaced the split enumerators after: {}", jobId, enumeratorFailure);
+            enumeratorFailure = null;
+        }
+    }
+
+    /** The restore is over: an enumerator failure it kept restarts the job now (true). */
+    private boolean restartFromKeptEnumeratorFailure() {
+        if (enumeratorFailure == null) {
+            return false;
+        }
+        String cause = enumeratorFailure;
+        enumeratorFailure = null;
+        restart(cause);
+        return true;
     }
 
     private static Map<String, byte[]> enumeratorStates(CompletedCheckpoint checkpoint) {
@@ -277,15 +350,17 @@ public final class StreamingRestart {
             CompletedCheckpoint checkpoint = latest.get();
             restoreFrom = CheckpointRestore.of(checkpoint, graph,
                     jobMaxParallelism > 0 ? jobMaxParallelism : checkpoint.maxParallelism(), allowNonRestoredState);
-            coordinators.resetForRestart(checkpoint.checkpointId(), enumeratorStates(checkpoint));
+            resetEnumerators(checkpoint.checkpointId(), enumeratorStates(checkpoint));
             LOG.info("Job {}: tasks restore {}", jobId, checkpoint);
         } else {
             restoreFrom = null;
             if (restart) {
-                coordinators.resetForRestart(0, Map.of());
+                resetEnumerators(0, Map.of());
             }
         }
         phase = StreamingPhase.NORMAL;
-        job.schedule();
+        if (!restartFromKeptEnumeratorFailure()) {
+            job.schedule();
+        }
     }
 }
