@@ -45,13 +45,15 @@ import java.util.Optional;
  *   ./mvnw -q -DskipTests -Pbench,flink -pl duraflow-bench -am package -Dbench.main=io.duraflow.bench.KafkaBenchmark
  *   (options: -Dkafka.records=3000000 -Dkafka.warmup-records=1000000 -Dkafka.keys=100000
  *    -Dkafka.partitions=4 -Dkafka.rate=20000 -Dkafka.latency-seconds=20 -Dkafka.engines=duraflow,flink
- *    -Dkafka.broker-jvm=server -Dkafka.taskmanager-jvm-options=... -Dkafka.flink-jvm-options=...)
+ *    -Dkafka.broker-jvm=test -Dkafka.taskmanager-jvm-options=... -Dkafka.flink-jvm-options=...)
  * </pre>
  *
  * <p>CPU is Duraflow's TaskManager process and Flink's whole JVM (its JobManager included), as in
  * {@link NexmarkBenchmark}; the broker's CPU during each bounded run is printed beside it. The
- * broker runs as a server would ({@code kafka.broker-jvm=server}: both compilers, 1 GiB, G1), not
- * with the tests' fast-starting options ({@code test}). The JVM options properties add options to Duraflow's TaskManager or
+ * broker runs with the tests' options by default ({@code kafka.broker-jvm=test}: C1 only, the
+ * serial collector): on two cores a broker with both compilers and G1 ({@code server}) spends the
+ * runs of a few seconds compiling, took CPU from the engines and cost the engine measured first
+ * more than the other. The JVM options properties add options to Duraflow's TaskManager or
  * Flink's JVM, for diagnosis only (e.g. a flight recording).
  */
 public final class KafkaBenchmark {
@@ -67,7 +69,7 @@ public final class KafkaBenchmark {
             Duration latencyDuration, List<String> engines, String taskManagerJvmOptions, String flinkJvmOptions,
             List<String> brokerJvmOptions) {
         static Settings fromSystemProperties() {
-            String brokerJvm = System.getProperty("kafka.broker-jvm", "server");
+            String brokerJvm = System.getProperty("kafka.broker-jvm", "test");
             List<String> brokerJvmOptions = switch (brokerJvm) {
                 case "server" -> LocalKafkaBroker.SERVER_JVM_OPTIONS;
                 case "test" -> LocalKafkaBroker.TEST_JVM_OPTIONS;
