@@ -75,16 +75,20 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** The current key unboxed, when keys are Longs. */
     private long currentLongKey;
     private int currentKeyGroup = -1;
-    /** The tables of the declared states when keys are Longs: what {@link #prefetch} loads. */
-    private final List<StateTable<K, ?>> longKeyTables = new ArrayList<>();
+    /** The tables of the declared states: what {@link #prefetch} loads. */
+    private final List<StateTable<K, ?>> tables = new ArrayList<>();
     /** The keys of the last {@link #prefetch} and their key groups (-1: not computed), in order. */
     private final Object[] prefetchedKeys = new Object[MAX_PREFETCH];
     private final int[] prefetchedKeyGroups = new int[MAX_PREFETCH];
     private int prefetchedCount;
     /** The prefetched key {@link #setCurrentKey} expects next. */
     private int prefetchCursor;
-    /** The owned Long keys of the last prefetch and their groups, for {@link StateTable#prefetch}. */
+    /**
+     * The owned keys of the last prefetch and their groups, for {@link StateTable#prefetch}: Long
+     * keys themselves, or other keys' hash codes.
+     */
     private final long[] touchKeys = new long[MAX_PREFETCH];
+    private final int[] touchHashes = new int[MAX_PREFETCH];
     private final int[] touchKeyGroups = new int[MAX_PREFETCH];
     private final Object[] touchValues = new Object[MAX_PREFETCH];
     /** What the prefetch loads add up to; kept so that they are not optimized away. */
@@ -222,9 +226,9 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     /**
-     * For Long keys: computes each owned key's group once (for {@link #setCurrentKey}) and loads
-     * the keys' entries of every state table one after another (group prefetching: the cache
-     * misses of the batch overlap, where one lookup per record pays each miss in full).
+     * Computes each owned key's group once (for {@link #setCurrentKey}) and loads the keys' entries
+     * of every state table one after another (group prefetching: the cache misses of the batch
+     * overlap, where one lookup per record pays each miss in full).
      */
     @Override
     public void prefetch(Object[] keys, int count) {
@@ -233,11 +237,16 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         for (int i = 0; i < n; i++) {
             Object key = keys[i];
             int keyGroup = -1;
-            if (longKeys && key instanceof Long value) {
-                int group = Murmur.keyGroupOfLong(value, maxParallelism);
-                if (keyGroupRange.contains(group)) {
+            if (key != null) {
+                int group = longKeys ? (key instanceof Long value ? Murmur.keyGroupOfLong(value, maxParallelism) : -1)
+                        : prefetchKeyGroup(key);
+                if (group >= 0 && keyGroupRange.contains(group)) {
                     keyGroup = group;
-                    touchKeys[owned] = value;
+                    if (longKeys) {
+                        touchKeys[owned] = (Long) key;
+                    } else {
+                        touchHashes[owned] = key.hashCode();
+                    }
                     touchKeyGroups[owned++] = group;
                 }
             }
@@ -246,10 +255,32 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         }
         prefetchedCount = n;
         prefetchCursor = 0;
-        for (int t = 0; t < longKeyTables.size(); t++) {
-            prefetchSink[0] += longKeyTables.get(t).prefetch(touchKeys, touchKeyGroups, owned, touchValues,
-                    prefetchSink);
+        for (int t = 0; t < tables.size(); t++) {
+            StateTable<K, ?> table = tables.get(t);
+            prefetchSink[0] += longKeys
+                    ? table.prefetch(touchKeys, touchKeyGroups, owned, touchValues, prefetchSink)
+                    : table.prefetchHashed(touchHashes, touchKeyGroups, owned, touchValues, prefetchSink);
         }
+    }
+
+    /**
+     * A key's group for {@link #prefetch}, or -1 if the serializer fails on it: that record meets
+     * the failure again in {@link #setCurrentKey}, in order.
+     */
+    @SuppressWarnings("unchecked")
+    private int prefetchKeyGroup(Object key) {
+        try {
+            return serializedKeyGroup((K) key);
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** The key group of a key that is not a Long: from its serialized bytes, as every engine part computes it. */
+    private int serializedKeyGroup(K key) {
+        keyBytes.reset();
+        keySerializer.write(key, keyBytes);
+        return Murmur.keyGroup(keyBytes.buffer(), 0, keyBytes.position(), maxParallelism);
     }
 
     @Override
@@ -280,14 +311,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         if (key == currentKey && currentKeyGroup >= 0) {
             return currentKeyGroup;
         }
-        int keyGroup;
-        if (longKeys) {
-            keyGroup = Murmur.keyGroupOfLong((Long) key, maxParallelism);
-        } else {
-            keyBytes.reset();
-            keySerializer.write(key, keyBytes);
-            keyGroup = Murmur.keyGroup(keyBytes.buffer(), 0, keyBytes.position(), maxParallelism);
-        }
+        int keyGroup = longKeys ? Murmur.keyGroupOfLong((Long) key, maxParallelism) : serializedKeyGroup(key);
         return RestoreChecks.requireOwned(operatorDescription, key, keyGroup, keyGroupRange);
     }
 
@@ -339,9 +363,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             restored.remove(meta.name());
         }
         registered.put(meta.name(), state);
-        if (longKeys) {
-            longKeyTables.add(table);
-        }
+        tables.add(table);
         R wrapped = wrap.apply(table);
         stateObjects.put(meta.name(), wrapped);
         return wrapped;
@@ -425,7 +447,7 @@ final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     public void dispose() {
         disposed = true;
         registered.clear();
-        longKeyTables.clear();
+        tables.clear();
         restored.clear();
         stateObjects.clear();
     }

@@ -1,6 +1,5 @@
 package io.duraflow.state.heap;
 
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -17,9 +16,10 @@ import java.util.Map;
  * afterwards; it is replaced through {@code update()}/{@code put()} (the snapshot may still be
  * writing the old object).
  *
- * <p>The maps are {@link HashMap}s, or {@link LongKeyMap}s (open addressing over a {@code long[]})
- * for a table created with {@code longKeys}: the backend does that when the key serializer is
- * {@code Types.LONG}, the common case, whose per-record lookups it makes about twice as fast.
+ * <p>The maps are {@link LongKeyMap}s (open addressing over a {@code long[]}) for a table created
+ * with {@code longKeys}, which the backend does when the key serializer is {@code Types.LONG}, the
+ * common case, whose per-record lookups it makes about twice as fast; {@link HashKeyMap}s for other
+ * keys. Both let {@link #prefetch} load a batch of keys' slots before the records are processed.
  *
  * <p>Task thread only; a snapshot's thread reads only frozen maps.
  */
@@ -55,7 +55,7 @@ final class StateTable<K, S> {
         this.groups = new Map[keyGroupCount];
         this.frozen = new boolean[keyGroupCount];
         for (int i = 0; i < keyGroupCount; i++) {
-            groups[i] = longKeys ? (Map<K, S>) new LongKeyMap<S>() : new HashMap<>();
+            groups[i] = longKeys ? (Map<K, S>) new LongKeyMap<S>() : new HashKeyMap<>();
         }
     }
 
@@ -83,6 +83,26 @@ final class StateTable<K, S> {
         for (int i = 0; i < count; i++) {
             Object value = scratch[i];
             if (value != null && value.getClass() != StateTable.class) {
+                found++;
+            }
+            scratch[i] = null;
+        }
+        return found;
+    }
+
+    /**
+     * {@link #prefetch} for a table of other keys than Longs: {@code hashes} are the keys' hash
+     * codes; the second loop loads each home slot's key (for its {@code equals}) and, where it is
+     * the key looked for, nothing more: its value is loaded by the lookup.
+     */
+    int prefetchHashed(int[] hashes, int[] keyGroups, int count, Object[] scratch, long[] sink) {
+        for (int i = 0; i < count; i++) {
+            scratch[i] = ((HashKeyMap<?, ?>) groups[keyGroups[i] - firstKeyGroup]).touchHome(hashes[i], sink);
+        }
+        int found = 0;
+        for (int i = 0; i < count; i++) {
+            Object key = scratch[i];
+            if (key != null && key.getClass() != StateTable.class) {
                 found++;
             }
             scratch[i] = null;
@@ -120,7 +140,8 @@ final class StateTable<K, S> {
         int index = keyGroup - firstKeyGroup;
         if (frozen[index]) {
             Map<K, S> frozenMap = groups[index];
-            groups[index] = longKeys ? (Map<K, S>) ((LongKeyMap<S>) frozenMap).copy() : new HashMap<>(frozenMap);
+            groups[index] = longKeys ? (Map<K, S>) ((LongKeyMap<S>) frozenMap).copy()
+                    : ((HashKeyMap<K, S>) frozenMap).copy();
             frozen[index] = false;
         }
         return groups[index];

@@ -344,6 +344,57 @@ public abstract class KeyedStateBackendContractTest {
         assertThat(byName.value()).isEqualTo(Tuple2.of(1L, 1L));
     }
 
+    @Test
+    void prefetchOfStringKeysIsOnlyAHintToo() throws IOException {
+        KeyedStateBackend<String> half = backend(Types.STRING, KeyGroupRange.ofOperatorIndex(MAX_PARALLELISM, 2, 0),
+                List.of());
+        ValueState<Tuple2<Long, Long>> sum = half.getState(SUM);
+        ListState<String> seen = half.getListState(new ListStateDescriptor<>("seen", Types.STRING));
+        List<String> owned = new ArrayList<>();
+        String foreign = null;
+        for (int i = 0; owned.size() < 40 || foreign == null; i++) {
+            String key = "key-" + i;
+            if (half.keyGroupRange().contains(keyGroupOf(key))) {
+                owned.add(key);
+            } else if (foreign == null) {
+                foreign = key;
+            }
+        }
+        Map<String, Long> model = new HashMap<>();
+        Object[] batch = new Object[40];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = owned.get(i % 25);
+        }
+        batch[5] = foreign;
+        for (int round = 0; round < 3; round++) {
+            half.prefetch(batch, batch.length);
+            for (int i = 0; i < batch.length; i++) {
+                String key = (String) batch[i];
+                if (i == 5) {
+                    assertThatThrownBy(() -> half.setCurrentKey(key)).isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("key group " + keyGroupOf(key));
+                    continue;
+                }
+                // Every other key comes as an equal but other object than the prefetched one.
+                half.setCurrentKey(i % 2 == 0 ? new String(key) : key);
+                assertThat(half.currentKeyGroup()).isEqualTo(keyGroupOf(key));
+                Tuple2<Long, Long> before = sum.value();
+                assertThat(before == null ? null : before.f0()).isEqualTo(model.get(key));
+                sum.update(Tuple2.of((before == null ? 0 : before.f0()) + i, 1L));
+                seen.add(Integer.toString(i));
+                model.merge(key, (long) i, Long::sum);
+            }
+        }
+        half.setCurrentKey(owned.get(0));
+        assertThat(seen.get()).containsExactly("0", "25", "0", "25", "0", "25");
+    }
+
+    private static int keyGroupOf(String key) {
+        DataWriter out = new DataWriter();
+        Types.STRING.write(key, out);
+        return Murmur.keyGroup(out.buffer(), 0, out.position(), MAX_PARALLELISM);
+    }
+
     // ---- snapshots and restore -----------------------------------------------------------
 
     @Test

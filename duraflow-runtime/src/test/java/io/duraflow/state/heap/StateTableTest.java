@@ -82,4 +82,24 @@ class StateTableTest {
         assertThat(table.readable(4)).isSameAs(frozen[0]).containsExactly(Map.entry(7L, "seven"));
         assertThat(table.readable(5)).isSameAs(frozen[1]).containsExactly(Map.entry(8L, "eight"));
     }
+
+    @Test
+    void prefetchOfOtherKeysReadsHomeSlotsAndChangesNothing() {
+        StateTable<String, String> table = new StateTable<>(4, 2, null);
+        table.writable(4).put("seven", "7");
+        table.writable(5).put("eight", "8");
+        Map<String, String>[] frozen = table.freeze();
+        Object[] scratch = new Object[3];
+        long[] sink = {0};
+
+        int found = table.prefetchHashed(new int[] {"seven".hashCode(), "eight".hashCode(), "nine".hashCode()},
+                new int[] {4, 5, 5}, 3, scratch, sink);
+
+        assertThat(found).as("the keys in the home slots of seven and eight; nine's has none").isEqualTo(2);
+        assertThat(scratch).containsOnlyNulls();
+        assertThat(table.readable(4)).isSameAs(frozen[0]).containsExactly(Map.entry("seven", "7"));
+        assertThat(table.readable(5)).isSameAs(frozen[1]).containsExactly(Map.entry("eight", "8"));
+        table.writable(4).put("six", "6");
+        assertThat(frozen[0]).as("a write after the freeze copies the group").containsOnlyKeys("seven");
+    }
 }
