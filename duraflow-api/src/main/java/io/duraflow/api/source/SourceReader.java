@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Reads splits in a task. Single-threaded: the task thread calls every method, including the
- * delivery of splits from the enumerator, so implementations need no synchronization.
+ * delivery of splits from the enumerator, so implementations need no synchronization; the one
+ * exception is {@link #wakeUp}.
  */
 public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable, CheckpointAvailabilityProvider {
     /** Called once before anything else; typically asks for the first split. */
@@ -61,6 +62,16 @@ public interface SourceReader<T, S extends SourceSplit> extends AutoCloseable, C
      * durable downstream (a source may acknowledge messages to an external system here).
      */
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
+
+    /**
+     * Any thread: the task has other work (a checkpoint to take, a split to add, a commit) while
+     * {@link #pollNext} may be waiting inside a client for records. A reader whose {@code pollNext}
+     * blocks (a Kafka consumer's {@code poll} with a timeout) makes that call return soon, so the
+     * work does not wait for the timeout; one that never blocks ignores it (the default). Called
+     * once per piece of work, also while no {@code pollNext} runs: it must be cheap, thread-safe,
+     * and leave no effect behind on the reader's other calls.
+     */
+    default void wakeUp() {}
 
     @Override
     default void close() throws Exception {}

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Waiting.</b> {@link #pollNext} polls with a short timeout ({@code pollTimeout}, 10 ms by
  * default) instead of {@code Duration.ZERO} and a timer: the consumer's poll returns as soon as a
  * fetch brings records, so a record is emitted within a network round trip of reaching the broker,
- * while an idle reader sleeps in the consumer's selector and costs no CPU. The price is that the
- * task's other work (checkpoint triggers, split assignments, flushes) waits at most {@code
- * pollTimeout} while the partitions are idle. After an empty poll the reader says {@link
+ * while an idle reader sleeps in the consumer's selector and costs no CPU. The task's other work
+ * (checkpoint triggers, split assignments, commits) does not wait for the timeout: the task calls
+ * {@link #wakeUp} when it arrives, which wakes the consumer ({@code wakeup()}) if it is polling
+ * (a trigger waited up to 10 ms before, most of a checkpoint's start). After an empty poll the reader says {@link
  * InputStatus#NOTHING_AVAILABLE} with an availability that is already complete: the poll itself
  * was the wait.
  *
@@ -127,6 +129,12 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
     private final Emitter<T> emitter = new Emitter<>();
     private boolean noMoreSplits;
     private long lastContactNanos;
+    /** Guards {@link #polling} and {@link #wokenUp}, the only state {@link #wakeUp} touches from other threads. */
+    private final Object wakeUpLock = new Object();
+    /** Whether the task thread is in (or about to enter) the consumer's poll. */
+    private boolean polling;
+    /** Whether this poll was woken up already: one {@code consumer.wakeup()} per poll. */
+    private boolean wokenUp;
 
     KafkaSourceReader(SourceReaderContext context, Consumer<byte[], byte[]> consumer,
             KafkaRecordDeserializer<T> deserializer, Settings settings, LongSupplier nanoClock) {
@@ -184,7 +192,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
         if (partitions.isEmpty()) {
             return noMoreSplits ? InputStatus.END_OF_INPUT : InputStatus.NOTHING_AVAILABLE;
         }
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(settings.pollTimeout());
+        ConsumerRecords<byte[], byte[]> records = pollRecords();
         int emitted = 0;
         for (TopicPartition partition : records.partitions()) {
             PartitionReader<T> reader = partitions.get(partition);
@@ -218,6 +226,65 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
             lastContactNanos = nanoClock.getAsLong();
         }
         return InputStatus.NOTHING_AVAILABLE;
+    }
+
+    /**
+     * The consumer's poll, cut short by {@link #wakeUp}. A wake-up that comes after the poll got
+     * its records would make the consumer's next blocking call throw instead (a position, an end
+     * offset): it is used up here, by a poll that throws at once.
+     */
+    private ConsumerRecords<byte[], byte[]> pollRecords() {
+        synchronized (wakeUpLock) {
+            polling = true;
+            wokenUp = false;
+        }
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(settings.pollTimeout());
+        } catch (WakeupException e) {
+            synchronized (wakeUpLock) {
+                polling = false;
+            }
+            return ConsumerRecords.empty();
+        }
+        boolean pending;
+        synchronized (wakeUpLock) {
+            polling = false;
+            pending = wokenUp;
+        }
+        if (pending) {
+            try {
+                ConsumerRecords<byte[], byte[]> more = consumer.poll(Duration.ZERO);
+                if (!more.isEmpty()) {
+                    return concat(records, more); // the wake-up was used up inside the first poll after all
+                }
+            } catch (WakeupException expected) {
+                // used up
+            }
+        }
+        return records;
+    }
+
+    private static ConsumerRecords<byte[], byte[]> concat(ConsumerRecords<byte[], byte[]> first,
+            ConsumerRecords<byte[], byte[]> second) {
+        Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> all = new LinkedHashMap<>();
+        for (ConsumerRecords<byte[], byte[]> part : List.of(first, second)) {
+            for (TopicPartition partition : part.partitions()) {
+                all.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(part.records(partition));
+            }
+        }
+        return new ConsumerRecords<>(all, Map.of());
+    }
+
+    /** Any thread: a {@link #pollNext} waiting in the consumer's poll returns now (see the interface). */
+    @Override
+    public void wakeUp() {
+        synchronized (wakeUpLock) {
+            if (polling && !wokenUp) {
+                wokenUp = true;
+                consumer.wakeup();
+            }
+        }
     }
 
     /** Emits a partition's records before its stopping offset; returns how many Kafka records it took. */

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
@@ -73,6 +74,65 @@ class KafkaSourceReaderTest {
                 new RecordingOutput.Emitted<>("orders-1", "1:5", 1005));
         assertThat(reader.pollNext(output)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
         assertThat(reader.isAvailable().toCompletableFuture()).isDone();
+    }
+
+    @Test
+    void aWakeUpDuringThePollEndsItWithNothingAndSkipsNoRecord() throws Exception {
+        KafkaSourceReader<String> reader = strings();
+        reader.start();
+        reader.addSplits(List.of(KafkaPartitionSplit.unbounded(ORDERS_0, 0)));
+        RecordingOutput<String> output = new RecordingOutput<>();
+        consumer.schedulePollTask(() -> {
+            add(ORDERS_0, 0, 2);
+            reader.wakeUp(); // the task got a mail while the reader polled
+        });
+
+        assertThat(reader.pollNext(output)).as("the poll ended by the wake-up").isEqualTo(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reader.isAvailable().toCompletableFuture()).as("the mail runs before the next poll").isDone();
+        assertThat(output.emitted).isEmpty();
+        assertThat(reader.pollNext(output)).isEqualTo(InputStatus.MORE_AVAILABLE);
+        assertThat(output.emitted).extracting(RecordingOutput.Emitted::value).containsExactly("0:0", "0:1");
+        assertThat(reader.snapshotState(1)).containsExactly(KafkaPartitionSplit.unbounded(ORDERS_0, 2));
+    }
+
+    @Test
+    void aWakeUpWhileNoPollRunsLeavesTheNextPollAlone() throws Exception {
+        KafkaSourceReader<String> reader = strings();
+        reader.start();
+        reader.addSplits(List.of(KafkaPartitionSplit.unbounded(ORDERS_0, 0)));
+        add(ORDERS_0, 0, 1);
+
+        reader.wakeUp();
+
+        assertThat(reader.pollNext(new RecordingOutput<>())).isEqualTo(InputStatus.MORE_AVAILABLE);
+    }
+
+    @Test
+    void aWakeUpThatCameAfterThePollHadItsRecordsIsUsedUpThere() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<KafkaSourceReader<String>> under =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        consumer = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+                ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
+                if (!records.isEmpty()) {
+                    under.get().wakeUp(); // the mail came just as the poll returned its records
+                }
+                return records;
+            }
+        };
+        KafkaSourceReader<String> reader = strings();
+        under.set(reader);
+        reader.start();
+        reader.addSplits(List.of(KafkaPartitionSplit.unbounded(ORDERS_0, 0)));
+        add(ORDERS_0, 0, 2);
+        RecordingOutput<String> output = new RecordingOutput<>();
+
+        assertThat(reader.pollNext(output)).isEqualTo(InputStatus.MORE_AVAILABLE);
+        add(ORDERS_0, 2, 3);
+        // Left pending, the wake-up would have ended this poll with nothing instead.
+        assertThat(reader.pollNext(output)).isEqualTo(InputStatus.MORE_AVAILABLE);
+        assertThat(output.emitted).extracting(RecordingOutput.Emitted::value).containsExactly("0:0", "0:1", "0:2");
     }
 
     @Test

@@ -71,6 +71,8 @@ public final class MailboxProcessor {
     /** Whether the suspension {@link #suspendMs} asks for waits for an output (backpressure). */
     private boolean suspendForOutput;
     private final TaskTimes times;
+    /** See {@link #onMailArrival}. */
+    private volatile Runnable mailArrival;
 
     public MailboxProcessor(DefaultAction defaultAction) {
         this(defaultAction, new TaskTimes(System::nanoTime));
@@ -93,6 +95,19 @@ public final class MailboxProcessor {
         synchronized (arrival) {
             arrival.notifyAll();
         }
+        Runnable listener = mailArrival;
+        if (listener != null) {
+            listener.run();
+        }
+    }
+
+    /**
+     * Runs {@code listener} on the putting thread after each {@link #put}, or nothing with null: a
+     * default action that may block outside the mailbox (a source reader waiting in its client)
+     * is told to return, so the mail does not wait for it. The listener must be cheap and thread-safe.
+     */
+    public void onMailArrival(Runnable listener) {
+        mailArrival = listener;
     }
 
     /**

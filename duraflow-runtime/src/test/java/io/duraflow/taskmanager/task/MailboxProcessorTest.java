@@ -61,6 +61,35 @@ class MailboxProcessorTest {
     }
 
     @Test
+    void aMailWakesUpADefaultActionThatWaitsOutsideTheMailbox() throws Exception {
+        CountDownLatch wokenUp = new CountDownLatch(1);
+        AtomicReference<MailboxProcessor> processor = new AtomicReference<>();
+        processor.set(new MailboxProcessor(controller -> {
+            if (log.contains("mail")) {
+                controller.allActionsCompleted();
+                return;
+            }
+            log.add("waiting in a client"); // as a source reader in its consumer's poll
+            if (!wokenUp.await(30, TimeUnit.SECONDS)) {
+                log.add("timed out");
+            }
+        }));
+        processor.get().onMailArrival(wokenUp::countDown);
+        Thread mailer = new Thread(() -> {
+            await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("waiting in a client"));
+            processor.get().put(() -> log.add("mail"));
+        });
+        mailer.start();
+
+        processor.get().runMailboxLoop();
+        mailer.join();
+
+        assertThat(log).containsExactly("waiting in a client", "mail");
+        processor.get().onMailArrival(null);
+        processor.get().put(() -> { }); // nobody is told any more
+    }
+
+    @Test
     void anExceptionInAMailEndsTheLoopWithThatCause() {
         IllegalStateException cause = new IllegalStateException("bad split");
         MailboxProcessor processor = new MailboxProcessor(controller -> log.add("action"));

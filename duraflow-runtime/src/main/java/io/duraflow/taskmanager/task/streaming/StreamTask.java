@@ -276,8 +276,11 @@ public final class StreamTask implements TaskBody {
                     }
                 }
             });
+            // A mail (a checkpoint trigger above all) must not wait for a reader blocked in its client.
+            mailbox.onMailArrival(sourceReader::wakeUp);
             mailbox.runMailboxLoop();
         } finally {
+            mailbox.onMailArrival(null);
             reader = null;
             alignment = null;
         }
