@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +24,9 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -192,7 +195,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!hasLeaders(admin, name, partitions)) {
+            while (!hasLeaders(admin, name, partitions) || !servesEveryPartition(admin, name, partitions)) {
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("no leader for every partition after 30 s");
                 }
@@ -289,6 +292,26 @@ public final class LocalKafkaBroker implements AutoCloseable {
                     admin.describeTopics(Set.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic);
             return description.partitions().size() == partitions
                     && description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether the leader answers for every partition: the metadata names a leader before that
+     * broker has loaded the partition, and a producer's first batch sent then is refused
+     * (NOT_LEADER_OR_FOLLOWER); its idempotent producer then refused every retry with
+     * OUT_OF_ORDER_SEQUENCE_NUMBER until the batch expired, two minutes later.
+     */
+    private static boolean servesEveryPartition(Admin admin, String topic, int partitions)
+            throws InterruptedException {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int partition = 0; partition < partitions; partition++) {
+            latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
+        }
+        try {
+            admin.listOffsets(latest).all().get(5, TimeUnit.SECONDS);
+            return true;
         } catch (ExecutionException | TimeoutException e) {
             return false;
         }

@@ -71,6 +71,36 @@ class LocalKafkaBrokerIT {
         assertThat(dir.resolve("broker.log")).exists().isNotEmptyFile();
     }
 
+    /**
+     * A topic is usable when createTopic returns: an idempotent producer's first batch to each
+     * partition, sent at once, is taken. (Sent while the leader still loaded the partition, it was
+     * refused, and every retry after with OUT_OF_ORDER_SEQUENCE_NUMBER.)
+     */
+    @Test
+    void aNewTopicTakesRecordsAtOnce() throws Exception {
+        try (LocalKafkaBroker broker = LocalKafkaBroker.fromSystemProperty(dir, Map.of())) {
+            broker.start();
+            for (int round = 0; round < 5; round++) {
+                String topic = "fresh-" + round;
+                broker.createTopic(topic, 16);
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000,
+                        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000),
+                        new StringSerializer(), new StringSerializer())) {
+                    List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+                    for (int i = 0; i < 2_000; i++) {
+                        sends.add(producer.send(new ProducerRecord<>(topic, i % 16, null, "v" + i)));
+                    }
+                    for (java.util.concurrent.Future<?> send : sends) {
+                        send.get(); // fails with the batch's error if it expired
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void saysWhatToBuildWhenTheJarsAreMissing() throws Exception {
         Path empty = Files.createDirectory(dir.resolve("lib"));
