@@ -60,6 +60,19 @@ class KafkaSinkIT {
         return params;
     }
 
+    private static void assertFinishedAfterARestart(JobOutcome outcome) {
+        assertThat(outcome.finished()).as("%s", outcome).isTrue();
+        assertThat(outcome.restarts()).as("restarts").isPositive();
+    }
+
+    /** The topic's committed records, read until there are {@code records}: 0 .. records - 1, each once. */
+    private static List<String> assertEveryNumberOnce(String topic, long records) {
+        List<String> committed = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
+                values -> values.size() >= records);
+        assertThat(committed.stream().sorted().toList()).as("every number exactly once").isEqualTo(numbers(records));
+        return committed;
+    }
+
     private static List<String> numbers(long count) {
         return LongStream.range(0, count).mapToObj(Long::toString).sorted().toList();
     }
@@ -79,14 +92,9 @@ class KafkaSinkIT {
             assertThat(cluster.status(jobId).getState()).isEqualTo(JobState.JOB_RUNNING);
             cluster.startTaskManager();
             cluster.stopTaskManager(0);
-            JobOutcome outcome = cluster.await(jobId, JOB_TIMEOUT);
-
-            assertThat(outcome.finished()).as("%s", outcome).isTrue();
-            assertThat(outcome.restarts()).as("restarts").isPositive();
+            assertFinishedAfterARestart(cluster.await(jobId, JOB_TIMEOUT));
         }
-        List<String> committed = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
-                values -> values.size() >= records);
-        assertThat(committed.stream().sorted().toList()).as("every number exactly once").isEqualTo(numbers(records));
+        List<String> committed = assertEveryNumberOnce(topic, records);
         List<String> all = TestTopics.read(broker.bootstrapServers(), topic, false, Duration.ofSeconds(5),
                 values -> false);
         System.out.printf("exactly once through a TaskManager crash: %d committed, %d written in all%n",
@@ -126,14 +134,9 @@ class KafkaSinkIT {
             } finally {
                 PrecommitGate.open();
             }
-            JobOutcome outcome = cluster.await(jobId, JOB_TIMEOUT);
-
-            assertThat(outcome.finished()).as("%s", outcome).isTrue();
-            assertThat(outcome.restarts()).as("restarts").isPositive();
+            assertFinishedAfterARestart(cluster.await(jobId, JOB_TIMEOUT));
         }
-        List<String> committed = TestTopics.read(broker.bootstrapServers(), topic, true, Duration.ofSeconds(30),
-                values -> values.size() >= records);
-        assertThat(committed.stream().sorted().toList()).as("every number exactly once").isEqualTo(numbers(records));
+        assertEveryNumberOnce(topic, records);
     }
 
     @Test
