@@ -15,6 +15,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A JobManager and TaskManagers inside this JVM, talking gRPC on loopback as separate processes
@@ -24,11 +28,13 @@ import java.util.Map;
  * close. The JobManager keeps its address when it is restarted, so the TaskManagers find the new one.
  */
 public final class InProcessCluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(InProcessCluster.class);
     private static final long REGISTRATION_TIMEOUT_MS = 30_000;
 
     private final Path workDir;
     private final Configuration config;
     private final List<TaskManagerRunner> taskManagers = new ArrayList<>();
+    private final List<Throwable> fatalErrors = new CopyOnWriteArrayList<>();
     private JobManagerRunner jobManager;
 
     private InProcessCluster(Path workDir, Configuration config) {
@@ -69,14 +75,43 @@ public final class InProcessCluster implements AutoCloseable {
         return "127.0.0.1:" + config.get(JobManagerOptions.RPC_PORT);
     }
 
-    /** Starts one more TaskManager; returns its index. */
-    public int startTaskManager() throws Exception {
-        taskManagers.add(TaskManagerRunner.start(config, address(), REGISTRATION_TIMEOUT_MS));
-        return taskManagers.size() - 1;
+    /**
+     * Starts one more TaskManager; returns its index. A fatal error on its main thread (a process
+     * would exit) stops it as a crash would and is kept for {@link #fatalErrors}: this JVM is
+     * the caller's, not the TaskManager's to end.
+     */
+    public synchronized int startTaskManager() throws Exception {
+        int index = taskManagers.size();
+        AtomicReference<TaskManagerRunner> started = new AtomicReference<>();
+        TaskManagerRunner taskManager = TaskManagerRunner.startEmbedded(config, address(), REGISTRATION_TIMEOUT_MS,
+                error -> {
+                    LOG.error("In-process TaskManager {}: fatal error in its main thread; it stops as a crash would"
+                            + " (a TaskManager process exits)", index, error);
+                    fatalErrors.add(error);
+                    // Off its own main thread, which closing it waits for.
+                    Thread stop = new Thread(() -> stopIfRunning(index, started.get()), "stop-taskmanager-" + index);
+                    stop.setDaemon(true);
+                    stop.start();
+                });
+        started.set(taskManager);
+        taskManagers.add(taskManager);
+        return index;
+    }
+
+    private synchronized void stopIfRunning(int index, TaskManagerRunner runner) {
+        if (runner != null && index < taskManagers.size() && taskManagers.get(index) == runner) {
+            taskManagers.set(index, null);
+            runner.close();
+        }
+    }
+
+    /** The fatal errors of this cluster's TaskManagers so far, each of which stopped its TaskManager. */
+    public List<Throwable> fatalErrors() {
+        return List.copyOf(fatalErrors);
     }
 
     /** Stops a TaskManager as a crash would: its tasks end and its connection drops. */
-    public void stopTaskManager(int index) {
+    public synchronized void stopTaskManager(int index) {
         TaskManagerRunner taskManager = taskManagers.set(index, null);
         if (taskManager == null) {
             throw new IllegalArgumentException("TaskManager " + index + " is not running");
@@ -98,7 +133,7 @@ public final class InProcessCluster implements AutoCloseable {
 
     /** Stops everything and deletes the work directory. */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (TaskManagerRunner taskManager : taskManagers) {
             if (taskManager != null) {
                 taskManager.close();

@@ -41,6 +41,21 @@ public final class TaskManagerRunner implements AutoCloseable {
         return start(config, jobManagerAddress, registrationTimeoutMs, services -> services);
     }
 
+    /**
+     * As {@link #start(Configuration, String, long)} for a TaskManager inside another program (an
+     * in-process cluster): a mail that throws on its main thread goes to {@code fatalError}
+     * instead of ending the process, which would end the program too.
+     */
+    public static TaskManagerRunner startEmbedded(Configuration config, String jobManagerAddress,
+            long registrationTimeoutMs, java.util.function.Consumer<Throwable> fatalError) throws Exception {
+        return start(config, jobManagerAddress, registrationTimeoutMs, services -> {
+            if (services.mailbox() instanceof io.duraflow.mailbox.ThreadMailbox mailbox) {
+                mailbox.onUncaughtException(fatalError);
+            }
+            return services;
+        });
+    }
+
     /** As {@link #start(Configuration, String, long)}, with the executor's services adjusted (tests). */
     static TaskManagerRunner start(Configuration config, String jobManagerAddress, long registrationTimeoutMs,
             java.util.function.UnaryOperator<TaskExecutorServices> adjust) throws Exception {

@@ -20,6 +20,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -252,14 +253,26 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
         }
     }
 
-    /** Stops everything and deletes the cluster's storage; the extension calls it after the last test. */
+    /**
+     * Stops everything and deletes the cluster's storage; the extension calls it after the last
+     * test. Fails if a TaskManager had a fatal error on its main thread meanwhile (a bug: a
+     * TaskManager process would have exited; here it was stopped as a crash and the job may
+     * have recovered, so the test would not notice otherwise).
+     */
     @Override
     public void close() {
         if (channel != null) {
             Rpc.shutdown(channel);
         }
         if (cluster != null) {
+            List<Throwable> fatal = cluster.fatalErrors();
             cluster.close();
+            if (!fatal.isEmpty()) {
+                IllegalStateException failure = new IllegalStateException(fatal.size() + " fatal error(s) in the"
+                        + " main thread of an in-process TaskManager, the first: " + fatal.get(0), fatal.get(0));
+                fatal.stream().skip(1).forEach(failure::addSuppressed);
+                throw failure;
+            }
         }
     }
 }
