@@ -5,15 +5,12 @@ import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.LocalCluster;
 import io.duraflow.cli.kafka.KafkaKeyedCount;
 import io.duraflow.rpc.proto.CheckpointSummary;
-import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -104,7 +101,7 @@ final class DuraflowKafkaRuns implements KafkaEngine {
                 throw new IllegalStateException("Duraflow's " + jobName + " completed no checkpoint within "
                         + START_TIMEOUT.toSeconds() + " s (logs: " + cluster.workDir().resolve("log") + ")");
             }
-            poll(client, jobName, checkpoints);
+            CheckpointTally.poll(client, jobName, checkpoints);
             Thread.sleep(DuraflowStreamingRuns.POLL.toMillis());
         }
     }
@@ -112,7 +109,7 @@ final class DuraflowKafkaRuns implements KafkaEngine {
     @Override
     public KafkaRun cancel(String jobName) throws Exception {
         ClusterClient client = cluster.client();
-        poll(client, jobName, checkpoints);
+        CheckpointTally.poll(client, jobName, checkpoints);
         long cpu = cluster.taskManagerCpuNanos();
         long millis = System.currentTimeMillis() - startMillis;
         JobStatus status = client.status(jobName);
@@ -129,10 +126,10 @@ final class DuraflowKafkaRuns implements KafkaEngine {
         while (true) {
             JobStatus status = client.status(jobName);
             if (JobRunner.isTerminal(status.getState())) {
-                poll(client, jobName, seen); // the last ones, if the checkpoint list is still there
+                CheckpointTally.poll(client, jobName, seen); // the last ones, if the checkpoint list is still there
                 return status;
             }
-            poll(client, jobName, seen);
+            CheckpointTally.poll(client, jobName, seen);
             Thread.sleep(DuraflowStreamingRuns.POLL.toMillis());
         }
     }
@@ -143,35 +140,9 @@ final class DuraflowKafkaRuns implements KafkaEngine {
     }
 
     private static KafkaRun figures(long millis, long cpuNanos, Map<Long, CheckpointSummary> checkpoints) {
-        int completed = 0;
-        int failed = 0;
-        long durations = 0;
-        Set<String> reasons = new LinkedHashSet<>();
-        for (CheckpointSummary c : checkpoints.values()) {
-            if (c.getStatus().equals("COMPLETED")) {
-                completed++;
-                durations += c.getDurationMs();
-            } else if (c.getStatus().equals("FAILED")) {
-                failed++;
-                reasons.add(c.getFailureReason() + ": " + c.getFailureMessage());
-            }
-        }
-        if (!reasons.isEmpty()) {
-            System.out.println("duraflow: failed checkpoints: " + String.join(" | ", reasons));
-        }
-        return new KafkaRun(millis, cpuNanos, completed, failed, completed == 0 ? -1 : durations / completed);
-    }
-
-    private static void poll(ClusterClient client, String jobId, Map<Long, CheckpointSummary> into) {
-        JobCheckpoints report;
-        try {
-            report = client.checkpoints(jobId);
-        } catch (RuntimeException e) {
-            return; // not running yet, or just ended
-        }
-        for (CheckpointSummary c : report.getCheckpointsList()) {
-            into.put(c.getCheckpointId(), c);
-        }
+        CheckpointTally tally = CheckpointTally.of(checkpoints.values());
+        tally.printFailures("duraflow");
+        return new KafkaRun(millis, cpuNanos, tally.completed(), tally.failed(), tally.averageMillis());
     }
 
     @Override

@@ -4,7 +4,6 @@ import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.LocalCluster;
 import io.duraflow.rpc.proto.CheckpointSummary;
-import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
@@ -85,31 +84,17 @@ final class DuraflowNexmarkRuns implements AutoCloseable {
             if (JobRunner.isTerminal(status.getState())) {
                 break;
             }
-            poll(client, jobId, checkpoints);
+            CheckpointTally.poll(client, jobId, checkpoints);
             Thread.sleep(DuraflowStreamingRuns.POLL.toMillis());
         }
         long cpuAfter = cluster.taskManagerCpuNanos();
-        poll(client, jobId, checkpoints); // the last ones, if the checkpoint list is still there
+        CheckpointTally.poll(client, jobId, checkpoints); // the last ones, if the checkpoint list is still there
         if (status.getState() != JobState.JOB_FINISHED) {
             throw new IllegalStateException("Duraflow's " + query + " ended " + status.getState() + ": "
                     + status.getFailure() + " (logs: " + cluster.workDir().resolve("log") + ")");
         }
-        int completed = 0;
-        int failed = 0;
-        long durations = 0;
-        java.util.Set<String> reasons = new java.util.LinkedHashSet<>();
-        for (CheckpointSummary c : checkpoints.values()) {
-            if (c.getStatus().equals("COMPLETED")) {
-                completed++;
-                durations += c.getDurationMs();
-            } else if (c.getStatus().equals("FAILED")) {
-                failed++;
-                reasons.add(c.getFailureReason() + ": " + c.getFailureMessage());
-            }
-        }
-        if (!reasons.isEmpty()) {
-            System.out.println("duraflow " + query + ": failed checkpoints: " + String.join(" | ", reasons));
-        }
+        CheckpointTally tally = CheckpointTally.of(checkpoints.values());
+        tally.printFailures("duraflow " + query);
         long submitted = status.getSubmittedAtMs();
         long results = 0;
         long hashSum = 0;
@@ -134,21 +119,9 @@ final class DuraflowNexmarkRuns implements AutoCloseable {
                     + parallelism);
         }
         return new NexmarkRun(query, settings.events(), status.getEndedAtMs() - submitted,
-                cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore, completed, failed,
-                completed == 0 ? -1 : durations / completed, results, hashSum,
+                cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore, tally.completed(), tally.failed(),
+                tally.averageMillis(), results, hashSum,
                 first == Long.MAX_VALUE ? -1 : first - submitted, first == Long.MAX_VALUE ? -1 : last - submitted);
-    }
-
-    private static void poll(ClusterClient client, String jobId, Map<Long, CheckpointSummary> into) {
-        JobCheckpoints report;
-        try {
-            report = client.checkpoints(jobId);
-        } catch (RuntimeException e) {
-            return; // not running yet, or just ended
-        }
-        for (CheckpointSummary c : report.getCheckpointsList()) {
-            into.put(c.getCheckpointId(), c);
-        }
     }
 
     /** The cluster's work directory (logs, pid files), for profiling. */

@@ -8,7 +8,6 @@ import io.duraflow.client.CollectedResults;
 import io.duraflow.examples.StreamingKeyedSum;
 import io.duraflow.plan.JobPlans;
 import io.duraflow.rpc.proto.CheckpointSummary;
-import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
@@ -195,7 +194,7 @@ final class DuraflowStreamingRuns implements AutoCloseable {
             if (JobRunner.isTerminal(status.getState())) {
                 break;
             }
-            pollCheckpoints(jobId, checkpoints);
+            CheckpointTally.poll(client, jobId, checkpoints);
             Thread.sleep(POLL.toMillis());
         }
         if (status.getState() != JobState.JOB_FINISHED) {
@@ -332,18 +331,6 @@ final class DuraflowStreamingRuns implements AutoCloseable {
 
     private static String kib(long bytes) {
         return String.format(Locale.ROOT, "%,d", bytes >> 10);
-    }
-
-    private void pollCheckpoints(String jobId, Map<Long, CheckpointSummary> into) {
-        JobCheckpoints report;
-        try {
-            report = client.checkpoints(jobId);
-        } catch (RuntimeException e) {
-            return; // not running yet, or just ended
-        }
-        for (CheckpointSummary c : report.getCheckpointsList()) {
-            into.put(c.getCheckpointId(), c);
-        }
     }
 
     // ---------------------------------------------------------------- the failure run's log lines
