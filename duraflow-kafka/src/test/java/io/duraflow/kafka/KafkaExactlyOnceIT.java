@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.duraflow.kafka.local.LocalKafkaBroker;
+import io.duraflow.metrics.PrometheusText;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.test.DuraflowCluster;
 import io.duraflow.test.JobOutcome;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * KafkaSource to KafkaSink against a real broker (a KRaft process) on an in-process cluster:
  * what a read_committed consumer of the output sees is every input record exactly once, through a
  * TaskManager crash, a savepoint restored at another parallelism with another topic list, and a
- * broker restart.
+ * broker restart; and the connectors' metrics on the TaskManager's Prometheus endpoint.
  */
 class KafkaExactlyOnceIT {
     private static final Duration TIMEOUT = Duration.ofMinutes(2);
@@ -168,6 +169,43 @@ class KafkaExactlyOnceIT {
             cluster.cancel(jobId);
             assertThat(sorted(output)).isEqualTo(sorted(expected));
         }
+    }
+
+    @Test
+    void theTaskManagerShowsEachPartitionsPositionLagAndCommitsAndTheSinksTransactions() throws Exception {
+        broker.createTopic("metered-in", 2);
+        broker.createTopic("metered-out", 2);
+        TestTopics.produce(broker.bootstrapServers(), "metered-in", values("m", 0, 1000));
+        Map<String, String> params = copy("metered-in", "metered-out");
+        params.put("group", "metered");
+        try (DuraflowCluster cluster = DuraflowCluster.builder().taskManagers(1).slots(2)
+                .config("metrics.prometheus.port", "0").build()) {
+            cluster.start();
+            String jobId = cluster.submit(TopicCopy.class, params, 2, streaming());
+            awaitOutput("metered-out", 1000);
+            String url = cluster.taskManagerMetricsUrl(0);
+
+            Map<String, PrometheusText.Family> metrics = await("every record read and committed, in the metrics")
+                    .atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
+                    .until(() -> PrometheusText.parse(PrometheusText.scrape(url)), m ->
+                            sum(m, "duraflow_operator_kafka_source_committed_offset", jobId) == 1000
+                                    && sum(m, "duraflow_operator_kafka_sink_transactions_committed_total", jobId) > 0);
+            assertThat(metrics.get("duraflow_operator_kafka_source_offset").matching("job_id", jobId))
+                    .as("one per partition").hasSize(2)
+                    .allSatisfy(s -> assertThat(s.labels()).containsEntry("topic", "metered-in")
+                            .containsKeys("partition", "taskmanager", "vertex", "subtask"));
+            assertThat(sum(metrics, "duraflow_operator_kafka_source_offset", jobId)).isEqualTo(1000);
+            assertThat(sum(metrics, "duraflow_operator_kafka_source_lag_records", jobId)).isZero();
+            assertThat(sum(metrics, "duraflow_operator_kafka_source_offset_commits_failed_total", jobId)).isZero();
+            assertThat(sum(metrics, "duraflow_operator_kafka_sink_transactions_lost_total", jobId)).isZero();
+            assertThat(metrics).containsKey("duraflow_operator_kafka_sink_lingering_transactions_aborted_total");
+            cluster.cancel(jobId);
+        }
+    }
+
+    private static double sum(Map<String, PrometheusText.Family> metrics, String family, String jobId) {
+        PrometheusText.Family found = metrics.get(family);
+        return found == null ? -1 : found.sum("job_id", jobId);
     }
 
     /** Writes {@code values} in one transaction, committed or aborted. */

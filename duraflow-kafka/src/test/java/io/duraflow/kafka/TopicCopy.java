@@ -16,7 +16,7 @@ import io.duraflow.kafka.source.OffsetsInitializer;
  * Copies the values of {@code topics} (comma-separated) to {@code output} through a rebalance
  * (so records cross tasks), exactly once with the transactional id prefix {@code prefix};
  * {@code bounded=true} stops at the end offsets of the start, {@code collect=true} collects the
- * values instead of writing them.
+ * values instead of writing them, {@code group} commits the source's offsets to that consumer group.
  */
 public final class TopicCopy implements DuraflowJob {
     @Override
@@ -26,6 +26,9 @@ public final class TopicCopy implements DuraflowJob {
                 .topics(params.getRequired("topics").split(",")).deserializer(KafkaRecordDeserializer.strings())
                 .startingOffsets(OffsetsInitializer.earliest()).partitionDiscoveryInterval(
                         java.time.Duration.ofMillis(params.getLong("discovery-ms", 500)));
+        if (params.has("group")) {
+            source.groupId(params.getRequired("group"));
+        }
         if (params.getBoolean("bounded", false)) {
             source.bounded(OffsetsInitializer.latest());
         }

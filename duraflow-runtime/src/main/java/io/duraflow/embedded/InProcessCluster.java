@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * A JobManager and TaskManagers inside this JVM, talking gRPC on loopback as separate processes
  * would: what {@code duraflow run --embedded} runs a job on, and what users' tests start
  * ({@code DuraflowCluster}). Standalone (one JobManager, nothing to elect), no REST server unless
- * configured, no metrics; its work directory (HA storage, data) is a new temporary one, deleted on
+ * configured, no Prometheus endpoints unless {@code metrics.prometheus.port} is 0 (then each process
+ * gets a free port; a fixed port or range from the base configuration is dropped, as the
+ * processes of one JVM would collide on it); its work directory (HA storage, data) is a new temporary one, deleted on
  * close. The JobManager keeps its address when it is restarted, so the TaskManagers find the new one.
  */
 public final class InProcessCluster implements AutoCloseable {
@@ -50,7 +52,9 @@ public final class InProcessCluster implements AutoCloseable {
         Path workDir = Files.createTempDirectory("duraflow-in-process-");
         Map<String, String> settings = new HashMap<>(base.toMap());
         settings.keySet().removeIf(key -> key.startsWith("high-availability."));
-        settings.remove("metrics.prometheus.port");
+        if (!"0".equals(settings.get("metrics.prometheus.port"))) {
+            settings.remove("metrics.prometheus.port");
+        }
         settings.put("cluster.work-dir", workDir.toString());
         settings.put("jobmanager.rpc.address", "127.0.0.1");
         settings.put("jobmanager.rpc.port", Integer.toString(freePort()));
@@ -103,6 +107,23 @@ public final class InProcessCluster implements AutoCloseable {
             taskManagers.set(index, null);
             runner.close();
         }
+    }
+
+    /**
+     * The URL of a running TaskManager's Prometheus endpoint ({@code http://127.0.0.1:port/metrics}).
+     *
+     * @throws IllegalStateException if the cluster was started without {@code metrics.prometheus.port} 0
+     */
+    public synchronized String taskManagerMetricsUrl(int index) {
+        TaskManagerRunner taskManager = index < taskManagers.size() ? taskManagers.get(index) : null;
+        if (taskManager == null) {
+            throw new IllegalArgumentException("TaskManager " + index + " is not running");
+        }
+        if (taskManager.metricsPort() < 0) {
+            throw new IllegalStateException("the cluster's TaskManagers have no Prometheus endpoint: start it with"
+                    + " metrics.prometheus.port set to 0");
+        }
+        return "http://127.0.0.1:" + taskManager.metricsPort() + "/metrics";
     }
 
     /** The fatal errors of this cluster's TaskManagers so far, each of which stopped its TaskManager. */

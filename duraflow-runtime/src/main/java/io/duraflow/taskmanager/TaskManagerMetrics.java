@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager;
 
+import io.duraflow.api.metrics.MetricSample;
 import io.duraflow.metrics.Families;
 import io.duraflow.exchange.pipelined.NetworkEnvironment;
 import io.duraflow.rpc.proto.TaskMetricsSample;
@@ -9,6 +10,8 @@ import io.duraflow.taskmanager.task.TaskMetricsView;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *                                                            records, busy / backpressured / idle time, attempt
  *   duraflow_file_merging_*    {taskmanager, job_id}         merged checkpoint files: files, physical vs live
  *                                                            bytes, space amplification
+ *   duraflow_operator_&lt;name&gt;  {the task's labels, then the metric's own}
+ *                                                            what user code registered ({@link
+ *                                                            io.duraflow.api.metrics.MetricGroup}), as of the
+ *                                                            task's last sample
  * </pre>
  */
 final class TaskManagerMetrics implements MultiCollector {
@@ -124,6 +131,7 @@ final class TaskManagerMetrics implements MultiCollector {
             idle.set(sample.getIdleNanos() / 1e9, labels);
             attempt.set(task.attempt().getAttempt(), labels);
         }
+        userMetrics(families, tm, snapshot.tasks());
 
         Families.Gauge files = families.gauge("duraflow_file_merging_files", "Merged checkpoint files this"
                 + " TaskManager knows of a job", null, FILES);
@@ -153,5 +161,48 @@ final class TaskManagerMetrics implements MultiCollector {
             }
         }
         return families.build();
+    }
+
+    /** A family of user metrics and the labels its first sample declared it with. */
+    private record UserFamily(MetricSample.Kind kind, List<String> labelNames, Families.Family<?> family) {}
+
+    /**
+     * The user metrics of every task, one family per name; a sample whose kind or label names differ
+     * from the family's first (two jobs that use a name each their own way) is left out, at DEBUG.
+     */
+    private static void userMetrics(Families families, String tm, List<TaskMetricsView> tasks) {
+        Map<String, UserFamily> declared = new HashMap<>();
+        for (TaskMetricsView task : tasks) {
+            String[] taskLabels = {tm, task.attempt().getJobId(), task.jobName(),
+                    Integer.toString(task.attempt().getVertex()), task.vertexName(),
+                    Integer.toString(task.attempt().getSubtask())};
+            for (MetricSample sample : task.userMetrics()) {
+                String name = "duraflow_operator_" + sample.name();
+                UserFamily family = declared.computeIfAbsent(name, n -> declare(families, n, sample));
+                if (family.kind() != sample.kind() || !family.labelNames().equals(sample.labelNames())) {
+                    LOG.debug("left out metric {} of {}: its first sample had kind {} and labels {}", name,
+                            task.attempt(), family.kind(), family.labelNames());
+                    continue;
+                }
+                List<String> values = new ArrayList<>(List.of(taskLabels));
+                values.addAll(sample.labelValues());
+                String[] labels = values.toArray(String[]::new);
+                if (family.family() instanceof Families.Counter counter) {
+                    counter.set(sample.value(), labels);
+                } else {
+                    ((Families.Gauge) family.family()).set(sample.value(), labels);
+                }
+            }
+        }
+    }
+
+    private static UserFamily declare(Families families, String name, MetricSample first) {
+        List<String> labelNames = new ArrayList<>(List.of(TASK));
+        labelNames.addAll(first.labelNames());
+        String[] names = labelNames.toArray(String[]::new);
+        Families.Family<?> family = first.kind() == MetricSample.Kind.COUNTER
+                ? families.counter(name, first.help(), null, names)
+                : families.gauge(name, first.help(), null, names);
+        return new UserFamily(first.kind(), first.labelNames(), family);
     }
 }

@@ -2,6 +2,7 @@ package io.duraflow.taskmanager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.duraflow.api.metrics.MetricRegistry;
 import io.duraflow.metrics.PrometheusText;
 import io.duraflow.metrics.TextFormat;
 import io.duraflow.rpc.proto.AttemptId;
@@ -20,7 +21,7 @@ class TaskManagerMetricsTest {
         TaskMetricsView source = new TaskMetricsView(
                 AttemptId.newBuilder().setJobId("j1").setVertex(1).setSubtask(0).setAttempt(1).build(), "keyed sum",
                 "Source", 5 * SECOND, TaskMetricsSample.newBuilder().setSampledAtNanos(15 * SECOND).setRecordsOut(700)
-                        .setIdleNanos(2 * SECOND).setBackpressuredNanos(6 * SECOND).build());
+                        .setIdleNanos(2 * SECOND).setBackpressuredNanos(6 * SECOND).build(), List.of());
         TaskManagerMetrics.Snapshot snapshot = new TaskManagerMetrics.Snapshot("tm-1", 4, 2, true, 3, 2,
                 List.of(source));
 
@@ -56,6 +57,34 @@ class TaskManagerMetricsTest {
         assertThat(parsed.get("duraflow_file_merging_space_amplification_ratio").matching("job_id", "j2"))
                 .as("nothing live: no ratio").isEmpty();
         assertThat(parsed.get("duraflow_file_merging_files").sum("job_id", "j2")).isZero();
+    }
+
+    @Test
+    void userMetricsAreExportedWithTheTasksLabelsAndTheirOwn() {
+        MetricRegistry first = new MetricRegistry();
+        first.counter("records_skipped", "Records the reader skipped").inc(3);
+        first.withLabel("topic", "in").withLabel("partition", "0").gauge("lag_records", "Records behind", () -> 40);
+        first.withLabel("topic", "in").withLabel("partition", "1").gauge("lag_records", "Records behind", () -> 2);
+        MetricRegistry second = new MetricRegistry();
+        second.counter("records_skipped", "Records the reader skipped").inc(5);
+        second.gauge("lag_records", "Another job's lag, without labels", () -> 7);
+
+        Map<String, PrometheusText.Family> parsed = TextFormat.roundTrip(TaskManagerMetrics.families(
+                new TaskManagerMetrics.Snapshot("tm-1", 2, 2, true, 1, 0, List.of(task(0, first), task(1, second))),
+                0, 0, Map.of()));
+
+        assertThat(parsed.get("duraflow_operator_records_skipped_total").sum("subtask", "0", "vertex", "Kafka"))
+                .isEqualTo(3);
+        assertThat(parsed.get("duraflow_operator_records_skipped_total").sum()).isEqualTo(8);
+        assertThat(parsed.get("duraflow_operator_lag_records").sum("job_id", "j1", "topic", "in", "partition", "1"))
+                .isEqualTo(2);
+        assertThat(parsed.get("duraflow_operator_lag_records").sum()).as("the second task's other labels are left out")
+                .isEqualTo(42);
+    }
+
+    private static TaskMetricsView task(int subtask, MetricRegistry metrics) {
+        return new TaskMetricsView(AttemptId.newBuilder().setJobId("j1").setVertex(1).setSubtask(subtask).build(),
+                "job", "Kafka", 0, TaskMetricsSample.newBuilder().setSampledAtNanos(SECOND).build(), metrics.sample());
     }
 
     @Test

@@ -46,7 +46,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }
  * }</pre>
  *
- * Failures for users' own tests: {@link #stopTaskManager} stops a TaskManager as a crash would
+ * Metrics: with {@code config("metrics.prometheus.port", "0")} each TaskManager serves its tasks'
+ * metrics, those your code registers included, at {@link #taskManagerMetricsUrl}.
+ *
+ * <p>Failures for users' own tests: {@link #stopTaskManager} stops a TaskManager as a crash would
  * (its tasks end, its connection drops), {@link #restartJobManager} replaces the JobManager by a
  * new one on the same storage, which recovers the running jobs. Its storage is a temporary
  * directory, deleted when it stops.
@@ -122,6 +125,16 @@ public final class DuraflowCluster implements BeforeAllCallback, AfterAllCallbac
     /** host:port of the JobManager, for a client of your own. */
     public String address() {
         return cluster.address();
+    }
+
+    /**
+     * Where a running TaskManager serves its Prometheus metrics, the metrics your sources, sinks and
+     * functions register included, as of each task's last sample (taken with every heartbeat).
+     *
+     * @throws IllegalStateException unless the cluster was built with {@code config("metrics.prometheus.port", "0")}
+     */
+    public String taskManagerMetricsUrl(int index) {
+        return cluster.taskManagerMetricsUrl(index);
     }
 
     /** Starts one more TaskManager; returns its index. */

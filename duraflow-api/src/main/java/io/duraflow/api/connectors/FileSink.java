@@ -57,7 +57,7 @@ public final class FileSink<T> implements TwoPhaseCommittingSink<T, PendingPart>
     }
 
     @Override
-    public Committer<PendingPart> createCommitter() {
+    public Committer<PendingPart> createCommitter(SinkContext context) {
         return new PartFileCommitter();
     }
 

@@ -1,5 +1,6 @@
 package io.duraflow.api.functions;
 
+import io.duraflow.api.metrics.MetricGroup;
 import io.duraflow.api.state.KeyedStateStore;
 
 /** What a function learns about where it runs, and where its keyed state lives. */
@@ -13,4 +14,9 @@ public interface RuntimeContext {
 
     /** Keyed state, scoped to the key of the record (or timer) being processed. */
     KeyedStateStore state();
+
+    /** Where the function registers its metrics, exported with the task's; see {@link MetricGroup}. */
+    default MetricGroup metrics() {
+        return MetricGroup.discarding();
+    }
 }

@@ -54,7 +54,7 @@ public final class CommittingSinkDriver<T, C> implements AutoCloseable,
      */
     public static <T, C> CommittingSinkDriver<T, C> open(TwoPhaseCommittingSink<T, C> sink, SinkContext context,
             List<C> restoredCommittables, Set<String> restoredJobLineage) throws Exception {
-        Committer<C> committer = sink.createCommitter();
+        Committer<C> committer = sink.createCommitter(context);
         try {
             if (!restoredCommittables.isEmpty()) {
                 committer.commit(restoredCommittables);

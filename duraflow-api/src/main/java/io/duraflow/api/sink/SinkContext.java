@@ -1,5 +1,6 @@
 package io.duraflow.api.sink;
 
+import io.duraflow.api.metrics.MetricGroup;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -27,5 +28,13 @@ public interface SinkContext {
     /** The job's {@code execution.checkpointing.timeout}: how long a checkpoint may take before it is aborted. */
     default Duration checkpointTimeout() {
         return Duration.ofMinutes(10);
+    }
+
+    /**
+     * Where the writer and the committer register their metrics, exported with the task's; see
+     * {@link MetricGroup}.
+     */
+    default MetricGroup metrics() {
+        return MetricGroup.discarding();
     }
 }

@@ -14,8 +14,11 @@ public interface TwoPhaseCommittingSink<T, C> extends Sink<T> {
     @Override
     CommittingSinkWriter<T, C> createWriter(SinkContext context) throws Exception;
 
-    /** One per subtask; applies committables on the task thread. */
-    Committer<C> createCommitter() throws Exception;
+    /**
+     * One per subtask, made before its writer; applies committables on the task thread. {@code
+     * context} is the subtask's, the writer's too (its metrics are the subtask's).
+     */
+    Committer<C> createCommitter(SinkContext context) throws Exception;
 
     /** Writes committables into checkpoints; versioned, never Java serialization. */
     TypeSerializer<C> committableSerializer();

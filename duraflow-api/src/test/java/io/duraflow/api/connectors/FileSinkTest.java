@@ -74,7 +74,7 @@ class FileSinkTest {
         assertThat(inProgress()).hasSize(1);
         writer.write(3);
 
-        sink.createCommitter().commit(parts);
+        sink.createCommitter(Context.of(0, 1, 0)).commit(parts);
         assertThat(visible()).hasSize(1);
         assertThat(visible().firstKey()).isEqualTo(Path.of(parts.get(0).finalPath()).getFileName().toString())
                 .startsWith("part-0-");
@@ -89,14 +89,14 @@ class FileSinkTest {
         CommittingSinkWriter<Integer, PendingPart> writer = sink.createWriter(Context.of(0, 1, 0));
         writer.write(7);
         List<PendingPart> parts = writer.prepareCommit(1);
-        sink.createCommitter().commit(parts);
-        sink.createCommitter().commit(parts);
-        sink.createCommitter().commit(List.of(parts.get(0), parts.get(0)));
+        sink.createCommitter(Context.of(0, 1, 0)).commit(parts);
+        sink.createCommitter(Context.of(0, 1, 0)).commit(parts);
+        sink.createCommitter(Context.of(0, 1, 0)).commit(List.of(parts.get(0), parts.get(0)));
         assertThat(committedLines()).containsExactly("7");
 
         Path committed = Path.of(parts.get(0).finalPath());
         Files.delete(committed);
-        assertThatThrownBy(() -> sink.createCommitter().commit(parts))
+        assertThatThrownBy(() -> sink.createCommitter(Context.of(0, 1, 0)).commit(parts))
                 .isInstanceOf(FileNotFoundException.class)
                 .hasMessageContaining("cannot commit part file " + committed)
                 .hasMessageContaining(parts.get(0).inProgressPath());
@@ -120,7 +120,7 @@ class FileSinkTest {
             committers.add(CompletableFuture.runAsync(() -> {
                 try {
                     start.await();
-                    sink.createCommitter().commit(parts);
+                    sink.createCommitter(Context.of(0, 1, 0)).commit(parts);
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
@@ -144,7 +144,7 @@ class FileSinkTest {
         List<PendingPart> parts = writer.prepareCommit(2);
         assertThat(parts).hasSize(3);
         assertThat(writer.prepareCommit(3)).isEmpty();
-        sink.createCommitter().commit(parts);
+        sink.createCommitter(Context.of(0, 1, 0)).commit(parts);
         assertThat(visible().values()).containsExactly("ab\ncd\n", "efghij\n", "k\n");
         assertThat(inProgress()).isEmpty();
     }
@@ -326,7 +326,7 @@ class FileSinkTest {
         expected.add(".part-0.attempt-0.inprogress");
         assertThat(inProgress()).containsExactlyInAnyOrderElementsOf(expected);
 
-        sink.createCommitter().commit(restored);
+        sink.createCommitter(Context.of(0, 1, 0)).commit(restored);
         sink.cleanUpLeftovers(Context.of(0, 2, 1), restored, Set.of());
         assertThat(committedLines()).containsExactlyInAnyOrder("0", "1", "2");
     }
@@ -399,7 +399,7 @@ class FileSinkTest {
         cancelled.write(2);
         cancelled.close();
 
-        sink.createCommitter().commit(savepoint);
+        sink.createCommitter(Context.of(0, 1, 0)).commit(savepoint);
         sink.cleanUpLeftovers(new Context("job-b", 0, 2, 0), savepoint, Set.of());
         assertThat(inProgress()).isEmpty();
         assertThat(committedLines()).containsExactly("1");

@@ -1,5 +1,7 @@
 package io.duraflow.kafka.sink;
 
+import io.duraflow.api.metrics.Counter;
+import io.duraflow.api.metrics.MetricGroup;
 import io.duraflow.api.sink.Committer;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
@@ -21,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * skipped. A transaction the broker aborted itself, because {@code transaction.timeout.ms} elapsed
  * before the commit (the job was down longer than that), is refused the same way; the broker's
  * description of the id tells the two apart (an abort that ended exactly this producer epoch), and
- * the loss of its records is logged as an error naming the transaction and counted ({@link
- * #lostTransactions()}). The job goes on: its sources have moved past those records, so failing it
+ * the loss of its records is logged as an error naming the transaction and counted (metric {@code
+ * kafka_sink_transactions_lost}; {@code kafka_sink_transactions_committed} counts the commits). The job goes on: its sources have moved past those records, so failing it
  * would not bring them back.
  */
 final class KafkaCommitter implements Committer<KafkaCommittable> {
@@ -41,14 +43,20 @@ final class KafkaCommitter implements Committer<KafkaCommittable> {
     private final TakeUp takeUp;
     private final String transactionalIdPrefix;
     private final long transactionTimeoutMs;
-    private int lost;
+    private final Counter committed;
+    private final Counter lost;
 
     KafkaCommitter(ConcurrentMap<KafkaCommittable, KafkaSinkWriter.LiveTransaction> live, TakeUp takeUp,
-            String transactionalIdPrefix, long transactionTimeoutMs) {
+            String transactionalIdPrefix, long transactionTimeoutMs, MetricGroup metrics) {
         this.live = live;
         this.takeUp = takeUp;
         this.transactionalIdPrefix = transactionalIdPrefix;
         this.transactionTimeoutMs = transactionTimeoutMs;
+        this.committed = metrics.counter("kafka_sink_transactions_committed", "Kafka transactions the sink"
+                + " committed: its own when their checkpoint completed, and those of a restored checkpoint");
+        this.lost = metrics.counter("kafka_sink_transactions_lost", "Kafka transactions of a checkpoint that the"
+                + " broker had aborted at transaction.timeout.ms before the sink could commit them; their records"
+                + " are lost");
     }
 
     @Override
@@ -62,26 +70,23 @@ final class KafkaCommitter implements Committer<KafkaCommittable> {
                     throw KafkaSink.fenced(transactionalIdPrefix, committable.transactionalId(), e);
                 }
                 transaction.committed().run();
+                committed.inc();
             } else {
                 commitTakenUp(committable);
             }
         }
     }
 
-    /** Transactions found aborted by the broker instead of committed, since this committer was created. */
-    int lostTransactions() {
-        return lost;
-    }
-
     private void commitTakenUp(KafkaCommittable committable) {
         try {
             takeUp.commit(committable);
+            committed.inc();
             LOG.info("committed Kafka transaction {} of an earlier producer", committable);
         } catch (ProducerFencedException | InvalidProducerEpochException | InvalidTxnStateException e) {
             // The broker bumped the id's epoch past the transaction's: it was committed (and a later
             // producer of the id ran), or the broker aborted it at its timeout. Its state tells which.
             if (takeUp.abortedByBroker(committable)) {
-                lost++;
+                lost.inc();
                 LOG.error("Kafka transaction {} cannot be committed: the broker aborted it because it stayed open"
                         + " longer than transaction.timeout.ms ({} ms), most likely while the job was down; the"
                         + " records it held are lost; raise transaction.timeout.ms (and the broker's"

@@ -81,9 +81,9 @@ public final class KafkaSink<T> implements TwoPhaseCommittingSink<T, KafkaCommit
     }
 
     @Override
-    public Committer<KafkaCommittable> createCommitter() {
+    public Committer<KafkaCommittable> createCommitter(SinkContext context) {
         return new KafkaCommitter(live, new BrokerTakeUp(producerProperties(), bootstrapServers),
-                transactionalIdPrefix, transactionTimeout().toMillis());
+                transactionalIdPrefix, transactionTimeout().toMillis(), context.metrics());
     }
 
     @Override
@@ -96,7 +96,9 @@ public final class KafkaSink<T> implements TwoPhaseCommittingSink<T, KafkaCommit
     public void cleanUpLeftovers(SinkContext context, List<KafkaCommittable> restoredCommittables,
             Set<String> restoredJobIds) throws Exception {
         if (delivery == DeliveryGuarantee.EXACTLY_ONCE) {
-            new LingeringTransactions(this).abort(context.subtaskIndex(), context.parallelism());
+            int aborted = new LingeringTransactions(this).abort(context.subtaskIndex(), context.parallelism());
+            context.metrics().counter("kafka_sink_lingering_transactions_aborted", "Kafka transactions that earlier"
+                    + " attempts left open, aborted by the sink's start").inc(aborted);
         }
     }
 

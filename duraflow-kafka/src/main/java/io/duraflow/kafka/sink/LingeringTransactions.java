@@ -36,7 +36,8 @@ final class LingeringTransactions {
         this.sink = sink;
     }
 
-    void abort(int subtask, int parallelism) throws InterruptedException {
+    /** @return how many transactions it aborted */
+    int abort(int subtask, int parallelism) throws InterruptedException {
         List<String> mine = new ArrayList<>();
         for (String id : listOpen()) {
             Integer writer = subtaskOf(sink.transactionalIdPrefix(), id);
@@ -49,6 +50,7 @@ final class LingeringTransactions {
             TransactionalProducer.initialized(sink.producerProperties(), id).closeLeavingTransactionOpen();
             LOG.info("aborted Kafka transaction {}, left open by an earlier attempt", id);
         }
+        return mine.size();
     }
 
     private Collection<String> listOpen() throws InterruptedException {

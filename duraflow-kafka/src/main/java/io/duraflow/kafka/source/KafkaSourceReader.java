@@ -61,6 +61,8 @@ import org.slf4j.LoggerFactory;
  * are remembered and committed ({@code commitAsync}) when that checkpoint completes. They serve
  * monitoring (lag) only: a failed commit is logged at WARN and never fails the job.
  *
+ * <p><b>Metrics</b> per partition (position, lag, committed offset): {@link KafkaSourceReaderMetrics}.
+ *
  * <p>Single-threaded: the task thread calls every method.
  */
 final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit> {
@@ -127,6 +129,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
     /** Offsets to commit per checkpoint id, until the checkpoint completes. */
     private final TreeMap<Long, Map<TopicPartition, Long>> offsetsByCheckpoint = new TreeMap<>();
     private final Emitter<T> emitter = new Emitter<>();
+    private final KafkaSourceReaderMetrics metrics;
     private boolean noMoreSplits;
     private long lastContactNanos;
     /** Guards {@link #polling} and {@link #wokenUp}, the only state {@link #wakeUp} touches from other threads. */
@@ -144,6 +147,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
         this.settings = settings;
         this.nanoClock = nanoClock;
         this.lastContactNanos = nanoClock.getAsLong();
+        this.metrics = new KafkaSourceReaderMetrics(context.metrics(), consumer);
     }
 
     /** Splits are pushed by the enumerator; the request only says this reader runs. */
@@ -167,6 +171,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
                         + " was assigned twice to the same reader");
             }
             PartitionReader<T> reader = new PartitionReader<>(split);
+            metrics.assigned(reader.partition, this::position, partitions::containsKey);
             if (reader.finished()) {
                 finished.put(reader.partition, reader.nextOffset);
                 continue;
@@ -180,6 +185,12 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
                 consumer.seek(reader.partition, reader.nextOffset);
             }
         }
+    }
+
+    /** The next offset of a partition being read, its final one if finished, else null. */
+    private Long position(TopicPartition partition) {
+        PartitionReader<T> reader = partitions.get(partition);
+        return reader != null ? Long.valueOf(reader.nextOffset) : finished.get(partition);
     }
 
     @Override
@@ -393,6 +404,8 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
             consumer.commitAsync(commit, (committed, failure) -> {
                 if (failure != null) {
                     warnCommitFailed(checkpointId, failure);
+                } else {
+                    metrics.committed(offsets);
                 }
             });
         } catch (KafkaException e) {
@@ -401,6 +414,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
     }
 
     private void warnCommitFailed(long checkpointId, Exception failure) {
+        metrics.commitFailed();
         LOG.warn("Kafka source: cannot commit the offsets of checkpoint {} to group '{}' on {}: {} (they serve"
                 + " monitoring only: the job's positions are in its checkpoints)", checkpointId, settings.groupId(),
                 settings.bootstrapServers(), oneLine(failure));

@@ -3,6 +3,8 @@ package io.duraflow.kafka.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.duraflow.api.metrics.MetricRegistry;
+import io.duraflow.api.metrics.MetricSample;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -18,8 +20,14 @@ import org.junit.jupiter.api.Test;
 class KafkaCommitterTest {
     private final ConcurrentMap<KafkaCommittable, KafkaSinkWriter.LiveTransaction> live = new ConcurrentHashMap<>();
     private final FakeTakeUp takeUp = new FakeTakeUp();
-    private final KafkaCommitter committer = new KafkaCommitter(live, takeUp, "job", 900_000);
+    private final MetricRegistry metrics = new MetricRegistry();
+    private final KafkaCommitter committer = new KafkaCommitter(live, takeUp, "job", 900_000, metrics);
     private final List<String> events = new ArrayList<>();
+
+    private double metric(String name) {
+        return metrics.sample().stream().filter(sample -> sample.name().equals(name)).findFirst()
+                .map(MetricSample::value).orElseThrow();
+    }
 
     private static KafkaCommittable committable(int n) {
         return new KafkaCommittable("job-0-" + n, 100 + n, (short) 3);
@@ -49,7 +57,8 @@ class KafkaCommitterTest {
 
         assertThat(events).containsExactly("commit job-0-0", "free job-0-0");
         assertThat(takeUp.committed).containsExactly(committable(1), committable(0), committable(1));
-        assertThat(committer.lostTransactions()).isZero();
+        assertThat(metric("kafka_sink_transactions_lost")).isZero();
+        assertThat(metric("kafka_sink_transactions_committed")).as("the first time only").isEqualTo(2);
     }
 
     @Test
@@ -58,7 +67,8 @@ class KafkaCommitterTest {
         takeUp.aborted.add(committable(2));
         committer.commit(List.of(committable(1), committable(2), committable(3)));
 
-        assertThat(committer.lostTransactions()).isEqualTo(1);
+        assertThat(metric("kafka_sink_transactions_lost")).isEqualTo(1);
+        assertThat(metric("kafka_sink_transactions_committed")).as("1 and 3 were committed before").isZero();
         assertThat(takeUp.committed).containsExactly(committable(1), committable(2), committable(3));
     }
 

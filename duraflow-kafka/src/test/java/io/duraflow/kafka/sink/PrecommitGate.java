@@ -55,8 +55,8 @@ final class PrecommitGate<T> implements TwoPhaseCommittingSink<T, KafkaCommittab
     }
 
     @Override
-    public Committer<KafkaCommittable> createCommitter() {
-        return sink.createCommitter();
+    public Committer<KafkaCommittable> createCommitter(SinkContext context) throws Exception {
+        return sink.createCommitter(context);
     }
 
     @Override

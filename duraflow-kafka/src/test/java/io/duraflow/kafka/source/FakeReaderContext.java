@@ -1,9 +1,12 @@
 package io.duraflow.kafka.source;
 
+import io.duraflow.api.metrics.MetricGroup;
+import io.duraflow.api.metrics.MetricRegistry;
 import io.duraflow.api.source.SourceReaderContext;
 
 final class FakeReaderContext implements SourceReaderContext {
     int splitRequests;
+    final MetricRegistry metrics = new MetricRegistry();
 
     @Override
     public int subtaskIndex() {
@@ -18,5 +21,10 @@ final class FakeReaderContext implements SourceReaderContext {
     @Override
     public void sendSplitRequest() {
         splitRequests++;
+    }
+
+    @Override
+    public MetricGroup metrics() {
+        return metrics;
     }
 }

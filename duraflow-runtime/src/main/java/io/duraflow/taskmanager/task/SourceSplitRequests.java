@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.metrics.MetricGroup;
 import io.duraflow.api.source.SourceReader;
 import io.duraflow.api.source.SourceReaderContext;
 import io.duraflow.api.source.SourceSplit;
@@ -16,8 +17,8 @@ import java.util.List;
  * A source reader's context in a batch or streaming task: split requests go to the enumerator as
  * operator events, and {@link #applyToReader} gives the reader what the enumerator answered.
  */
-public record SourceSplitRequests(TaskEnvironment environment, AttemptId attempt, int parallelism, int nodeId)
-        implements SourceReaderContext {
+public record SourceSplitRequests(TaskEnvironment environment, AttemptId attempt, int parallelism, int nodeId,
+        MetricGroup metrics) implements SourceReaderContext {
 
     @Override
     public int subtaskIndex() {

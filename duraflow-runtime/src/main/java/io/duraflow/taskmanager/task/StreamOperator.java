@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.metrics.MetricGroup;
 import io.duraflow.api.checkpoint.SnapshotAvailability;
 import io.duraflow.api.state.OperatorStateStore;
 import io.duraflow.state.backend.KeyedStateBackend;
@@ -58,7 +59,12 @@ public interface StreamOperator {
     default void close() throws Exception {}
 
     /** Who the operator runs as. */
-    record OperatorContext(String jobId, int subtaskIndex, int parallelism, int attemptNumber) {}
+    record OperatorContext(String jobId, int subtaskIndex, int parallelism, int attemptNumber, MetricGroup metrics) {
+        /** A context whose metrics go nowhere (tests). */
+        public OperatorContext(String jobId, int subtaskIndex, int parallelism, int attemptNumber) {
+            this(jobId, subtaskIndex, parallelism, attemptNumber, MetricGroup.discarding());
+        }
+    }
 
     /**
      * What the operator starts from: {@code restoredCheckpointId} is the checkpoint whose state

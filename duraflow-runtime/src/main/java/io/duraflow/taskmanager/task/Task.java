@@ -1,6 +1,8 @@
 package io.duraflow.taskmanager.task;
 
 import io.duraflow.api.NonRetriableException;
+import io.duraflow.api.metrics.MetricGroup;
+import io.duraflow.api.metrics.MetricRegistry;
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.config.CheckpointingOptions;
 import io.duraflow.config.Configuration;
@@ -42,6 +44,8 @@ public final class Task implements Runnable {
     private final JobVertex vertex;
     private final TaskEnvironment environment;
     private final TaskCounters counters = new TaskCounters();
+    /** The metrics user code registers (readers, writers, committers, functions); task thread only. */
+    private final MetricRegistry metrics;
     /** Operator events and a source task's checkpoint triggers, in the order the JobManager sent them. */
     private final OperatorEventOrder<Object> eventOrder = new OperatorEventOrder<>(this::applyInOrder);
     /** The task thread's loop; the body sets its default action before it starts (mails put earlier wait in it). */
@@ -62,7 +66,9 @@ public final class Task implements Runnable {
         this.graph = graph;
         this.vertex = graph.vertex(attempt.getVertex());
         this.environment = environment;
-        this.body = bodies.create(new TaskBody.Context(deployment, graph, environment, counters, mailbox,
+        this.metrics = new MetricRegistry((gauge, failure) -> LOG.warn("{}: metric {} gives no value: {}",
+                Rpc.describe(attempt), gauge, failure.toString()));
+        this.body = bodies.create(new TaskBody.Context(deployment, graph, environment, counters, metrics, mailbox,
                 sinkContext(), action -> this.defaultAction = action, () -> cancelled));
     }
 
@@ -103,7 +109,7 @@ public final class Task implements Runnable {
             return null;
         }
         TaskTimes times = mailbox.times();
-        mailbox.put(() -> times.sample(counters));
+        mailbox.put(() -> times.sample(counters, metrics));
         return times.latest();
     }
 
@@ -119,7 +125,7 @@ public final class Task implements Runnable {
         TaskTimes times = mailbox.times();
         io.duraflow.rpc.proto.TaskMetricsSample latest = times.latest();
         return latest == null ? null : new TaskMetricsView(attempt, graph.jobName(), vertex.name(),
-                times.startedAtNanos(), latest);
+                times.startedAtNanos(), latest, times.latestUserMetrics());
     }
 
     /** Any thread: the JobManager starts a checkpoint at this task (streaming only). */
@@ -269,6 +275,11 @@ public final class Task implements Runnable {
             @Override
             public Duration checkpointTimeout() {
                 return checkpointing.get(CheckpointingOptions.TIMEOUT);
+            }
+
+            @Override
+            public MetricGroup metrics() {
+                return metrics;
             }
         };
     }

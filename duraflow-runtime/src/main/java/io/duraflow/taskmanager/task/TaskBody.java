@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.metrics.MetricRegistry;
 import io.duraflow.api.sink.SinkContext;
 import io.duraflow.plan.JobGraph;
 import io.duraflow.plan.JobVertex;
@@ -34,11 +35,12 @@ public interface TaskBody {
     /**
      * What a body shares with its {@link Task}.
      *
+     * @param metrics       the metrics the task's user code registers; sampled with the counters
      * @param defaultAction plugs the body's default action into {@code mailbox}'s loop
      * @param cancelled     whether the task was cancelled; any thread may set it
      */
     record Context(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment, TaskCounters counters,
-            MailboxProcessor mailbox, SinkContext sinkContext, Consumer<MailboxProcessor.DefaultAction> defaultAction,
+            MetricRegistry metrics, MailboxProcessor mailbox, SinkContext sinkContext, Consumer<MailboxProcessor.DefaultAction> defaultAction,
             BooleanSupplier cancelled) {
         public AttemptId attempt() {
             return deployment.getAttempt();

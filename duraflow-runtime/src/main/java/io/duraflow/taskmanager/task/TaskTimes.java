@@ -1,6 +1,9 @@
 package io.duraflow.taskmanager.task;
 
+import io.duraflow.api.metrics.MetricRegistry;
+import io.duraflow.api.metrics.MetricSample;
 import io.duraflow.rpc.proto.TaskMetricsSample;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -20,6 +23,8 @@ final class TaskTimes {
     private long backpressuredNanos;
     /** The last snapshot {@link #sample} published; null before the first. */
     private volatile TaskMetricsSample latest;
+    /** The user metrics' values as of {@link #latest}; empty before the first sample. */
+    private volatile List<MetricSample> latestUserMetrics = List.of();
 
     TaskTimes(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
@@ -47,6 +52,12 @@ final class TaskTimes {
         }
     }
 
+    /** Task thread: publishes the counters and the user metrics (calling their gauges) as of now. */
+    TaskMetricsSample sample(TaskCounters counters, MetricRegistry userMetrics) {
+        latestUserMetrics = List.copyOf(userMetrics.sample());
+        return sample(counters);
+    }
+
     /** Task thread: publishes the counters as of now. */
     TaskMetricsSample sample(TaskCounters counters) {
         TaskMetricsSample sample = TaskMetricsSample.newBuilder().setSampledAtNanos(nanoClock.getAsLong())
@@ -54,6 +65,11 @@ final class TaskTimes {
                 .setBackpressuredNanos(backpressuredNanos).build();
         latest = sample;
         return sample;
+    }
+
+    /** Any thread: the user metrics' values the last {@link #sample(TaskCounters, MetricRegistry)} published. */
+    List<MetricSample> latestUserMetrics() {
+        return latestUserMetrics;
     }
 
     /** Any thread: the last published snapshot, or null. */

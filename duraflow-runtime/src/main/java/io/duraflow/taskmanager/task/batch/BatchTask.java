@@ -127,7 +127,7 @@ public final class BatchTask implements TaskBody {
 
     private Finished runBatch(Map<Integer, ResultPartitionWriter> writers, BatchOperatorChain chain) throws Exception {
         chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
-                deployment.getParallelism(), attempt.getAttempt()));
+                deployment.getParallelism(), attempt.getAttempt(), context.metrics()));
         if (vertex.isSource()) {
             runSource(chain.sourceOutput());
         } else {
@@ -175,7 +175,8 @@ public final class BatchTask implements TaskBody {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
-        SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
+        SourceReaderContext readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(),
+                nodeId, context.metrics());
         io.duraflow.api.source.ReaderOutput<Object> collector = ChainedOperators.sourceOutput(out, counters);
         this.splitSerializer = source.splitSerializer();
         try (SourceReader<Object, SourceSplit> sourceReader = source.createReader(readerContext)) {

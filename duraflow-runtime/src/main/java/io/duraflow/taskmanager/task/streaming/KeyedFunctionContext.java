@@ -1,5 +1,6 @@
 package io.duraflow.taskmanager.task.streaming;
 
+import io.duraflow.api.metrics.MetricGroup;
 import io.duraflow.api.eventtime.TimestampAssigner;
 import io.duraflow.api.functions.Collector;
 import io.duraflow.api.functions.KeyedProcessFunction;
@@ -164,6 +165,11 @@ final class KeyedFunctionContext {
             @Override
             public KeyedStateStore state() {
                 return backend;
+            }
+
+            @Override
+            public MetricGroup metrics() {
+                return operator.metrics();
             }
         };
     }

@@ -186,7 +186,7 @@ public final class StreamTask implements TaskBody {
             long restoredId = deployment.hasRestore() ? deployment.getRestore().getCheckpointId() : -1;
             checkpoints.restore(restoredId, restored);
             chain.open(new StreamOperator.OperatorContext(attempt.getJobId(), attempt.getSubtask(),
-                    deployment.getParallelism(), attempt.getAttempt()), backend, restored, restoredId,
+                    deployment.getParallelism(), attempt.getAttempt(), context.metrics()), backend, restored, restoredId,
                     localStateDirectory);
             if (vertex.isSource()) {
                 runSource();
@@ -233,7 +233,8 @@ public final class StreamTask implements TaskBody {
         Operation.SourceOp op = (Operation.SourceOp) vertex.head().operation();
         Source<Object, SourceSplit> source = (Source<Object, SourceSplit>) op.source();
         int nodeId = vertex.head().id();
-        SourceSplitRequests readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId);
+        SourceSplitRequests readerContext = new SourceSplitRequests(environment, attempt, deployment.getParallelism(), nodeId,
+                context.metrics());
         Downstream out = chain.sourceOutput();
         ReaderOutput<Object> collector;
         SourceEventTime eventTime = null;

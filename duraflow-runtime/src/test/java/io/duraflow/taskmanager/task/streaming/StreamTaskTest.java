@@ -280,7 +280,7 @@ class StreamTaskTest {
         }
 
         @Override
-        public io.duraflow.api.sink.Committer<Tuple2<Long, List<Long>>> createCommitter() {
+        public io.duraflow.api.sink.Committer<Tuple2<Long, List<Long>>> createCommitter(io.duraflow.api.sink.SinkContext context) {
             return committables -> {
                 for (Tuple2<Long, List<Long>> committable : committables) {
                     List<Long> earlier = committed.putIfAbsent(committable.f0(), committable.f1());
