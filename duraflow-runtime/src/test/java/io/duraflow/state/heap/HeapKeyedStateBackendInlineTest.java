@@ -11,7 +11,7 @@ class HeapKeyedStateBackendInlineTest extends KeyedStateBackendContractTest {
     }
 
     @Override
-    protected int inlineThresholdBytes() {
+    public int inlineThresholdBytes() {
         return 1024 * 1024;
     }
 }
