@@ -4,6 +4,8 @@ import io.duraflow.cli.CliException;
 import io.duraflow.cli.ClusterClient;
 import io.duraflow.cli.JobRunner;
 import io.duraflow.cli.TaskRuns;
+import io.duraflow.rpc.proto.CheckpointSummary;
+import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobStatus;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -18,6 +20,8 @@ import java.util.function.Predicate;
  */
 final class DemoRun {
     static final long POLL_MS = 20;
+    /** How far into a checkpoint {@link #awaitCheckpointInProgress} takes it. */
+    static final long EARLY_IN_CHECKPOINT_MS = 40;
 
     /** What a demo reads besides the job's status at every poll (checkpoints, ...). */
     interface Watch {
@@ -64,6 +68,34 @@ final class DemoRun {
                         + logDirectory);
             }
             Thread.sleep(POLL_MS);
+        }
+    }
+
+    /**
+     * Waits for a checkpoint in progress, at most {@link #EARLY_IN_CHECKPOINT_MS} after its trigger,
+     * and returns it, so that a crash can strike inside a checkpoint and not just as it completes.
+     * Checkpoints take tens of milliseconds of each interval: it sleeps until shortly before the next
+     * trigger is due (the last one's time plus the interval; the JobManager runs on this machine's
+     * clock), then asks every millisecond. A job that ends first, or a timeout, ends the demo.
+     */
+    CheckpointSummary awaitCheckpointInProgress(String what, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            JobCheckpoints report = client.checkpoints(jobId);
+            int count = report.getCheckpointsCount();
+            CheckpointSummary last = count == 0 ? null : report.getCheckpoints(count - 1);
+            if (last != null && last.getStatus().equals("IN_PROGRESS")
+                    && last.getDurationMs() <= EARLY_IN_CHECKPOINT_MS) {
+                return last;
+            }
+            if (System.nanoTime() > deadline) {
+                poll(); // ends the demo with the job's failure if it ended
+                throw new CliException("no checkpoint in progress for " + what + " within " + timeout.toSeconds()
+                        + " s; see the logs in " + logDirectory);
+            }
+            long untilNextTrigger = last == null || report.getIntervalMs() == 0 ? 0
+                    : last.getTriggerMs() + report.getIntervalMs() - System.currentTimeMillis();
+            Thread.sleep(Math.max(1, Math.min(untilNextTrigger - 20, 200)));
         }
     }
 

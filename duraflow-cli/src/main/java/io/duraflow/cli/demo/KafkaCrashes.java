@@ -5,6 +5,7 @@ import io.duraflow.cli.TaskRuns;
 import io.duraflow.cli.kafka.KeyProducer;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
+import io.duraflow.rpc.proto.CheckpointSummary;
 import io.duraflow.rpc.proto.JobStatus;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,7 +14,9 @@ import java.util.Map;
 
 /**
  * The two crashes of the Kafka demo: when to strike ({@link #awaitKillPoint}), the SIGKILL of the
- * TaskManager that runs most of the job's tasks and of the leader JobManager, and what each cost
+ * TaskManager that runs most of the job's tasks (inside a checkpoint: its sink may have flushed
+ * its transactions for it, which then stay open in the broker until the restore aborts them) and
+ * of the leader JobManager, and what each cost
  * as seen from the status polls, as {@link StreamingFailoverDemo} does for its job.
  */
 final class KafkaCrashes {
@@ -65,13 +68,19 @@ final class KafkaCrashes {
         JobStatus before = job.poll();
         LocalTaskManagers.Victim victim = LocalTaskManagers.runningMostTasks(cluster, before);
         Map<TaskRuns.TaskKey, Integer> attempts = TaskRuns.attempts(before);
-        CheckpointWatch.Seen last = checkpoints.latest().get();
+        CheckpointSummary inProgress = job.awaitCheckpointInProgress("the TaskManager crash", Duration.ofSeconds(30));
         long killedAt = System.currentTimeMillis();
         victim.process().destroyForcibly();
-        out.printf("2. SIGKILL of %s (pid %d, running %d of the job's %d tasks), %,d ms after checkpoint %d completed"
-                + " with the source at %,d records (%,d produced)%n", victim.name(), victim.process().pid(),
-                victim.tasks(), attempts.size(), killedAt - last.completedMs(), last.id(), last.sourceRecordsRead(),
-                producer.acknowledged());
+        checkpoints.poll();
+        CheckpointWatch.Seen last = checkpoints.latest().get();
+        String when = last.id() >= inProgress.getCheckpointId()
+                ? "just as checkpoint " + inProgress.getCheckpointId() + " completed"
+                : String.format("while checkpoint %d was in progress (triggered %,d ms before)",
+                        inProgress.getCheckpointId(), killedAt - inProgress.getTriggerMs());
+        out.printf("2. SIGKILL of %s (pid %d, running %d of the job's %d tasks) %s, %,d ms after checkpoint %d"
+                + " completed with the source at %,d records (%,d produced)%n", victim.name(), victim.process().pid(),
+                victim.tasks(), attempts.size(), when, killedAt - last.completedMs(), last.id(),
+                last.sourceRecordsRead(), producer.acknowledged());
         long runningAgain = job.awaitRunningAgain(attempts, true);
         out.printf("   every task running again %,d ms after the kill%n", runningAgain - killedAt);
         return new Crash("TaskManager crash", killedAt, last, -1, runningAgain, false);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * 'duraflow demo kafka-exactly-once' in a quick variant: a Kafka broker and a high-availability
- * cluster as processes, the SIGKILL of a TaskManager and of the leader JobManager while records
+ * cluster as processes, the SIGKILL of a TaskManager (inside a checkpoint) and of the leader JobManager while records
  * are produced, and the output topic exact for a read_committed consumer; every process the demo
  * started, the broker's included, is gone when it ends. The command finds the broker's jars
  * itself, from where its classes were loaded (KafkaBrokerLib), as it does under bin/duraflow.
@@ -41,6 +41,8 @@ class KafkaExactlyOnceDemoIT {
         assertThat(stdout).contains("2. SIGKILL of taskmanager-", "3. SIGKILL of the leader JobManager",
                 "4. All 140,000 records produced", "output records (read_committed): 140,000 for 140,000 input records",
                 "exactly-once check of topic 'output': PASS");
+        assertThat(stdout).as("the TaskManager is killed inside a checkpoint")
+                .containsPattern("2\\. SIGKILL of taskmanager-\\S+ \\(.*\\) while checkpoint \\d+ was in progress");
         List<Long> before = figures(stdout, "checkpoints completed before the crash:");
         assertThat(before.get(0)).as(stdout).isPositive();
         assertThat(before.get(1)).as(stdout).isGreaterThan(before.get(0));
