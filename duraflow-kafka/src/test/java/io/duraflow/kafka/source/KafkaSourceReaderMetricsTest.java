@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -84,13 +82,7 @@ class KafkaSourceReaderMetricsTest {
 
     @Test
     void aFailedCommitIsCountedAndLeavesTheCommittedOffsetAlone() throws Exception {
-        consumer = new MockConsumer<>("earliest") {
-            @Override
-            public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets,
-                    OffsetCommitCallback callback) {
-                callback.onComplete(offsets, new org.apache.kafka.common.errors.RebalanceInProgressException("no"));
-            }
-        };
+        consumer = new CommitRefusingConsumer();
         KafkaSourceReader<String> reader = reader();
         reader.addSplits(List.of(KafkaPartitionSplit.unbounded(ORDERS_0, 0)));
         add(ORDERS_0, 0, 1);

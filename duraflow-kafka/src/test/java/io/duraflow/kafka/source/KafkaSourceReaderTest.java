@@ -17,7 +17,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -247,13 +246,7 @@ class KafkaSourceReaderTest {
 
     @Test
     void aFailedCommitIsOnlyLogged() throws Exception {
-        consumer = new MockConsumer<>("earliest") {
-            @Override
-            public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets,
-                    OffsetCommitCallback callback) {
-                callback.onComplete(offsets, new org.apache.kafka.common.errors.RebalanceInProgressException("no"));
-            }
-        };
+        consumer = new CommitRefusingConsumer();
         KafkaSourceReader<String> reader = reader(KafkaRecordDeserializer.strings(), "totals");
         reader.addSplits(List.of(KafkaPartitionSplit.unbounded(ORDERS_0, 0)));
         add(ORDERS_0, 0, 1);
