@@ -4,9 +4,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +29,8 @@ import java.util.stream.Stream;
  * path ({@code target/classes}, {@code target/test-classes}) is packed into a jar under
  * {@code target/child-jvm/}; a jar is rewritten only when its contents change, which keeps its
  * time stamp and with it the archive of an unchanged build. The archive is recorded once per
- * class path ({@code classes-<stamp>.jsa}, the stamp covering every entry's path, size and time):
+ * class path ({@code classes-<stamp>.jsa}, the stamp covering every entry's path, size and time),
+ * by whichever test JVM takes the lock on {@code recording.lock} first (the others wait for it):
  * {@link ChildJvmRecording} runs a ZooKeeper server, a JobManager, a TaskManager and a job in
  * one JVM that exits by itself and writes what it loaded. A process whose class path does not
  * match an archive ignores it and loads its classes as usual, so the archive changes how fast
@@ -70,8 +74,13 @@ final class ChildJvmClassPath {
             }
             String classPath = String.join(File.pathSeparator, entries);
             Path archive = workDir.resolve("classes-" + stamp(entries) + ".jsa");
-            if (!Files.exists(archive)) {
-                record(classPath, archive, workDir);
+            // The two test JVMs of a module start together: one records, the other waits for its archive
+            // (both recording at once took about 31 s each on 2 cores, and one deleted the other's archive).
+            try (FileChannel channel = FileChannel.open(workDir.resolve("recording.lock"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+                if (!Files.exists(archive)) {
+                    record(classPath, archive, workDir);
+                }
             }
             checkMapped(classPath, archive);
             shareWithLocalClusters(classPath, archive);

@@ -123,13 +123,19 @@ class SavepointsIT {
     /** {@code run streaming-keyed-sum ... --from-savepoint PATH extra...}, detached. */
     private Cli.Result runFrom(TestCluster cluster, String jobId, int parallelism, String path, String... extra)
             throws IOException, InterruptedException {
+        return startFrom(cluster, jobId, parallelism, path, extra).await(CLI_TIMEOUT);
+    }
+
+    /** {@link #runFrom} started, not awaited: commands that do not depend on each other run side by side. */
+    private Cli.Running startFrom(TestCluster cluster, String jobId, int parallelism, String path, String... extra)
+            throws IOException {
         List<String> args = new ArrayList<>(List.of("--jobmanager", cluster.address(), "run",
                 "streaming-keyed-sum", "--param", "records=" + RECORDS, "--param", "keys=" + KEYS, "--param",
                 "rate=" + FAST_RATE, "--param", "output=" + output(jobId), "--parallelism", Integer.toString(parallelism),
                 "--job-id", jobId, "--detached", "--from-savepoint", path));
         args.addAll(List.of(extra));
         args.addAll(checkpointingFlags());
-        return duraflow(args.toArray(String[]::new));
+        return Cli.start(LOGS.watch(tempDir), args.toArray(String[]::new));
     }
 
     private static void assertOneLineError(Cli.Result result, String expectedStart) {
@@ -179,17 +185,19 @@ class SavepointsIT {
             Files.move(lastSavepoint, moved);
             Map<String, Long> filesBefore = filesWithSizes(moved);
 
-            assertOneLineError(runFrom(cluster, "missing", 3, tempDir.resolve("nothing-here").toString()),
-                    "no savepoint or checkpoint at " + tempDir.resolve("nothing-here"));
             Files.createDirectories(tempDir.resolve("empty"));
-            assertOneLineError(runFrom(cluster, "empty", 3, tempDir.resolve("empty").toString()),
-                    tempDir.resolve("empty") + " is not a savepoint or checkpoint");
             Path corrupt = tempDir.resolve("corrupt");
             Files.createDirectories(corrupt);
             Files.write(corrupt.resolve("_metadata"), new byte[] {0x44, 0x46, 0x43, 0x4d, 0, 0});
-            assertOneLineError(runFrom(cluster, "corrupt", 3, corrupt.toString()),
-                    "corrupt checkpoint metadata file " + corrupt.resolve("_metadata")
-                            + ": torn");
+            Cli.Running missing = startFrom(cluster, "missing", 3, tempDir.resolve("nothing-here").toString());
+            Cli.Running empty = startFrom(cluster, "empty", 3, tempDir.resolve("empty").toString());
+            Cli.Running torn = startFrom(cluster, "corrupt", 3, corrupt.toString());
+            assertOneLineError(missing.await(CLI_TIMEOUT),
+                    "no savepoint or checkpoint at " + tempDir.resolve("nothing-here"));
+            assertOneLineError(empty.await(CLI_TIMEOUT),
+                    tempDir.resolve("empty") + " is not a savepoint or checkpoint");
+            assertOneLineError(torn.await(CLI_TIMEOUT),
+                    "corrupt checkpoint metadata file " + corrupt.resolve("_metadata") + ": torn");
 
             Cli.Result restored = runFrom(cluster, "second", 3, moved.toString());
             assertThat(restored.exitCode()).as("%s", restored).isZero();
