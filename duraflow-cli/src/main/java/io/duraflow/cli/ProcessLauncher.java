@@ -45,8 +45,9 @@ final class ProcessLauncher {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(name.startsWith("taskmanager") ? taskManagerPrefix : List.of());
         command.add(java);
-        command.addAll(List.of(heap.split(" ")));
-        command.add("-XX:+UseParallelGC");
+        List<String> jvmOptions = List.of(heap.trim().split("\\s+"));
+        command.addAll(jvmOptions);
+        command.addAll(collector(jvmOptions));
         command.addAll(ClassDataSharing.jvmOptions(name, ClassDataSharing.recordingNote(workDir, name)));
         command.addAll(List.of("-cp", ClassDataSharing.processClassPath(), Duraflow.class.getName()));
         // The subcommand, then the user's options, then ours: picocli keeps the last value of an
@@ -65,6 +66,16 @@ final class ProcessLauncher {
         Process process = builder.start();
         Files.writeString(workDir.resolve("pids").resolve(name + ".pid"), Long.toString(process.pid()));
         return process;
+    }
+
+    /**
+     * The parallel collector unless {@code jvmOptions} choose one ({@code -XX:+UseG1GC}, ...): a JVM
+     * given two collectors does not start ("Multiple garbage collectors selected").
+     */
+    static List<String> collector(List<String> jvmOptions) {
+        boolean chosen = jvmOptions.stream().anyMatch(option -> option.startsWith("-XX:+Use")
+                && option.endsWith("GC"));
+        return chosen ? List.of() : List.of("-XX:+UseParallelGC");
     }
 
     /**
