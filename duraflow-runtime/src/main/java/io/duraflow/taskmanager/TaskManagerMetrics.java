@@ -120,9 +120,7 @@ final class TaskManagerMetrics implements MultiCollector {
         Families.Gauge attempt = families.gauge("duraflow_task_attempt", "Attempt number of the running task (0:"
                 + " its first run)", null, TASK);
         for (TaskMetricsView task : snapshot.tasks()) {
-            String[] labels = {tm, task.attempt().getJobId(), task.jobName(),
-                    Integer.toString(task.attempt().getVertex()), task.vertexName(),
-                    Integer.toString(task.attempt().getSubtask())};
+            String[] labels = taskLabels(tm, task);
             TaskMetricsSample sample = task.sample();
             recordsIn.set(sample.getRecordsIn(), labels);
             recordsOut.set(sample.getRecordsOut(), labels);
@@ -163,6 +161,12 @@ final class TaskManagerMetrics implements MultiCollector {
         return families.build();
     }
 
+    /** The values of {@link #TASK}'s labels for a task. */
+    private static String[] taskLabels(String tm, TaskMetricsView task) {
+        return new String[] {tm, task.attempt().getJobId(), task.jobName(), Integer.toString(task.attempt().getVertex()),
+            task.vertexName(), Integer.toString(task.attempt().getSubtask())};
+    }
+
     /** A family of user metrics and the labels its first sample declared it with. */
     private record UserFamily(MetricSample.Kind kind, List<String> labelNames, Families.Family<?> family) {}
 
@@ -173,9 +177,7 @@ final class TaskManagerMetrics implements MultiCollector {
     private static void userMetrics(Families families, String tm, List<TaskMetricsView> tasks) {
         Map<String, UserFamily> declared = new HashMap<>();
         for (TaskMetricsView task : tasks) {
-            String[] taskLabels = {tm, task.attempt().getJobId(), task.jobName(),
-                    Integer.toString(task.attempt().getVertex()), task.vertexName(),
-                    Integer.toString(task.attempt().getSubtask())};
+            String[] taskLabels = taskLabels(tm, task);
             for (MetricSample sample : task.userMetrics()) {
                 String name = "duraflow_operator_" + sample.name();
                 UserFamily family = declared.computeIfAbsent(name, n -> declare(families, n, sample));

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -47,7 +48,7 @@ final class KafkaSourceReaderMetrics {
      * or its final one once finished (null if neither), {@code reading} whether it is still read.
      */
     void assigned(TopicPartition partition, Function<TopicPartition, Long> position,
-            Function<TopicPartition, Boolean> reading) {
+            Predicate<TopicPartition> reading) {
         if (!registered.add(partition)) {
             return;
         }
@@ -58,7 +59,7 @@ final class KafkaSourceReaderMetrics {
             return offset == null ? Double.NaN : offset;
         });
         partitionGroup.gauge("kafka_source_lag_records", "Records of the partition after the Kafka source's"
-                + " position, as its consumer last learned from a fetch", () -> lag(partition, reading.apply(partition)));
+                + " position, as its consumer last learned from a fetch", () -> lag(partition, reading.test(partition)));
         partitionGroup.gauge("kafka_source_committed_offset", "Offset the Kafka source last committed to its"
                 + " consumer group for the partition", () -> {
                     Long offset = committed.get(partition);

@@ -40,8 +40,8 @@ public interface TaskBody {
      * @param cancelled     whether the task was cancelled; any thread may set it
      */
     record Context(TaskDeployment deployment, JobGraph graph, TaskEnvironment environment, TaskCounters counters,
-            MetricRegistry metrics, MailboxProcessor mailbox, SinkContext sinkContext, Consumer<MailboxProcessor.DefaultAction> defaultAction,
-            BooleanSupplier cancelled) {
+            MetricRegistry metrics, MailboxProcessor mailbox, SinkContext sinkContext,
+            Consumer<MailboxProcessor.DefaultAction> defaultAction, BooleanSupplier cancelled) {
         public AttemptId attempt() {
             return deployment.getAttempt();
         }
