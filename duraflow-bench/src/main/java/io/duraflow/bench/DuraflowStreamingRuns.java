@@ -140,8 +140,10 @@ final class DuraflowStreamingRuns implements AutoCloseable {
         }
         System.setProperty("duraflow.classpath", lean.toString());
         Path workDir = Files.createTempDirectory("duraflow-streaming-bench-");
+        // Flink's processes run at the default priority, and so do Duraflow's TaskManagers here: under
+        // the local cluster's nice 5 they lost the cores to the Kafka broker's threads.
         LocalCluster cluster = new LocalCluster(workDir, clusterConfig, line -> {})
-                .taskManagerJvmOptions(taskManagerJvmOptions);
+                .taskManagerJvmOptions(taskManagerJvmOptions).taskManagerNice(0);
         try {
             String address = cluster.start(taskManagers, 1, 0, Duration.ofSeconds(Long.getLong("bench.cluster-start-seconds", 180)));
             return new DuraflowStreamingRuns(workDir, cluster, new ClusterClient(address), parallelism, stateConfig);

@@ -70,6 +70,21 @@ public final class LocalCluster {
         return this;
     }
 
+    private Integer taskManagerNice;
+
+    /**
+     * The {@code nice} level of the TaskManagers started after this call, in place of {@code
+     * DURAFLOW_TASKMANAGER_NICE} or its default of 5; 0 runs them at the JobManagers' priority, as a
+     * benchmark does that compares them with another engine's processes run at the default priority.
+     */
+    public LocalCluster taskManagerNice(int nice) {
+        if (nice < 0 || nice > 19) {
+            throw new IllegalArgumentException("a TaskManager's nice level is from 0 to 19, got " + nice);
+        }
+        this.taskManagerNice = nice;
+        return this;
+    }
+
     /**
      * Starts {@code jobManagers} JobManagers (more than one: with a ZooKeeper server and high
      * availability) and {@code taskManagers} TaskManagers, and waits until a leader runs and
@@ -84,7 +99,8 @@ public final class LocalCluster {
             throw new CliException("--jobmanagers must be at least 1");
         }
         // Checked before anything starts: a bad setting must not leave half a cluster behind.
-        launcher.taskManagerPrefix(ProcessLauncher.taskManagerNice());
+        launcher.taskManagerPrefix(taskManagerNice == null ? ProcessLauncher.taskManagerNice()
+                : ProcessLauncher.taskManagerNice(taskManagerNice.toString(), System.getenv().getOrDefault("PATH", "")));
         List<Long> alive = alivePids();
         if (!alive.isEmpty()) {
             throw new CliException("a local cluster is already running in " + workDir + " (pids " + alive
