@@ -195,7 +195,7 @@ final class TaskSlotTable {
         return names;
     }
 
-    /** The running streaming tasks' last counter samples, for a metrics scrape. */
+    /** The running tasks' last counter samples, for a metrics scrape. */
     java.util.List<io.duraflow.taskmanager.task.TaskMetricsView> metricsViews() {
         mailbox.assertRunningInMailbox();
         java.util.List<io.duraflow.taskmanager.task.TaskMetricsView> views = new java.util.ArrayList<>();
@@ -209,7 +209,7 @@ final class TaskSlotTable {
     }
 
     /**
-     * Adds every slot's task to a heartbeat: RUNNING (with a streaming task's last counter sample),
+     * Adds every slot's task to a heartbeat: RUNNING (with the task's last counter sample),
      * or no state yet while its plan is built.
      */
     void describe(TaskManagerHeartbeat.Builder heartbeat) {

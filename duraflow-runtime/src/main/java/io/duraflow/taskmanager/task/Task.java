@@ -99,29 +99,23 @@ public final class Task implements Runnable {
     }
 
     /**
-     * Any thread (the TaskManager's heartbeat): the counters a streaming task last sampled, or null
-     * (a batch task, or none yet); asks the task thread for a fresh sample, which the next
-     * heartbeat carries. The sample has its own timestamp, so it being one heartbeat old does not
-     * skew the rates the JobManager computes.
+     * Any thread (the TaskManager's heartbeat): the counters the task last sampled, or null (none
+     * yet); asks the task thread for a fresh sample, which the next heartbeat carries. The sample
+     * has its own timestamp, so it being one heartbeat old does not skew the rates the JobManager
+     * computes. Batch and streaming tasks alike: both run their mailbox between batches of input.
      */
     public io.duraflow.rpc.proto.TaskMetricsSample sampleMetrics() {
-        if (!body.isStreaming()) {
-            return null;
-        }
         TaskTimes times = mailbox.times();
         mailbox.put(() -> times.sample(counters, metrics));
         return times.latest();
     }
 
     /**
-     * Any thread (a metrics scrape): the counters a running streaming task last sampled for its
-     * heartbeat, with what names it; null for a batch task or before its first sample. Asks the
-     * task for nothing, so a scrape adds no work to the task thread.
+     * Any thread (a metrics scrape): the counters a running task last sampled for its heartbeat,
+     * with what names it; null before its first sample. Asks the task for nothing, so a scrape adds
+     * no work to the task thread.
      */
     public TaskMetricsView metricsView() {
-        if (!body.isStreaming()) {
-            return null;
-        }
         TaskTimes times = mailbox.times();
         io.duraflow.rpc.proto.TaskMetricsSample latest = times.latest();
         return latest == null ? null : new TaskMetricsView(attempt, graph.jobName(), vertex.name(),

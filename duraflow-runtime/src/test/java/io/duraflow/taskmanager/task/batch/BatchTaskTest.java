@@ -1,10 +1,12 @@
 package io.duraflow.taskmanager.task.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.duraflow.api.JobBuilder;
+import io.duraflow.api.metrics.MetricSample;
 import io.duraflow.api.connectors.RangeSplit;
 import io.duraflow.api.connectors.SequenceSource;
 import io.duraflow.api.sink.Sink;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.duraflow.taskmanager.task.OperatorChain;
 import io.duraflow.taskmanager.task.Task;
 import io.duraflow.taskmanager.task.TaskEnvironment;
+import io.duraflow.taskmanager.task.TaskMetricsView;
 
 /** A source task run on the test thread against a fake TaskManager: how it ends and what it releases. */
 class BatchTaskTest {
@@ -153,6 +156,47 @@ class BatchTaskTest {
         assertThat(writer.finishes).isEqualTo(1);
         assertThat(writer.aborts).isZero();
         assertThat(writer.closes).isEqualTo(1);
+    }
+
+    @Test
+    void aRunningBatchTaskSamplesItsCountersAndItsUserMetricsForTheHeartbeat() throws Exception {
+        FakeEnvironment environment = new FakeEnvironment();
+        environment.answerSplitRequests = false;
+        Sink<Long> counting = new Sink<>() {
+            @Override
+            public SinkWriter<Long> createWriter(SinkContext context) {
+                context.metrics().counter("writers_opened", "Writers the sink opened").inc();
+                return new SinkWriter<>() {
+                    @Override
+                    public void write(Long record) {}
+
+                    @Override
+                    public void finish() {}
+                };
+            }
+
+            @Override
+            public String description() {
+                return "counting";
+            }
+        };
+        Task task = sourceTask(counting, environment);
+        Thread thread = new Thread(task, "task");
+        thread.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> environment.splitRequests.get() > 0);
+
+            // What the TaskManager's heartbeat does: ask for a sample, send the last one.
+            await().atMost(Duration.ofSeconds(10)).until(() -> task.sampleMetrics() != null);
+
+            TaskMetricsView view = task.metricsView();
+            assertThat(view).as("a scrape shows the batch task").isNotNull();
+            assertThat(view.userMetrics()).extracting(MetricSample::name, MetricSample::value)
+                    .containsExactly(tuple("writers_opened", 1.0));
+        } finally {
+            task.cancel();
+            thread.join(10_000);
+        }
     }
 
     /** A one-vertex job, numbers 0..9 into {@code sink}; its split requests are answered by the environment. */
