@@ -9,19 +9,19 @@ import io.duraflow.api.NonRetriableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -57,9 +57,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Subscription.</b> Splits of topics the source no longer subscribes to (restored from a
  * savepoint of a job that read other topics) are dropped with a WARN naming them.
  *
- * <p><b>Offsets in the group.</b> With a group id and commit-on-checkpoint, each snapshot's offsets
- * are remembered and committed ({@code commitAsync}) when that checkpoint completes. They serve
- * monitoring (lag) only: a failed commit is logged at WARN and never fails the job.
+ * <p><b>Offsets in the group.</b> With a group id and commit-on-checkpoint, each completed
+ * checkpoint's positions are committed to the group, for monitoring only: {@link GroupOffsetCommits}.
  *
  * <p><b>Metrics</b> per partition (position, lag, committed offset): {@link KafkaSourceReaderMetrics}.
  *
@@ -67,8 +66,6 @@ import org.slf4j.LoggerFactory;
  */
 final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit> {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSourceReader.class);
-    /** Checkpoints whose offsets wait for completion at most; older ones are dropped uncommitted. */
-    private static final int MAX_PENDING_COMMITS = 32;
     private static final CompletionStage<Void> AVAILABLE_NOW = CompletableFuture.completedFuture(null);
 
     /**
@@ -126,10 +123,9 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
     private final Map<TopicPartition, PartitionReader<T>> partitions = new LinkedHashMap<>();
     /** Final positions of the bounded partitions this reader finished, committed with every checkpoint. */
     private final Map<TopicPartition, Long> finished = new HashMap<>();
-    /** Offsets to commit per checkpoint id, until the checkpoint completes. */
-    private final TreeMap<Long, Map<TopicPartition, Long>> offsetsByCheckpoint = new TreeMap<>();
     private final Emitter<T> emitter = new Emitter<>();
     private final KafkaSourceReaderMetrics metrics;
+    private final GroupOffsetCommits commits;
     private boolean noMoreSplits;
     private long lastContactNanos;
     /** Guards {@link #polling} and {@link #wokenUp}, the only state {@link #wakeUp} touches from other threads. */
@@ -148,6 +144,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
         this.nanoClock = nanoClock;
         this.lastContactNanos = nanoClock.getAsLong();
         this.metrics = new KafkaSourceReaderMetrics(context.metrics(), consumer);
+        this.commits = new GroupOffsetCommits(consumer, settings, metrics);
     }
 
     /** Splits are pushed by the enumerator; the request only says this reader runs. */
@@ -184,6 +181,9 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
             for (PartitionReader<T> reader : added) {
                 consumer.seek(reader.partition, reader.nextOffset);
             }
+            Set<TopicPartition> assigned = new HashSet<>();
+            added.forEach(reader -> assigned.add(reader.partition));
+            commits.assigned(assigned);
         }
     }
 
@@ -382,42 +382,13 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
             splits.add(reader.split());
             offsets.put(reader.partition, reader.nextOffset);
         }
-        if (settings.commits() && !offsets.isEmpty()) {
-            offsetsByCheckpoint.put(checkpointId, offsets);
-            while (offsetsByCheckpoint.size() > MAX_PENDING_COMMITS) {
-                offsetsByCheckpoint.pollFirstEntry();
-            }
-        }
+        commits.snapshotted(checkpointId, offsets);
         return splits;
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        Map<TopicPartition, Long> offsets = offsetsByCheckpoint.get(checkpointId);
-        offsetsByCheckpoint.headMap(checkpointId, true).clear();
-        if (offsets == null) {
-            return;
-        }
-        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-        offsets.forEach((partition, offset) -> commit.put(partition, new OffsetAndMetadata(offset)));
-        try {
-            consumer.commitAsync(commit, (committed, failure) -> {
-                if (failure != null) {
-                    warnCommitFailed(checkpointId, failure);
-                } else {
-                    metrics.committed(offsets);
-                }
-            });
-        } catch (KafkaException e) {
-            warnCommitFailed(checkpointId, e);
-        }
-    }
-
-    private void warnCommitFailed(long checkpointId, Exception failure) {
-        metrics.commitFailed();
-        LOG.warn("Kafka source: cannot commit the offsets of checkpoint {} to group '{}' on {}: {} (they serve"
-                + " monitoring only: the job's positions are in its checkpoints)", checkpointId, settings.groupId(),
-                settings.bootstrapServers(), oneLine(failure));
+        commits.completed(checkpointId);
     }
 
     /** The exception's class and the first line of its message (Jackson's run on for lines). */
@@ -430,13 +401,24 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
         return e.getClass().getSimpleName() + ": " + (newline < 0 ? message : message.substring(0, newline).trim());
     }
 
+    /**
+     * Closes the consumer without waiting for anything once the last commit is made ({@link
+     * GroupOffsetCommits#commitLastBeforeClose}). A bounded reader's last fetch sits at the broker
+     * for {@code fetch.max.wait.ms} (500 ms by default) waiting for records that never come, and a
+     * plain {@code close} waited for it to end its fetch session, which held up the end of every
+     * bounded job by up to half a second. The session ends with the connection anyway.
+     */
     @Override
     public void close() {
-        consumer.close();
+        try {
+            commits.commitLastBeforeClose();
+        } finally {
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
+        }
     }
 
     /** The offsets remembered for checkpoints not completed yet; for tests. */
     Map<Long, Map<TopicPartition, Long>> pendingCommits() {
-        return Map.copyOf(offsetsByCheckpoint);
+        return commits.pending();
     }
 }
