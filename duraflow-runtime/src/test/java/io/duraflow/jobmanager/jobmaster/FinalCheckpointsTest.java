@@ -189,6 +189,38 @@ class FinalCheckpointsTest {
         assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
     }
 
+    /**
+     * Seen at the end of bounded Kafka jobs: the keyed tasks ended their input before the
+     * JobManager heard that the second source finished, so a final checkpoint was triggered at
+     * that source, which had finished meanwhile; its end aborted the checkpoint, and the next one
+     * waited the whole retry delay. A task's end changes the plan: it is tried again at once.
+     */
+    @Test
+    void aFinalCheckpointThatATasksEndAbortedIsTriedAgainAtOnceWithoutIt() {
+        FakeCluster cluster = started();
+        allRunning(cluster);
+        List<Deployment> sources = cluster.live(SOURCE);
+        sources.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        ackAll(cluster, 1);
+        cluster.finish(sources.get(0));
+        List<Deployment> sums = cluster.live(1);
+        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
+        assertThat(triggered(cluster, 2)).containsExactly(sources.get(1));
+
+        cluster.finish(sources.get(1));
+        cluster.scheduler.runDue();
+
+        assertThat(cluster.job.checkpointHistory()).filteredOn(stats -> stats.checkpointId() == 2)
+                .extracting(CheckpointStats::status).containsExactly(CheckpointStats.Status.FAILED);
+        assertThat(triggered(cluster, 3)).as("without waiting for the retry delay")
+                .containsExactlyInAnyOrderElementsOf(sums);
+        ackAll(cluster, 3);
+        sums.forEach(cluster::finish);
+        assertThat(cluster.job.state()).isEqualTo(JobMasterState.FINISHED);
+    }
+
     @Test
     void aFinalCheckpointThatFailsIsTriedAgainSoonAndItsFailureIsNoJobFailure() {
         FakeCluster cluster = started();

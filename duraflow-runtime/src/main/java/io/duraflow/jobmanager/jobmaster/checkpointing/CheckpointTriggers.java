@@ -48,7 +48,10 @@ public final class CheckpointTriggers {
     private long startMarkAtLastEnd = Long.MAX_VALUE;
     /** A final checkpoint was triggered and has not ended yet. */
     private boolean finalInFlight;
-    /** A final checkpoint failed and is tried again after {@link #FINAL_RETRY_DELAY_MS}: nothing triggers before. */
+    /**
+     * A final checkpoint failed and is tried again after {@link #FINAL_RETRY_DELAY_MS}, or when a
+     * task finishes if that is sooner: nothing triggers before.
+     */
     private boolean retryScheduled;
     /**
      * The tasks with ended input when the last final checkpoint was triggered, or null: while they
@@ -149,11 +152,15 @@ public final class CheckpointTriggers {
     /**
      * The current attempt of {@code execution} finished: checkpoints still waiting for it are
      * aborted (it will never take its part), and the tasks left may be ready for a final checkpoint.
+     * A final checkpoint that failed is tried again at once rather than after its retry delay: a
+     * task's end changes the plan, and the failure was most likely this end (a final checkpoint
+     * triggered at the task while its report was on its way, aborted right here).
      */
     public void executionFinished(Execution execution) {
         if (checkpoints != null) {
             checkpoints.taskFinished(StreamingCheckpoints.task(execution));
         }
+        retryScheduled = false;
         maybeTriggerFinal();
     }
 
@@ -164,8 +171,8 @@ public final class CheckpointTriggers {
      * end lets a sink commit and the job finish). Waiting for the tasks after them too would leave
      * a job of three or more stages to the periodic trigger at every stage. Once per such set of
      * tasks (not again as they finish one by one); a final checkpoint that fails (say, a task
-     * finished while it was planned) is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, not
-     * only at the next interval. Nothing is triggered while a task a completed final checkpoint
+     * finished while it was planned) is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, or at
+     * once when a task finishes, not only at the next interval. Nothing is triggered while a task a completed final checkpoint
      * covered has not reported its end yet ({@link #finishing}). A checkpoint in
      * progress that started after the last of these tasks reported its end (a periodic one)
      * reaches each of them after its end, so it is the final checkpoint: its outcome is awaited
