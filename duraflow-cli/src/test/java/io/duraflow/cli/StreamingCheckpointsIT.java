@@ -99,7 +99,10 @@ class StreamingCheckpointsIT {
         stalled = new StalledCheckpoints(tempDir);
     }
 
-    /** Replaces a TaskManager the test killed and waits until no job runs: the next test finds the cluster as this one did. */
+    /**
+     * Replaces a TaskManager the test killed and waits until no job runs: the next test finds the
+     * cluster as this one did.
+     */
     @AfterEach
     void restoreTheCluster(TestInfo test) throws IOException {
         while (cluster.liveTaskManagerCount() < 2) {

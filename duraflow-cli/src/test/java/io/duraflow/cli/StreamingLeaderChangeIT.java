@@ -34,10 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  * checkpoint: no task restarts, checkpoints go on with higher ids, the committed output is exact.
  * If a TaskManager dies too while no leader is up, adoption cannot be proven and the job restarts
  * from its latest checkpoint, as without adoption. Without adoption, a leader killed while a
- * checkpoint is in progress leaves the new leader to restore the latest completed one. One
- * ZooKeeper server serves all tests; each test starts its own JobManagers and TaskManagers. A frozen leader that thaws after the adoption
- * is checked here for batch ({@link LeaderChangeAdoptionIT}) and, for streaming, over many seeds by
- * {@code io.duraflow.simulation.ClusterSimulationTest}.
+ * checkpoint is in progress leaves the new leader to restore the latest completed one. A frozen
+ * leader that thaws after the adoption is checked here for batch ({@link LeaderChangeAdoptionIT})
+ * and, for streaming, over many seeds by {@code io.duraflow.simulation.ClusterSimulationTest}.
+ *
+ * <p>One ZooKeeper server serves all tests; each test starts its own JobManagers and TaskManagers.
  */
 class StreamingLeaderChangeIT {
     @RegisterExtension
@@ -160,9 +161,9 @@ class StreamingLeaderChangeIT {
         StalledCheckpoints stalled = new StalledCheckpoints(tempDir);
         Map<String, String> config = new LinkedHashMap<>(stalled.checkpointing());
         config.put("taskmanager.slots", "2");
-        // The stalled subtask blocks until its process dies: a task kept through the leader change would hold it forever.
+        // The stalled subtask blocks until its process dies: a task kept through the leader change
+        // would hold it forever.
         config.put("taskmanager.leader-loss.timeout", "0");
-        // Through the cluster's configuration (the job's parameters hold no configuration).
         cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
         String jobId = "leader-killed-during-checkpoint";
         cluster.submit(jobId, StalledCheckpoints.STALLING, stalled.stallingParams(jobId), 2);
