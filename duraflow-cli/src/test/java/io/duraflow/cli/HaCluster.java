@@ -267,6 +267,11 @@ final class HaCluster implements AutoCloseable {
         return List.copyOf(jobManagers);
     }
 
+    /** The JobManagers whose processes are alive (also frozen ones), in start order. */
+    List<JobManager> liveJobManagers() {
+        return jobManagers.stream().filter(jm -> jm.process.isAlive()).toList();
+    }
+
     /** The leader as published in ZooKeeper now (address and session id), or null while there is none. */
     LeaderInfo leaderInfo() {
         try {

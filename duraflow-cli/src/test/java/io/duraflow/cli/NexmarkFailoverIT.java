@@ -12,6 +12,7 @@ import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,7 +40,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * runs, a TaskManager is SIGKILLed (the job restores its latest checkpoint on the one left and a
  * new one), then the leader (the standby takes over); the committed results must equal the query
  * computed directly over the generated events ({@link NexmarkExpected}). Sliding windows run on
- * RocksDB with file merging, sessions on the heap.
+ * RocksDB with file merging, sessions on the heap (the job's configuration says which).
+ *
+ * <p>The queries share one cluster: the killed TaskManager is replaced during the test, the
+ * killed leader by a new standby before the next one, so each query starts with a leader, a
+ * standby that never led and two live TaskManagers.
  */
 class NexmarkFailoverIT {
     @RegisterExtension
@@ -55,15 +62,35 @@ class NexmarkFailoverIT {
     private static final Duration POLL = Duration.ofMillis(100);
 
     @TempDir
+    static Path sharedDir;
+
+    @TempDir
     Path tempDir;
 
-    private HaCluster cluster;
+    private static HaCluster cluster;
 
-    @AfterEach
-    void stopCluster() {
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), null, 2, 2,
+                Map.of("taskmanager.slots", "2"), null);
+    }
+
+    @AfterAll
+    static void stopCluster() {
         if (cluster != null) {
             cluster.close();
         }
+    }
+
+    /** A standby in place of the leader the last query killed; the TaskManager it killed was replaced then. */
+    @BeforeEach
+    void standby() throws Exception {
+        while (cluster.liveJobManagers().size() < 2) {
+            cluster.startJobManager(null).address();
+        }
+        cluster.awaitRegisteredTaskManagers(2, HaCluster.STARTUP_TIMEOUT);
+        await("no job runs").atMost(JOB_TIMEOUT).pollInterval(POLL).ignoreException(CliException.class)
+                .until(() -> cluster.overview().getRunningJobs() == 0);
     }
 
     @ParameterizedTest
@@ -90,11 +117,10 @@ class NexmarkFailoverIT {
         config.put("execution.checkpointing.dir", tempDir.resolve("checkpoints").toString());
         config.put("execution.checkpointing.file-merging.enabled", Boolean.toString(fileMerging));
         config.put("state.backend.type", backend);
-        config.put("taskmanager.slots", "2");
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 2, config, null);
         String jobId = "nexmark-" + query;
         Path output = tempDir.resolve("output");
-        cluster.submit(jobId, NexmarkQueries.class.getName(), params(query, output), 2);
+        cluster.submit(SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(NexmarkQueries.class.getName())
+                .putAllParams(params(query, output)).putAllConfig(config).setParallelism(2).build());
 
         long beforeTaskManager = awaitCompletedCheckpointAfter(jobId, 0);
         String victim = cluster.status(jobId).getVertices(0).getTasks(0).getTmId();

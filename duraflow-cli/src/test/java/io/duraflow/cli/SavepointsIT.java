@@ -24,7 +24,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       exact output, and the claimed {@code chk-<n>} deleted once the new job's checkpoints
  *       subsumed it.</li>
  * </ul>
+ * The tests share one cluster (a JobManager and two TaskManagers with four slots each).
  */
 class SavepointsIT {
     private static final long RECORDS = 120_000;
@@ -64,22 +67,31 @@ class SavepointsIT {
     static final LogsOnFailure LOGS = new LogsOnFailure();
 
     @TempDir
+    static Path sharedDir;
+
+    @TempDir
     Path tempDir;
 
-    private final List<AutoCloseable> clusters = new ArrayList<>();
+    /** Shared by the tests, which kill no process: each has its own job ids, output and checkpoint directories. */
+    private static TestCluster cluster;
 
-    @AfterEach
-    void stopClusters() throws Exception {
-        for (AutoCloseable cluster : clusters) {
+    @BeforeAll
+    static void startCluster() throws IOException {
+        cluster = TestCluster.start(LOGS.watch(sharedDir.resolve("cluster")), 2, Map.of("taskmanager.slots", "4"));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
             cluster.close();
         }
     }
 
-    private TestCluster startCluster() throws Exception {
-        TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 2,
-                Map.of("taskmanager.slots", "4"));
-        clusters.add(cluster);
-        return cluster;
+    /** Every job of the test ended: the next test finds every slot free. */
+    @AfterEach
+    void awaitIdle() {
+        await("no job runs").atMost(Duration.ofSeconds(30)).pollInterval(POLL)
+                .until(() -> cluster.overview().getRunningJobs() == 0);
     }
 
     private Cli.Result duraflow(String... args) throws IOException, InterruptedException {
@@ -146,7 +158,6 @@ class SavepointsIT {
 
     @Test
     void aSavepointIsTakenMovedAndRestoredWithParallelism3AndNoClaimLeavesItsFilesAlone() throws Exception {
-        TestCluster cluster = startCluster();
         Path savepoints = tempDir.resolve("savepoints");
         try (ClusterClient client = new ClusterClient(cluster.address())) {
             client.submit(job("first", 2, Map.of()));
@@ -220,7 +231,6 @@ class SavepointsIT {
 
     @Test
     void aRetainedCheckpointRestoredInClaimModeWithParallelism1IsDeletedOnceSubsumed() throws Exception {
-        TestCluster cluster = startCluster();
         try (ClusterClient client = new ClusterClient(cluster.address())) {
             client.submit(job("wide", 3, Map.of("execution.checkpointing.retention", "retain-on-cancellation")));
             await("two completed checkpoints of the parallelism-3 job").atMost(JOB_TIMEOUT).pollInterval(POLL)
@@ -259,7 +269,6 @@ class SavepointsIT {
      */
     @Test
     void aRestoreAtAnotherParallelismRemovesTheInProgressPartsTheCancelledJobLeft() throws Exception {
-        TestCluster cluster = startCluster();
         Path savepoints = tempDir.resolve("savepoints");
         Map<String, String> oneKeyPerRecord = Map.of("keys", Long.toString(RECORDS));
         try (ClusterClient client = new ClusterClient(cluster.address())) {
@@ -304,7 +313,6 @@ class SavepointsIT {
      */
     @Test
     void aHeapJobsSavepointIsRestoredOnRocksDbWithParallelism3() throws Exception {
-        TestCluster cluster = startCluster();
         Path savepoints = tempDir.resolve("savepoints");
         try (ClusterClient client = new ClusterClient(cluster.address())) {
             client.submit(job("on-heap", 2, Map.of("state.backend.type", "heap")));

@@ -12,12 +12,15 @@ import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobState;
 import io.duraflow.rpc.proto.JobStatus;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,9 +33,12 @@ import org.junit.jupiter.api.io.TempDir;
  * its tasks running and report them, and the new leader adopts them from the latest completed
  * checkpoint: no task restarts, checkpoints go on with higher ids, the committed output is exact.
  * If a TaskManager dies too while no leader is up, adoption cannot be proven and the job restarts
- * from its latest checkpoint, as without adoption. A frozen leader that thaws after the adoption
- * is checked here for batch ({@link LeaderChangeAdoptionIT}) and, for streaming, over many seeds by
- * {@code io.duraflow.simulation.ClusterSimulationTest}.
+ * from its latest checkpoint, as without adoption. Without adoption, a leader killed while a
+ * checkpoint is in progress leaves the new leader to restore the latest completed one. A frozen
+ * leader that thaws after the adoption is checked here for batch ({@link LeaderChangeAdoptionIT})
+ * and, for streaming, over many seeds by {@code io.duraflow.simulation.ClusterSimulationTest}.
+ *
+ * <p>One ZooKeeper server serves all tests; each test starts its own JobManagers and TaskManagers.
  */
 class StreamingLeaderChangeIT {
     @RegisterExtension
@@ -47,9 +53,25 @@ class StreamingLeaderChangeIT {
     private static final Duration POLL = Duration.ofMillis(100);
 
     @TempDir
+    static Path sharedDir;
+
+    @TempDir
     Path tempDir;
 
+    private static HaCluster.ZooKeeper zooKeeper;
     private HaCluster cluster;
+
+    @BeforeAll
+    static void startZooKeeper() throws IOException {
+        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+    }
+
+    @AfterAll
+    static void stopZooKeeper() {
+        if (zooKeeper != null) {
+            zooKeeper.close();
+        }
+    }
 
     @AfterEach
     void stopCluster() {
@@ -125,6 +147,66 @@ class StreamingLeaderChangeIT {
                 test.getDisplayName(), before);
     }
 
+    /**
+     * The leader JobManager dies while checkpoint n is in progress, with adoption off
+     * ({@code taskmanager.leader-loss.timeout: 0}: the TaskManagers cancel their tasks), under
+     * {@link StallingKeyedSum}, whose "Sum per key" subtask 0 holds checkpoint n open (see
+     * {@link StalledCheckpoints}). The new leader restores the latest checkpoint in the completed
+     * store at the kill; its checkpoint ids continue above every id the old leader used; the
+     * directory the old leader left for checkpoint n is deleted; the job finishes with
+     * exactly-once output.
+     */
+    @Test
+    void theLeaderKilledDuringACheckpointWithoutAdoptionRestoresTheLatestCompleted() throws Exception {
+        StalledCheckpoints stalled = new StalledCheckpoints(tempDir);
+        Map<String, String> config = new LinkedHashMap<>(stalled.checkpointing());
+        config.put("taskmanager.slots", "2");
+        // The stalled subtask blocks until its process dies: a task kept through the leader change
+        // would hold it forever.
+        config.put("taskmanager.leader-loss.timeout", "0");
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        String jobId = "leader-killed-during-checkpoint";
+        cluster.submit(jobId, StalledCheckpoints.STALLING, stalled.stallingParams(jobId), 2);
+
+        long held = stalled.awaitStall(() -> cluster.status(jobId)).checkpointId();
+        List<Path> acknowledged = stalled.awaitAcknowledgedFiles(jobId, held, () -> cluster.checkpoints(jobId), false);
+        int committed = stalled.awaitCommittedOutput(jobId);
+        long latest = StalledCheckpoints.assertHeldOpen(cluster.checkpoints(jobId), held);
+        // Whoever leads now (on a loaded machine a ZooKeeper session may have expired before).
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
+        LeaderInfo oldSession = cluster.leaderInfo();
+        cluster.kill(first);
+        // The store as the dead leader left it (no one writes it until the next leader recovers the job).
+        List<Long> storedAtTheKill = StalledCheckpoints.completedStore(cluster.jobDirectory(jobId));
+        List<Long> triggeredBeforeTheKill = StalledCheckpoints.triggeredIds(StalledCheckpoints.jobManagerLogs(cluster),
+                jobId);
+        HaCluster.JobManager second = cluster.awaitNewLeader(first, oldSession, HaCluster.FAILOVER_TIMEOUT);
+
+        assertThat(storedAtTheKill).as("completed checkpoints in the HA store at the kill").containsExactly(latest);
+        assertThat(triggeredBeforeTheKill).as("checkpoints triggered before the kill").last().isEqualTo(held);
+        JobCheckpoints after = StalledCheckpoints.awaitCheckpointAfter(held, () -> cluster.checkpoints(jobId));
+        assertThat(after.getRestoredFromId()).as("what the new leader restored").isEqualTo(latest);
+        assertThat(cluster.logText(second.name)).contains("Job " + jobId + ": tasks restore checkpoint " + latest
+                + " of job " + jobId);
+        assertThat(after.getCheckpointsList()).as("the new leader's checkpoints").isNotEmpty()
+                .allMatch(c -> c.getCheckpointId() > held);
+        StalledCheckpoints.assertIdsIncrease(after);
+        stalled.awaitNoFilesOfTheAbortedCheckpoint(jobId, held, acknowledged, () -> cluster.status(jobId));
+
+        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+        StalledCheckpoints.assertFinished(result, 0);
+        stalled.assertExactlyOnceOutput(jobId);
+        List<Long> triggered = StalledCheckpoints.triggeredIds(StalledCheckpoints.jobManagerLogs(cluster), jobId);
+        assertThat(triggered).as("checkpoints triggered by either JobManager, in time order").isSorted()
+                .doesNotHaveDuplicates().startsWith(triggeredBeforeTheKill.toArray(Long[]::new));
+        assertThat(triggered.subList(triggeredBeforeTheKill.size(), triggered.size()))
+                .as("checkpoints triggered after the kill").isNotEmpty().allMatch(id -> id > held);
+        StalledCheckpoints.awaitGone(stalled.checkpoints().resolve(jobId),
+                "the finished job's checkpoints (retention delete-on-cancellation)");
+        System.out.printf("%s: killed %s during checkpoint %d, %,d lines committed; %s took over, restored %d%n",
+                jobId, first, held, committed, second.name, after.getRestoredFromId());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private HaCluster startCluster() throws Exception {
@@ -135,7 +217,7 @@ class StreamingLeaderChangeIT {
         config.put("taskmanager.slots", "2");
         // The TaskManager killed with the leader is not reported: the new leader decides without it soon.
         config.put("jobmanager.adoption.report-timeout", "3s");
-        return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 2, config, null);
+        return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
     }
 
     private Map<String, String> params(String jobId) {

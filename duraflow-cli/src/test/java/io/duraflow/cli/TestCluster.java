@@ -163,6 +163,11 @@ final class TestCluster implements AutoCloseable {
         return taskManagers.size();
     }
 
+    /** How many TaskManager processes are alive (killed ones are not replaced by themselves). */
+    int liveTaskManagerCount() {
+        return (int) taskManagers.stream().filter(Process::isAlive).count();
+    }
+
     /** The index of the TaskManager that runs in process {@code pid}. */
     int taskManagerIndexOfPid(long pid) {
         for (int i = 0; i < taskManagers.size(); i++) {

@@ -7,6 +7,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -150,6 +154,31 @@ class FileSystemJobResultStoreTest extends JobResultStoreContractTest {
             return array;
         }
         return node;
+    }
+
+    // --- size ----------------------------------------------------------------------------------
+
+    /**
+     * Collected records are stored base64 in the JSON, and a job may collect up to
+     * collect.max-bytes (64 MiB by default): far beyond the 20 MB string limit of Jackson's default
+     * parser. A result whose base64 is 1 MiB over that limit is written, and read back by another
+     * store on the same directory, as the next leader reads it after a failover. (Marking clean
+     * copies the bytes as they are, which smaller entries show.)
+     */
+    @Test
+    void aResultBeyondTheParsersDefaultStringLimitIsReadBackByAnotherStore() throws Exception {
+        int limit = StreamReadConstraints.defaults().getMaxStringLength();
+        byte[] data = new byte[(limit + (1 << 20)) / 4 * 3];
+        new Random(42).nextBytes(data);
+        JobResultEntry large = new JobResultEntry("large", "Large", "com.example.Large", JobOutcome.FINISHED,
+                TestEntries.SUBMITTED_AT_MS, TestEntries.ENDED_AT_MS, "", 0, Map.of(), Map.of(), List.of(),
+                List.of(new CollectedData("out", 0, 1, data)));
+        createStore().createDirtyResult(large);
+        assertThatThrownBy(() -> new ObjectMapper().readTree(dirtyFile("large").toFile()))
+                .as("a parser with the default limits rejects the file").isInstanceOf(StreamConstraintsException.class);
+
+        assertThat(createStore().getResult("large")).contains(large);
+        assertThat(log.list).as("warnings").noneMatch(e -> e.getLevel() == Level.WARN);
     }
 
     // --- corrupt files -------------------------------------------------------------------------

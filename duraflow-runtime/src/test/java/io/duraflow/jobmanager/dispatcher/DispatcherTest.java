@@ -247,7 +247,7 @@ class DispatcherTest {
     }
 
     /**
-     * HighAvailabilityIT.clientsFollowTheJobThroughAFailover: the leader lost its ZooKeeper session
+     * ClientFailoverIT.clientsFollowTheJobThroughAFailover: the leader lost its ZooKeeper session
      * while 'duraflow run' submitted; the client sent its submission again, the next leader had
      * recovered the stored job graph and answered "already running" about the client's own job,
      * and the command exited with 1. A resubmission of the same job is answered with that job;
@@ -292,7 +292,7 @@ class DispatcherTest {
     }
 
     /**
-     * HighAvailabilityIT.clientsFollowTheJobThroughAFailover failed after 10 restarts, each
+     * ClientFailoverIT.clientsFollowTheJobThroughAFailover failed after 10 restarts, each
      * deployment refused with "all 2 slots of tm-... are busy": under load a TaskManager's
      * registration timed out on its side while the new leader registered it, and it registered
      * again. The leader took that for a new TaskManager, failed the tasks it had just deployed

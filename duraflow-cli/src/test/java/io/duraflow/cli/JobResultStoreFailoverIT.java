@@ -1,0 +1,302 @@
+package io.duraflow.cli;
+
+import static io.duraflow.cli.SideEffectRuns.CLI_TIMEOUT;
+import static io.duraflow.cli.SideEffectRuns.FAILPOINT_TIMEOUT;
+import static io.duraflow.cli.SideEffectRuns.JOB;
+import static io.duraflow.cli.SideEffectRuns.JOB_TIMEOUT;
+import static io.duraflow.cli.SideEffectRuns.KEYS;
+import static io.duraflow.cli.SideEffectRuns.NUMBERS;
+import static io.duraflow.cli.SideEffectRuns.PARALLELISM;
+import static io.duraflow.cli.SideEffectRuns.SINKS;
+import static io.duraflow.cli.SideEffectRuns.assertCleanedUp;
+import static io.duraflow.cli.SideEffectRuns.assertFinishedWithExactSums;
+import static io.duraflow.cli.SideEffectRuns.assertMarkerLinesPerSink;
+import static io.duraflow.cli.SideEffectRuns.assertNotRunBy;
+import static io.duraflow.cli.SideEffectRuns.assertResultStoredOnceBy;
+import static io.duraflow.cli.SideEffectRuns.concat;
+import static io.duraflow.cli.SideEffectRuns.count;
+import static io.duraflow.cli.SideEffectRuns.createJobDirectory;
+import static io.duraflow.cli.SideEffectRuns.expectedLine;
+import static io.duraflow.cli.SideEffectRuns.params;
+import static io.duraflow.cli.SideEffectRuns.runCommand;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.duraflow.rpc.proto.JobResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The job result store through JobManager failovers, with real processes: a ZooKeeper server,
+ * two JobManagers and two TaskManagers on loopback. The leader is SIGKILLed at a chosen moment
+ * of the end of a job's life (a failpoint makes it exact: before the DIRTY result is written,
+ * after it, after the entry is marked CLEAN), and each test checks that the standby takes over
+ * and that the job's outcome is right (see {@link SideEffectRuns}): exact result, one CLEAN
+ * entry, cleanup complete, and as many side effects as runs. One more test restarts a whole
+ * local cluster without high availability.
+ *
+ * <p>One ZooKeeper server serves all tests (each cluster has its own ZooKeeper root); each test
+ * starts its own cluster, since the failpoint holds its leader for good. Batch job recovery is on
+ * (the default with high availability) unless a test says otherwise. That a result larger than
+ * the JSON parser's default string limit is read back from the store is a unit test of the store
+ * ({@code FileSystemJobResultStoreTest}).
+ */
+class JobResultStoreFailoverIT {
+    @RegisterExtension
+    static final LogsOnFailure LOGS = new LogsOnFailure();
+
+    @TempDir
+    static Path sharedDir;
+
+    @TempDir
+    Path tempDir;
+
+    private static HaCluster.ZooKeeper zooKeeper;
+    private HaCluster cluster;
+    private String testName;
+    private final long started = System.nanoTime();
+
+    @BeforeAll
+    static void startZooKeeper() throws IOException {
+        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+    }
+
+    @AfterAll
+    static void stopZooKeeper() {
+        if (zooKeeper != null) {
+            zooKeeper.close();
+        }
+    }
+
+    @AfterEach
+    void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+        System.out.printf("%s: %.1f s%n", testName, (System.nanoTime() - started) / 1e9);
+    }
+
+    /** ZooKeeper (shared), 2 JobManagers (the first leads, with {@code failpoint}), 2 TaskManagers. */
+    private HaCluster startCluster(TestInfo test, String failpoint, Map<String, String> overrides) throws Exception {
+        testName = test.getDisplayName();
+        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, overrides, failpoint);
+        return cluster;
+    }
+
+    /**
+     * (b) The leader dies after the job ended but before its DIRTY result was written: nothing
+     * records that the job ended, so the new leader runs it again; with batch job recovery off,
+     * from the start (a second run's side effects). Exactly one result.
+     */
+    @Test
+    void leaderKilledBeforeTheDirtyResult(TestInfo test) throws Exception {
+        HaCluster cluster = startCluster(test, "dispatcher.before-dirty-result",
+                Map.of("execution.batch.job-recovery.enabled", "off"));
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
+        String jobId = "killed-before-dirty";
+        Path marker = tempDir.resolve("marker");
+        Map<String, String> params = params(marker, NUMBERS, 0);
+        Path probe = createJobDirectory(cluster, jobId);
+        cluster.submit(jobId, JOB, params, PARALLELISM);
+
+        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
+        assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
+        assertThat(cluster.jobGraphFile(jobId)).exists();
+        assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
+
+        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+
+        assertFinishedWithExactSums(result, params);
+        assertCleanedUp(cluster, jobId, probe);
+        assertResultStoredOnceBy(cluster, second, jobId);
+        assertThat(cluster.logText(second.name))
+                .contains("Recovering job " + jobId + " (" + JOB + "): it runs again from the start");
+        assertMarkerLinesPerSink(marker, 2, "one per run");
+    }
+
+    /**
+     * (b, batch job recovery) As (b), with batch job recovery on (the default with high
+     * availability): the new leader finds in the job event log that every task finished, keeps
+     * that work (no task runs again, so no second side effect), and the job ends FINISHED with the
+     * exact result (the collected records come from the event log) and exactly one result entry.
+     */
+    @Test
+    void leaderKilledBeforeTheDirtyResultWithBatchJobRecovery(TestInfo test) throws Exception {
+        HaCluster cluster = startCluster(test, "dispatcher.before-dirty-result", Map.of());
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
+        String jobId = "recovered-before-dirty";
+        Path marker = tempDir.resolve("marker");
+        Map<String, String> params = params(marker, NUMBERS, 0);
+        Path probe = createJobDirectory(cluster, jobId);
+        cluster.submit(jobId, JOB, params, PARALLELISM);
+
+        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
+        assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
+        assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
+
+        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+
+        assertFinishedWithExactSums(result, params);
+        assertCleanedUp(cluster, jobId, probe);
+        assertResultStoredOnceBy(cluster, second, jobId);
+        assertMarkerLinesPerSink(marker, 1, "nothing ran again");
+    }
+
+    /**
+     * (c) The leader dies after it wrote the DIRTY result, before cleanup: the new leader must
+     * not run the job again, and must finish the cleanup (the entry becomes CLEAN). The result it
+     * serves is the one the first leader stored.
+     */
+    @Test
+    void leaderKilledAfterTheDirtyResult(TestInfo test) throws Exception {
+        HaCluster cluster = startCluster(test, "dispatcher.before-cleanup", Map.of());
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
+        String jobId = "killed-after-dirty";
+        Path marker = tempDir.resolve("marker");
+        Map<String, String> params = params(marker, NUMBERS, 0);
+        Path probe = createJobDirectory(cluster, jobId);
+        cluster.submit(jobId, JOB, params, PARALLELISM);
+
+        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
+        assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint")
+                .containsExactly(jobId + ".dirty.json");
+        assertThat(cluster.jobGraphFile(jobId)).exists();
+        assertThat(probe).exists();
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
+
+        JobResult result = cluster.awaitResult(jobId, JOB_TIMEOUT);
+
+        assertFinishedWithExactSums(result, params);
+        assertCleanedUp(cluster, jobId, probe);
+        cluster.awaitLog(second, "Job " + jobId + " ended (FINISHED) under an earlier leader; finishing its"
+                + " cleanup, not running it again", Duration.ofSeconds(1));
+        assertThat(cluster.jobManagerLines("Job " + jobId + " ended as")).as("results stored").hasSize(1)
+                .allMatch(line -> line.startsWith(first.name + ": "));
+        assertNotRunBy(cluster, second, jobId);
+        assertMarkerLinesPerSink(marker, 1, "the one run");
+    }
+
+    /**
+     * (d) The leader dies after the job's entry was marked CLEAN: the new leader runs nothing;
+     * it reads the result the first leader stored and serves it ('duraflow result' shows it, and
+     * GetJobResult returns the exact sums), and submitting the same job id again does not run it
+     * but says it already ended, with exit code 0 (it FINISHED).
+     */
+    @Test
+    void leaderKilledAfterTheCleanResult(TestInfo test) throws Exception {
+        HaCluster cluster = startCluster(test, "dispatcher.after-clean", Map.of());
+        HaCluster.JobManager first = cluster.leader().orElseThrow();
+        String jobId = "killed-after-clean";
+        Path marker = tempDir.resolve("marker");
+        Map<String, String> params = params(marker, NUMBERS, 0);
+        Path probe = createJobDirectory(cluster, jobId);
+        cluster.submit(jobId, JOB, params, PARALLELISM);
+
+        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
+        assertCleanedUp(cluster, jobId, probe);
+        HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
+        cluster.awaitTaskManagers(2);
+
+        Cli.Result shown = duraflow(concat(List.of("result", jobId), cluster.clientOptions()));
+        assertThat(shown.exitCode()).as("%s", shown).isZero();
+        assertThat(shown.stdout()).as("%s", shown).contains("Job " + jobId + " (SideEffectJob) FINISHED")
+                .contains(SideEffectJob.RESULT + ": " + KEYS + " records").contains(expectedLine(3, params));
+
+        Cli.Result resubmitted = duraflow(concat(runCommand(jobId, params), cluster.clientOptions()));
+        assertThat(resubmitted.exitCode()).as("%s", resubmitted).isZero();
+        assertThat(resubmitted.stdout()).as("%s", resubmitted)
+                .contains("job " + jobId + " already ended as FINISHED").doesNotContain("Submitted job");
+
+        assertFinishedWithExactSums(cluster.result(jobId), params);
+        assertCleanedUp(cluster, jobId, probe);
+        assertThat(cluster.jobManagerLines("Job " + jobId + " ended as")).as("results stored").hasSize(1)
+                .allMatch(line -> line.startsWith(first.name + ": "));
+        assertNotRunBy(cluster, second, jobId);
+        assertMarkerLinesPerSink(marker, 1, "the one run");
+    }
+
+    /**
+     * (f) Without high availability: a local cluster runs a job, is stopped and started again;
+     * the result is still there ('duraflow result'), and the job id cannot run again.
+     */
+    @Test
+    void resultSurvivesARestartOfTheWholeCluster(TestInfo test) throws Exception {
+        testName = test.getDisplayName();
+        Path workDir = LOGS.watch(tempDir.resolve("local"));
+        Path marker = tempDir.resolve("marker");
+        Map<String, String> params = params(marker, NUMBERS, 0);
+        String jobId = "survives-restart";
+        List<String> cluster = List.of("--work-dir", workDir.toString(), "-D", "jobmanager.rpc.port=0", "-D",
+                "heartbeat.interval=500ms");
+        String[] run = concat(runCommand(jobId, params), List.of("--work-dir", workDir.toString()));
+        Map<String, Long> pids = new TreeMap<>();
+        try {
+            Cli.Result start = duraflow(concat(List.of("local", "start", "--taskmanagers", "1"), cluster));
+            pids.putAll(pids(workDir));
+            assertThat(start.exitCode()).as("%s", start).isZero();
+            Cli.Result ran = duraflow(run);
+            assertThat(ran.exitCode()).as("%s", ran).isZero();
+            assertThat(count(ran.stdout(), "Job " + jobId + " (SideEffectJob) FINISHED")).as("results printed by %s",
+                    ran).isEqualTo(1);
+            Path results = workDir.resolve("ha/default/job-result-store");
+            await("the result is marked clean").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> Files.exists(results.resolve(jobId + ".clean.json")));
+
+            Cli.Result stop = duraflow("local", "stop", "--work-dir", workDir.toString());
+            assertThat(stop.exitCode()).as("%s", stop).isZero();
+            await("the cluster's processes are gone").atMost(Duration.ofSeconds(15))
+                    .until(() -> pids.values().stream().noneMatch(JobResultStoreFailoverIT::alive));
+            Cli.Result restart = duraflow(concat(List.of("local", "start", "--taskmanagers", "1"), cluster));
+            pids.putAll(pids(workDir));
+            assertThat(restart.exitCode()).as("%s", restart).isZero();
+
+            Cli.Result shown = duraflow("result", jobId, "--work-dir", workDir.toString());
+            assertThat(shown.exitCode()).as("%s", shown).isZero();
+            assertThat(shown.stdout()).as("%s", shown).contains("Job " + jobId + " (SideEffectJob) FINISHED")
+                    .contains(SideEffectJob.RESULT + ": " + KEYS + " records").contains(expectedLine(7, params));
+            Cli.Result again = duraflow(run);
+            assertThat(again.exitCode()).as("%s", again).isZero();
+            assertThat(again.stdout()).as("%s", again).contains("job " + jobId + " already ended as FINISHED")
+                    .doesNotContain("Submitted job");
+            assertMarkerLinesPerSink(marker, 1, "the one run");
+            assertThat(results.resolve(jobId + ".dirty.json")).doesNotExist();
+            assertThat(workDir.resolve("ha/default/job-graphs/" + jobId + ".json")).doesNotExist();
+            assertThat(workDir.resolve("taskmanager-1/partitions/" + jobId)).as("the job's partitions")
+                    .satisfiesAnyOf(dir -> assertThat(dir).doesNotExist(), dir -> assertThat(dir).isEmptyDirectory());
+
+            Cli.Result stopAgain = duraflow("local", "stop", "--work-dir", workDir.toString());
+            assertThat(stopAgain.exitCode()).as("%s", stopAgain).isZero();
+        } finally {
+            pids.putAll(pids(workDir));
+            pids.values().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        }
+    }
+
+    private Cli.Result duraflow(String... args) throws IOException, InterruptedException {
+        return Cli.run(LOGS.watch(tempDir), CLI_TIMEOUT, args);
+    }
+
+    private static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /** name -> pid from a local cluster's pid files. */
+    private static Map<String, Long> pids(Path workDir) throws IOException {
+        return new LocalCluster(workDir, Map.of(), line -> {}).processes();
+    }
+}
