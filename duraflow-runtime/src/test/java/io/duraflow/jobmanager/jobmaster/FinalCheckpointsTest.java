@@ -162,6 +162,22 @@ class FinalCheckpointsTest {
     }
 
     /**
+     * Both sources ended their input and took their part of final checkpoint 1, the first one
+     * reported its end and the second one has not yet, and the keyed tasks ended their input.
+     * Returns the sources.
+     */
+    private static List<Deployment> secondSourceEndOnItsWay(FakeCluster cluster) {
+        allRunning(cluster);
+        List<Deployment> sources = cluster.live(SOURCE);
+        sources.forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        cluster.scheduler.runDue();
+        ackAll(cluster, 1);
+        cluster.finish(sources.get(0));
+        cluster.live(1).forEach(d -> cluster.job.onInputEnded(d.attempt()));
+        return sources;
+    }
+
+    /**
      * The wait above must not hold a job for good: a task whose final checkpoint completed but
      * that never says it finished (it did not hear of the completion, say) is included again in a
      * checkpoint {@value CheckpointTriggers#FINAL_RETRY_DELAY_MS} ms later, whose completion lets
@@ -170,14 +186,8 @@ class FinalCheckpointsTest {
     @Test
     void aTaskThatNeverReportsItsEndHoldsTheNextFinalCheckpointBackOnlyForTheRetryDelay() {
         FakeCluster cluster = started();
-        allRunning(cluster);
-        List<Deployment> sources = cluster.live(SOURCE);
-        sources.forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        ackAll(cluster, 1);
-        cluster.finish(sources.get(0));
+        List<Deployment> sources = secondSourceEndOnItsWay(cluster);
         List<Deployment> sums = cluster.live(1);
-        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
         cluster.scheduler.runDue();
         assertThat(triggered(cluster, 2)).as("while the other source's end may be on its way").isEmpty();
 
@@ -198,14 +208,8 @@ class FinalCheckpointsTest {
     @Test
     void aFinalCheckpointThatATasksEndAbortedIsTriedAgainAtOnceWithoutIt() {
         FakeCluster cluster = started();
-        allRunning(cluster);
-        List<Deployment> sources = cluster.live(SOURCE);
-        sources.forEach(d -> cluster.job.onInputEnded(d.attempt()));
-        cluster.scheduler.runDue();
-        ackAll(cluster, 1);
-        cluster.finish(sources.get(0));
+        List<Deployment> sources = secondSourceEndOnItsWay(cluster);
         List<Deployment> sums = cluster.live(1);
-        sums.forEach(d -> cluster.job.onInputEnded(d.attempt()));
         cluster.scheduler.advance(CheckpointTriggers.FINAL_RETRY_DELAY_MS);
         assertThat(triggered(cluster, 2)).containsExactly(sources.get(1));
 
