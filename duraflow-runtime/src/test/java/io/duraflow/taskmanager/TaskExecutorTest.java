@@ -198,7 +198,7 @@ class TaskExecutorTest {
 
     @Test
     void aRegistrationThatTimesOutIsAskedAgainInTheSameRegistrationWhileDeploymentsOfItsSessionWait() {
-        // Seen in HighAvailabilityIT and BatchRecoveryIT under load: the call timed out after the
+        // Seen in the job result store failover tests and BatchRecoveryIT under load: the call timed out after the
         // JobManager had registered this TaskManager and deployed here; registering anew made it
         // drop the first registration as a lost TaskManager (failing those tasks, forgetting
         // finished output) while the deployments ran here regardless.

@@ -87,7 +87,7 @@ final class TaskManagerEvents {
      * happens when a TaskManager's registration times out on its side while this leader registers
      * it, and it registers again: this leader takes the second registration for a new TaskManager,
      * fails what it had deployed there and counts the slots free, while the TaskManager, still in
-     * the same session, accepts and runs those deployments (HighAvailabilityIT saw a job fail after
+     * the same session, accepts and runs those deployments (a failover test saw a job fail after
      * 10 restarts, each deployment refused as all slots were busy). A cancellation whose call was
      * lost is sent again the same way. A cancelled kept task it no longer lists has stopped
      * ({@link ResourceManager#tasksRunning}).
