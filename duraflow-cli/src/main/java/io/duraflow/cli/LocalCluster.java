@@ -100,7 +100,7 @@ public final class LocalCluster {
         }
         // Checked before anything starts: a bad setting must not leave half a cluster behind.
         launcher.taskManagerPrefix(taskManagerNice == null ? ProcessLauncher.taskManagerNice()
-                : ProcessLauncher.taskManagerNice(taskManagerNice.toString(), System.getenv().getOrDefault("PATH", "")));
+                : ProcessLauncher.nicePrefix(taskManagerNice, System.getenv().getOrDefault("PATH", "")));
         List<Long> alive = alivePids();
         if (!alive.isEmpty()) {
             throw new CliException("a local cluster is already running in " + workDir + " (pids " + alive

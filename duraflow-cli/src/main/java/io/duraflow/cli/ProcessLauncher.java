@@ -107,6 +107,11 @@ final class ProcessLauncher {
                         + " the default of 5, or set 0 to run TaskManagers at the JobManager's priority");
             }
         }
+        return nicePrefix(nice, path);
+    }
+
+    /** {@code nice -n <nice>} from {@code path}, or nothing for 0 or where there is no {@code nice}. */
+    static List<String> nicePrefix(int nice, String path) {
         if (nice == 0) {
             return List.of();
         }

@@ -57,7 +57,7 @@ final class GroupOffsetCommits {
         this.metrics = metrics;
     }
 
-    /** Partitions were assigned: the first time, reads the group's offsets of them (see above). */
+    /** Partitions were assigned ({@code partitions}: all it reads); the first time, reads their group offsets. */
     void assigned(Set<TopicPartition> partitions) {
         if (!settings.commits() || groupLookedUp) {
             return;

@@ -9,11 +9,9 @@ import io.duraflow.api.NonRetriableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -181,9 +179,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaPartitionSplit>
             for (PartitionReader<T> reader : added) {
                 consumer.seek(reader.partition, reader.nextOffset);
             }
-            Set<TopicPartition> assigned = new HashSet<>();
-            added.forEach(reader -> assigned.add(reader.partition));
-            commits.assigned(assigned);
+            commits.assigned(partitions.keySet());
         }
     }
 

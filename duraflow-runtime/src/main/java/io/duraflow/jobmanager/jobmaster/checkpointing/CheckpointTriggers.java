@@ -172,9 +172,9 @@ public final class CheckpointTriggers {
      * a job of three or more stages to the periodic trigger at every stage. Once per such set of
      * tasks (not again as they finish one by one); a final checkpoint that fails (say, a task
      * finished while it was planned) is tried again {@value #FINAL_RETRY_DELAY_MS} ms later, or at
-     * once when a task finishes, not only at the next interval. Nothing is triggered while a task a completed final checkpoint
-     * covered has not reported its end yet ({@link #finishing}). A checkpoint in
-     * progress that started after the last of these tasks reported its end (a periodic one)
+     * once when a task finishes, not only at the next interval. Nothing is triggered while a task
+     * a completed final checkpoint covered has not reported its end yet ({@link #finishing}). A
+     * checkpoint in progress that started after the last of these tasks reported its end (a periodic one)
      * reaches each of them after its end, so it is the final checkpoint: its outcome is awaited
      * instead of triggering another beside it (which the concurrency limit would not hold back).
      */
