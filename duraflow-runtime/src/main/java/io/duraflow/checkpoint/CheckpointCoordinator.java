@@ -29,6 +29,8 @@ public final class CheckpointCoordinator {
     private final Mailbox mainThread;
     private final LongSupplier clockMs;
     private final CompletedCheckpointStore store;
+    /** The sequential I/O executor of {@link Services#io()}: the store's and the cleaner's I/O, in order. */
+    private final Executor ioExecutor;
     private final CheckpointTasks tasks;
     private final OperatorCoordinatorCheckpoints coordinators;
 
@@ -76,6 +78,7 @@ public final class CheckpointCoordinator {
         MainThreadIo io = new MainThreadIo(services.io(), mainThread);
         this.clockMs = services.clockMs();
         this.store = services.store();
+        this.ioExecutor = services.io();
         this.tasks = services.tasks();
         this.coordinators = services.coordinators();
         this.pending = new PendingCheckpoints(store);
@@ -299,9 +302,7 @@ public final class CheckpointCoordinator {
             long lowestRetainedId = completed.kind() == CheckpointKind.SAVEPOINT ? 0
                     : store.retained().stream().mapToLong(CompletedCheckpoint::checkpointId).min()
                             .orElse(checkpoint.checkpointId);
-            for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
-                tasks.notifyCheckpointComplete(task, checkpoint.checkpointId, lowestRetainedId);
-            }
+            tasks.notifyCheckpointComplete(checkpoint.plan.toAcknowledge(), checkpoint.checkpointId, lowestRetainedId);
             coordinators.notifyCheckpointComplete(checkpoint.checkpointId);
         }
         if (completed.kind() == CheckpointKind.SAVEPOINT) {
@@ -313,6 +314,11 @@ public final class CheckpointCoordinator {
                     abort(older, new CheckpointFailure(older.checkpointId, CheckpointFailureReason.SUBSUMED,
                             "checkpoint " + checkpoint.checkpointId + " completed first", null));
                 }
+            }
+            if (!subsumed.isEmpty()) {
+                // After the notifications, so the sinks' commits do not wait for it; before the
+                // subsumed files are deleted (same sequential executor), so no pointer names gone files.
+                ioExecutor.execute(() -> store.removeSubsumed(subsumed));
             }
             disposal.onCheckpointCompleted(checkpoint.checkpointId, restorer.subsumedBy(completed, subsumed),
                     pending.liveCheckpointIds());
@@ -331,9 +337,7 @@ public final class CheckpointCoordinator {
         history.record(checkpoint, CheckpointStats.Status.FAILED, failure, clockMs.getAsLong());
         LOG.warn("Job {}: {}", jobId, failure.describe());
         if (tasksTriggered && !shutdown) {
-            for (CheckpointTask task : checkpoint.plan.toAcknowledge()) {
-                tasks.notifyCheckpointAborted(task, checkpoint.checkpointId, failure);
-            }
+            tasks.notifyCheckpointAborted(checkpoint.plan.toAcknowledge(), checkpoint.checkpointId, failure);
         }
         coordinators.notifyCheckpointAborted(checkpoint.checkpointId);
         disposal.onAborted(checkpoint.checkpointId, checkpoint.directory);

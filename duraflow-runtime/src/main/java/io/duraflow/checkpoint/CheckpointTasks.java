@@ -1,5 +1,6 @@
 package io.duraflow.checkpoint;
 
+import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -14,13 +15,17 @@ public interface CheckpointTasks {
     void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger);
 
     /**
-     * The checkpoint is durable: sinks commit what they prepared for it.
+     * The checkpoint is durable: sinks commit what they prepared for it. One message per
+     * TaskManager for all of {@code tasks} on it.
      *
      * @param lowestRetainedId for a checkpoint, the lowest id the job retains now (merged checkpoint
      *     files release what only older checkpoints used); 0 for a savepoint
      */
-    void notifyCheckpointComplete(CheckpointTask task, long checkpointId, long lowestRetainedId);
+    void notifyCheckpointComplete(Collection<CheckpointTask> tasks, long checkpointId, long lowestRetainedId);
 
-    /** The checkpoint will never complete: aligned tasks release their inputs, writers drop what they wrote for it. */
-    void notifyCheckpointAborted(CheckpointTask task, long checkpointId, CheckpointFailure failure);
+    /**
+     * The checkpoint will never complete: aligned tasks release their inputs, writers drop what
+     * they wrote for it. One message per TaskManager for all of {@code tasks} on it.
+     */
+    void notifyCheckpointAborted(Collection<CheckpointTask> tasks, long checkpointId, CheckpointFailure failure);
 }

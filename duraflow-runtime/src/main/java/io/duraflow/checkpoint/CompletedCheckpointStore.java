@@ -20,13 +20,22 @@ public interface CompletedCheckpointStore {
     List<CompletedCheckpoint> recover() throws IOException;
 
     /**
-     * Adds a checkpoint whose metadata is durable and removes the ones it subsumes beyond
-     * {@code num-retained}.
+     * Adds a checkpoint whose metadata is durable; the ones it subsumes beyond {@code num-retained}
+     * leave {@link #retained()} at once, but their durable entries stay until {@link #removeSubsumed}.
      *
-     * @return the subsumed checkpoints, no longer in the store: the caller deletes their files
+     * @return the subsumed checkpoints: the caller passes them to {@link #removeSubsumed}, then
+     *     deletes their files
      * @throws NotLeaderException if this JobManager no longer leads; nothing was written
      */
     List<CompletedCheckpoint> add(CompletedCheckpoint checkpoint) throws IOException;
+
+    /**
+     * Removes the durable entries of checkpoints {@link #add} subsumed, best effort: one left
+     * behind (a crash, lost leadership, an I/O error) is subsumed again after the next
+     * {@link #recover()}. Apart from {@code add}, so that telling the tasks a checkpoint completed
+     * does not wait for it.
+     */
+    void removeSubsumed(List<CompletedCheckpoint> subsumed);
 
     /** The retained checkpoints, oldest first. */
     List<CompletedCheckpoint> retained();

@@ -142,11 +142,14 @@ public final class FileSystemCompletedCheckpointStore implements CompletedCheckp
         retained.add(checkpoint);
         List<CompletedCheckpoint> subsumed = new ArrayList<>();
         while (retained.size() > numRetained) {
-            CompletedCheckpoint oldest = retained.remove(0);
-            subsumed.add(oldest);
-            removePointer(oldest.checkpointId());
+            subsumed.add(retained.remove(0));
         }
         return subsumed;
+    }
+
+    @Override
+    public synchronized void removeSubsumed(List<CompletedCheckpoint> subsumed) {
+        subsumed.forEach(checkpoint -> removePointer(checkpoint.checkpointId()));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.grpc.Status;
@@ -56,19 +57,21 @@ final class TaskCheckpointCalls implements StreamingServices.TaskCalls {
         }));
     }
 
-    /** gRPC thread: a checkpoint completed (sinks commit) or was aborted. */
-    void notify(CheckpointNotification notification, TaskExecutor.Reply reply) {
-        mailbox.execute(() -> connection.inSession(notification.getJmSessionId(), reply, () -> {
-            TaskSlotTable.Slot slot = slots.get(notification.getAttempt());
-            if (slot != null && slot.task != null) {
-                if (notification.getCompleted() && slot.streaming != null) {
-                    slot.streaming.completed(notification.getCheckpointId());
+    /** gRPC thread: a checkpoint completed (sinks commit) or was aborted, for some of this TaskManager's tasks. */
+    void notify(CheckpointNotifications notifications, TaskExecutor.Reply reply) {
+        mailbox.execute(() -> connection.inSession(notifications.getJmSessionId(), reply, () -> {
+            for (CheckpointNotification notification : notifications.getNotificationsList()) {
+                TaskSlotTable.Slot slot = slots.get(notification.getAttempt());
+                if (slot != null && slot.task != null) {
+                    if (notification.getCompleted() && slot.streaming != null) {
+                        slot.streaming.completed(notification.getCheckpointId());
+                    }
+                    slot.task.notifyCheckpoint(notification);
+                } else {
+                    // Harmless: a later completion, or the restore, implies this one.
+                    LOG.debug("Dropping a checkpoint notification for {}: the task is not running",
+                            Rpc.describe(notification.getAttempt()));
                 }
-                slot.task.notifyCheckpoint(notification);
-            } else {
-                // Harmless: a later completion, or the restore, implies this one.
-                LOG.debug("Dropping a checkpoint notification for {}: the task is not running",
-                        Rpc.describe(notification.getAttempt()));
             }
             reply.ok();
         }));

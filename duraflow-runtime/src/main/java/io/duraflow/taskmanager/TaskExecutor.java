@@ -13,7 +13,7 @@ import io.duraflow.ha.LeaderInfo;
 import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.exchange.pipelined.NetworkEnvironment;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
@@ -272,8 +272,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
         checkpointCalls.trigger(request, reply);
     }
 
-    void notifyCheckpoint(CheckpointNotification notification, Reply reply) {
-        checkpointCalls.notify(notification, reply);
+    void notifyCheckpoint(CheckpointNotifications notifications, Reply reply) {
+        checkpointCalls.notify(notifications, reply);
     }
 
     void releasePartitions(String requestSession, String jobId, List<String> partitionIds, boolean onlyKept,

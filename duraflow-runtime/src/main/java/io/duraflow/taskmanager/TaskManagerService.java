@@ -62,7 +62,7 @@ public final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManager
     }
 
     @Override
-    public void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification request, StreamObserver<Ack> response) {
+    public void notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotifications request, StreamObserver<Ack> response) {
         executor.notifyCheckpoint(request, reply(response));
     }
 

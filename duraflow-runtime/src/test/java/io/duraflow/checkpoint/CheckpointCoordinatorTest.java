@@ -182,6 +182,22 @@ class CheckpointCoordinatorTest {
                 .containsExactly("checkpoint-0000000000000000002", "checkpoint-0000000000000000003");
     }
 
+    /** Removing a subsumed checkpoint's pointer is I/O the sinks' commits need not wait for. */
+    @Test
+    void theTasksHearOfACompletionBeforeTheSubsumedPointerIsRemoved() throws Exception {
+        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
+        for (long id = 1; id <= 2; id++) {
+            h.advance(INTERVAL);
+            h.ackAll(id);
+        }
+
+        assertThat(h.tasks.pointersWhenNotified.get(2L))
+                .containsExactly("checkpoint-0000000000000000001", "checkpoint-0000000000000000002");
+        assertThat(h.fs.list(h.pointerDirectory)).extracting(status -> status.path().name())
+                .containsExactly("checkpoint-0000000000000000002");
+        assertThat(h.exists(h.directories.checkpoint(1))).isFalse();
+    }
+
     @Test
     void aLateAcknowledgementOfAnAbortedCheckpointDiscardsItsState() {
         CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 5, 1));
@@ -444,53 +460,5 @@ class CheckpointCoordinatorTest {
 
         assertThat(h.exists(h.directories.checkpoint(1))).isFalse();
         assertThat(h.exists(h.directories.checkpoint(2))).isTrue();
-    }
-
-    @Test
-    void shutdownAbortsPendingCheckpointsWithoutCountingThem() {
-        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
-        h.advance(INTERVAL);
-        h.ack(SUM_0, 1);
-
-        h.coordinator.shutdown();
-        h.settle();
-
-        assertThat(h.exists(h.directories.checkpoint(1))).isFalse();
-        assertThat(h.jobFailures).isEmpty();
-        h.advance(10 * INTERVAL);
-        assertThat(h.tasks.triggers).hasSize(1);
-        assertThat(h.coordinator.triggerCheckpoint()).isCompletedExceptionally();
-        assertThat(List.copyOf(h.coordinator.history())).hasSize(1);
-    }
-
-    @Test
-    void shutdownCompletesOnlyOnceAFinalizingCheckpointIsDurable() throws Exception {
-        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
-        h.advance(INTERVAL);
-        h.ackAll(1);
-        h.advance(INTERVAL);
-        for (CheckpointTask task : ALL) {
-            h.ack(task, 2);
-        }
-        // Every task acknowledged checkpoint 2: its metadata and pointer are queued on the I/O
-        // executor when the job ends. Whoever cleans up the job's checkpoints must wait for it.
-        CompletableFuture<Void> quiesced = h.coordinator.shutdown();
-        assertThat(quiesced).isNotDone();
-
-        h.settle();
-
-        assertThat(quiesced).isCompleted();
-        assertThat(h.store.recover()).extracting(CompletedCheckpoint::checkpointId).containsExactly(2L);
-        assertThat(h.exists(h.directories.checkpoint(2).resolve("_metadata"))).isTrue();
-        assertThat(h.exists(h.directories.checkpoint(1))).isFalse();
-    }
-
-    @Test
-    void shutdownWithNothingFinalizingCompletesAtOnce() {
-        CoordinatorHarness h = started(config(INTERVAL, TIMEOUT, 0, 1, 0, 1));
-        h.advance(INTERVAL);
-        h.ack(SUM_0, 1);
-
-        assertThat(h.coordinator.shutdown()).isCompleted();
     }
 }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -155,8 +156,10 @@ final class CoordinatorHarness {
         boolean allRunning = true;
         final List<CheckpointTrigger> triggers = new ArrayList<>();
         final Map<Long, Set<CheckpointTask>> completed = new HashMap<>();
-                /** The lowest retained id each completion notification carried. */
-        final Map<Long, Long> lowestRetained = new java.util.HashMap<>();
+        /** The lowest retained id each completion notification carried. */
+        final Map<Long, Long> lowestRetained = new HashMap<>();
+        /** The completed-checkpoint pointers there were when the tasks were told of each completion. */
+        final Map<Long, List<String>> pointersWhenNotified = new HashMap<>();
         final Map<Long, Set<CheckpointTask>> aborted = new HashMap<>();
 
         @Override
@@ -174,14 +177,22 @@ final class CoordinatorHarness {
         }
 
         @Override
-        public void notifyCheckpointComplete(CheckpointTask task, long checkpointId, long lowestRetainedId) {
-            completed.computeIfAbsent(checkpointId, id -> new LinkedHashSet<>()).add(task);
+        public void notifyCheckpointComplete(Collection<CheckpointTask> tasks, long checkpointId,
+                long lowestRetainedId) {
+            completed.computeIfAbsent(checkpointId, id -> new LinkedHashSet<>()).addAll(tasks);
             lowestRetained.put(checkpointId, lowestRetainedId);
+            try {
+                pointersWhenNotified.put(checkpointId, fs.listIfExists(pointerDirectory).stream()
+                        .map(status -> status.path().name()).sorted().toList());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         @Override
-        public void notifyCheckpointAborted(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
-            aborted.computeIfAbsent(checkpointId, id -> new LinkedHashSet<>()).add(task);
+        public void notifyCheckpointAborted(Collection<CheckpointTask> tasks, long checkpointId,
+                CheckpointFailure failure) {
+            aborted.computeIfAbsent(checkpointId, id -> new LinkedHashSet<>()).addAll(tasks);
         }
     }
 

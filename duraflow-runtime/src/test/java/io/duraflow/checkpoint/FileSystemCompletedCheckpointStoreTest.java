@@ -11,6 +11,7 @@ import io.duraflow.state.CheckpointDirectories;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,9 @@ class FileSystemCompletedCheckpointStoreTest {
         first.recover();
         first.add(written(1));
         first.add(written(2));
-        assertThat(first.add(written(3))).extracting(CompletedCheckpoint::checkpointId).containsExactly(1L);
+        List<CompletedCheckpoint> subsumed = first.add(written(3));
+        assertThat(subsumed).extracting(CompletedCheckpoint::checkpointId).containsExactly(1L);
+        first.removeSubsumed(subsumed);
 
         FileSystemCompletedCheckpointStore afterRestart = store(2);
 
@@ -148,21 +151,36 @@ class FileSystemCompletedCheckpointStoreTest {
     @Test
     void leftoverPointersOfSubsumedCheckpointsAreSubsumedAgainAfterRecovery() throws Exception {
         FileSystemCompletedCheckpointStore first = store(1);
-        CompletedCheckpoint one = written(1);
-        first.add(one);
-        first.add(written(2));
+        first.add(written(1));
         // A crash between the new pointer and the removal of the old one leaves both.
-        fs.writeFile(first.pointerFile(1), FileSystemCompletedCheckpointStore.POINTER_FRAMING.frame(
-                io.duraflow.rpc.proto.CompletedCheckpointPointer.newBuilder().setJobId(JOB).setCheckpointId(1)
-                        .setMetadataFile(one.metadataFile().toUri().toString()).build().toByteArray()),
-                WriteMode.EXCLUSIVE);
+        assertThat(first.add(written(2))).extracting(CompletedCheckpoint::checkpointId).containsExactly(1L);
+        assertThat(fs.exists(first.pointerFile(1))).isTrue();
 
         FileSystemCompletedCheckpointStore afterRestart = store(1);
         assertThat(afterRestart.recover()).extracting(CompletedCheckpoint::checkpointId).containsExactly(1L, 2L);
         assertThat(afterRestart.latest().orElseThrow().checkpointId()).isEqualTo(2);
 
-        assertThat(afterRestart.add(written(3))).extracting(CompletedCheckpoint::checkpointId)
-                .containsExactly(1L, 2L);
+        List<CompletedCheckpoint> subsumed = afterRestart.add(written(3));
+        assertThat(subsumed).extracting(CompletedCheckpoint::checkpointId).containsExactly(1L, 2L);
+        afterRestart.removeSubsumed(subsumed);
         assertThat(fs.list(pointers())).hasSize(1);
+    }
+
+    @Test
+    void aSubsumedCheckpointLeavesTheStoreAtOnceAndItsPointerWhenRemoved() throws Exception {
+        FileSystemCompletedCheckpointStore store = store(1);
+        store.add(written(1));
+
+        List<CompletedCheckpoint> subsumed = store.add(written(2));
+
+        assertThat(store.retained()).extracting(CompletedCheckpoint::checkpointId).containsExactly(2L);
+        assertThat(fs.exists(store.pointerFile(1))).as("kept until removed").isTrue();
+        leading.set(false);
+        store.removeSubsumed(subsumed);
+        assertThat(fs.exists(store.pointerFile(1))).as("a JobManager that no longer leads deletes nothing").isTrue();
+        leading.set(true);
+        store.removeSubsumed(subsumed);
+        assertThat(fs.exists(store.pointerFile(1))).isFalse();
+        assertThat(store(1).recover()).extracting(CompletedCheckpoint::checkpointId).containsExactly(2L);
     }
 }

@@ -7,7 +7,7 @@ import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AdoptTasksRequest;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CancelTaskRequest;
-import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PingRequest;
@@ -228,9 +228,9 @@ final class SimTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void notifyCheckpoint(String tmId, CheckpointNotification notification) {
-        send(tmId, "notify checkpoint " + notification.getCheckpointId(),
-                (service, observer) -> service.notifyCheckpoint(notification, observer));
+    public void notifyCheckpoint(String tmId, CheckpointNotifications notifications) {
+        send(tmId, "notify checkpoint " + notifications.getNotifications(0).getCheckpointId(),
+                (service, observer) -> service.notifyCheckpoint(notifications, observer));
     }
 
     @Override

@@ -283,8 +283,9 @@ class TaskExecutorTest {
         executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
                 .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(1, 0)).setCheckpointId(1).build(), notRunning);
         Answer notified = new Answer();
-        executor.notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotification.newBuilder()
-                .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(0, 0)).setCheckpointId(1).setCompleted(true)
+        executor.notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotifications.newBuilder()
+                .setJmSessionId(FIRST.sessionId()).addNotifications(io.duraflow.rpc.proto.CheckpointNotification
+                        .newBuilder().setAttempt(attempt(0, 0)).setCheckpointId(1).setCompleted(true))
                 .build(), notified);
         mailbox.runDue();
 

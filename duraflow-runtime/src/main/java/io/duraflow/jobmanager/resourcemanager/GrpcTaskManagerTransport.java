@@ -4,7 +4,7 @@ import io.duraflow.rpc.PeerUnreachableException;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CancelTaskRequest;
-import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PingRequest;
@@ -234,11 +234,12 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void notifyCheckpoint(String tmId, CheckpointNotification notification) {
+    public void notifyCheckpoint(String tmId, CheckpointNotifications notifications) {
         Connection connection = connections.get(tmId);
         if (connection != null) {
-            stub(connection).notifyCheckpoint(notification, callback(logOnly(tmId, connection, "notify checkpoint "
-                    + notification.getCheckpointId() + " to " + Rpc.describe(notification.getAttempt()))));
+            stub(connection).notifyCheckpoint(notifications, callback(logOnly(tmId, connection, "notify checkpoint "
+                    + notifications.getNotifications(0).getCheckpointId() + " to "
+                    + notifications.getNotificationsCount() + " task(s)")));
         }
     }
 

@@ -3,7 +3,7 @@ package io.duraflow.jobmanager.resourcemanager;
 import io.duraflow.jobmanager.recovery.ReportedTask;
 import io.duraflow.mailbox.Mailbox;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.HeldPartition;
 import io.duraflow.rpc.proto.HeldTask;
 import io.duraflow.rpc.proto.OperatorEvent;
@@ -326,8 +326,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
-    public void notifyCheckpoint(String tmId, CheckpointNotification notification) {
-        calls.notifyCheckpoint(tmId, notification);
+    public void notifyCheckpoint(String tmId, CheckpointNotifications notifications) {
+        calls.notifyCheckpoint(tmId, notifications);
     }
 
     @Override

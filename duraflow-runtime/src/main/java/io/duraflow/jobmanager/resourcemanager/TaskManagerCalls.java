@@ -3,7 +3,7 @@ package io.duraflow.jobmanager.resourcemanager;
 import io.duraflow.mailbox.Mailbox;
 import io.duraflow.rpc.Rpc;
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
@@ -178,9 +178,9 @@ final class TaskManagerCalls implements TaskManagerGateways {
     }
 
     @Override
-    public void notifyCheckpoint(String tmId, CheckpointNotification notification) {
+    public void notifyCheckpoint(String tmId, CheckpointNotifications notifications) {
         if (registry.isRegistered(tmId)) {
-            transport.notifyCheckpoint(tmId, notification);
+            transport.notifyCheckpoint(tmId, notifications);
         }
     }
 

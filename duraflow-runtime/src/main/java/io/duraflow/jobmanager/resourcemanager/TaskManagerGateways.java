@@ -3,7 +3,7 @@ package io.duraflow.jobmanager.resourcemanager;
 import io.duraflow.jobmanager.jobmaster.execution.Execution;
 
 import io.duraflow.rpc.proto.AttemptId;
-import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
@@ -35,6 +35,6 @@ public interface TaskManagerGateways {
      */
     void triggerCheckpoint(String tmId, TriggerCheckpointRequest request);
 
-    /** Tells a task that a checkpoint completed or was aborted; a failed call is only logged. */
-    void notifyCheckpoint(String tmId, CheckpointNotification notification);
+    /** Tells tasks of a TaskManager that a checkpoint completed or was aborted; a failed call is only logged. */
+    void notifyCheckpoint(String tmId, CheckpointNotifications notifications);
 }

@@ -64,8 +64,8 @@ class JobMasterFaultsTest {
         }
 
         @Override
-        public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {
-            delegate.notifyCheckpoint(tmId, notification);
+        public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotifications notifications) {
+            delegate.notifyCheckpoint(tmId, notifications);
         }
 
         @Override

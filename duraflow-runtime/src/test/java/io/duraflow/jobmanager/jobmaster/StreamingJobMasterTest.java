@@ -291,6 +291,13 @@ public class StreamingJobMasterTest {
                 })
                 .extracting(n -> n.notification().getAttempt())
                 .containsExactlyInAnyOrderElementsOf(live.stream().map(Deployment::attempt).toList());
+        assertThat(cluster.gateways.notificationCalls()).as("one call per TaskManager, the sinks' tasks first")
+                .hasSize((int) live.stream().map(Deployment::tmId).distinct().count())
+                .allSatisfy(call -> {
+                    assertThat(call.getJmSessionId()).isEqualTo(FakeCluster.SESSION);
+                    assertThat(call.getNotificationsList()).extracting(n -> n.getAttempt().getVertex())
+                            .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+                });
     }
 
     @Test

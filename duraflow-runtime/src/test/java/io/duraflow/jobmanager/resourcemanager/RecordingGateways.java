@@ -64,6 +64,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     private final List<Release> releases = new ArrayList<>();
     private final List<Trigger> triggers = new ArrayList<>();
     private final List<Notification> notifications = new ArrayList<>();
+    private final List<io.duraflow.rpc.proto.CheckpointNotifications> notificationCalls = new ArrayList<>();
     private final Map<String, String> connected = new LinkedHashMap<>();
 
     public RecordingGateways(Mailbox mainThread) {
@@ -185,8 +186,9 @@ public final class RecordingGateways implements TaskManagerTransport {
     }
 
     @Override
-    public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {
-        notifications.add(new Notification(tmId, notification));
+    public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotifications calls) {
+        notificationCalls.add(calls);
+        calls.getNotificationsList().forEach(notification -> notifications.add(new Notification(tmId, notification)));
     }
 
     /** Checkpoint triggers sent to source tasks, in order. */
@@ -197,6 +199,11 @@ public final class RecordingGateways implements TaskManagerTransport {
     /** Checkpoint notifications (complete or aborted) sent to tasks, in order. */
     public List<Notification> notifications() {
         return List.copyOf(notifications);
+    }
+
+    /** The calls that carried {@link #notifications()}: one per TaskManager and checkpoint outcome. */
+    public List<io.duraflow.rpc.proto.CheckpointNotifications> notificationCalls() {
+        return List.copyOf(notificationCalls);
     }
 
     @Override

@@ -20,9 +20,13 @@ import io.duraflow.api.dag.PlanNode;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.SequenceSkipped;
 import io.duraflow.rpc.proto.CheckpointNotification;
+import io.duraflow.rpc.proto.CheckpointNotifications;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -149,23 +153,36 @@ public final class StreamingCheckpoints implements CheckpointTasks, OperatorCoor
     }
 
     @Override
-    public void notifyCheckpointComplete(CheckpointTask task, long checkpointId, long lowestRetainedId) {
-        notify(task, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(true)
+    public void notifyCheckpointComplete(Collection<CheckpointTask> tasks, long checkpointId, long lowestRetainedId) {
+        notify(tasks, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(true)
                 .setLowestRetainedCheckpointId(lowestRetainedId));
     }
 
     @Override
-    public void notifyCheckpointAborted(CheckpointTask task, long checkpointId, CheckpointFailure failure) {
-        notify(task, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(false)
+    public void notifyCheckpointAborted(Collection<CheckpointTask> tasks, long checkpointId, CheckpointFailure failure) {
+        notify(tasks, CheckpointNotification.newBuilder().setCheckpointId(checkpointId).setCompleted(false)
                 .setFailure(CheckpointMessages.toProto(failure)));
     }
 
-    private void notify(CheckpointTask task, CheckpointNotification.Builder notification) {
-        Execution execution = current(task);
-        if (execution != null) {
-            gateways.notifyCheckpoint(execution.tmId(), notification.setJmSessionId(sessionId)
-                    .setAttempt(CheckpointMessages.toProto(executions.jobId(), task)).build());
+    /**
+     * One call per TaskManager, for the current attempts among {@code tasks}; the later vertices'
+     * tasks first (within a call, and the calls in that order), so the sinks, which commit on a
+     * completion, hear it before the sources.
+     */
+    private void notify(Collection<CheckpointTask> tasks, CheckpointNotification.Builder outcome) {
+        List<CheckpointTask> sinksFirst = new ArrayList<>(tasks);
+        sinksFirst.sort(Comparator.comparingInt(CheckpointTask::vertex).reversed()
+                .thenComparingInt(CheckpointTask::subtask));
+        Map<String, CheckpointNotifications.Builder> perTaskManager = new LinkedHashMap<>();
+        for (CheckpointTask task : sinksFirst) {
+            Execution execution = current(task);
+            if (execution != null) {
+                perTaskManager.computeIfAbsent(execution.tmId(),
+                        tm -> CheckpointNotifications.newBuilder().setJmSessionId(sessionId))
+                        .addNotifications(outcome.setAttempt(CheckpointMessages.toProto(executions.jobId(), task)));
+            }
         }
+        perTaskManager.forEach((tmId, notifications) -> gateways.notifyCheckpoint(tmId, notifications.build()));
     }
 
     @Override

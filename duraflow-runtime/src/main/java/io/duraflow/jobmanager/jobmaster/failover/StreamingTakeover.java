@@ -8,6 +8,7 @@ import io.duraflow.jobmanager.jobmaster.checkpointing.StreamingCheckpoints;
 import io.duraflow.checkpoint.CheckpointCoordinator;
 import io.duraflow.checkpoint.CheckpointFailure;
 import io.duraflow.checkpoint.CheckpointFailureReason;
+import io.duraflow.checkpoint.CheckpointTask;
 import io.duraflow.checkpoint.CompletedCheckpoint;
 import io.duraflow.jobmanager.recovery.AdoptionPlan;
 import io.duraflow.jobmanager.recovery.AdoptionPlanner;
@@ -124,18 +125,18 @@ public final class StreamingTakeover implements StreamingRestart.Takeover {
     public void adopted(CheckpointCoordinator.RestorePoint point) {
         long latest = point.checkpoint().filter(c -> !point.initial()).map(CompletedCheckpoint::checkpointId)
                 .orElse(0L);
+        List<CheckpointTask> toNotify = new ArrayList<>();
         for (ExecutionKey key : plan.notifyCompleted()) {
-            Execution execution = executions.executions(key.vertex())[key.subtask()];
-            checkpointTasks.notifyCheckpointComplete(StreamingCheckpoints.task(execution), latest, 0);
+            toNotify.add(StreamingCheckpoints.task(executions.executions(key.vertex())[key.subtask()]));
         }
+        checkpointTasks.notifyCheckpointComplete(toNotify, latest, 0);
         long from = Math.max(point.checkpoint().map(CompletedCheckpoint::checkpointId).orElse(0L) + 1,
                 point.nextId() - ABORTED_IDS);
         for (long id = from; id < point.nextId(); id++) {
             CheckpointFailure failure = new CheckpointFailure(id, CheckpointFailureReason.JOB_FAILOVER,
                     "the JobManager that triggered it is gone; a new leader adopted the job's tasks", null);
-            for (Execution execution : adopted) {
-                checkpointTasks.notifyCheckpointAborted(StreamingCheckpoints.task(execution), id, failure);
-            }
+            checkpointTasks.notifyCheckpointAborted(adopted.stream().map(StreamingCheckpoints::task).toList(), id,
+                    failure);
         }
         LOG.info("Job {}: adopted all {} tasks of run {}; they go on from {}{}", jobId, adopted.size(),
                 runId, latest == 0 ? "their start" : "checkpoint " + latest,

@@ -160,7 +160,7 @@ final class StreamTaskCluster implements TaskEnvironment, StreamEnvironment, Aut
     }
 
     static CheckpointNotification completed(AttemptId attempt, long checkpointId) {
-        return CheckpointNotification.newBuilder().setJmSessionId("session").setAttempt(attempt)
+        return CheckpointNotification.newBuilder().setAttempt(attempt)
                 .setCheckpointId(checkpointId).setCompleted(true).build();
     }
 

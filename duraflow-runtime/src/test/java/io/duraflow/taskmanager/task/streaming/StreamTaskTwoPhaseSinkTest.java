@@ -219,7 +219,7 @@ class StreamTaskTwoPhaseSinkTest {
         cluster.awaitSplitRequests(attempt, 1);
         deliverSplit(tasks, attempt, 0, RECORDS);
         trigger(tasks, attempt, 1);
-        task.notifyCheckpoint(CheckpointNotification.newBuilder().setJmSessionId("session").setAttempt(attempt)
+        task.notifyCheckpoint(CheckpointNotification.newBuilder().setAttempt(attempt)
                 .setCheckpointId(1).setCompleted(false).build());
         trigger(tasks, attempt, 2);
         // Mails run in order: once checkpoint 2's part is queued, the abort of checkpoint 1 was handled.
