@@ -39,10 +39,9 @@ public final class CheckpointMessages {
         };
     }
 
-    public static io.duraflow.rpc.proto.TriggerCheckpointRequest toProto(String jmSessionId, String jobId,
-            CheckpointTask task, CheckpointTrigger trigger) {
+    public static io.duraflow.rpc.proto.TriggerCheckpointRequest toProto(String jobId, CheckpointTask task,
+            CheckpointTrigger trigger) {
         return io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
-                .setJmSessionId(jmSessionId)
                 .setAttempt(toProto(jobId, task))
                 .setCheckpointId(trigger.checkpointId())
                 .setTimestampMs(trigger.timestampMs())

@@ -148,9 +148,7 @@ final class CheckpointStarter {
         CheckpointTrigger trigger = new CheckpointTrigger(checkpoint.checkpointId, checkpoint.timestampMs,
                 checkpoint.kind, checkpoint.directory,
                 checkpoint.kind == CheckpointKind.CHECKPOINT && progress.checkpointsFull());
-        for (CheckpointTask task : checkpoint.plan.toTrigger()) {
-            tasks.triggerCheckpoint(task, trigger);
-        }
+        tasks.triggerCheckpoint(checkpoint.plan.toTrigger(), trigger);
         if (checkpoint.allAcknowledged()) {
             progress.allAcknowledged(checkpoint);
         }

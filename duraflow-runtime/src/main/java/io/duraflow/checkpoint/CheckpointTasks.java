@@ -11,8 +11,11 @@ public interface CheckpointTasks {
     /** The tasks of a checkpoint triggered now, or empty if not every task is running (then none is taken). */
     Optional<CheckpointPlan> planCheckpoint();
 
-    /** Tells a source task to take its part of a checkpoint and emit barriers. */
-    void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger);
+    /**
+     * Tells source tasks to take their part of a checkpoint and emit barriers. One message per
+     * TaskManager for all of {@code tasks} on it.
+     */
+    void triggerCheckpoint(Collection<CheckpointTask> tasks, CheckpointTrigger trigger);
 
     /**
      * The checkpoint is durable: sinks commit what they prepared for it. One message per

@@ -7,9 +7,12 @@ import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CheckpointNotifications;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.grpc.Status;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -36,24 +39,34 @@ final class TaskCheckpointCalls implements StreamingServices.TaskCalls {
         this.connection = connection;
     }
 
-    /** gRPC thread: a source task (or one whose input ended) takes its part of a checkpoint. */
-    void trigger(TriggerCheckpointRequest request, TaskExecutor.Reply reply) {
-        mailbox.execute(() -> connection.inSession(request.getJmSessionId(), reply, () -> {
-            TaskSlotTable.Slot slot = slots.get(request.getAttempt());
-            if (slot == null || slot.task == null) {
-                reply.refuse(Status.NOT_FOUND.withDescription("task " + Rpc.describe(request.getAttempt())
-                        + " is not running on " + tmId + "; the checkpoint cannot be triggered there")
+    /**
+     * gRPC thread: source tasks (or ones whose input ended) take their part of a checkpoint. The
+     * call is refused (NOT_FOUND, naming them) if some are not running here; the others are triggered.
+     */
+    void trigger(CheckpointTriggers triggers, TaskExecutor.Reply reply) {
+        mailbox.execute(() -> connection.inSession(triggers.getJmSessionId(), reply, () -> {
+            List<String> notRunning = new ArrayList<>();
+            for (TriggerCheckpointRequest request : triggers.getTriggersList()) {
+                TaskSlotTable.Slot slot = slots.get(request.getAttempt());
+                if (slot == null || slot.task == null) {
+                    notRunning.add(Rpc.describe(request.getAttempt()));
+                    continue;
+                }
+                // A leader that adopted the task numbers its messages from 1 again (see TaskSlotTable.Slot).
+                long sequence = slot.absolute(request.getEventSequence());
+                slot.lastSequence = Math.max(slot.lastSequence, sequence);
+                if (slot.streaming != null) {
+                    slot.streaming.triggered(request.getCheckpointId(), sequence);
+                }
+                slot.task.triggerCheckpoint(request.toBuilder().setEventSequence(sequence).build());
+            }
+            if (notRunning.isEmpty()) {
+                reply.ok();
+            } else {
+                reply.refuse(Status.NOT_FOUND.withDescription("task(s) " + String.join(", ", notRunning)
+                        + " not running on " + tmId + "; the checkpoint cannot be triggered there")
                         .asRuntimeException());
-                return;
             }
-            // A leader that adopted the task numbers its messages from 1 again (see TaskSlotTable.Slot).
-            long sequence = slot.absolute(request.getEventSequence());
-            slot.lastSequence = Math.max(slot.lastSequence, sequence);
-            if (slot.streaming != null) {
-                slot.streaming.triggered(request.getCheckpointId(), sequence);
-            }
-            slot.task.triggerCheckpoint(request.toBuilder().setEventSequence(sequence).build());
-            reply.ok();
         }));
     }
 

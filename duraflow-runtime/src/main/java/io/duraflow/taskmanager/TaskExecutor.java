@@ -14,7 +14,7 @@ import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.exchange.pipelined.NetworkEnvironment;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotifications;
-import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PartitionLocation;
@@ -268,8 +268,8 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 () -> handover.adopt(requestSession, attempts, reply)));
     }
 
-    void triggerCheckpoint(TriggerCheckpointRequest request, Reply reply) {
-        checkpointCalls.trigger(request, reply);
+    void triggerCheckpoint(CheckpointTriggers triggers, Reply reply) {
+        checkpointCalls.trigger(triggers, reply);
     }
 
     void notifyCheckpoint(CheckpointNotifications notifications, Reply reply) {

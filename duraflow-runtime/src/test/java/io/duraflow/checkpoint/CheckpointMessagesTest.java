@@ -15,7 +15,7 @@ class CheckpointMessagesTest {
         CheckpointTrigger trigger = new CheckpointTrigger(7, 1_234, CheckpointKind.SAVEPOINT,
                 FsPath.parse("hdfs://nn:8020/savepoints/savepoint-j-7"));
 
-        TriggerCheckpointRequest request = CheckpointMessages.toProto("session", "j", task, trigger);
+        TriggerCheckpointRequest request = CheckpointMessages.toProto("j", task, trigger);
 
         assertThat(CheckpointMessages.fromProto(request)).isEqualTo(trigger);
         assertThat(CheckpointMessages.fromProto(request.getAttempt())).isEqualTo(task);

@@ -169,9 +169,11 @@ final class CoordinatorHarness {
         }
 
         @Override
-        public void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger) {
-            calls.add("trigger " + trigger.checkpointId() + " " + task);
-            if (task.subtask() == 0) {
+        public void triggerCheckpoint(Collection<CheckpointTask> tasks, CheckpointTrigger trigger) {
+            for (CheckpointTask task : tasks) {
+                calls.add("trigger " + trigger.checkpointId() + " " + task);
+            }
+            if (!tasks.isEmpty()) {
                 triggers.add(trigger);
             }
         }

@@ -134,9 +134,9 @@ final class Invariants {
         cancelled.add(tmId + "/" + Rpc.describe(attempt));
     }
 
-    void checkpointTriggered(TriggerCheckpointRequest request) {
+    void checkpointTriggered(String jmSessionId, TriggerCheckpointRequest request) {
         String jobId = request.getAttempt().getJobId();
-        int session = SimZooKeeper.sessionNumber(request.getJmSessionId());
+        int session = SimZooKeeper.sessionNumber(jmSessionId);
         long id = request.getCheckpointId();
         TreeMap<Integer, Long> bySession = triggered.computeIfAbsent(jobId, j -> new TreeMap<>());
         for (Map.Entry<Integer, Long> older : bySession.headMap(session).entrySet()) {

@@ -235,8 +235,8 @@ final class SimCluster {
                 : new SimBatchTask(this, taskManager, deployment, graph, environment);
     }
 
-    void checkpointTriggered(TriggerCheckpointRequest request) {
-        invariants.checkpointTriggered(request);
+    void checkpointTriggered(String jmSessionId, TriggerCheckpointRequest request) {
+        invariants.checkpointTriggered(jmSessionId, request);
     }
 
     // ------------------------------------------------------------------ the client

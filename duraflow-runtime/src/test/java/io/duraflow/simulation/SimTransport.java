@@ -14,7 +14,7 @@ import io.duraflow.rpc.proto.PingRequest;
 import io.duraflow.rpc.proto.PingResponse;
 import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import io.duraflow.taskmanager.TaskManagerService;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -221,10 +221,10 @@ final class SimTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, TriggerCheckpointRequest request) {
-        cluster.checkpointTriggered(request);
-        send(tmId, "trigger checkpoint " + request.getCheckpointId(),
-                (service, observer) -> service.triggerCheckpoint(request, observer));
+    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
+        triggers.getTriggersList().forEach(request -> cluster.checkpointTriggered(triggers.getJmSessionId(), request));
+        send(tmId, "trigger checkpoint " + triggers.getTriggers(0).getCheckpointId(),
+                (service, observer) -> service.triggerCheckpoint(triggers, observer));
     }
 
     @Override

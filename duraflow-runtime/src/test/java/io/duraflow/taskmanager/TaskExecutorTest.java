@@ -266,6 +266,12 @@ class TaskExecutorTest {
 
     // ------------------------------------------------------------------ streaming checkpoints
 
+    private static io.duraflow.rpc.proto.CheckpointTriggers trigger(LeaderInfo session, AttemptId attempt) {
+        return io.duraflow.rpc.proto.CheckpointTriggers.newBuilder().setJmSessionId(session.sessionId())
+                .addTriggers(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder().setAttempt(attempt)
+                        .setCheckpointId(1)).build();
+    }
+
     @Test
     void checkpointRequestsOfItsSessionReachTheTaskAndTheTasksCheckpointCallsCarryTheSessionThatDeployedIt() {
         register(FIRST);
@@ -274,14 +280,11 @@ class TaskExecutorTest {
         FakeTask task = tasks.get("0#0");
 
         Answer otherSession = new Answer();
-        executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
-                .setJmSessionId(SECOND.sessionId()).setAttempt(attempt(0, 0)).setCheckpointId(1).build(), otherSession);
+        executor.triggerCheckpoint(trigger(SECOND, attempt(0, 0)), otherSession);
         Answer triggered = new Answer();
-        executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
-                .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(0, 0)).setCheckpointId(1).build(), triggered);
+        executor.triggerCheckpoint(trigger(FIRST, attempt(0, 0)), triggered);
         Answer notRunning = new Answer();
-        executor.triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequest.newBuilder()
-                .setJmSessionId(FIRST.sessionId()).setAttempt(attempt(1, 0)).setCheckpointId(1).build(), notRunning);
+        executor.triggerCheckpoint(trigger(FIRST, attempt(1, 0)), notRunning);
         Answer notified = new Answer();
         executor.notifyCheckpoint(io.duraflow.rpc.proto.CheckpointNotifications.newBuilder()
                 .setJmSessionId(FIRST.sessionId()).addNotifications(io.duraflow.rpc.proto.CheckpointNotification

@@ -12,7 +12,7 @@ import io.duraflow.rpc.proto.PingResponse;
 import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
-import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -225,11 +225,12 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, TriggerCheckpointRequest request) {
+    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
         Connection connection = connections.get(tmId);
         if (connection != null) {
-            stub(connection).triggerCheckpoint(request, callback(logOnly(tmId, connection, "trigger checkpoint "
-                    + request.getCheckpointId() + " of " + Rpc.describe(request.getAttempt()))));
+            stub(connection).triggerCheckpoint(triggers, callback(logOnly(tmId, connection, "trigger checkpoint "
+                    + (triggers.getTriggersCount() == 0 ? "-" : triggers.getTriggers(0).getCheckpointId()) + " at "
+                    + triggers.getTriggersCount() + " task(s)")));
         }
     }
 
@@ -238,7 +239,8 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
         Connection connection = connections.get(tmId);
         if (connection != null) {
             stub(connection).notifyCheckpoint(notifications, callback(logOnly(tmId, connection, "notify checkpoint "
-                    + notifications.getNotifications(0).getCheckpointId() + " to "
+                    + (notifications.getNotificationsCount() == 0 ? "-"
+                            : notifications.getNotifications(0).getCheckpointId()) + " to "
                     + notifications.getNotificationsCount() + " task(s)")));
         }
     }

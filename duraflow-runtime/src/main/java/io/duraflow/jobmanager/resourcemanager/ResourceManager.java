@@ -10,7 +10,7 @@ import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskManagerInfo;
-import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -321,8 +321,8 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, TriggerCheckpointRequest request) {
-        calls.triggerCheckpoint(tmId, request);
+    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
+        calls.triggerCheckpoint(tmId, triggers);
     }
 
     @Override

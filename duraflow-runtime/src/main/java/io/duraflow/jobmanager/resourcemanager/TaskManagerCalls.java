@@ -6,7 +6,7 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.TriggerCheckpointRequest;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -171,9 +171,9 @@ final class TaskManagerCalls implements TaskManagerGateways {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, TriggerCheckpointRequest request) {
+    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
         if (registry.isRegistered(tmId)) {
-            transport.triggerCheckpoint(tmId, request);
+            transport.triggerCheckpoint(tmId, triggers);
         }
     }
 

@@ -59,8 +59,8 @@ class JobMasterFaultsTest {
         }
 
         @Override
-        public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
-            delegate.triggerCheckpoint(tmId, request);
+        public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointTriggers triggers) {
+            delegate.triggerCheckpoint(tmId, triggers);
         }
 
         @Override

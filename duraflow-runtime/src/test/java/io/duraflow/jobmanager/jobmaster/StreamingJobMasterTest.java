@@ -260,8 +260,10 @@ public class StreamingJobMasterTest {
                         org.assertj.core.groups.Tuple.tuple(cluster.current(SOURCE, 1).tmId(), SOURCE, 1));
         assertThat(cluster.gateways.triggers()).allSatisfy(t -> {
             assertThat(t.request().getCheckpointId()).isEqualTo(1);
-            assertThat(t.request().getJmSessionId()).isEqualTo(FakeCluster.SESSION);
+            assertThat(t.session()).isEqualTo(FakeCluster.SESSION);
         });
+        assertThat(cluster.gateways.triggerCalls()).as("one call per TaskManager")
+                .isEqualTo((int) cluster.gateways.triggers().stream().map(Trigger::tmId).distinct().count());
     }
 
     @Test

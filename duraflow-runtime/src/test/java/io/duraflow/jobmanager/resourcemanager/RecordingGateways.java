@@ -40,7 +40,8 @@ public final class RecordingGateways implements TaskManagerTransport {
 
     public record Cancel(String tmId, AttemptId attempt) {}
 
-    public record Trigger(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {}
+    /** {@code session}: the JobManager session of the call that carried it. */
+    public record Trigger(String tmId, String session, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {}
 
     public record Notification(String tmId, io.duraflow.rpc.proto.CheckpointNotification notification) {}
 
@@ -65,6 +66,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     private final List<Trigger> triggers = new ArrayList<>();
     private final List<Notification> notifications = new ArrayList<>();
     private final List<io.duraflow.rpc.proto.CheckpointNotifications> notificationCalls = new ArrayList<>();
+    private int triggerCalls;
     private final Map<String, String> connected = new LinkedHashMap<>();
 
     public RecordingGateways(Mailbox mainThread) {
@@ -181,14 +183,20 @@ public final class RecordingGateways implements TaskManagerTransport {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequest request) {
-        triggers.add(new Trigger(tmId, request));
+    public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointTriggers calls) {
+        triggerCalls++;
+        calls.getTriggersList().forEach(request -> triggers.add(new Trigger(tmId, calls.getJmSessionId(), request)));
     }
 
     @Override
     public void notifyCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointNotifications calls) {
         notificationCalls.add(calls);
         calls.getNotificationsList().forEach(notification -> notifications.add(new Notification(tmId, notification)));
+    }
+
+    /** How many calls carried {@link #triggers()}: one per TaskManager and checkpoint. */
+    public int triggerCalls() {
+        return triggerCalls;
     }
 
     /** Checkpoint triggers sent to source tasks, in order. */

@@ -21,6 +21,7 @@ import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.SequenceSkipped;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CheckpointNotifications;
+import io.duraflow.rpc.proto.CheckpointTriggers;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -138,18 +139,25 @@ public final class StreamingCheckpoints implements CheckpointTasks, OperatorCoor
         return execution.attempt() == task.attempt() && execution.state().isActive() ? execution : null;
     }
 
+    /** One call per TaskManager, for the current attempts among {@code tasks}. */
     @Override
-    public void triggerCheckpoint(CheckpointTask task, CheckpointTrigger trigger) {
-        Execution execution = current(task);
-        if (execution == null) {
-            LOG.info("Job {}: not triggering checkpoint {} on {}: no longer running", executions.jobId(),
-                    trigger.checkpointId(), task);
-            return;
-        }
+    public void triggerCheckpoint(Collection<CheckpointTask> tasks, CheckpointTrigger trigger) {
         Map<CheckpointTask, Long> reserved = triggerSequences.get(trigger.checkpointId());
-        Long sequence = reserved == null ? null : reserved.remove(task);
-        gateways.triggerCheckpoint(execution.tmId(), CheckpointMessages.toProto(sessionId, executions.jobId(), task,
-                trigger).toBuilder().setEventSequence(sequence == null ? 0 : sequence).build());
+        Map<String, CheckpointTriggers.Builder> perTaskManager = new LinkedHashMap<>();
+        for (CheckpointTask task : tasks) {
+            Execution execution = current(task);
+            if (execution == null) {
+                LOG.info("Job {}: not triggering checkpoint {} on {}: no longer running", executions.jobId(),
+                        trigger.checkpointId(), task);
+                continue;
+            }
+            Long sequence = reserved == null ? null : reserved.remove(task);
+            perTaskManager.computeIfAbsent(execution.tmId(),
+                    tm -> CheckpointTriggers.newBuilder().setJmSessionId(sessionId))
+                    .addTriggers(CheckpointMessages.toProto(executions.jobId(), task, trigger).toBuilder()
+                            .setEventSequence(sequence == null ? 0 : sequence));
+        }
+        perTaskManager.forEach((tmId, triggers) -> gateways.triggerCheckpoint(tmId, triggers.build()));
     }
 
     @Override

@@ -154,7 +154,7 @@ final class StreamTaskCluster implements TaskEnvironment, StreamEnvironment, Aut
     }
 
     static void trigger(Map<AttemptId, Task> tasks, AttemptId attempt, long checkpointId) {
-        tasks.get(attempt).triggerCheckpoint(TriggerCheckpointRequest.newBuilder().setJmSessionId("session")
+        tasks.get(attempt).triggerCheckpoint(TriggerCheckpointRequest.newBuilder()
                 .setAttempt(attempt).setCheckpointId(checkpointId).setTimestampMs(1_000 * checkpointId)
                 .setKind(CheckpointKind.CHECKPOINT_KIND_CHECKPOINT).build());
     }
