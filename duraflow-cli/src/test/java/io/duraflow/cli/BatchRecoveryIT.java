@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * was lost ran again with a higher one.
  *
  * <p>Repeated leader kills during one job, and a TaskManager lost while no leader is up, are
- * properties of the whole-cluster simulation ({@code ClusterSimulationTest} in the runtime's
+ * properties of the whole-cluster simulation ({@code ClusterSimulationBatchTest} in the runtime's
  * tests), which checks them over many seeds and kill points.
  */
 class BatchRecoveryIT {

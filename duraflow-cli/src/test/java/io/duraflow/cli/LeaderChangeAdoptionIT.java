@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the crash runs again, and the result is exact. A TaskManager lost too while no leader is up
  * (its kept tasks run again, the others' work counts), and a leader frozen long enough to be
  * deposed that thaws after the adoption, are checked over many seeds by {@code
- * io.duraflow.simulation.ClusterSimulationTest}, against the same control-plane classes.
+ * io.duraflow.simulation.ClusterSimulationBatchTest}, against the same control-plane classes.
  */
 class LeaderChangeAdoptionIT {
     @RegisterExtension

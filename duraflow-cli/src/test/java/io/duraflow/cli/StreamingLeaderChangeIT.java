@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * from its latest checkpoint, as without adoption. Without adoption, a leader killed while a
  * checkpoint is in progress leaves the new leader to restore the latest completed one. A frozen
  * leader that thaws after the adoption is checked here for batch ({@link LeaderChangeAdoptionIT})
- * and, for streaming, over many seeds by {@code io.duraflow.simulation.ClusterSimulationTest}.
+ * and, for streaming, over many seeds by
+ * {@code io.duraflow.simulation.ClusterSimulationStreamingTest}.
  *
  * <p>One ZooKeeper server serves all tests; each test starts its own JobManagers and TaskManagers.
  */

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * what), and checks that the job still finishes with exactly the right counts.
  *
  * <p>A source task's TaskManager killed while the task reads is a property of the whole-cluster
- * simulation ({@code ClusterSimulationTest} in the runtime's tests), over many seeds.
+ * simulation ({@code ClusterSimulationBatchTest} in the runtime's tests), over many seeds.
  */
 class TaskManagerFailureIT {
     private static final String WORDCOUNT = WordCount.class.getName();

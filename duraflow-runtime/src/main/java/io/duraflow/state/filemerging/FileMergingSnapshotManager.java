@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * streams become segments of a few physical files, which this manager owns and deletes. The
  * thread-safe front over {@link SegmentLedger}, {@link FilePools} and {@link SpaceControl}:
  * bookkeeping under this object's lock, bytes written and files closed outside it, deletions on the
- * given executor. Its rules, numbered as {@code FileMergingSnapshotManagerTest} and the code refer
+ * given executor. Its rules, numbered as {@code FileMergingSnapshotManager*Test} and the code refer
  * to them: see docs/design/checkpoint-file-merging.md#filemergingsnapshotmanager.
  */
 public final class FileMergingSnapshotManager implements AutoCloseable {

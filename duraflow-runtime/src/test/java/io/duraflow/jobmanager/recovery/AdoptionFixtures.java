@@ -1,5 +1,7 @@
 package io.duraflow.jobmanager.recovery;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.ByteString;
 import io.duraflow.api.JobBuilder;
 import io.duraflow.api.connectors.SequenceSource;
@@ -17,9 +19,12 @@ import io.duraflow.plan.JobGraph;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
-/** Job graphs, event logs and reported tasks for the adoption planner's tests. */
+/** Job graphs, event logs, reported tasks and plans for the adoption planner's tests. */
 final class AdoptionFixtures {
     private AdoptionFixtures() {}
 
@@ -53,6 +58,22 @@ final class AdoptionFixtures {
                 .keyBy(n -> n % 7, Types.LONG).reduce(Long::sum).parallelism(2)
                 .collect("right-sums");
         return JobGraph.compile(job.plan(), 2, RuntimeMode.STREAMING);
+    }
+
+    static ExecutionKey key(int vertex, int subtask) {
+        return new ExecutionKey(vertex, subtask);
+    }
+
+    /** The batch job's plan, with {@code lost} TaskManagers gone. */
+    static AdoptionPlan batchPlan(List<JobEvent> events, Map<String, String> available,
+            Collection<ReportedTask> reports, String... lost) {
+        return AdoptionPlanner.planBatch(batchJob(), events, available, reports, Set.of(lost));
+    }
+
+    /** The plan's decision for the subtask, which must be a restart. */
+    static TaskDecision.Restart restart(AdoptionPlan plan, int vertex, int subtask) {
+        assertThat(plan.decision(vertex, subtask)).isInstanceOf(TaskDecision.Restart.class);
+        return (TaskDecision.Restart) plan.decision(vertex, subtask);
     }
 
     // ------------------------------------------------------------------ events
@@ -117,8 +138,8 @@ final class AdoptionFixtures {
     }
 
     /** The partitions of {@link #sourcesFinishedConsumersDeployed()}'s sources, where they are kept. */
-    static java.util.Map<String, String> sourcePartitionsKept() {
-        return java.util.Map.of(pid(0, 0, 0, 0), "tm-a", pid(0, 1, 0, 0), "tm-b");
+    static Map<String, String> sourcePartitionsKept() {
+        return Map.of(pid(0, 0, 0, 0), "tm-a", pid(0, 1, 0, 0), "tm-b");
     }
 
     // ------------------------------------------------------------------ reports

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The state a job event log replays to (rule 1 of {@link RecoveryPlanner}), read directly rather
- * than through a plan: what {@link RecoveryPlannerTest} can only see through the decisions.
+ * than through a plan: what the {@code RecoveryPlanner*Test} classes can only see through the
+ * decisions.
  */
 class JobEventReplayTest {
     private static final int SOURCE_NODE = 0;
