@@ -22,6 +22,7 @@ import io.duraflow.mailbox.Mailbox;
 import io.grpc.Server;
 import io.grpc.Status;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -249,22 +250,24 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         }, io);
     }
 
-    private void standBy() {
+    /** @return completes when the old leadership's jobs' event logs are closed */
+    private CompletableFuture<Void> standBy() {
         Leadership old = leadership;
         if (old == null) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         leadership = null;
         readyDispatcher = null;
         rest.standingBy();
         old.heartbeatCheck.cancel();
-        old.dispatcher.close();
+        CompletableFuture<Void> logsClosed = old.dispatcher.close();
         old.resourceManager.close();
         if (closing) {
             LOG.info("JobManager {} gave up its leadership as it stops (was session {})", participantId, old.sessionId);
         } else {
             LOG.warn("JobManager {} stands by (was session {})", participantId, old.sessionId);
         }
+        return logsClosed;
     }
 
     /**
@@ -394,12 +397,9 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
             Thread.currentThread().interrupt();
         }
         // Stand by on the main thread and wait for it, so that the jobs are suspended before the
-        // threads they use go away.
+        // threads they use go away, and for their event logs to close: nothing writes after close.
         try {
-            mainThread.call(() -> {
-                standBy();
-                return null;
-            }).get(5, TimeUnit.SECONDS);
+            mainThread.call(this::standBy).get(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -411,6 +411,20 @@ public final class JobManagerRunner implements AutoCloseable, LeaderContender {
         mainThread.close();
         io.shutdownNow();
         userCode.shutdownNow();
+        // A write the I/O threads had begun (a job's files in the HA directory) ends before close
+        // returns: nothing of this JobManager writes after that.
+        awaitStopped(io, "I/O");
+        awaitStopped(userCode, "user code");
         ha.close();
+    }
+
+    private static void awaitStopped(ExecutorService executor, String what) {
+        try {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("The JobManager's {} threads did not stop within 5 s of its close", what);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

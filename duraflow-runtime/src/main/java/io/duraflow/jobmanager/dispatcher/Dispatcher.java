@@ -39,6 +39,7 @@ import io.duraflow.util.Futures;
 import io.duraflow.mailbox.Mailbox;
 import io.grpc.Status;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -173,8 +174,12 @@ public final class Dispatcher {
         recovery.startRecoveredJobs();
     }
 
-    /** Leadership is gone: stop every job without a result; the next leader takes over. */
-    public void close() {
+    /**
+     * Leadership is gone: stop every job without a result; the next leader takes over.
+     *
+     * @return completes when the jobs' event logs are closed (a write under way ends first)
+     */
+    public CompletableFuture<Void> close() {
         mainThread.assertRunningInMailbox();
         closed = true;
         queries.close();
@@ -182,9 +187,11 @@ public final class Dispatcher {
             job.suspend();
             services.io().execute(() -> jars.release(job.jobId()));
         }
+        List<CompletableFuture<Void>> logsClosed = new ArrayList<>();
         for (JobEventWriter writer : registry.takeAllEventWriters()) {
-            writer.abandon();
+            logsClosed.add(writer.abandon().exceptionally(error -> null));
         }
+        return CompletableFuture.allOf(logsClosed.toArray(CompletableFuture[]::new));
     }
 
     private void requireLeadership() {
