@@ -7,7 +7,7 @@ import io.duraflow.rpc.proto.Ack;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CheckpointNotifications;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import io.duraflow.rpc.proto.TaskInputEnded;
 import io.duraflow.rpc.proto.TriggerCheckpointRequest;
 import io.grpc.Status;
@@ -43,7 +43,7 @@ final class TaskCheckpointCalls implements StreamingServices.TaskCalls {
      * gRPC thread: source tasks (or ones whose input ended) take their part of a checkpoint. The
      * call is refused (NOT_FOUND, naming them) if some are not running here; the others are triggered.
      */
-    void trigger(CheckpointTriggers triggers, TaskExecutor.Reply reply) {
+    void trigger(TriggerCheckpointRequests triggers, TaskExecutor.Reply reply) {
         mailbox.execute(() -> connection.inSession(triggers.getJmSessionId(), reply, () -> {
             List<String> notRunning = new ArrayList<>();
             for (TriggerCheckpointRequest request : triggers.getTriggersList()) {

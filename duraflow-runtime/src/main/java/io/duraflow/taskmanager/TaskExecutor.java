@@ -14,7 +14,7 @@ import io.duraflow.ha.LeaderRetrieval;
 import io.duraflow.exchange.pipelined.NetworkEnvironment;
 import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotifications;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
 import io.duraflow.rpc.proto.OperatorEventToTask;
 import io.duraflow.rpc.proto.PartitionLocation;
@@ -268,7 +268,7 @@ public final class TaskExecutor implements TaskEnvironment, AutoCloseable {
                 () -> handover.adopt(requestSession, attempts, reply)));
     }
 
-    void triggerCheckpoint(CheckpointTriggers triggers, Reply reply) {
+    void triggerCheckpoint(TriggerCheckpointRequests triggers, Reply reply) {
         checkpointCalls.trigger(triggers, reply);
     }
 

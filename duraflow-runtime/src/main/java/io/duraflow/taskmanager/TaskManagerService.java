@@ -57,7 +57,7 @@ public final class TaskManagerService extends TaskManagerGatewayGrpc.TaskManager
     }
 
     @Override
-    public void triggerCheckpoint(io.duraflow.rpc.proto.CheckpointTriggers request, StreamObserver<Ack> response) {
+    public void triggerCheckpoint(io.duraflow.rpc.proto.TriggerCheckpointRequests request, StreamObserver<Ack> response) {
         executor.triggerCheckpoint(request, reply(response));
     }
 

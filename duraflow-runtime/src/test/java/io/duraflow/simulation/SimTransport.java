@@ -14,7 +14,7 @@ import io.duraflow.rpc.proto.PingRequest;
 import io.duraflow.rpc.proto.PingResponse;
 import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import io.duraflow.taskmanager.TaskManagerService;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -221,7 +221,7 @@ final class SimTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
+    public void triggerCheckpoint(String tmId, TriggerCheckpointRequests triggers) {
         triggers.getTriggersList().forEach(request -> cluster.checkpointTriggered(triggers.getJmSessionId(), request));
         send(tmId, "trigger checkpoint " + triggers.getTriggers(0).getCheckpointId(),
                 (service, observer) -> service.triggerCheckpoint(triggers, observer));

@@ -14,7 +14,7 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.AcknowledgeCheckpointRequest;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CheckpointNotifications;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import io.duraflow.rpc.proto.DeclineCheckpointRequest;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.OperatorEventFromTask;
@@ -57,8 +57,8 @@ class TaskExecutorTaskMessagesTest {
         harness.close();
     }
 
-    private static CheckpointTriggers trigger(LeaderInfo session, AttemptId attempt) {
-        return CheckpointTriggers.newBuilder().setJmSessionId(session.sessionId())
+    private static TriggerCheckpointRequests trigger(LeaderInfo session, AttemptId attempt) {
+        return TriggerCheckpointRequests.newBuilder().setJmSessionId(session.sessionId())
                 .addTriggers(TriggerCheckpointRequest.newBuilder().setAttempt(attempt).setCheckpointId(1)).build();
     }
 

@@ -12,7 +12,7 @@ import io.duraflow.rpc.proto.PingResponse;
 import io.duraflow.rpc.proto.ReleasePartitionsRequest;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerGatewayGrpc;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -225,7 +225,7 @@ public final class GrpcTaskManagerTransport implements TaskManagerTransport {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
+    public void triggerCheckpoint(String tmId, TriggerCheckpointRequests triggers) {
         Connection connection = connections.get(tmId);
         if (connection != null) {
             stub(connection).triggerCheckpoint(triggers, callback(logOnly(tmId, connection, "trigger checkpoint "

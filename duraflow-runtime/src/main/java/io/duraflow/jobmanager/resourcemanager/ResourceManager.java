@@ -10,7 +10,7 @@ import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
 import io.duraflow.rpc.proto.TaskManagerHeartbeat;
 import io.duraflow.rpc.proto.TaskManagerInfo;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -321,7 +321,7 @@ public final class ResourceManager implements SlotPool, TaskManagerGateways, Aut
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
+    public void triggerCheckpoint(String tmId, TriggerCheckpointRequests triggers) {
         calls.triggerCheckpoint(tmId, triggers);
     }
 

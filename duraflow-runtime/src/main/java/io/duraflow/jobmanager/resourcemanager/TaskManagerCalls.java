@@ -6,7 +6,7 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -171,7 +171,7 @@ final class TaskManagerCalls implements TaskManagerGateways {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, CheckpointTriggers triggers) {
+    public void triggerCheckpoint(String tmId, TriggerCheckpointRequests triggers) {
         if (registry.isRegistered(tmId)) {
             transport.triggerCheckpoint(tmId, triggers);
         }

@@ -6,7 +6,7 @@ import io.duraflow.rpc.proto.AttemptId;
 import io.duraflow.rpc.proto.CheckpointNotifications;
 import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.TaskDeployment;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -33,7 +33,7 @@ public interface TaskManagerGateways {
      * Tells source tasks of a TaskManager to take their part of a checkpoint. A failed call is only logged: the
      * checkpoint then times out, or the task's failure restarts the job.
      */
-    void triggerCheckpoint(String tmId, CheckpointTriggers triggers);
+    void triggerCheckpoint(String tmId, TriggerCheckpointRequests triggers);
 
     /** Tells tasks of a TaskManager that a checkpoint completed or was aborted; a failed call is only logged. */
     void notifyCheckpoint(String tmId, CheckpointNotifications notifications);

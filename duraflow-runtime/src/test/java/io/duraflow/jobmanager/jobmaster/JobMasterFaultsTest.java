@@ -59,7 +59,7 @@ class JobMasterFaultsTest {
         }
 
         @Override
-        public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointTriggers triggers) {
+        public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequests triggers) {
             delegate.triggerCheckpoint(tmId, triggers);
         }
 

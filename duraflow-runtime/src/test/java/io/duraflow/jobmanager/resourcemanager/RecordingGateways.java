@@ -183,7 +183,7 @@ public final class RecordingGateways implements TaskManagerTransport {
     }
 
     @Override
-    public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.CheckpointTriggers calls) {
+    public void triggerCheckpoint(String tmId, io.duraflow.rpc.proto.TriggerCheckpointRequests calls) {
         triggerCalls++;
         calls.getTriggersList().forEach(request -> triggers.add(new Trigger(tmId, calls.getJmSessionId(), request)));
     }

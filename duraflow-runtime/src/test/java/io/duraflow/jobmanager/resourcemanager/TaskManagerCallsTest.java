@@ -68,7 +68,7 @@ class TaskManagerCallsTest {
         calls.cancel("tm-1", ATTEMPT);
         calls.cancelStray("tm-1", ATTEMPT);
         calls.sendOperatorEvent("tm-1", ATTEMPT, 0, 1, io.duraflow.rpc.proto.OperatorEvent.getDefaultInstance());
-        calls.triggerCheckpoint("tm-1", io.duraflow.rpc.proto.CheckpointTriggers.getDefaultInstance());
+        calls.triggerCheckpoint("tm-1", io.duraflow.rpc.proto.TriggerCheckpointRequests.getDefaultInstance());
         calls.notifyCheckpoint("tm-1", io.duraflow.rpc.proto.CheckpointNotifications.getDefaultInstance());
         calls.releasePartitions("tm-1", "a", List.of());
         calls.releaseKeptPartitions("tm-1", "a", List.of());

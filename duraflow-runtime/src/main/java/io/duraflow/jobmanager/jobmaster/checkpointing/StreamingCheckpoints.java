@@ -21,7 +21,7 @@ import io.duraflow.rpc.proto.OperatorEvent;
 import io.duraflow.rpc.proto.SequenceSkipped;
 import io.duraflow.rpc.proto.CheckpointNotification;
 import io.duraflow.rpc.proto.CheckpointNotifications;
-import io.duraflow.rpc.proto.CheckpointTriggers;
+import io.duraflow.rpc.proto.TriggerCheckpointRequests;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -143,7 +143,7 @@ public final class StreamingCheckpoints implements CheckpointTasks, OperatorCoor
     @Override
     public void triggerCheckpoint(Collection<CheckpointTask> tasks, CheckpointTrigger trigger) {
         Map<CheckpointTask, Long> reserved = triggerSequences.get(trigger.checkpointId());
-        Map<String, CheckpointTriggers.Builder> perTaskManager = new LinkedHashMap<>();
+        Map<String, TriggerCheckpointRequests.Builder> perTaskManager = new LinkedHashMap<>();
         for (CheckpointTask task : tasks) {
             Execution execution = current(task);
             if (execution == null) {
@@ -153,7 +153,7 @@ public final class StreamingCheckpoints implements CheckpointTasks, OperatorCoor
             }
             Long sequence = reserved == null ? null : reserved.remove(task);
             perTaskManager.computeIfAbsent(execution.tmId(),
-                    tm -> CheckpointTriggers.newBuilder().setJmSessionId(sessionId))
+                    tm -> TriggerCheckpointRequests.newBuilder().setJmSessionId(sessionId))
                     .addTriggers(CheckpointMessages.toProto(executions.jobId(), task, trigger).toBuilder()
                             .setEventSequence(sequence == null ? 0 : sequence));
         }
