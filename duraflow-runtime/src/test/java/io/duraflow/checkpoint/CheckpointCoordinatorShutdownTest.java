@@ -24,9 +24,7 @@ class CheckpointCoordinatorShutdownTest {
     Path tmp;
 
     private CoordinatorHarness started(CheckpointCoordinatorConfig config) {
-        CoordinatorHarness h = new CoordinatorHarness(tmp, config);
-        h.coordinator.startPeriodic();
-        return h;
+        return CoordinatorHarness.started(tmp, config);
     }
 
     @Test

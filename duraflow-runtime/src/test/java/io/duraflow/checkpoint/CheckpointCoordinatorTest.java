@@ -26,9 +26,7 @@ class CheckpointCoordinatorTest {
     Path tmp;
 
     private CoordinatorHarness started(CheckpointCoordinatorConfig config) {
-        CoordinatorHarness h = new CoordinatorHarness(tmp, config);
-        h.coordinator.startPeriodic();
-        return h;
+        return CoordinatorHarness.started(tmp, config);
     }
 
     @Test

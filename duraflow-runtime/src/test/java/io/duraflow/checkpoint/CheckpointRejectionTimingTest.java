@@ -30,9 +30,7 @@ class CheckpointRejectionTimingTest {
     }
 
     private static CoordinatorHarness started(Path root, CheckpointCoordinatorConfig config) {
-        CoordinatorHarness h = new CoordinatorHarness(root, config);
-        h.coordinator.startPeriodic();
-        return h;
+        return CoordinatorHarness.started(root, config);
     }
 
     /** Lets the next periodic checkpoint trigger and its source decline it softly. */

@@ -87,6 +87,13 @@ final class CoordinatorHarness {
                 main, io, main::now, counter, store, tasks, coordinators, jobFailures::add));
     }
 
+    /** A harness whose coordinator takes periodic checkpoints already. */
+    static CoordinatorHarness started(Path tmp, CheckpointCoordinatorConfig config) {
+        CoordinatorHarness h = new CoordinatorHarness(tmp, config);
+        h.coordinator.startPeriodic();
+        return h;
+    }
+
     static CheckpointCoordinatorConfig config(long intervalMs, long timeoutMs, long minPauseMs, int maxConcurrent,
             int tolerable, int retained) {
         return new CheckpointCoordinatorConfig(intervalMs, timeoutMs, minPauseMs, maxConcurrent, tolerable, retained,
