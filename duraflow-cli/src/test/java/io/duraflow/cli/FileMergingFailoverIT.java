@@ -65,7 +65,7 @@ class FileMergingFailoverIT {
         // Kills come in quick succession; a restart that deploys onto a TaskManager about to be
         // declared dead fails again and counts once more.
         config.put("restart-strategy.fixed-delay.attempts", "100");
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 2, config, null);
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 2, config);
     }
 
     @AfterAll
@@ -180,7 +180,7 @@ class FileMergingFailoverIT {
         HaCluster.JobManager leader = cluster.leader().orElseThrow();
         LeaderInfo session = cluster.leaderInfo();
         cluster.kill(leader);
-        cluster.startJobManager(null);
+        cluster.startJobManager();
         HaCluster.JobManager next = cluster.awaitNewLeader(leader, session, HaCluster.FAILOVER_TIMEOUT);
 
         awaitFinishedAndChecked(within, true, records, keys);
@@ -301,7 +301,7 @@ class FileMergingFailoverIT {
         HaCluster.JobManager leader = cluster.leader().orElseThrow();
         LeaderInfo session = cluster.leaderInfo();
         cluster.kill(leader);
-        cluster.startJobManager(null);
+        cluster.startJobManager();
         HaCluster.JobManager next = cluster.awaitNewLeader(leader, session, HaCluster.FAILOVER_TIMEOUT);
         return "leader " + leader.name + " (" + next.name + " took over)";
     }

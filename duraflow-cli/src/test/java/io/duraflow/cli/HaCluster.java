@@ -15,6 +15,7 @@ import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.util.Failpoints;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  *     log/                   jobmanager-N.log, taskmanager-I.log, zookeeper.log
  * </pre>
  * JobManager 1 starts first (the TaskManagers with it) and is made the leader before the other
- * JobManagers start, so a failpoint given to it ({@code -Dduraflow.failpoints}) is hit by the
- * leader and by no one else. The test JVM follows the leader in ZooKeeper like a client does. {@link #close()} SIGKILLs every
+ * JobManagers start. Every JobManager reads the failpoints a test arms in {@code dir/failpoints}
+ * ({@link #armFailpoint}), so the leader stops at one whichever JobManager leads, and tests can
+ * share a cluster. The test JVM follows the leader in ZooKeeper like a client does. {@link #close()} SIGKILLs every
  * process (also stopped ones) and fails if one survives.
  */
 final class HaCluster implements AutoCloseable {
@@ -122,19 +124,17 @@ final class HaCluster implements AutoCloseable {
         }
     }
 
-    /** One JobManager process: jobmanager-N, its address file and the failpoint it was started with. */
+    /** One JobManager process: jobmanager-N and its address file. */
     static final class JobManager {
         final String name;
         final Process process;
         final Path addressFile;
-        final String failpoint;
         private String address;
 
-        JobManager(String name, Process process, Path addressFile, String failpoint) {
+        JobManager(String name, Process process, Path addressFile) {
             this.name = name;
             this.process = process;
             this.addressFile = addressFile;
-            this.failpoint = failpoint;
         }
 
         /** host:port from the address file; waits until the JobManager wrote it. */
@@ -151,8 +151,7 @@ final class HaCluster implements AutoCloseable {
 
         @Override
         public String toString() {
-            return name + " (pid " + process.pid() + (address != null ? ", " + address : "")
-                    + (failpoint != null ? ", failpoint " + failpoint : "") + ")";
+            return name + " (pid " + process.pid() + (address != null ? ", " + address : "") + ")";
         }
     }
 
@@ -195,18 +194,18 @@ final class HaCluster implements AutoCloseable {
 
     /**
      * Starts {@code jobManagers} JobManagers and {@code taskManagers} TaskManagers (and a
-     * ZooKeeper server of its own if {@code zooKeeper} is null). JobManager 1 gets
-     * {@code firstFailpoint} (or none if null) and leads; the others stand by.
+     * ZooKeeper server of its own if {@code zooKeeper} is null). JobManager 1 leads; the others
+     * stand by.
      */
     static HaCluster start(Path dir, ZooKeeper zooKeeper, int jobManagers, int taskManagers,
-            Map<String, String> overrides, String firstFailpoint) throws Exception {
+            Map<String, String> overrides) throws Exception {
         Files.createDirectories(dir);
         boolean owns = zooKeeper == null;
         ZooKeeper zk = owns ? ZooKeeper.start(dir) : zooKeeper;
         HaCluster cluster = null;
         try {
             cluster = new HaCluster(dir, zk, owns, haConfig(dir, zk, overrides));
-            JobManager first = cluster.startJobManager(firstFailpoint);
+            JobManager first = cluster.startJobManager();
             // TaskManagers follow whoever leads, so they start while the first JobManager does;
             // the other JobManagers only once it leads.
             for (int i = 0; i < taskManagers; i++) {
@@ -214,7 +213,7 @@ final class HaCluster implements AutoCloseable {
             }
             cluster.awaitLeader(first);
             for (int i = 1; i < jobManagers; i++) {
-                cluster.startJobManager(null);
+                cluster.startJobManager();
             }
             for (JobManager jm : cluster.jobManagers) {
                 jm.address();
@@ -248,17 +247,15 @@ final class HaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ JobManagers
 
-    /** Starts JobManager N+1 (with {@code failpoint} unless null); it leads if no one else does. */
-    JobManager startJobManager(String failpoint) throws IOException {
+    /** Starts JobManager N+1; it leads if no one else does. */
+    JobManager startJobManager() throws IOException {
         String name = "jobmanager-" + (jobManagers.size() + 1);
         Path addressFile = dir.resolve(name + ".address");
         List<String> jvm = new ArrayList<>(ChildJvm.JOBMANAGER_OPTIONS);
-        if (failpoint != null) {
-            jvm.add("-Dduraflow.failpoints=" + failpoint);
-        }
+        jvm.add("-D" + Failpoints.FILE_PROPERTY + "=" + failpointsFile());
         List<String> args = new ArrayList<>(List.of("jobmanager", "--address-file", addressFile.toString()));
         args.addAll(ChildJvm.configOptions(config));
-        JobManager jm = new JobManager(name, ChildJvm.start(jvm, args, dir, log(name)), addressFile, failpoint);
+        JobManager jm = new JobManager(name, ChildJvm.start(jvm, args, dir, log(name)), addressFile);
         jobManagers.add(jm);
         return jm;
     }
@@ -357,9 +354,23 @@ final class HaCluster implements AutoCloseable {
                 .until(() -> logText(jm.name).contains(text));
     }
 
-    /** Waits until {@code jm} reached its failpoint. */
-    void awaitFailpoint(JobManager jm, Duration timeout) {
-        awaitLog(jm, "FAILPOINT " + jm.failpoint + " reached", timeout);
+    private Path failpointsFile() {
+        return dir.resolve("failpoints");
+    }
+
+    /** From now on, whichever JobManager gets to the failpoint {@code name} stops there for good. */
+    void armFailpoint(String name) throws IOException {
+        Files.writeString(failpointsFile(), name + "\n");
+    }
+
+    /** No JobManager stops at a failpoint from now on (one stopped before stays stopped). */
+    void disarmFailpoints() throws IOException {
+        Files.deleteIfExists(failpointsFile());
+    }
+
+    /** Waits until {@code jm} reached the failpoint {@code name}. */
+    void awaitFailpoint(JobManager jm, String name, Duration timeout) {
+        awaitLog(jm, "FAILPOINT " + name + " reached", timeout);
     }
 
     /** The leader's overview, asked of {@code jm} directly (a standby answers UNAVAILABLE: a CliException). */

@@ -17,12 +17,14 @@ import static io.duraflow.cli.SideEffectRuns.concat;
 import static io.duraflow.cli.SideEffectRuns.count;
 import static io.duraflow.cli.SideEffectRuns.createJobDirectory;
 import static io.duraflow.cli.SideEffectRuns.expectedLine;
+import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static io.duraflow.cli.SideEffectRuns.params;
 import static io.duraflow.cli.SideEffectRuns.runCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.SubmitJobRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +35,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,9 +50,12 @@ import org.junit.jupiter.api.io.TempDir;
  * entry, cleanup complete, and as many side effects as runs. One more test restarts a whole
  * local cluster without high availability.
  *
- * <p>One ZooKeeper server serves all tests (each cluster has its own ZooKeeper root); each test
- * starts its own cluster, since the failpoint holds its leader for good. Batch job recovery is on
- * (the default with high availability) unless a test says otherwise. That a result larger than
+ * <p>The tests share one cluster, each with its own job id: a test arms its failpoint while it
+ * runs ({@link HaCluster#armFailpoint}) and disarms it before it kills the leader, so the standby
+ * that takes over goes on; the JobManager it killed is replaced by a new standby before the next
+ * test. If a test left the cluster otherwise (it failed), the tests after it start a cluster each.
+ * Batch job recovery is on (the default with high availability) unless a test's job says
+ * otherwise. That a result larger than
  * the JSON parser's default string limit is read back from the store is a unit test of the store
  * ({@code FileSystemJobResultStoreTest}).
  */
@@ -64,36 +70,81 @@ class JobResultStoreFailoverIT {
     Path tempDir;
 
     private static HaCluster.ZooKeeper zooKeeper;
+    /** The cluster the tests share; null once a test left it unfit. */
+    private static HaCluster shared;
+    /** The cluster of this test: the shared one, or its own. */
     private HaCluster cluster;
     private String testName;
     private final long started = System.nanoTime();
 
     @BeforeAll
-    static void startZooKeeper() throws IOException {
+    static void startCluster() throws Exception {
         zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
     }
 
     @AfterAll
-    static void stopZooKeeper() {
+    static void stopCluster() {
+        if (shared != null) {
+            shared.close();
+        }
         if (zooKeeper != null) {
             zooKeeper.close();
         }
     }
 
+    /**
+     * The shared cluster with a new standby in place of the JobManager the last test killed, or a
+     * cluster of this test's own if the shared one is unfit.
+     */
+    @BeforeEach
+    void readyCluster(TestInfo test) throws Exception {
+        testName = test.getDisplayName();
+        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
+        if (shared != null && !fitForATest(shared)) {
+            System.out.printf("%s: the shared cluster is unfit; this test starts its own%n", testName);
+            shared.close();
+            shared = null;
+        }
+        if (shared == null) {
+            cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
+            return;
+        }
+        cluster = shared;
+        cluster.disarmFailpoints();
+        while (cluster.liveJobManagers().size() < 2) {
+            cluster.startJobManager().address();
+        }
+        cluster.awaitTaskManagers(2);
+    }
+
     @AfterEach
-    void stopCluster() {
+    void stopOwnCluster() throws IOException {
         if (cluster != null) {
-            cluster.close();
+            cluster.disarmFailpoints();
+            if (cluster != shared) {
+                cluster.close();
+            }
         }
         System.out.printf("%s: %.1f s%n", testName, (System.nanoTime() - started) / 1e9);
     }
 
-    /** ZooKeeper (shared), 2 JobManagers (the first leads, with {@code failpoint}), 2 TaskManagers. */
-    private HaCluster startCluster(TestInfo test, String failpoint, Map<String, String> overrides) throws Exception {
-        testName = test.getDisplayName();
-        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, overrides, failpoint);
-        return cluster;
+    /**
+     * Submits the job with {@code failpoint} armed, waits until the leader stops there and
+     * disarms it: the JobManager that takes over does not stop there again. Returns the leader.
+     */
+    private HaCluster.JobManager submitAndAwaitFailpoint(SubmitJobRequest job, String failpoint) throws IOException {
+        HaCluster.JobManager leader = cluster.leader().orElseThrow();
+        cluster.armFailpoint(failpoint);
+        cluster.submit(job);
+        cluster.awaitFailpoint(leader, failpoint, FAILPOINT_TIMEOUT);
+        cluster.disarmFailpoints();
+        return leader;
+    }
+
+    private static SubmitJobRequest job(String jobId, Map<String, String> params) {
+        return SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(JOB).putAllParams(params)
+                .setParallelism(PARALLELISM).build();
     }
 
     /**
@@ -102,17 +153,14 @@ class JobResultStoreFailoverIT {
      * from the start (a second run's side effects). Exactly one result.
      */
     @Test
-    void leaderKilledBeforeTheDirtyResult(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.before-dirty-result",
-                Map.of("execution.batch.job-recovery.enabled", "off"));
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledBeforeTheDirtyResult() throws Exception {
         String jobId = "killed-before-dirty";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params).toBuilder()
+                .putConfig("execution.batch.job-recovery.enabled", "off").build(), "dispatcher.before-dirty-result");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
         assertThat(cluster.jobGraphFile(jobId)).exists();
         assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
@@ -135,16 +183,13 @@ class JobResultStoreFailoverIT {
      * exact result (the collected records come from the event log) and exactly one result entry.
      */
     @Test
-    void leaderKilledBeforeTheDirtyResultWithBatchJobRecovery(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.before-dirty-result", Map.of());
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledBeforeTheDirtyResultWithBatchJobRecovery() throws Exception {
         String jobId = "recovered-before-dirty";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params), "dispatcher.before-dirty-result");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
         assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
         HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
@@ -163,16 +208,13 @@ class JobResultStoreFailoverIT {
      * serves is the one the first leader stored.
      */
     @Test
-    void leaderKilledAfterTheDirtyResult(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.before-cleanup", Map.of());
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledAfterTheDirtyResult() throws Exception {
         String jobId = "killed-after-dirty";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params), "dispatcher.before-cleanup");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint")
                 .containsExactly(jobId + ".dirty.json");
         assertThat(cluster.jobGraphFile(jobId)).exists();
@@ -198,16 +240,13 @@ class JobResultStoreFailoverIT {
      * but says it already ended, with exit code 0 (it FINISHED).
      */
     @Test
-    void leaderKilledAfterTheCleanResult(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.after-clean", Map.of());
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledAfterTheCleanResult() throws Exception {
         String jobId = "killed-after-clean";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params), "dispatcher.after-clean");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertCleanedUp(cluster, jobId, probe);
         HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
         cluster.awaitTaskManagers(2);
@@ -235,8 +274,7 @@ class JobResultStoreFailoverIT {
      * the result is still there ('duraflow result'), and the job id cannot run again.
      */
     @Test
-    void resultSurvivesARestartOfTheWholeCluster(TestInfo test) throws Exception {
-        testName = test.getDisplayName();
+    void resultSurvivesARestartOfTheWholeCluster() throws Exception {
         Path workDir = LOGS.watch(tempDir.resolve("local"));
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);

@@ -87,7 +87,7 @@ class LeaderChangeAdoptionIT {
         HaCluster.JobManager leader = cluster.leader().orElseThrow();
         LeaderInfo session = cluster.leaderInfo();
         cluster.kill(leader);
-        cluster.startJobManager(null);
+        cluster.startJobManager();
         HaCluster.JobManager next = cluster.awaitNewLeader(leader, session, HaCluster.FAILOVER_TIMEOUT);
         cluster.awaitLog(next, "Job " + jobId + " recovered", HaCluster.FAILOVER_TIMEOUT);
 

@@ -95,7 +95,7 @@ final class StagedJobRuns {
         assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
         Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));
         config.putAll(overrides);
-        return HaCluster.start(dir, zooKeeper, 2, 2, config, null);
+        return HaCluster.start(dir, zooKeeper, 2, 2, config);
     }
 
     /** Waits for a status of the running job that meets {@code condition}; the job must not end before. */

@@ -59,7 +59,7 @@ class ZooKeeperOutageIT {
         Path zkDir = LOGS.watch(tempDir.resolve("zk"));
         zooKeeper = HaCluster.ZooKeeper.start(zkDir);
         cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 1, 2,
-                Map.of("taskmanager.slots", "1"), null);
+                Map.of("taskmanager.slots", "1"));
         HaCluster.JobManager jm = cluster.leader().orElseThrow();
         String jobId = "zookeeper-outage";
         cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
