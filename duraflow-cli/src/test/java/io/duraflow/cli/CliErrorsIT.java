@@ -16,13 +16,13 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What a user sees when something is wrong: a non-zero exit code and one line on stderr,
- * {@code duraflow: <what is wrong and what to do>}, with a stack trace only under --verbose.
- * Also the life cycle of {@code duraflow local start / status / stop}.
+ * What a user sees when something is wrong, from the real launcher in a process of its own: a
+ * non-zero exit code and one line on stderr, {@code duraflow: <what is wrong and what to do>},
+ * and no stack trace, not even from the log of a client library. Also the life cycle of
+ * {@code duraflow local start / status / stop}. Errors in a command's arguments are checked
+ * in-process by {@link CliErrorsTest}.
  */
 class CliErrorsIT {
     private static final Duration CLI_TIMEOUT = Duration.ofSeconds(90);
@@ -71,52 +71,6 @@ class CliErrorsIT {
     }
 
     @Test
-    void unknownJobClass() throws Exception {
-        Cli.Result result = duraflow("run", "com.example.NoSuchJob", "--jobmanager", unreachable());
-
-        assertOneLineError(result, "unknown job class 'com.example.NoSuchJob'", "duraflow run app.jar", "wordcount");
-        assertThat(result.stdout()).isEmpty();
-    }
-
-    @Test
-    void invalidParameterValue() throws Exception {
-        Cli.Result result = duraflow("run", "wordcount", "--param", "words=abc", "--jobmanager", unreachable());
-
-        assertOneLineError(result, "'words'", "whole number", "'abc'");
-        assertThat(result.stdout()).isEmpty();
-    }
-
-    @Test
-    void unknownParameter() throws Exception {
-        Cli.Result result = duraflow("run", "wordcount", "--param", "wrods=5", "--jobmanager", unreachable());
-
-        assertOneLineError(result, "unknown parameter wrods", "words");
-        assertThat(result.stdout()).isEmpty();
-    }
-
-    @Test
-    void verboseAddsTheStackTrace() throws Exception {
-        Cli.Result result = duraflow("run", "wordcount", "--verbose", "--param", "words=abc", "--jobmanager",
-                unreachable());
-
-        assertThat(result.exitCode()).as("%s", result).isNotZero();
-        assertThat(result.stderrLines().get(0)).as("%s", result).startsWith("duraflow: ").contains("'words'");
-        assertThat(result.stderr()).as("%s", result).contains("\tat ");
-    }
-
-    @Test
-    void missingInputFile() throws Exception {
-        Path missing = tempDir.resolve("no-such-dir").resolve("words.txt");
-        try (TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 0, Map.of())) {
-            Cli.Result result = duraflow("run", "wordcount", "--jobmanager", cluster.address(), "--param",
-                    "input=" + missing);
-
-            assertOneLineError(result, "input path not found", missing.toString());
-            assertThat(cluster.overview().getRunningJobs()).as("running jobs").isZero();
-        }
-    }
-
-    @Test
     void jobManagerPortInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
@@ -139,34 +93,18 @@ class CliErrorsIT {
         }
     }
 
+    /** Both commands run side by side: they only wait for their JVMs and a refused connection. */
     @Test
     void unreachableJobManager() throws Exception {
         String address = unreachable();
 
-        Cli.Result run = duraflow("run", "wordcount", "--jobmanager", address);
-        Cli.Result list = duraflow("list", "--jobmanager", address);
+        Cli.Running run = Cli.start(LOGS.watch(tempDir), "run", "wordcount", "--jobmanager", address);
+        Cli.Running list = Cli.start(LOGS.watch(tempDir), "list", "--jobmanager", address);
 
-        for (Cli.Result result : List.of(run, list)) {
+        for (Cli.Result result : List.of(run.await(CLI_TIMEOUT), list.await(CLI_TIMEOUT))) {
             assertOneLineError(result, "cannot reach the JobManager at " + address, "duraflow local start",
                     "--jobmanager");
         }
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"run", "jobmanager", "taskmanager"})
-    void unknownConfigKeySuggestsTheRightOne(String command) throws Exception {
-        List<String> args = new ArrayList<>(List.of(command));
-        if (command.equals("run")) {
-            args.add("wordcount");
-        }
-        if (!command.equals("jobmanager")) {
-            args.addAll(List.of("--jobmanager", unreachable()));
-        }
-        args.addAll(List.of("-D", "jobmanager.rpc.port=0", "-D", "heartbeat.intervall=1s"));
-
-        Cli.Result result = duraflow(args.toArray(String[]::new));
-
-        assertOneLineError(result, "'heartbeat.intervall'", "did you mean 'heartbeat.interval'");
     }
 
     /**
@@ -216,8 +154,8 @@ class CliErrorsIT {
     // ------------------------------------------------------------------ local start / status / stop
 
     /**
-     * A local cluster started, asked for its status, refused a second start, run a job, and
-     * stopped. On jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters
+     * A local cluster started, refused a job whose input does not exist (one line; no job runs),
+     * asked for its status, refused a second start, run a job, and stopped. On jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters
      * side by side need it; the address it found is the one the next commands use.
      */
     @Test
@@ -237,6 +175,11 @@ class CliErrorsIT {
                     .containsPattern("Local cluster running at 127\\.0\\.0\\.1:[1-9]\\d+");
             assertThat(pids).as("pid files").containsOnlyKeys("jobmanager", "taskmanager-1", "taskmanager-2");
             assertThat(pids.values()).as("processes of %s", pids).allMatch(CliErrorsIT::alive);
+
+            Path missing = tempDir.resolve("no-such-dir").resolve("words.txt");
+            Cli.Result missingInput = duraflow("run", "wordcount", "--work-dir", workDir.toString(), "--param",
+                    "input=" + missing);
+            assertOneLineError(missingInput, "input path not found", missing.toString());
 
             Cli.Result status = duraflow("local", "status", "--work-dir", workDir.toString());
             assertThat(status.exitCode()).as("%s", status).isZero();
