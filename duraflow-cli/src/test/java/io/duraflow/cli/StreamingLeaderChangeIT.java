@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  * leader that thaws after the adoption is checked here for batch ({@link LeaderChangeAdoptionIT})
  * and, for streaming, over many seeds by {@code io.duraflow.simulation.ClusterSimulationTest}.
  *
- * <p>One ZooKeeper server serves all tests; each test starts its own JobManagers and TaskManagers.
+ * <p>One ZooKeeper server serves all tests. The two tests with adoption on share a cluster: each
+ * leaves two idle TaskManagers and a leader, and the JobManager it killed is replaced by a new
+ * standby before the next; a test that left it otherwise (it failed) makes the next start its
+ * own. The test without adoption starts its own cluster.
  */
 class StreamingLeaderChangeIT {
     @RegisterExtension
@@ -59,6 +64,9 @@ class StreamingLeaderChangeIT {
     Path tempDir;
 
     private static HaCluster.ZooKeeper zooKeeper;
+    /** The cluster the tests with adoption share; null until the first of them, and once one left it unfit. */
+    private static HaCluster shared;
+    private static final AtomicInteger SHARED_CLUSTERS = new AtomicInteger();
     private HaCluster cluster;
 
     @BeforeAll
@@ -68,6 +76,9 @@ class StreamingLeaderChangeIT {
 
     @AfterAll
     static void stopZooKeeper() {
+        if (shared != null) {
+            shared.close();
+        }
         if (zooKeeper != null) {
             zooKeeper.close();
         }
@@ -75,7 +86,7 @@ class StreamingLeaderChangeIT {
 
     @AfterEach
     void stopCluster() {
-        if (cluster != null) {
+        if (cluster != null && cluster != shared) {
             cluster.close();
         }
     }
@@ -164,7 +175,7 @@ class StreamingLeaderChangeIT {
         // The stalled subtask blocks until its process dies: a task kept through the leader change
         // would hold it forever.
         config.put("taskmanager.leader-loss.timeout", "0");
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config);
         String jobId = "leader-killed-during-checkpoint";
         cluster.submit(jobId, StalledCheckpoints.STALLING, stalled.stallingParams(jobId), 2);
 
@@ -209,15 +220,32 @@ class StreamingLeaderChangeIT {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * The shared cluster with adoption, with a new standby in place of the JobManager the last
+     * test killed; or, if the last test left it unfit, a new one.
+     */
     private HaCluster startCluster() throws Exception {
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("execution.runtime-mode", "streaming");
-        config.put("execution.checkpointing.interval", "300ms");
-        config.put("execution.checkpointing.dir", tempDir.resolve("checkpoints").toString());
-        config.put("taskmanager.slots", "2");
-        // The TaskManager killed with the leader is not reported: the new leader decides without it soon.
-        config.put("jobmanager.adoption.report-timeout", "3s");
-        return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        if (shared != null && !fitForATest(shared)) {
+            shared.close();
+            shared = null;
+        }
+        if (shared == null) {
+            Map<String, String> config = new LinkedHashMap<>();
+            config.put("execution.runtime-mode", "streaming");
+            config.put("execution.checkpointing.interval", "300ms");
+            config.put("execution.checkpointing.dir", sharedDir.resolve("checkpoints").toString());
+            config.put("taskmanager.slots", "2");
+            // The TaskManager killed with the leader is not reported: the new leader decides without it soon.
+            config.put("jobmanager.adoption.report-timeout", "3s");
+            shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster-" + SHARED_CLUSTERS.incrementAndGet())),
+                    zooKeeper, 2, 2, config);
+            return shared;
+        }
+        while (shared.liveJobManagers().size() < 2) {
+            shared.startJobManager().address();
+        }
+        shared.awaitTaskManagers(2);
+        return shared;
     }
 
     private Map<String, String> params(String jobId) {
