@@ -155,8 +155,12 @@ class CliErrorsIT {
 
     /**
      * A local cluster started, refused a job whose input does not exist (one line; no job runs),
-     * asked for its status, refused a second start, run a job, and stopped. On jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters
-     * side by side need it; the address it found is the one the next commands use.
+     * asked for its status, refused a second start, ran two jobs, and stopped. On
+     * jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters side by
+     * side need it; the address it found is the one the next commands use. Then, without high
+     * availability, the job result store survives the restart of the whole cluster: started again,
+     * it shows the result of a job that ran before ('duraflow result'), and that job id cannot run
+     * again.
      */
     @Test
     void localStartStatusStop() throws Exception {
@@ -197,11 +201,65 @@ class CliErrorsIT {
                     "--param", "distinct=100");
             assertThat(run.exitCode()).as("%s", run).isZero();
             assertThat(run.stdout()).as("%s", run).contains("counts: 100 records");
+            Path marker = tempDir.resolve("marker");
+            String[] sideEffects = sideEffectRun(workDir, marker);
+            Cli.Result ran = duraflow(sideEffects);
+            assertThat(ran.exitCode()).as("%s", ran).isZero();
+            assertThat(SideEffectRuns.count(ran.stdout(), "Job " + RESTARTED_JOB + " (SideEffectJob) FINISHED"))
+                    .as("results printed by %s", ran).isEqualTo(1);
+            Path results = workDir.resolve("ha/default/job-result-store");
+            await("the result is marked clean").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> Files.exists(results.resolve(RESTARTED_JOB + ".clean.json")));
 
             assertStopsEverything(workDir, pids);
+            assertTheResultSurvivesARestart(workDir, config, sideEffects, marker, pids);
         } finally {
             killLeftovers(workDir, pids);
         }
+    }
+
+    private static final String RESTARTED_JOB = "survives-restart";
+
+    /** 'duraflow run' of a {@link SideEffectJob} with the job id {@link #RESTARTED_JOB} on the local cluster. */
+    private static String[] sideEffectRun(Path workDir, Path marker) {
+        return SideEffectRuns.concat(SideEffectRuns.runCommand(RESTARTED_JOB, sideEffectParams(marker)),
+                List.of("--work-dir", workDir.toString()));
+    }
+
+    private static Map<String, String> sideEffectParams(Path marker) {
+        return SideEffectRuns.params(marker, SideEffectRuns.NUMBERS, 0);
+    }
+
+    /** The stopped cluster starts again: the job's result is still there, and its id cannot run again. */
+    private void assertTheResultSurvivesARestart(Path workDir, String[] config, String[] sideEffects, Path marker,
+            Map<String, Long> pids) throws Exception {
+        Cli.Result restart = duraflow(concat(new String[] {"local", "start", "--work-dir", workDir.toString(),
+                "--taskmanagers", "1"}, config));
+        pids.clear();
+        pids.putAll(pids(workDir));
+        assertThat(restart.exitCode()).as("%s", restart).isZero();
+
+        Cli.Result shown = duraflow("result", RESTARTED_JOB, "--work-dir", workDir.toString());
+        assertThat(shown.exitCode()).as("%s", shown).isZero();
+        assertThat(shown.stdout()).as("%s", shown).contains("Job " + RESTARTED_JOB + " (SideEffectJob) FINISHED")
+                .contains(SideEffectJob.RESULT + ": " + SideEffectRuns.KEYS + " records")
+                .contains(SideEffectRuns.expectedLine(7, sideEffectParams(marker)));
+        Cli.Result again = duraflow(sideEffects);
+        assertThat(again.exitCode()).as("%s", again).isZero();
+        assertThat(again.stdout()).as("%s", again).contains("job " + RESTARTED_JOB + " already ended as FINISHED")
+                .doesNotContain("Submitted job");
+        SideEffectRuns.assertMarkerLinesPerSink(marker, 1, "the one run");
+        assertThat(workDir.resolve("ha/default/job-result-store/" + RESTARTED_JOB + ".dirty.json")).doesNotExist();
+        assertThat(workDir.resolve("ha/default/job-graphs/" + RESTARTED_JOB + ".json")).doesNotExist();
+        for (String taskManager : List.of("taskmanager-1", "taskmanager-2")) {
+            assertThat(workDir.resolve(taskManager + "/partitions/" + RESTARTED_JOB)).as("the job's partitions")
+                    .satisfiesAnyOf(dir -> assertThat(dir).doesNotExist(), dir -> assertThat(dir).isEmptyDirectory());
+        }
+
+        Cli.Result stop = duraflow("local", "stop", "--work-dir", workDir.toString());
+        assertThat(stop.exitCode()).as("%s", stop).isZero();
+        await("all local cluster processes gone").atMost(Duration.ofSeconds(10))
+                .until(() -> pids.values().stream().noneMatch(CliErrorsIT::alive));
     }
 
     private void assertStopsEverything(Path workDir, Map<String, Long> pids) throws Exception {
@@ -216,7 +274,7 @@ class CliErrorsIT {
         assertThat(stopped.stdout()).as("%s", stopped).contains("No local cluster in " + workDir);
     }
 
-    /** Whatever happened, no process of the local cluster outlives the test. */
+    /** Whatever happened, no process of the local cluster outlives the test (it may have run twice). */
     private static void killLeftovers(Path workDir, Map<String, Long> pids) throws IOException {
         pids.putAll(pids(workDir));
         pids.values().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));

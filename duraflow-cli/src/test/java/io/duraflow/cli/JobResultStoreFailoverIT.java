@@ -14,24 +14,20 @@ import static io.duraflow.cli.SideEffectRuns.assertMarkerLinesPerSink;
 import static io.duraflow.cli.SideEffectRuns.assertNotRunBy;
 import static io.duraflow.cli.SideEffectRuns.assertResultStoredOnceBy;
 import static io.duraflow.cli.SideEffectRuns.concat;
-import static io.duraflow.cli.SideEffectRuns.count;
 import static io.duraflow.cli.SideEffectRuns.createJobDirectory;
 import static io.duraflow.cli.SideEffectRuns.expectedLine;
 import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static io.duraflow.cli.SideEffectRuns.params;
 import static io.duraflow.cli.SideEffectRuns.runCommand;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.SubmitJobRequest;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,8 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * of the end of a job's life (a failpoint makes it exact: before the DIRTY result is written,
  * after it, after the entry is marked CLEAN), and each test checks that the standby takes over
  * and that the job's outcome is right (see {@link SideEffectRuns}): exact result, one CLEAN
- * entry, cleanup complete, and as many side effects as runs. One more test restarts a whole
- * local cluster without high availability.
+ * entry, cleanup complete, and as many side effects as runs. That the result store survives a
+ * restart of a whole local cluster without high availability is checked with the local cluster's
+ * life cycle ({@code CliErrorsIT}).
  *
  * <p>The tests share one cluster, each with its own job id: a test arms its failpoint while it
  * runs ({@link HaCluster#armFailpoint}) and disarms it before it kills the leader, so the standby
@@ -269,72 +266,7 @@ class JobResultStoreFailoverIT {
         assertMarkerLinesPerSink(marker, 1, "the one run");
     }
 
-    /**
-     * (f) Without high availability: a local cluster runs a job, is stopped and started again;
-     * the result is still there ('duraflow result'), and the job id cannot run again.
-     */
-    @Test
-    void resultSurvivesARestartOfTheWholeCluster() throws Exception {
-        Path workDir = LOGS.watch(tempDir.resolve("local"));
-        Path marker = tempDir.resolve("marker");
-        Map<String, String> params = params(marker, NUMBERS, 0);
-        String jobId = "survives-restart";
-        List<String> cluster = List.of("--work-dir", workDir.toString(), "-D", "jobmanager.rpc.port=0", "-D",
-                "heartbeat.interval=500ms");
-        String[] run = concat(runCommand(jobId, params), List.of("--work-dir", workDir.toString()));
-        Map<String, Long> pids = new TreeMap<>();
-        try {
-            Cli.Result start = duraflow(concat(List.of("local", "start", "--taskmanagers", "1"), cluster));
-            pids.putAll(pids(workDir));
-            assertThat(start.exitCode()).as("%s", start).isZero();
-            Cli.Result ran = duraflow(run);
-            assertThat(ran.exitCode()).as("%s", ran).isZero();
-            assertThat(count(ran.stdout(), "Job " + jobId + " (SideEffectJob) FINISHED")).as("results printed by %s",
-                    ran).isEqualTo(1);
-            Path results = workDir.resolve("ha/default/job-result-store");
-            await("the result is marked clean").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> Files.exists(results.resolve(jobId + ".clean.json")));
-
-            Cli.Result stop = duraflow("local", "stop", "--work-dir", workDir.toString());
-            assertThat(stop.exitCode()).as("%s", stop).isZero();
-            await("the cluster's processes are gone").atMost(Duration.ofSeconds(15))
-                    .until(() -> pids.values().stream().noneMatch(JobResultStoreFailoverIT::alive));
-            Cli.Result restart = duraflow(concat(List.of("local", "start", "--taskmanagers", "1"), cluster));
-            pids.putAll(pids(workDir));
-            assertThat(restart.exitCode()).as("%s", restart).isZero();
-
-            Cli.Result shown = duraflow("result", jobId, "--work-dir", workDir.toString());
-            assertThat(shown.exitCode()).as("%s", shown).isZero();
-            assertThat(shown.stdout()).as("%s", shown).contains("Job " + jobId + " (SideEffectJob) FINISHED")
-                    .contains(SideEffectJob.RESULT + ": " + KEYS + " records").contains(expectedLine(7, params));
-            Cli.Result again = duraflow(run);
-            assertThat(again.exitCode()).as("%s", again).isZero();
-            assertThat(again.stdout()).as("%s", again).contains("job " + jobId + " already ended as FINISHED")
-                    .doesNotContain("Submitted job");
-            assertMarkerLinesPerSink(marker, 1, "the one run");
-            assertThat(results.resolve(jobId + ".dirty.json")).doesNotExist();
-            assertThat(workDir.resolve("ha/default/job-graphs/" + jobId + ".json")).doesNotExist();
-            assertThat(workDir.resolve("taskmanager-1/partitions/" + jobId)).as("the job's partitions")
-                    .satisfiesAnyOf(dir -> assertThat(dir).doesNotExist(), dir -> assertThat(dir).isEmptyDirectory());
-
-            Cli.Result stopAgain = duraflow("local", "stop", "--work-dir", workDir.toString());
-            assertThat(stopAgain.exitCode()).as("%s", stopAgain).isZero();
-        } finally {
-            pids.putAll(pids(workDir));
-            pids.values().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
-        }
-    }
-
     private Cli.Result duraflow(String... args) throws IOException, InterruptedException {
         return Cli.run(LOGS.watch(tempDir), CLI_TIMEOUT, args);
-    }
-
-    private static boolean alive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /** name -> pid from a local cluster's pid files. */
-    private static Map<String, Long> pids(Path workDir) throws IOException {
-        return new LocalCluster(workDir, Map.of(), line -> {}).processes();
     }
 }
