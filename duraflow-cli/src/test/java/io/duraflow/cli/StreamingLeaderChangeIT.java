@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,10 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * leader that thaws after the adoption is checked here for batch ({@link LeaderChangeAdoptionIT})
  * and, for streaming, over many seeds by {@code io.duraflow.simulation.ClusterSimulationTest}.
  *
- * <p>One ZooKeeper server serves all tests. The two tests with adoption on share a cluster: each
- * leaves two idle TaskManagers and a leader, and the JobManager it killed is replaced by a new
- * standby before the next; a test that left it otherwise (it failed) makes the next start its
- * own. The test without adoption starts its own cluster.
+ * <p>One ZooKeeper server serves all tests. The two tests with adoption on share a cluster,
+ * started by the first of them: each leaves two idle TaskManagers and a leader, and the JobManager
+ * it killed is replaced by a new standby before the next; if a test left it otherwise (it failed),
+ * the tests after it start a cluster each. The test without adoption starts its own cluster.
  */
 class StreamingLeaderChangeIT {
     @RegisterExtension
@@ -64,19 +63,22 @@ class StreamingLeaderChangeIT {
     Path tempDir;
 
     private static HaCluster.ZooKeeper zooKeeper;
-    /** The cluster the tests with adoption share; null until the first of them, and once one left it unfit. */
+    /** The cluster the tests with adoption share; null until the first of them starts it. */
     private static HaCluster shared;
-    private static final AtomicInteger SHARED_CLUSTERS = new AtomicInteger();
+    /** Whether a test left the shared cluster unfit for the next. */
+    private static boolean sharedUnfit;
     private HaCluster cluster;
 
     @BeforeAll
     static void startZooKeeper() throws IOException {
         zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        // Watched for the whole class, which the shared cluster serves, though a test starts it.
+        LOGS.watch(sharedDir.resolve("cluster"));
     }
 
     @AfterAll
     static void stopZooKeeper() {
-        if (shared != null) {
+        if (shared != null && !sharedUnfit) {
             shared.close();
         }
         if (zooKeeper != null) {
@@ -222,23 +224,26 @@ class StreamingLeaderChangeIT {
 
     /**
      * The shared cluster with adoption, with a new standby in place of the JobManager the last
-     * test killed; or, if the last test left it unfit, a new one.
+     * test killed; or a cluster of this test's own once a test left the shared one unfit.
      */
     private HaCluster startCluster() throws Exception {
-        if (shared != null && !fitForATest(shared)) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("execution.runtime-mode", "streaming");
+        config.put("execution.checkpointing.interval", "300ms");
+        config.put("execution.checkpointing.dir", sharedDir.resolve("checkpoints").toString());
+        config.put("taskmanager.slots", "2");
+        // The TaskManager killed with the leader is not reported: the new leader decides without it soon.
+        config.put("jobmanager.adoption.report-timeout", "3s");
+        if (shared != null && !sharedUnfit && !fitForATest(shared)) {
+            System.out.println("The shared cluster is unfit; the tests after this one start their own");
             shared.close();
-            shared = null;
+            sharedUnfit = true;
+        }
+        if (sharedUnfit) {
+            return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config);
         }
         if (shared == null) {
-            Map<String, String> config = new LinkedHashMap<>();
-            config.put("execution.runtime-mode", "streaming");
-            config.put("execution.checkpointing.interval", "300ms");
-            config.put("execution.checkpointing.dir", sharedDir.resolve("checkpoints").toString());
-            config.put("taskmanager.slots", "2");
-            // The TaskManager killed with the leader is not reported: the new leader decides without it soon.
-            config.put("jobmanager.adoption.report-timeout", "3s");
-            shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster-" + SHARED_CLUSTERS.incrementAndGet())),
-                    zooKeeper, 2, 2, config);
+            shared = HaCluster.start(sharedDir.resolve("cluster"), zooKeeper, 2, 2, config);
             return shared;
         }
         while (shared.liveJobManagers().size() < 2) {
