@@ -67,7 +67,7 @@ class BatchRecoveryIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     /** The cluster the tests share. */
     private static HaCluster shared;
     /** The cluster of this test: the shared one, or its own. */
@@ -78,17 +78,14 @@ class BatchRecoveryIT {
 
     @BeforeAll
     static void startZooKeeperAndCluster() throws Exception {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        zooKeeper = ZooKeeperServer.shared();
         shared = StagedJobRuns.startCluster(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, Map.of());
     }
 
     @AfterAll
-    static void stopClusterAndZooKeeper() {
+    static void stopSharedCluster() {
         if (shared != null) {
             shared.close();
-        }
-        if (zooKeeper != null) {
-            zooKeeper.close();
         }
     }
 

@@ -80,7 +80,7 @@ class ClientFailoverIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     /** The cluster the tests share; null once a test left it unfit. */
     private static HaCluster shared;
     /** The cluster of this test: the shared one, or its own. */
@@ -90,7 +90,7 @@ class ClientFailoverIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        zooKeeper = ZooKeeperServer.shared();
         shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
     }
 
@@ -98,9 +98,6 @@ class ClientFailoverIT {
     static void stopCluster() {
         if (shared != null) {
             shared.close();
-        }
-        if (zooKeeper != null) {
-            zooKeeper.close();
         }
     }
 

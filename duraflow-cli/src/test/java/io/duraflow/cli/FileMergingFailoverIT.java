@@ -65,7 +65,7 @@ class FileMergingFailoverIT {
         // Kills come in quick succession; a restart that deploys onto a TaskManager about to be
         // declared dead fails again and counts once more.
         config.put("restart-strategy.fixed-delay.attempts", "100");
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 2, config);
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), ZooKeeperServer.shared(), 2, 2, config);
     }
 
     @AfterAll

@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,63 +66,6 @@ final class HaCluster implements AutoCloseable {
         }
     }
 
-    /** A ZooKeeper server process ({@code duraflow zookeeper}); several clusters may share one. */
-    static final class ZooKeeper implements AutoCloseable {
-        private final Process process;
-        private final int port;
-
-        private ZooKeeper(Process process, int port) {
-            this.process = process;
-            this.port = port;
-        }
-
-        /** Starts a server with its data in {@code dir/zookeeper} and log in {@code dir/log/zookeeper.log}. */
-        static ZooKeeper start(Path dir) throws IOException {
-            int port = freePort();
-            Process process = ChildJvm.start(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                    List.of("zookeeper", "--port", Integer.toString(port), "--data-dir",
-                            dir.resolve("zookeeper").toString()), Files.createDirectories(dir),
-                    dir.resolve("log/zookeeper.log"));
-            try {
-                await("ZooKeeper listening on 127.0.0.1:" + port).atMost(STARTUP_TIMEOUT)
-                        .pollInterval(Duration.ofMillis(50))
-                        .failFast("the ZooKeeper server exited", () -> !process.isAlive())
-                        .until(() -> accepts(port));
-            } catch (RuntimeException | Error e) {
-                System.err.println("ZooKeeper in " + dir + " failed to start:\n" + TestCluster.logTails(dir, 40));
-                process.destroyForcibly();
-                throw e;
-            }
-            return new ZooKeeper(process, port);
-        }
-
-        String quorum() {
-            return "127.0.0.1:" + port;
-        }
-
-        boolean isAlive() {
-            return process.isAlive();
-        }
-
-        @Override
-        public void close() {
-            process.destroyForcibly();
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private static boolean accepts(int port) {
-            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        }
-    }
-
     /** One JobManager process: jobmanager-N and its address file. */
     static final class JobManager {
         final String name;
@@ -156,7 +98,7 @@ final class HaCluster implements AutoCloseable {
     }
 
     private final Path dir;
-    private final ZooKeeper zooKeeper;
+    private final ZooKeeperServer zooKeeper;
     private final boolean ownsZooKeeper;
     private final Map<String, String> config;
     private final List<JobManager> jobManagers = new ArrayList<>();
@@ -165,7 +107,7 @@ final class HaCluster implements AutoCloseable {
     private final LeaderRetrieval retrieval;
     private ClusterClient client;
 
-    private HaCluster(Path dir, ZooKeeper zooKeeper, boolean ownsZooKeeper, Map<String, String> config) {
+    private HaCluster(Path dir, ZooKeeperServer zooKeeper, boolean ownsZooKeeper, Map<String, String> config) {
         this.dir = dir;
         this.zooKeeper = zooKeeper;
         this.ownsZooKeeper = ownsZooKeeper;
@@ -179,7 +121,7 @@ final class HaCluster implements AutoCloseable {
      * ZooKeeper high availability with a 3 s session timeout, a 5 s heartbeat timeout, and
      * {@code overrides}. Each cluster has its own ZooKeeper root, so clusters can share a server.
      */
-    static Map<String, String> haConfig(Path dir, ZooKeeper zooKeeper, Map<String, String> overrides) {
+    static Map<String, String> haConfig(Path dir, ZooKeeperServer zooKeeper, Map<String, String> overrides) {
         Map<String, String> config = TestCluster.defaultConfig();
         config.put("heartbeat.timeout", "5s");
         config.put("high-availability.type", "zookeeper");
@@ -197,11 +139,11 @@ final class HaCluster implements AutoCloseable {
      * ZooKeeper server of its own if {@code zooKeeper} is null). JobManager 1 leads; the others
      * stand by.
      */
-    static HaCluster start(Path dir, ZooKeeper zooKeeper, int jobManagers, int taskManagers,
+    static HaCluster start(Path dir, ZooKeeperServer zooKeeper, int jobManagers, int taskManagers,
             Map<String, String> overrides) throws Exception {
         Files.createDirectories(dir);
         boolean owns = zooKeeper == null;
-        ZooKeeper zk = owns ? ZooKeeper.start(dir) : zooKeeper;
+        ZooKeeperServer zk = owns ? ZooKeeperServer.start(dir) : zooKeeper;
         HaCluster cluster = null;
         try {
             cluster = new HaCluster(dir, zk, owns, haConfig(dir, zk, overrides));

@@ -52,9 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
  * that takes over goes on; the JobManager it killed is replaced by a new standby before the next
  * test. If a test left the cluster otherwise (it failed), the tests after it start a cluster each.
  * Batch job recovery is on (the default with high availability) unless a test's job says
- * otherwise. That a result larger than
- * the JSON parser's default string limit is read back from the store is a unit test of the store
- * ({@code FileSystemJobResultStoreTest}).
+ * otherwise. That a result larger than the JSON parser's default string limit is read back from
+ * the store is a unit test of the store ({@code FileSystemJobResultStoreTest}).
  */
 class JobResultStoreFailoverIT {
     @RegisterExtension
@@ -66,7 +65,7 @@ class JobResultStoreFailoverIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     /** The cluster the tests share; null once a test left it unfit. */
     private static HaCluster shared;
     /** The cluster of this test: the shared one, or its own. */
@@ -76,7 +75,7 @@ class JobResultStoreFailoverIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        zooKeeper = ZooKeeperServer.shared();
         shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
     }
 
@@ -84,9 +83,6 @@ class JobResultStoreFailoverIT {
     static void stopCluster() {
         if (shared != null) {
             shared.close();
-        }
-        if (zooKeeper != null) {
-            zooKeeper.close();
         }
     }
 

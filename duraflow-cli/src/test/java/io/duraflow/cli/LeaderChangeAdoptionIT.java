@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,19 +54,12 @@ class LeaderChangeAdoptionIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     private HaCluster cluster;
 
     @BeforeAll
     static void startZooKeeper() throws IOException {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        if (zooKeeper != null) {
-            zooKeeper.close();
-        }
+        zooKeeper = ZooKeeperServer.shared();
     }
 
     @AfterEach

@@ -71,7 +71,7 @@ class NexmarkFailoverIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), null, 2, 2,
+        cluster = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), ZooKeeperServer.shared(), 2, 2,
                 Map.of("taskmanager.slots", "2"));
     }
 

@@ -90,7 +90,7 @@ final class StagedJobRuns {
      * ZooKeeper (shared, must be up), 2 JobManagers (the first leads), 2 TaskManagers with one slot
      * each, so that every stage runs in waves.
      */
-    static HaCluster startCluster(Path dir, HaCluster.ZooKeeper zooKeeper, Map<String, String> overrides)
+    static HaCluster startCluster(Path dir, ZooKeeperServer zooKeeper, Map<String, String> overrides)
             throws Exception {
         assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
         Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));

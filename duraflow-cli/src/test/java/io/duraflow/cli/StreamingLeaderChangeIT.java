@@ -62,7 +62,7 @@ class StreamingLeaderChangeIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     /** The cluster the tests with adoption share; null until the first of them starts it. */
     private static HaCluster shared;
     /** Whether a test left the shared cluster unfit for the next. */
@@ -71,18 +71,15 @@ class StreamingLeaderChangeIT {
 
     @BeforeAll
     static void startZooKeeper() throws IOException {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        zooKeeper = ZooKeeperServer.shared();
         // Watched for the whole class, which the shared cluster serves, though a test starts it.
         LOGS.watch(sharedDir.resolve("cluster"));
     }
 
     @AfterAll
-    static void stopZooKeeper() {
+    static void stopSharedCluster() {
         if (shared != null && !sharedUnfit) {
             shared.close();
-        }
-        if (zooKeeper != null) {
-            zooKeeper.close();
         }
     }
 
