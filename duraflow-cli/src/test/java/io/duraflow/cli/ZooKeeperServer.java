@@ -31,6 +31,11 @@ final class ZooKeeperServer implements AutoCloseable {
         return shared;
     }
 
+    /** Whether {@code process} is the server of {@link #shared()}, which outlives the test classes on purpose. */
+    static synchronized boolean isShared(ProcessHandle process) {
+        return shared != null && shared.process.pid() == process.pid();
+    }
+
     private ZooKeeperServer(Process process, int port) {
         this.process = process;
         this.port = port;
