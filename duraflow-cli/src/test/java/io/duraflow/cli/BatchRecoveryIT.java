@@ -9,6 +9,7 @@ import static io.duraflow.cli.StagedJobRuns.awaitStatus;
 import static io.duraflow.cli.StagedJobRuns.finished;
 import static io.duraflow.cli.StagedJobRuns.awaitFinishesLogged;
 import static io.duraflow.cli.StagedJobRuns.finalAttempts;
+import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,9 +17,9 @@ import io.duraflow.cli.TaskRuns.TaskKey;
 import io.duraflow.ha.LeaderInfo;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobStatus;
+import io.duraflow.rpc.proto.SubmitJobRequest;
 import io.duraflow.rpc.proto.TaskStatus;
 import io.duraflow.rpc.proto.VertexStatus;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +30,11 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,7 +50,13 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Repeated leader kills during one job, and a TaskManager lost while no leader is up, are
  * properties of the whole-cluster simulation ({@code ClusterSimulationBatchTest} in the runtime's
  * tests), which checks them over many seeds and kill points.
+ *
+ * <p>The tests share one cluster: the first leaves two idle TaskManagers and a leader, and the
+ * JobManager it killed is replaced by a new standby before the second, which adds and freezes
+ * TaskManagers and so runs last. If the first left the cluster otherwise (it failed), the second
+ * starts its own.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BatchRecoveryIT {
     @RegisterExtension
     static final LogsOnFailure LOGS = new LogsOnFailure();
@@ -57,27 +67,31 @@ class BatchRecoveryIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
+    /** The cluster the tests share. */
+    private static HaCluster shared;
+    /** The cluster of this test: the shared one, or its own. */
     private HaCluster cluster;
 
     /** A finished task as the leader reported it: its attempt and TaskManager. */
     private record Finished(int attempt, String tmId) {}
 
     @BeforeAll
-    static void startZooKeeper() throws IOException {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+    static void startZooKeeperAndCluster() throws Exception {
+        zooKeeper = ZooKeeperServer.shared();
+        shared = StagedJobRuns.startCluster(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, Map.of());
     }
 
     @AfterAll
-    static void stopZooKeeper() {
-        if (zooKeeper != null) {
-            zooKeeper.close();
+    static void stopSharedCluster() {
+        if (shared != null) {
+            shared.close();
         }
     }
 
     @AfterEach
     void stopCluster() {
-        if (cluster != null) {
+        if (cluster != null && cluster != shared) {
             cluster.close();
         }
     }
@@ -89,10 +103,13 @@ class BatchRecoveryIT {
      * they are stale and are released. The job's result is exact and nothing is left behind.
      */
     @Test
+    @Order(2)
     void aTaskManagerBackAfterTheRecoveryTimeoutIsHandled(TestInfo test) throws Exception {
-        cluster = startCluster(Map.of("execution.batch.job-recovery.previous-worker.recovery.timeout", "2s"));
+        cluster = readyCluster();
         String jobId = "tm-back-late";
-        Map<TaskKey, Finished> finished = submitAndAwaitHalfTheSources(jobId);
+        Map<TaskKey, Finished> finished = submitAndAwaitHalfTheSources(SubmitJobRequest.newBuilder().setJobId(jobId)
+                .setJobClass(JOB).putAllParams(PARAMS).setParallelism(PARALLELISM)
+                .putConfig("execution.batch.job-recovery.previous-worker.recovery.timeout", "2s").build());
         String lateTm = finished.values().iterator().next().tmId();
         int late = cluster.taskManagerIndex(lateTm);
 
@@ -125,8 +142,9 @@ class BatchRecoveryIT {
      * job's result holds every record.
      */
     @Test
+    @Order(1)
     void aLargeCollectedResultSurvivesAJobManagerKill(TestInfo test) throws Exception {
-        cluster = startCluster(Map.of());
+        cluster = readyCluster();
         String jobId = "large-collected";
         String job = LargeResultJob.class.getName();
         int records = 4_096;
@@ -166,13 +184,25 @@ class BatchRecoveryIT {
 
     // ------------------------------------------------------------------ helpers
 
-    private HaCluster startCluster(Map<String, String> overrides) throws Exception {
-        return StagedJobRuns.startCluster(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, overrides);
+    /**
+     * The shared cluster with a new standby in place of the JobManager the last test killed, or a
+     * cluster of this test's own if the shared one is unfit.
+     */
+    private HaCluster readyCluster() throws Exception {
+        if (!fitForATest(shared)) {
+            System.out.println("The shared cluster is unfit; this test starts its own");
+            return StagedJobRuns.startCluster(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, Map.of());
+        }
+        while (shared.liveJobManagers().size() < 2) {
+            shared.startJobManager().address();
+        }
+        shared.awaitTaskManagers(2);
+        return shared;
     }
 
     /** Submits the job and waits until half of its sources finished and the log has their finishes. */
-    private Map<TaskKey, Finished> submitAndAwaitHalfTheSources(String jobId) {
-        cluster.submit(jobId, JOB, PARAMS, PARALLELISM);
+    private Map<TaskKey, Finished> submitAndAwaitHalfTheSources(SubmitJobRequest job) {
+        String jobId = cluster.submit(job);
         JobStatus before = awaitStatus(cluster, jobId, s -> finished(s, StagedJob.SOURCE) >= 4, "half of the sources finished");
         Map<TaskKey, Finished> finished = finishedTasks(before);
         awaitFinishesLogged(cluster, jobId, attempts(finished));

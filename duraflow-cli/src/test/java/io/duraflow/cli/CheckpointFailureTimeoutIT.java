@@ -49,8 +49,8 @@ class CheckpointFailureTimeoutIT {
         Path table = tempDir.resolve("table.csv");
         Path changelog = tempDir.resolve("changes.csv");
         CdcFiles.write(table, 2_000, changelog, 100);
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 1, Map.of(
-                "taskmanager.slots", "2", "restart-strategy.fixed-delay.attempts", "0"), null);
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), ZooKeeperServer.shared(), 2, 1, Map.of(
+                "taskmanager.slots", "2", "restart-strategy.fixed-delay.attempts", "0"));
         String jobId = cluster.submit(SubmitJobRequest.newBuilder().setJobId("soft-forever")
                 .setJobClass(SnapshotChangelogJob.class.getName()).setParallelism(1)
                 .putAllParams(Map.of("table", table.toString(), "changelog", changelog.toString(),

@@ -16,13 +16,13 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What a user sees when something is wrong: a non-zero exit code and one line on stderr,
- * {@code duraflow: <what is wrong and what to do>}, with a stack trace only under --verbose.
- * Also the life cycle of {@code duraflow local start / status / stop}.
+ * What a user sees when something is wrong, from the real launcher in a process of its own: a
+ * non-zero exit code and one line on stderr, {@code duraflow: <what is wrong and what to do>},
+ * and no stack trace, not even from the log of a client library. Also the life cycle of
+ * {@code duraflow local start / status / stop}. Errors in a command's arguments are checked
+ * in-process by {@link CliErrorsTest}.
  */
 class CliErrorsIT {
     private static final Duration CLI_TIMEOUT = Duration.ofSeconds(90);
@@ -71,52 +71,6 @@ class CliErrorsIT {
     }
 
     @Test
-    void unknownJobClass() throws Exception {
-        Cli.Result result = duraflow("run", "com.example.NoSuchJob", "--jobmanager", unreachable());
-
-        assertOneLineError(result, "unknown job class 'com.example.NoSuchJob'", "duraflow run app.jar", "wordcount");
-        assertThat(result.stdout()).isEmpty();
-    }
-
-    @Test
-    void invalidParameterValue() throws Exception {
-        Cli.Result result = duraflow("run", "wordcount", "--param", "words=abc", "--jobmanager", unreachable());
-
-        assertOneLineError(result, "'words'", "whole number", "'abc'");
-        assertThat(result.stdout()).isEmpty();
-    }
-
-    @Test
-    void unknownParameter() throws Exception {
-        Cli.Result result = duraflow("run", "wordcount", "--param", "wrods=5", "--jobmanager", unreachable());
-
-        assertOneLineError(result, "unknown parameter wrods", "words");
-        assertThat(result.stdout()).isEmpty();
-    }
-
-    @Test
-    void verboseAddsTheStackTrace() throws Exception {
-        Cli.Result result = duraflow("run", "wordcount", "--verbose", "--param", "words=abc", "--jobmanager",
-                unreachable());
-
-        assertThat(result.exitCode()).as("%s", result).isNotZero();
-        assertThat(result.stderrLines().get(0)).as("%s", result).startsWith("duraflow: ").contains("'words'");
-        assertThat(result.stderr()).as("%s", result).contains("\tat ");
-    }
-
-    @Test
-    void missingInputFile() throws Exception {
-        Path missing = tempDir.resolve("no-such-dir").resolve("words.txt");
-        try (TestCluster cluster = TestCluster.start(LOGS.watch(tempDir.resolve("cluster")), 0, Map.of())) {
-            Cli.Result result = duraflow("run", "wordcount", "--jobmanager", cluster.address(), "--param",
-                    "input=" + missing);
-
-            assertOneLineError(result, "input path not found", missing.toString());
-            assertThat(cluster.overview().getRunningJobs()).as("running jobs").isZero();
-        }
-    }
-
-    @Test
     void jobManagerPortInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
@@ -139,34 +93,18 @@ class CliErrorsIT {
         }
     }
 
+    /** Both commands run side by side: they only wait for their JVMs and a refused connection. */
     @Test
     void unreachableJobManager() throws Exception {
         String address = unreachable();
 
-        Cli.Result run = duraflow("run", "wordcount", "--jobmanager", address);
-        Cli.Result list = duraflow("list", "--jobmanager", address);
+        Cli.Running run = Cli.start(LOGS.watch(tempDir), "run", "wordcount", "--jobmanager", address);
+        Cli.Running list = Cli.start(LOGS.watch(tempDir), "list", "--jobmanager", address);
 
-        for (Cli.Result result : List.of(run, list)) {
+        for (Cli.Result result : List.of(run.await(CLI_TIMEOUT), list.await(CLI_TIMEOUT))) {
             assertOneLineError(result, "cannot reach the JobManager at " + address, "duraflow local start",
                     "--jobmanager");
         }
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"run", "jobmanager", "taskmanager"})
-    void unknownConfigKeySuggestsTheRightOne(String command) throws Exception {
-        List<String> args = new ArrayList<>(List.of(command));
-        if (command.equals("run")) {
-            args.add("wordcount");
-        }
-        if (!command.equals("jobmanager")) {
-            args.addAll(List.of("--jobmanager", unreachable()));
-        }
-        args.addAll(List.of("-D", "jobmanager.rpc.port=0", "-D", "heartbeat.intervall=1s"));
-
-        Cli.Result result = duraflow(args.toArray(String[]::new));
-
-        assertOneLineError(result, "'heartbeat.intervall'", "did you mean 'heartbeat.interval'");
     }
 
     /**
@@ -216,9 +154,13 @@ class CliErrorsIT {
     // ------------------------------------------------------------------ local start / status / stop
 
     /**
-     * A local cluster started, asked for its status, refused a second start, run a job, and
-     * stopped. On jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters
-     * side by side need it; the address it found is the one the next commands use.
+     * A local cluster started, refused a job whose input does not exist (one line; no job runs),
+     * asked for its status, refused a second start, ran two jobs, and stopped. On
+     * jobmanager.rpc.port=0, "any free port", as the tests and scripts that run clusters side by
+     * side need it; the address it found is the one the next commands use. Then, without high
+     * availability, the job result store survives the restart of the whole cluster: started again,
+     * it shows the result of a job that ran before ('duraflow result'), and that job id cannot run
+     * again.
      */
     @Test
     void localStartStatusStop() throws Exception {
@@ -238,6 +180,11 @@ class CliErrorsIT {
             assertThat(pids).as("pid files").containsOnlyKeys("jobmanager", "taskmanager-1", "taskmanager-2");
             assertThat(pids.values()).as("processes of %s", pids).allMatch(CliErrorsIT::alive);
 
+            Path missing = tempDir.resolve("no-such-dir").resolve("words.txt");
+            Cli.Result missingInput = duraflow("run", "wordcount", "--work-dir", workDir.toString(), "--param",
+                    "input=" + missing);
+            assertOneLineError(missingInput, "input path not found", missing.toString());
+
             Cli.Result status = duraflow("local", "status", "--work-dir", workDir.toString());
             assertThat(status.exitCode()).as("%s", status).isZero();
             for (Map.Entry<String, Long> process : pids.entrySet()) {
@@ -254,11 +201,65 @@ class CliErrorsIT {
                     "--param", "distinct=100");
             assertThat(run.exitCode()).as("%s", run).isZero();
             assertThat(run.stdout()).as("%s", run).contains("counts: 100 records");
+            Path marker = tempDir.resolve("marker");
+            String[] sideEffects = sideEffectRun(workDir, marker);
+            Cli.Result ran = duraflow(sideEffects);
+            assertThat(ran.exitCode()).as("%s", ran).isZero();
+            assertThat(SideEffectRuns.count(ran.stdout(), "Job " + RESTARTED_JOB + " (SideEffectJob) FINISHED"))
+                    .as("results printed by %s", ran).isEqualTo(1);
+            Path results = workDir.resolve("ha/default/job-result-store");
+            await("the result is marked clean").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> Files.exists(results.resolve(RESTARTED_JOB + ".clean.json")));
 
             assertStopsEverything(workDir, pids);
+            assertTheResultSurvivesARestart(workDir, config, sideEffects, marker, pids);
         } finally {
             killLeftovers(workDir, pids);
         }
+    }
+
+    private static final String RESTARTED_JOB = "survives-restart";
+
+    /** 'duraflow run' of a {@link SideEffectJob} with the job id {@link #RESTARTED_JOB} on the local cluster. */
+    private static String[] sideEffectRun(Path workDir, Path marker) {
+        return SideEffectRuns.concat(SideEffectRuns.runCommand(RESTARTED_JOB, sideEffectParams(marker)),
+                List.of("--work-dir", workDir.toString()));
+    }
+
+    private static Map<String, String> sideEffectParams(Path marker) {
+        return SideEffectRuns.params(marker, SideEffectRuns.NUMBERS, 0);
+    }
+
+    /** The stopped cluster starts again: the job's result is still there, and its id cannot run again. */
+    private void assertTheResultSurvivesARestart(Path workDir, String[] config, String[] sideEffects, Path marker,
+            Map<String, Long> pids) throws Exception {
+        Cli.Result restart = duraflow(concat(new String[] {"local", "start", "--work-dir", workDir.toString(),
+                "--taskmanagers", "1"}, config));
+        pids.clear();
+        pids.putAll(pids(workDir));
+        assertThat(restart.exitCode()).as("%s", restart).isZero();
+
+        Cli.Result shown = duraflow("result", RESTARTED_JOB, "--work-dir", workDir.toString());
+        assertThat(shown.exitCode()).as("%s", shown).isZero();
+        assertThat(shown.stdout()).as("%s", shown).contains("Job " + RESTARTED_JOB + " (SideEffectJob) FINISHED")
+                .contains(SideEffectJob.RESULT + ": " + SideEffectRuns.KEYS + " records")
+                .contains(SideEffectRuns.expectedLine(7, sideEffectParams(marker)));
+        Cli.Result again = duraflow(sideEffects);
+        assertThat(again.exitCode()).as("%s", again).isZero();
+        assertThat(again.stdout()).as("%s", again).contains("job " + RESTARTED_JOB + " already ended as FINISHED")
+                .doesNotContain("Submitted job");
+        SideEffectRuns.assertMarkerLinesPerSink(marker, 1, "the one run");
+        assertThat(workDir.resolve("ha/default/job-result-store/" + RESTARTED_JOB + ".dirty.json")).doesNotExist();
+        assertThat(workDir.resolve("ha/default/job-graphs/" + RESTARTED_JOB + ".json")).doesNotExist();
+        for (String taskManager : List.of("taskmanager-1", "taskmanager-2")) {
+            assertThat(workDir.resolve(taskManager + "/partitions/" + RESTARTED_JOB)).as("the job's partitions")
+                    .satisfiesAnyOf(dir -> assertThat(dir).doesNotExist(), dir -> assertThat(dir).isEmptyDirectory());
+        }
+
+        Cli.Result stop = duraflow("local", "stop", "--work-dir", workDir.toString());
+        assertThat(stop.exitCode()).as("%s", stop).isZero();
+        await("all local cluster processes gone").atMost(Duration.ofSeconds(10))
+                .until(() -> pids.values().stream().noneMatch(CliErrorsIT::alive));
     }
 
     private void assertStopsEverything(Path workDir, Map<String, Long> pids) throws Exception {
@@ -273,7 +274,7 @@ class CliErrorsIT {
         assertThat(stopped.stdout()).as("%s", stopped).contains("No local cluster in " + workDir);
     }
 
-    /** Whatever happened, no process of the local cluster outlives the test. */
+    /** Whatever happened, no process of the local cluster outlives the test (it may have run twice). */
     private static void killLeftovers(Path workDir, Map<String, Long> pids) throws IOException {
         pids.putAll(pids(workDir));
         pids.values().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));

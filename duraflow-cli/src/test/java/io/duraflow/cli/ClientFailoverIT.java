@@ -13,6 +13,7 @@ import static io.duraflow.cli.SideEffectRuns.awaitSourcesRunningWithoutSinks;
 import static io.duraflow.cli.SideEffectRuns.concat;
 import static io.duraflow.cli.SideEffectRuns.count;
 import static io.duraflow.cli.SideEffectRuns.createJobDirectory;
+import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static io.duraflow.cli.SideEffectRuns.params;
 import static io.duraflow.cli.SideEffectRuns.runCommand;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +48,6 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,7 +80,7 @@ class ClientFailoverIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     /** The cluster the tests share; null once a test left it unfit. */
     private static HaCluster shared;
     /** The cluster of this test: the shared one, or its own. */
@@ -90,17 +90,14 @@ class ClientFailoverIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
-        shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of(), null);
+        zooKeeper = ZooKeeperServer.shared();
+        shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
     }
 
     @AfterAll
     static void stopCluster() {
         if (shared != null) {
             shared.close();
-        }
-        if (zooKeeper != null) {
-            zooKeeper.close();
         }
     }
 
@@ -118,12 +115,12 @@ class ClientFailoverIT {
             shared = null;
         }
         if (shared == null) {
-            cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, Map.of(), null);
+            cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
             return;
         }
         cluster = shared;
         while (cluster.liveJobManagers().size() < 2) {
-            cluster.startJobManager(null).address();
+            cluster.startJobManager().address();
         }
         cluster.awaitTaskManagers(2);
     }
@@ -134,23 +131,6 @@ class ClientFailoverIT {
             cluster.close();
         }
         System.out.printf("%s: %.1f s%n", testName, (System.nanoTime() - started) / 1e9);
-    }
-
-    /** A leader, both TaskManagers alive and registered with every slot free, no job running. */
-    private static boolean fitForATest(HaCluster cluster) {
-        try {
-            await("the shared cluster is idle").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .ignoreException(CliException.class).until(() -> {
-                        ClusterOverview overview = cluster.overview();
-                        return cluster.leader().isPresent() && cluster.liveTaskManagers().size() == 2
-                                && overview.getTaskManagersCount() == 2 && overview.getRunningJobs() == 0
-                                && overview.getTaskManagersList().stream()
-                                        .allMatch(tm -> tm.getFreeSlots() == tm.getSlots());
-                    });
-            return true;
-        } catch (ConditionTimeoutException e) {
-            return false;
-        }
     }
 
     /**

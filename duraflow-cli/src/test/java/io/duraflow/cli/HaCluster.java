@@ -15,12 +15,12 @@ import io.duraflow.rpc.proto.JobCheckpoints;
 import io.duraflow.rpc.proto.JobResult;
 import io.duraflow.rpc.proto.JobStatus;
 import io.duraflow.rpc.proto.SubmitJobRequest;
+import io.duraflow.util.Failpoints;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  *     log/                   jobmanager-N.log, taskmanager-I.log, zookeeper.log
  * </pre>
  * JobManager 1 starts first (the TaskManagers with it) and is made the leader before the other
- * JobManagers start, so a failpoint given to it ({@code -Dduraflow.failpoints}) is hit by the
- * leader and by no one else. The test JVM follows the leader in ZooKeeper like a client does. {@link #close()} SIGKILLs every
+ * JobManagers start. Every JobManager reads the failpoints a test arms in {@code dir/failpoints}
+ * ({@link #armFailpoint}), so the leader stops at one whichever JobManager leads, and tests can
+ * share a cluster. The test JVM follows the leader in ZooKeeper like a client does. {@link #close()} SIGKILLs every
  * process (also stopped ones) and fails if one survives.
  */
 final class HaCluster implements AutoCloseable {
@@ -65,76 +66,17 @@ final class HaCluster implements AutoCloseable {
         }
     }
 
-    /** A ZooKeeper server process ({@code duraflow zookeeper}); several clusters may share one. */
-    static final class ZooKeeper implements AutoCloseable {
-        private final Process process;
-        private final int port;
-
-        private ZooKeeper(Process process, int port) {
-            this.process = process;
-            this.port = port;
-        }
-
-        /** Starts a server with its data in {@code dir/zookeeper} and log in {@code dir/log/zookeeper.log}. */
-        static ZooKeeper start(Path dir) throws IOException {
-            int port = freePort();
-            Process process = ChildJvm.start(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                    List.of("zookeeper", "--port", Integer.toString(port), "--data-dir",
-                            dir.resolve("zookeeper").toString()), Files.createDirectories(dir),
-                    dir.resolve("log/zookeeper.log"));
-            try {
-                await("ZooKeeper listening on 127.0.0.1:" + port).atMost(STARTUP_TIMEOUT)
-                        .pollInterval(Duration.ofMillis(50))
-                        .failFast("the ZooKeeper server exited", () -> !process.isAlive())
-                        .until(() -> accepts(port));
-            } catch (RuntimeException | Error e) {
-                System.err.println("ZooKeeper in " + dir + " failed to start:\n" + TestCluster.logTails(dir, 40));
-                process.destroyForcibly();
-                throw e;
-            }
-            return new ZooKeeper(process, port);
-        }
-
-        String quorum() {
-            return "127.0.0.1:" + port;
-        }
-
-        boolean isAlive() {
-            return process.isAlive();
-        }
-
-        @Override
-        public void close() {
-            process.destroyForcibly();
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private static boolean accepts(int port) {
-            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        }
-    }
-
-    /** One JobManager process: jobmanager-N, its address file and the failpoint it was started with. */
+    /** One JobManager process: jobmanager-N and its address file. */
     static final class JobManager {
         final String name;
         final Process process;
         final Path addressFile;
-        final String failpoint;
         private String address;
 
-        JobManager(String name, Process process, Path addressFile, String failpoint) {
+        JobManager(String name, Process process, Path addressFile) {
             this.name = name;
             this.process = process;
             this.addressFile = addressFile;
-            this.failpoint = failpoint;
         }
 
         /** host:port from the address file; waits until the JobManager wrote it. */
@@ -151,13 +93,12 @@ final class HaCluster implements AutoCloseable {
 
         @Override
         public String toString() {
-            return name + " (pid " + process.pid() + (address != null ? ", " + address : "")
-                    + (failpoint != null ? ", failpoint " + failpoint : "") + ")";
+            return name + " (pid " + process.pid() + (address != null ? ", " + address : "") + ")";
         }
     }
 
     private final Path dir;
-    private final ZooKeeper zooKeeper;
+    private final ZooKeeperServer zooKeeper;
     private final boolean ownsZooKeeper;
     private final Map<String, String> config;
     private final List<JobManager> jobManagers = new ArrayList<>();
@@ -166,7 +107,7 @@ final class HaCluster implements AutoCloseable {
     private final LeaderRetrieval retrieval;
     private ClusterClient client;
 
-    private HaCluster(Path dir, ZooKeeper zooKeeper, boolean ownsZooKeeper, Map<String, String> config) {
+    private HaCluster(Path dir, ZooKeeperServer zooKeeper, boolean ownsZooKeeper, Map<String, String> config) {
         this.dir = dir;
         this.zooKeeper = zooKeeper;
         this.ownsZooKeeper = ownsZooKeeper;
@@ -180,7 +121,7 @@ final class HaCluster implements AutoCloseable {
      * ZooKeeper high availability with a 3 s session timeout, a 5 s heartbeat timeout, and
      * {@code overrides}. Each cluster has its own ZooKeeper root, so clusters can share a server.
      */
-    static Map<String, String> haConfig(Path dir, ZooKeeper zooKeeper, Map<String, String> overrides) {
+    static Map<String, String> haConfig(Path dir, ZooKeeperServer zooKeeper, Map<String, String> overrides) {
         Map<String, String> config = TestCluster.defaultConfig();
         config.put("heartbeat.timeout", "5s");
         config.put("high-availability.type", "zookeeper");
@@ -195,18 +136,18 @@ final class HaCluster implements AutoCloseable {
 
     /**
      * Starts {@code jobManagers} JobManagers and {@code taskManagers} TaskManagers (and a
-     * ZooKeeper server of its own if {@code zooKeeper} is null). JobManager 1 gets
-     * {@code firstFailpoint} (or none if null) and leads; the others stand by.
+     * ZooKeeper server of its own if {@code zooKeeper} is null). JobManager 1 leads; the others
+     * stand by.
      */
-    static HaCluster start(Path dir, ZooKeeper zooKeeper, int jobManagers, int taskManagers,
-            Map<String, String> overrides, String firstFailpoint) throws Exception {
+    static HaCluster start(Path dir, ZooKeeperServer zooKeeper, int jobManagers, int taskManagers,
+            Map<String, String> overrides) throws Exception {
         Files.createDirectories(dir);
         boolean owns = zooKeeper == null;
-        ZooKeeper zk = owns ? ZooKeeper.start(dir) : zooKeeper;
+        ZooKeeperServer zk = owns ? ZooKeeperServer.start(dir) : zooKeeper;
         HaCluster cluster = null;
         try {
             cluster = new HaCluster(dir, zk, owns, haConfig(dir, zk, overrides));
-            JobManager first = cluster.startJobManager(firstFailpoint);
+            JobManager first = cluster.startJobManager();
             // TaskManagers follow whoever leads, so they start while the first JobManager does;
             // the other JobManagers only once it leads.
             for (int i = 0; i < taskManagers; i++) {
@@ -214,7 +155,7 @@ final class HaCluster implements AutoCloseable {
             }
             cluster.awaitLeader(first);
             for (int i = 1; i < jobManagers; i++) {
-                cluster.startJobManager(null);
+                cluster.startJobManager();
             }
             for (JobManager jm : cluster.jobManagers) {
                 jm.address();
@@ -248,17 +189,15 @@ final class HaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ JobManagers
 
-    /** Starts JobManager N+1 (with {@code failpoint} unless null); it leads if no one else does. */
-    JobManager startJobManager(String failpoint) throws IOException {
+    /** Starts JobManager N+1; it leads if no one else does. */
+    JobManager startJobManager() throws IOException {
         String name = "jobmanager-" + (jobManagers.size() + 1);
         Path addressFile = dir.resolve(name + ".address");
         List<String> jvm = new ArrayList<>(ChildJvm.JOBMANAGER_OPTIONS);
-        if (failpoint != null) {
-            jvm.add("-Dduraflow.failpoints=" + failpoint);
-        }
+        jvm.add("-D" + Failpoints.FILE_PROPERTY + "=" + failpointsFile());
         List<String> args = new ArrayList<>(List.of("jobmanager", "--address-file", addressFile.toString()));
         args.addAll(ChildJvm.configOptions(config));
-        JobManager jm = new JobManager(name, ChildJvm.start(jvm, args, dir, log(name)), addressFile, failpoint);
+        JobManager jm = new JobManager(name, ChildJvm.start(jvm, args, dir, log(name)), addressFile);
         jobManagers.add(jm);
         return jm;
     }
@@ -357,9 +296,23 @@ final class HaCluster implements AutoCloseable {
                 .until(() -> logText(jm.name).contains(text));
     }
 
-    /** Waits until {@code jm} reached its failpoint. */
-    void awaitFailpoint(JobManager jm, Duration timeout) {
-        awaitLog(jm, "FAILPOINT " + jm.failpoint + " reached", timeout);
+    private Path failpointsFile() {
+        return dir.resolve("failpoints");
+    }
+
+    /** From now on, whichever JobManager gets to the failpoint {@code name} stops there for good. */
+    void armFailpoint(String name) throws IOException {
+        Files.writeString(failpointsFile(), name + "\n");
+    }
+
+    /** No JobManager stops at a failpoint from now on (one stopped before stays stopped). */
+    void disarmFailpoints() throws IOException {
+        Files.deleteIfExists(failpointsFile());
+    }
+
+    /** Waits until {@code jm} reached the failpoint {@code name}. */
+    void awaitFailpoint(JobManager jm, String name, Duration timeout) {
+        awaitLog(jm, "FAILPOINT " + name + " reached", timeout);
     }
 
     /** The leader's overview, asked of {@code jm} directly (a standby answers UNAVAILABLE: a CliException). */

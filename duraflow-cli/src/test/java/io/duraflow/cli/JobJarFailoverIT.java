@@ -39,7 +39,8 @@ class JobJarFailoverIT {
     void aNewLeaderRunsAJobFromItsStoredJarAndALateTaskManagerFetchesIt() throws Exception {
         Path jar = TestJars.build(tempDir.resolve("slow-count.jar"), TestJars.countByBucket(7), Map.of());
         JobJar checked = JobJar.open(jar);
-        try (HaCluster cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), null, 2, 1, Map.of(), null)) {
+        try (HaCluster cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), ZooKeeperServer.shared(), 2, 1,
+                Map.of())) {
             HaCluster.JobManager leader = cluster.leader().orElseThrow();
             Map<String, String> params = Map.of("n", "3000000");
             String jobId = cluster.submitJar(SubmitJobRequest.newBuilder().setJobId("from-jar")

@@ -14,25 +14,24 @@ import static io.duraflow.cli.SideEffectRuns.assertMarkerLinesPerSink;
 import static io.duraflow.cli.SideEffectRuns.assertNotRunBy;
 import static io.duraflow.cli.SideEffectRuns.assertResultStoredOnceBy;
 import static io.duraflow.cli.SideEffectRuns.concat;
-import static io.duraflow.cli.SideEffectRuns.count;
 import static io.duraflow.cli.SideEffectRuns.createJobDirectory;
 import static io.duraflow.cli.SideEffectRuns.expectedLine;
+import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static io.duraflow.cli.SideEffectRuns.params;
 import static io.duraflow.cli.SideEffectRuns.runCommand;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.duraflow.rpc.proto.JobResult;
+import io.duraflow.rpc.proto.SubmitJobRequest;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,14 +43,17 @@ import org.junit.jupiter.api.io.TempDir;
  * of the end of a job's life (a failpoint makes it exact: before the DIRTY result is written,
  * after it, after the entry is marked CLEAN), and each test checks that the standby takes over
  * and that the job's outcome is right (see {@link SideEffectRuns}): exact result, one CLEAN
- * entry, cleanup complete, and as many side effects as runs. One more test restarts a whole
- * local cluster without high availability.
+ * entry, cleanup complete, and as many side effects as runs. That the result store survives a
+ * restart of a whole local cluster without high availability is checked with the local cluster's
+ * life cycle ({@code CliErrorsIT}).
  *
- * <p>One ZooKeeper server serves all tests (each cluster has its own ZooKeeper root); each test
- * starts its own cluster, since the failpoint holds its leader for good. Batch job recovery is on
- * (the default with high availability) unless a test says otherwise. That a result larger than
- * the JSON parser's default string limit is read back from the store is a unit test of the store
- * ({@code FileSystemJobResultStoreTest}).
+ * <p>The tests share one cluster, each with its own job id: a test arms its failpoint while it
+ * runs ({@link HaCluster#armFailpoint}) and disarms it before it kills the leader, so the standby
+ * that takes over goes on; the JobManager it killed is replaced by a new standby before the next
+ * test. If a test left the cluster otherwise (it failed), the tests after it start a cluster each.
+ * Batch job recovery is on (the default with high availability) unless a test's job says
+ * otherwise. That a result larger than the JSON parser's default string limit is read back from
+ * the store is a unit test of the store ({@code FileSystemJobResultStoreTest}).
  */
 class JobResultStoreFailoverIT {
     @RegisterExtension
@@ -63,37 +65,79 @@ class JobResultStoreFailoverIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
+    /** The cluster the tests share; null once a test left it unfit. */
+    private static HaCluster shared;
+    /** The cluster of this test: the shared one, or its own. */
     private HaCluster cluster;
     private String testName;
     private final long started = System.nanoTime();
 
     @BeforeAll
-    static void startZooKeeper() throws IOException {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+    static void startCluster() throws Exception {
+        zooKeeper = ZooKeeperServer.shared();
+        shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
     }
 
     @AfterAll
-    static void stopZooKeeper() {
-        if (zooKeeper != null) {
-            zooKeeper.close();
+    static void stopCluster() {
+        if (shared != null) {
+            shared.close();
         }
     }
 
+    /**
+     * The shared cluster with a new standby in place of the JobManager the last test killed, or a
+     * cluster of this test's own if the shared one is unfit.
+     */
+    @BeforeEach
+    void readyCluster(TestInfo test) throws Exception {
+        testName = test.getDisplayName();
+        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
+        if (shared != null && !fitForATest(shared)) {
+            System.out.printf("%s: the shared cluster is unfit; this test starts its own%n", testName);
+            shared.close();
+            shared = null;
+        }
+        if (shared == null) {
+            cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
+            return;
+        }
+        cluster = shared;
+        cluster.disarmFailpoints();
+        while (cluster.liveJobManagers().size() < 2) {
+            cluster.startJobManager().address();
+        }
+        cluster.awaitTaskManagers(2);
+    }
+
     @AfterEach
-    void stopCluster() {
+    void stopOwnCluster() throws IOException {
         if (cluster != null) {
-            cluster.close();
+            cluster.disarmFailpoints();
+            if (cluster != shared) {
+                cluster.close();
+            }
         }
         System.out.printf("%s: %.1f s%n", testName, (System.nanoTime() - started) / 1e9);
     }
 
-    /** ZooKeeper (shared), 2 JobManagers (the first leads, with {@code failpoint}), 2 TaskManagers. */
-    private HaCluster startCluster(TestInfo test, String failpoint, Map<String, String> overrides) throws Exception {
-        testName = test.getDisplayName();
-        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, overrides, failpoint);
-        return cluster;
+    /**
+     * Submits the job with {@code failpoint} armed, waits until the leader stops there and
+     * disarms it: the JobManager that takes over does not stop there again. Returns the leader.
+     */
+    private HaCluster.JobManager submitAndAwaitFailpoint(SubmitJobRequest job, String failpoint) throws IOException {
+        HaCluster.JobManager leader = cluster.leader().orElseThrow();
+        cluster.armFailpoint(failpoint);
+        cluster.submit(job);
+        cluster.awaitFailpoint(leader, failpoint, FAILPOINT_TIMEOUT);
+        cluster.disarmFailpoints();
+        return leader;
+    }
+
+    private static SubmitJobRequest job(String jobId, Map<String, String> params) {
+        return SubmitJobRequest.newBuilder().setJobId(jobId).setJobClass(JOB).putAllParams(params)
+                .setParallelism(PARALLELISM).build();
     }
 
     /**
@@ -102,17 +146,14 @@ class JobResultStoreFailoverIT {
      * from the start (a second run's side effects). Exactly one result.
      */
     @Test
-    void leaderKilledBeforeTheDirtyResult(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.before-dirty-result",
-                Map.of("execution.batch.job-recovery.enabled", "off"));
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledBeforeTheDirtyResult() throws Exception {
         String jobId = "killed-before-dirty";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params).toBuilder()
+                .putConfig("execution.batch.job-recovery.enabled", "off").build(), "dispatcher.before-dirty-result");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
         assertThat(cluster.jobGraphFile(jobId)).exists();
         assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
@@ -135,16 +176,13 @@ class JobResultStoreFailoverIT {
      * exact result (the collected records come from the event log) and exactly one result entry.
      */
     @Test
-    void leaderKilledBeforeTheDirtyResultWithBatchJobRecovery(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.before-dirty-result", Map.of());
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledBeforeTheDirtyResultWithBatchJobRecovery() throws Exception {
         String jobId = "recovered-before-dirty";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params), "dispatcher.before-dirty-result");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint").isEmpty();
         assertThat(SideEffectJob.markerLines(marker)).as("marker lines of the first run").hasSize(SINKS);
         HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
@@ -163,16 +201,13 @@ class JobResultStoreFailoverIT {
      * serves is the one the first leader stored.
      */
     @Test
-    void leaderKilledAfterTheDirtyResult(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.before-cleanup", Map.of());
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledAfterTheDirtyResult() throws Exception {
         String jobId = "killed-after-dirty";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params), "dispatcher.before-cleanup");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertThat(cluster.resultFiles(jobId)).as("result entries at the failpoint")
                 .containsExactly(jobId + ".dirty.json");
         assertThat(cluster.jobGraphFile(jobId)).exists();
@@ -198,16 +233,13 @@ class JobResultStoreFailoverIT {
      * but says it already ended, with exit code 0 (it FINISHED).
      */
     @Test
-    void leaderKilledAfterTheCleanResult(TestInfo test) throws Exception {
-        HaCluster cluster = startCluster(test, "dispatcher.after-clean", Map.of());
-        HaCluster.JobManager first = cluster.leader().orElseThrow();
+    void leaderKilledAfterTheCleanResult() throws Exception {
         String jobId = "killed-after-clean";
         Path marker = tempDir.resolve("marker");
         Map<String, String> params = params(marker, NUMBERS, 0);
         Path probe = createJobDirectory(cluster, jobId);
-        cluster.submit(jobId, JOB, params, PARALLELISM);
+        HaCluster.JobManager first = submitAndAwaitFailpoint(job(jobId, params), "dispatcher.after-clean");
 
-        cluster.awaitFailpoint(first, FAILPOINT_TIMEOUT);
         assertCleanedUp(cluster, jobId, probe);
         HaCluster.JobManager second = cluster.killLeaderAndAwaitTheNext(first);
         cluster.awaitTaskManagers(2);
@@ -230,73 +262,7 @@ class JobResultStoreFailoverIT {
         assertMarkerLinesPerSink(marker, 1, "the one run");
     }
 
-    /**
-     * (f) Without high availability: a local cluster runs a job, is stopped and started again;
-     * the result is still there ('duraflow result'), and the job id cannot run again.
-     */
-    @Test
-    void resultSurvivesARestartOfTheWholeCluster(TestInfo test) throws Exception {
-        testName = test.getDisplayName();
-        Path workDir = LOGS.watch(tempDir.resolve("local"));
-        Path marker = tempDir.resolve("marker");
-        Map<String, String> params = params(marker, NUMBERS, 0);
-        String jobId = "survives-restart";
-        List<String> cluster = List.of("--work-dir", workDir.toString(), "-D", "jobmanager.rpc.port=0", "-D",
-                "heartbeat.interval=500ms");
-        String[] run = concat(runCommand(jobId, params), List.of("--work-dir", workDir.toString()));
-        Map<String, Long> pids = new TreeMap<>();
-        try {
-            Cli.Result start = duraflow(concat(List.of("local", "start", "--taskmanagers", "1"), cluster));
-            pids.putAll(pids(workDir));
-            assertThat(start.exitCode()).as("%s", start).isZero();
-            Cli.Result ran = duraflow(run);
-            assertThat(ran.exitCode()).as("%s", ran).isZero();
-            assertThat(count(ran.stdout(), "Job " + jobId + " (SideEffectJob) FINISHED")).as("results printed by %s",
-                    ran).isEqualTo(1);
-            Path results = workDir.resolve("ha/default/job-result-store");
-            await("the result is marked clean").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> Files.exists(results.resolve(jobId + ".clean.json")));
-
-            Cli.Result stop = duraflow("local", "stop", "--work-dir", workDir.toString());
-            assertThat(stop.exitCode()).as("%s", stop).isZero();
-            await("the cluster's processes are gone").atMost(Duration.ofSeconds(15))
-                    .until(() -> pids.values().stream().noneMatch(JobResultStoreFailoverIT::alive));
-            Cli.Result restart = duraflow(concat(List.of("local", "start", "--taskmanagers", "1"), cluster));
-            pids.putAll(pids(workDir));
-            assertThat(restart.exitCode()).as("%s", restart).isZero();
-
-            Cli.Result shown = duraflow("result", jobId, "--work-dir", workDir.toString());
-            assertThat(shown.exitCode()).as("%s", shown).isZero();
-            assertThat(shown.stdout()).as("%s", shown).contains("Job " + jobId + " (SideEffectJob) FINISHED")
-                    .contains(SideEffectJob.RESULT + ": " + KEYS + " records").contains(expectedLine(7, params));
-            Cli.Result again = duraflow(run);
-            assertThat(again.exitCode()).as("%s", again).isZero();
-            assertThat(again.stdout()).as("%s", again).contains("job " + jobId + " already ended as FINISHED")
-                    .doesNotContain("Submitted job");
-            assertMarkerLinesPerSink(marker, 1, "the one run");
-            assertThat(results.resolve(jobId + ".dirty.json")).doesNotExist();
-            assertThat(workDir.resolve("ha/default/job-graphs/" + jobId + ".json")).doesNotExist();
-            assertThat(workDir.resolve("taskmanager-1/partitions/" + jobId)).as("the job's partitions")
-                    .satisfiesAnyOf(dir -> assertThat(dir).doesNotExist(), dir -> assertThat(dir).isEmptyDirectory());
-
-            Cli.Result stopAgain = duraflow("local", "stop", "--work-dir", workDir.toString());
-            assertThat(stopAgain.exitCode()).as("%s", stopAgain).isZero();
-        } finally {
-            pids.putAll(pids(workDir));
-            pids.values().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
-        }
-    }
-
     private Cli.Result duraflow(String... args) throws IOException, InterruptedException {
         return Cli.run(LOGS.watch(tempDir), CLI_TIMEOUT, args);
-    }
-
-    private static boolean alive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /** name -> pid from a local cluster's pid files. */
-    private static Map<String, Long> pids(Path workDir) throws IOException {
-        return new LocalCluster(workDir, Map.of(), line -> {}).processes();
     }
 }

@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,19 +54,12 @@ class LeaderChangeAdoptionIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
     private HaCluster cluster;
 
     @BeforeAll
     static void startZooKeeper() throws IOException {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        if (zooKeeper != null) {
-            zooKeeper.close();
-        }
+        zooKeeper = ZooKeeperServer.shared();
     }
 
     @AfterEach
@@ -87,7 +79,7 @@ class LeaderChangeAdoptionIT {
         HaCluster.JobManager leader = cluster.leader().orElseThrow();
         LeaderInfo session = cluster.leaderInfo();
         cluster.kill(leader);
-        cluster.startJobManager(null);
+        cluster.startJobManager();
         HaCluster.JobManager next = cluster.awaitNewLeader(leader, session, HaCluster.FAILOVER_TIMEOUT);
         cluster.awaitLog(next, "Job " + jobId + " recovered", HaCluster.FAILOVER_TIMEOUT);
 

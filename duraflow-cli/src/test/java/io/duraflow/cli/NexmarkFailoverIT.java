@@ -71,8 +71,8 @@ class NexmarkFailoverIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), null, 2, 2,
-                Map.of("taskmanager.slots", "2"), null);
+        cluster = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), ZooKeeperServer.shared(), 2, 2,
+                Map.of("taskmanager.slots", "2"));
     }
 
     @AfterAll
@@ -86,7 +86,7 @@ class NexmarkFailoverIT {
     @BeforeEach
     void standby() throws Exception {
         while (cluster.liveJobManagers().size() < 2) {
-            cluster.startJobManager(null).address();
+            cluster.startJobManager().address();
         }
         cluster.awaitRegisteredTaskManagers(2, HaCluster.STARTUP_TIMEOUT);
         await("no job runs").atMost(JOB_TIMEOUT).pollInterval(POLL).ignoreException(CliException.class)

@@ -101,6 +101,26 @@ final class SideEffectRuns {
                 .as("sink tasks started already: %s", JobRunner.progressLine(status)).isZero();
     }
 
+    /**
+     * Whether a cluster tests share is fit for the next one: a leader, both TaskManagers alive and
+     * registered with every slot free, no job running.
+     */
+    static boolean fitForATest(HaCluster cluster) {
+        try {
+            await("the shared cluster is idle").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                    .ignoreException(CliException.class).until(() -> {
+                        ClusterOverview overview = cluster.overview();
+                        return cluster.leader().isPresent() && cluster.liveTaskManagers().size() == 2
+                                && overview.getTaskManagersCount() == 2 && overview.getRunningJobs() == 0
+                                && overview.getTaskManagersList().stream()
+                                        .allMatch(tm -> tm.getFreeSlots() == tm.getSlots());
+                    });
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
     /** Creates the job's directory in the HA storage (where per-job data lives), so cleanup has something to delete. */
     static Path createJobDirectory(HaCluster cluster, String jobId) throws IOException {
         Path probe = cluster.jobDirectory(jobId).resolve("probe");

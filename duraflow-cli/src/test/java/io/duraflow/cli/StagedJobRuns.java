@@ -90,12 +90,12 @@ final class StagedJobRuns {
      * ZooKeeper (shared, must be up), 2 JobManagers (the first leads), 2 TaskManagers with one slot
      * each, so that every stage runs in waves.
      */
-    static HaCluster startCluster(Path dir, HaCluster.ZooKeeper zooKeeper, Map<String, String> overrides)
+    static HaCluster startCluster(Path dir, ZooKeeperServer zooKeeper, Map<String, String> overrides)
             throws Exception {
         assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
         Map<String, String> config = new HashMap<>(Map.of("taskmanager.slots", "1"));
         config.putAll(overrides);
-        return HaCluster.start(dir, zooKeeper, 2, 2, config, null);
+        return HaCluster.start(dir, zooKeeper, 2, 2, config);
     }
 
     /** Waits for a status of the running job that meets {@code condition}; the job must not end before. */

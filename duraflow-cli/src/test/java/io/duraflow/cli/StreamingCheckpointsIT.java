@@ -89,7 +89,9 @@ class StreamingCheckpointsIT {
         if (cluster != null) {
             cluster.close();
         }
+        // The ZooKeeper server the HA test classes of this JVM share outlives them on purpose.
         List<String> left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> !ZooKeeperServer.isShared(p))
                 .map(p -> p.pid() + " " + p.info().commandLine().orElse("(command line unknown)")).toList();
         assertThat(left).as("processes of the test JVM that still run after the tests").isEmpty();
     }

@@ -1,5 +1,6 @@
 package io.duraflow.cli;
 
+import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -39,7 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  * and, for streaming, over many seeds by
  * {@code io.duraflow.simulation.ClusterSimulationStreamingTest}.
  *
- * <p>One ZooKeeper server serves all tests; each test starts its own JobManagers and TaskManagers.
+ * <p>One ZooKeeper server serves all tests. The two tests with adoption on share a cluster,
+ * started by the first of them: each leaves two idle TaskManagers and a leader, and the JobManager
+ * it killed is replaced by a new standby before the next; if a test left it otherwise (it failed),
+ * the tests after it start a cluster each. The test without adoption starts its own cluster.
  */
 class StreamingLeaderChangeIT {
     @RegisterExtension
@@ -59,24 +63,30 @@ class StreamingLeaderChangeIT {
     @TempDir
     Path tempDir;
 
-    private static HaCluster.ZooKeeper zooKeeper;
+    private static ZooKeeperServer zooKeeper;
+    /** The cluster the tests with adoption share; null until the first of them starts it. */
+    private static HaCluster shared;
+    /** Whether a test left the shared cluster unfit for the next. */
+    private static boolean sharedUnfit;
     private HaCluster cluster;
 
     @BeforeAll
     static void startZooKeeper() throws IOException {
-        zooKeeper = HaCluster.ZooKeeper.start(LOGS.watch(sharedDir.resolve("zk")));
+        zooKeeper = ZooKeeperServer.shared();
+        // Watched for the whole class, which the shared cluster serves, though a test starts it.
+        LOGS.watch(sharedDir.resolve("cluster"));
     }
 
     @AfterAll
-    static void stopZooKeeper() {
-        if (zooKeeper != null) {
-            zooKeeper.close();
+    static void stopSharedCluster() {
+        if (shared != null && !sharedUnfit) {
+            shared.close();
         }
     }
 
     @AfterEach
     void stopCluster() {
-        if (cluster != null) {
+        if (cluster != null && cluster != shared) {
             cluster.close();
         }
     }
@@ -165,7 +175,7 @@ class StreamingLeaderChangeIT {
         // The stalled subtask blocks until its process dies: a task kept through the leader change
         // would hold it forever.
         config.put("taskmanager.leader-loss.timeout", "0");
-        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config);
         String jobId = "leader-killed-during-checkpoint";
         cluster.submit(jobId, StalledCheckpoints.STALLING, stalled.stallingParams(jobId), 2);
 
@@ -210,15 +220,35 @@ class StreamingLeaderChangeIT {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * The shared cluster with adoption, with a new standby in place of the JobManager the last
+     * test killed; or a cluster of this test's own once a test left the shared one unfit.
+     */
     private HaCluster startCluster() throws Exception {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("execution.runtime-mode", "streaming");
         config.put("execution.checkpointing.interval", "300ms");
-        config.put("execution.checkpointing.dir", tempDir.resolve("checkpoints").toString());
+        config.put("execution.checkpointing.dir", sharedDir.resolve("checkpoints").toString());
         config.put("taskmanager.slots", "2");
         // The TaskManager killed with the leader is not reported: the new leader decides without it soon.
         config.put("jobmanager.adoption.report-timeout", "3s");
-        return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config, null);
+        if (shared != null && !sharedUnfit && !fitForATest(shared)) {
+            System.out.println("The shared cluster is unfit; the tests after this one start their own");
+            shared.close();
+            sharedUnfit = true;
+        }
+        if (sharedUnfit) {
+            return HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, config);
+        }
+        if (shared == null) {
+            shared = HaCluster.start(sharedDir.resolve("cluster"), zooKeeper, 2, 2, config);
+            return shared;
+        }
+        while (shared.liveJobManagers().size() < 2) {
+            shared.startJobManager().address();
+        }
+        shared.awaitTaskManagers(2);
+        return shared;
     }
 
     private Map<String, String> params(String jobId) {

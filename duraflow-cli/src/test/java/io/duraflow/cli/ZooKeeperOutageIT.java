@@ -37,7 +37,7 @@ class ZooKeeperOutageIT {
     @TempDir
     Path tempDir;
 
-    private HaCluster.ZooKeeper zooKeeper;
+    private ZooKeeperServer zooKeeper;
     private Process restartedZooKeeper;
     private HaCluster cluster;
 
@@ -57,9 +57,9 @@ class ZooKeeperOutageIT {
     @Test
     void finishedWorkSurvivesAZooKeeperOutageAndNoDeploymentIsRefused() throws Exception {
         Path zkDir = LOGS.watch(tempDir.resolve("zk"));
-        zooKeeper = HaCluster.ZooKeeper.start(zkDir);
+        zooKeeper = ZooKeeperServer.start(zkDir);
         cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 1, 2,
-                Map.of("taskmanager.slots", "1"), null);
+                Map.of("taskmanager.slots", "1"));
         HaCluster.JobManager jm = cluster.leader().orElseThrow();
         String jobId = "zookeeper-outage";
         cluster.submit(jobId, JOB, PARAMS, PARALLELISM);

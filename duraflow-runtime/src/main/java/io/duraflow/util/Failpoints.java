@@ -1,5 +1,10 @@
 package io.duraflow.util;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -12,6 +17,12 @@ import org.slf4j.LoggerFactory;
  * to one of them and then blocks that thread for good, so a test can SIGKILL it at exactly that
  * moment. Without the property every call is a no-op.
  *
+ * <p>A process started with {@code -Dduraflow.failpoints.file=PATH} also stops at the failpoints
+ * that file names when the point is reached (one name a line; no file is none), so a test can arm
+ * and disarm them while the process runs: several tests share one cluster, and a standby that
+ * takes over does not stop where its predecessor did once the test removed the name. The file is
+ * read at every {@link #hit}, which only failure tests set it up for.
+ *
  * <p>A malformed property (an empty or repeated name, a character outside {@code [A-Za-z0-9._-]})
  * is a mistake in a failure test: the command line rejects it at start-up through {@link
  * #validate()} with a one-line error, and {@link #hit} throws that error rather than running the
@@ -19,11 +30,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class Failpoints {
     public static final String PROPERTY = "duraflow.failpoints";
+    public static final String FILE_PROPERTY = "duraflow.failpoints.file";
 
     private static final Logger LOG = LoggerFactory.getLogger(Failpoints.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+");
     /** Parsed once; never throws here, since an error in a static initializer surfaces as ExceptionInInitializerError. */
     private static final Parsed ACTIVE = parseQuietly(System.getProperty(PROPERTY, ""));
+    /** The file of failpoints armed at run time, or null. */
+    private static final Path ARMED_FILE = armedFile(System.getProperty(FILE_PROPERTY, ""));
 
     private record Parsed(Set<String> names, String error) {}
 
@@ -74,8 +88,27 @@ public final class Failpoints {
         }
     }
 
+    private static Path armedFile(String value) {
+        return value.isBlank() ? null : Path.of(value);
+    }
+
+    /** Whether {@code file} (null: none) names {@code name} on a line of its own now; a missing file names nothing. */
+    static boolean armedIn(Path file, String name) {
+        if (file == null) {
+            return false;
+        }
+        try {
+            return Files.readAllLines(file).stream().map(String::strip).anyMatch(name::equals);
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the failpoints in " + file, e);
+        }
+    }
+
     /**
-     * Blocks this thread for good if {@code name} is an active failpoint.
+     * Blocks this thread for good if {@code name} is an active failpoint, given at start or armed in
+     * the {@value #FILE_PROPERTY} file now.
      *
      * @throws IllegalStateException if the {@value #PROPERTY} property is malformed
      */
@@ -83,7 +116,7 @@ public final class Failpoints {
         if (ACTIVE.error() != null) {
             throw new IllegalStateException(ACTIVE.error());
         }
-        if (!ACTIVE.names().contains(name)) {
+        if (!ACTIVE.names().contains(name) && !armedIn(ARMED_FILE, name)) {
             return;
         }
         LOG.warn("FAILPOINT {} reached; this thread stops here", name);

@@ -3,7 +3,10 @@ package io.duraflow.util;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class FailpointsTest {
     @Test
@@ -42,5 +45,20 @@ class FailpointsTest {
                 System.setProperty(Failpoints.PROPERTY, before);
             }
         }
+    }
+
+    @Test
+    void aFailpointIsArmedWhileTheFileNamesIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("failpoints");
+        assertThat(Failpoints.armedIn(null, "a")).as("no file configured").isFalse();
+        assertThat(Failpoints.armedIn(file, "a")).as("no file yet").isFalse();
+
+        Files.writeString(file, "dispatcher.before-cleanup\n a \n");
+        assertThat(Failpoints.armedIn(file, "a")).isTrue();
+        assertThat(Failpoints.armedIn(file, "dispatcher.before-cleanup")).isTrue();
+        assertThat(Failpoints.armedIn(file, "dispatcher")).as("a whole line, not a prefix").isFalse();
+
+        Files.delete(file);
+        assertThat(Failpoints.armedIn(file, "a")).as("disarmed").isFalse();
     }
 }
