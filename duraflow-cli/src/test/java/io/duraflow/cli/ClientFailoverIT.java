@@ -13,7 +13,6 @@ import static io.duraflow.cli.SideEffectRuns.awaitSourcesRunningWithoutSinks;
 import static io.duraflow.cli.SideEffectRuns.concat;
 import static io.duraflow.cli.SideEffectRuns.count;
 import static io.duraflow.cli.SideEffectRuns.createJobDirectory;
-import static io.duraflow.cli.SideEffectRuns.fitForATest;
 import static io.duraflow.cli.SideEffectRuns.params;
 import static io.duraflow.cli.SideEffectRuns.runCommand;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,9 +79,7 @@ class ClientFailoverIT {
     @TempDir
     Path tempDir;
 
-    private static ZooKeeperServer zooKeeper;
-    /** The cluster the tests share; null once a test left it unfit. */
-    private static HaCluster shared;
+    private static SharedHaCluster shared;
     /** The cluster of this test: the shared one, or its own. */
     private HaCluster cluster;
     private String testName;
@@ -90,8 +87,7 @@ class ClientFailoverIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        zooKeeper = ZooKeeperServer.shared();
-        shared = HaCluster.start(LOGS.watch(sharedDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
+        shared = SharedHaCluster.start(LOGS, sharedDir);
     }
 
     @AfterAll
@@ -101,33 +97,15 @@ class ClientFailoverIT {
         }
     }
 
-    /**
-     * The shared cluster with a new standby in place of the JobManager the last test killed, or a
-     * cluster of this test's own if the shared one is unfit.
-     */
     @BeforeEach
     void readyCluster(TestInfo test) throws Exception {
         testName = test.getDisplayName();
-        assertThat(zooKeeper.isAlive()).as("the shared ZooKeeper server runs").isTrue();
-        if (shared != null && !fitForATest(shared)) {
-            System.out.printf("%s: the shared cluster is unfit; this test starts its own%n", testName);
-            shared.close();
-            shared = null;
-        }
-        if (shared == null) {
-            cluster = HaCluster.start(LOGS.watch(tempDir.resolve("cluster")), zooKeeper, 2, 2, Map.of());
-            return;
-        }
-        cluster = shared;
-        while (cluster.liveJobManagers().size() < 2) {
-            cluster.startJobManager().address();
-        }
-        cluster.awaitTaskManagers(2);
+        cluster = shared.forTest(testName, tempDir);
     }
 
     @AfterEach
     void stopOwnCluster() {
-        if (cluster != shared) {
+        if (!shared.isShared(cluster)) {
             cluster.close();
         }
         System.out.printf("%s: %.1f s%n", testName, (System.nanoTime() - started) / 1e9);
